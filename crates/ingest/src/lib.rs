@@ -1,0 +1,1 @@
+//! self-repair ingest (placeholder until built).

@@ -1,0 +1,1 @@
+//! self-repair install (placeholder until built).

@@ -1,0 +1,1 @@
+//! self-repair report (placeholder until built).

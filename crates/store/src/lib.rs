@@ -1,0 +1,1 @@
+//! self-repair store (placeholder until built).
