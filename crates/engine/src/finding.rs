@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Severity of a finding, as the detector reported it (SARIF's four levels).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
     Error,

@@ -1,5 +1,41 @@
-//! The pure phase engine: run state + event + time in, run state + decision out. No I/O here.
+//! The pure phase engine: run state + event + time in, run state + decision out. No I/O here:
+//! no clock, no file system, no environment; the caller passes the time in.
 
+mod advance;
+mod apply;
+mod config;
+mod create_run;
+mod decide_stop;
+mod dispatch;
+mod event;
 mod finding;
+mod item;
+mod phase;
+mod route;
+mod run_state;
+mod schema;
+mod submission;
+mod tier;
+pub mod timestamp;
 
+pub use advance::label_key;
+pub use apply::{apply, item_input};
+pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers};
+pub use create_run::{RoutedFinding, create_run, triage_id};
+pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
+pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, THEN};
+pub use event::{Event, JournalEntry, StopEvent};
 pub use finding::{Finding, Level};
+pub use item::{ItemKind, ItemStatus, Verdict, WorkItem};
+pub use phase::Phase;
+pub use route::{ROUTES, Route, default_route, route, route_names};
+pub use run_state::{
+    FailureStreak, Group, Intake, PauseReason, PhaseCounts, ProposedGroup, RunState, RunStatus,
+    STATE_SCHEMA_VERSION, TaskRecord,
+};
+pub use schema::{Field, Pattern, Schema};
+pub use submission::{
+    AggregateGroup, AggregateResult, ItemInput, Rejection, Submission, TaskDraft, TriageResult,
+    output_schema, parse_submission, parse_value,
+};
+pub use tier::Tier;

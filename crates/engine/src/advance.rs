@@ -1,0 +1,179 @@
+//! Phase transitions: when every item of a phase is terminal, create the next phase's items.
+
+use std::collections::BTreeMap;
+
+use crate::{Group, ItemKind, ItemStatus, Phase, ProposedGroup, RunState, Verdict, WorkItem};
+
+/// Advances through every finished phase, skipping empty ones. Stops at `Finalize`, which the
+/// caller performs (it writes files). Returns true when the phase changed.
+pub(crate) fn advance(state: &mut RunState) -> bool {
+    let mut changed = false;
+    while !matches!(state.phase, Phase::Finalize | Phase::Complete) && phase_done(state) {
+        match state.phase {
+            Phase::Triage => {
+                state.phase = Phase::Aggregate;
+                start_aggregate(state);
+            }
+            Phase::Aggregate => {
+                state.phase = Phase::RuleReview;
+                form_groups(state);
+                start_rule_review(state);
+            }
+            Phase::RuleReview => {
+                state.phase = Phase::Plan;
+                start_plan(state);
+            }
+            Phase::Plan | Phase::Finalize | Phase::Complete => state.phase = Phase::Finalize,
+        }
+        state.progress += 1;
+        changed = true;
+    }
+    changed
+}
+
+fn phase_done(state: &RunState) -> bool {
+    let phase = state.phase;
+    state
+        .items
+        .iter()
+        .filter(|i| i.kind.phase() == phase)
+        .all(|i| i.status.is_terminal())
+}
+
+fn real_findings(state: &RunState) -> Vec<&WorkItem> {
+    state.items[..state.triage_items as usize]
+        .iter()
+        .filter(|i| i.status == ItemStatus::Done && i.verdict == Some(Verdict::Real))
+        .collect()
+}
+
+fn push(state: &mut RunState, id: String, kind: ItemKind) -> &mut WorkItem {
+    let tier = state.config.tiers.of(kind);
+    state.items.push(WorkItem::new(id, kind, tier));
+    let last = state.items.len() - 1;
+    &mut state.items[last]
+}
+
+fn start_aggregate(state: &mut RunState) {
+    let reals: Vec<(String, String)> = real_findings(state)
+        .iter()
+        .map(|i| (i.id.clone(), i.root_cause.clone().unwrap_or_default()))
+        .collect();
+    if reals.len() == 1 {
+        // One finding needs no aggregator: its own root cause is its group.
+        let (id, cause) = reals[0].clone();
+        state.proposals.push(ProposedGroup {
+            label: cause.clone(),
+            root_cause: cause,
+            members: vec![id],
+        });
+        return;
+    }
+    let batch = state.config.aggregate_batch.max(2) as usize;
+    let slices: Vec<Vec<String>> = reals
+        .chunks(batch)
+        .map(|chunk| chunk.iter().map(|(id, _)| id.clone()).collect())
+        .collect();
+    for (n, slice) in slices.into_iter().enumerate() {
+        let item = push(state, format!("agg-{}", n + 1), ItemKind::Aggregate);
+        item.inputs = slice;
+    }
+}
+
+/// Normalized label: lowercase words of letters and digits joined by `-`; equal keys merge.
+pub fn label_key(label: &str) -> String {
+    label
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// Merges the aggregators' proposals by label; real findings no aggregator covered (its item
+/// was quarantined) are grouped by their own root-cause label.
+fn form_groups(state: &mut RunState) {
+    let mut merged: BTreeMap<String, (String, String, Vec<String>)> = BTreeMap::new();
+    let mut covered = std::collections::HashSet::new();
+    let mut add = |label: &str,
+                   cause: &str,
+                   member: &str,
+                   covered: &mut std::collections::HashSet<String>| {
+        if !covered.insert(member.to_owned()) {
+            return;
+        }
+        let entry = merged
+            .entry(label_key(label))
+            .or_insert_with(|| (label.to_owned(), cause.to_owned(), Vec::new()));
+        entry.2.push(member.to_owned());
+    };
+    for proposal in &state.proposals {
+        for member in &proposal.members {
+            add(&proposal.label, &proposal.root_cause, member, &mut covered);
+        }
+    }
+    for item in real_findings(state) {
+        let cause = item.root_cause.as_deref().unwrap_or("unlabelled");
+        add(cause, cause, &item.id, &mut covered);
+    }
+    let mut groups: Vec<(String, String, Vec<String>)> = merged.into_values().collect();
+    for group in &mut groups {
+        group.2.sort_by_key(|id| state.index_of(id));
+    }
+    groups.sort_by_key(|g| g.2.first().and_then(|id| state.index_of(id)));
+    let min = state.config.min_group_size as usize;
+    state.groups = groups
+        .into_iter()
+        .enumerate()
+        .map(|(n, (label, root_cause, members))| Group {
+            id: format!("g{}", n + 1),
+            label,
+            root_cause,
+            planned: members.len() >= min,
+            members,
+        })
+        .collect();
+}
+
+fn start_rule_review(state: &mut RunState) {
+    let decided_by_agents = state.items[..state.triage_items as usize]
+        .iter()
+        .any(|i| i.status == ItemStatus::Done);
+    if decided_by_agents {
+        push(state, "rr-1".to_owned(), ItemKind::RuleReview);
+    }
+}
+
+fn start_plan(state: &mut RunState) {
+    let planners = state.config.planners;
+    let reviewers = state.config.reviewer_angles.len() as u32;
+    let groups: Vec<(u32, String)> = state
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.planned)
+        .map(|(n, g)| (n as u32 + 1, g.id.clone()))
+        .collect();
+    for (number, gid) in groups {
+        let plans: Vec<String> = (1..=planners).map(|p| format!("plan-{gid}-{p}")).collect();
+        for id in &plans {
+            push(state, id.clone(), ItemKind::Plan).group = Some(number);
+        }
+        let syn = format!("syn-{gid}");
+        let item = push(state, syn.clone(), ItemKind::Synthesize);
+        item.group = Some(number);
+        item.depends_on.clone_from(&plans);
+        item.inputs = plans;
+        let reviews: Vec<String> = (1..=reviewers).map(|r| format!("rev-{gid}-{r}")).collect();
+        for id in &reviews {
+            let item = push(state, id.clone(), ItemKind::Review);
+            item.group = Some(number);
+            item.depends_on = vec![syn.clone()];
+        }
+        let item = push(state, format!("tw-{gid}"), ItemKind::WriteTask);
+        item.group = Some(number);
+        let mut deps = vec![syn];
+        deps.extend(reviews);
+        item.depends_on = deps;
+    }
+}

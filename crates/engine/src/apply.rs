@@ -1,0 +1,171 @@
+//! Folds one journal event into the run state. Replaying the whole journal over the initial
+//! state rebuilds the run: that is how `doctor` recovers a corrupt `state.json`.
+
+use crate::decide_stop::{Decision, Outcome, decide_stop, resume};
+use crate::submission::{ItemInput, Submission, parse_value};
+use crate::{
+    Event, ItemKind, ItemStatus, JournalEntry, PauseReason, Phase, RunState, RunStatus, WorkItem,
+    route,
+};
+
+/// Applies one event. Submissions are re-validated; an invalid one is recorded on its item and
+/// otherwise ignored, so a hand-edited journal cannot corrupt the state.
+pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
+    let changed = match &entry.event {
+        Event::Stop(stop) => return decide_stop(state, stop, entry.at),
+        Event::Submitted { item, result } => apply_submission(state, item, result),
+        Event::Rejected { item, error } => match state.item_mut(item) {
+            Some(work) => {
+                work.record_error(format!("rejected: {error}"));
+                work.last_rejection = Some(error.clone());
+                true
+            }
+            None => false,
+        },
+        Event::StopFailure { error } => {
+            if state.status == RunStatus::Active {
+                state.status = RunStatus::Paused;
+                state.pause = Some(PauseReason::ApiError {
+                    error: error.clone(),
+                });
+                true
+            } else {
+                false
+            }
+        }
+        Event::Adopt { session } => {
+            state.session = Some(session.clone());
+            // The old session's agents are gone with it: their items go back to pending
+            // without counting an attempt.
+            for item in &mut state.items {
+                if item.status == ItemStatus::Dispatched {
+                    item.status = ItemStatus::Pending;
+                    item.dispatches = 0;
+                    item.seen_running = false;
+                    item.lease = None;
+                }
+            }
+            if matches!(state.status, RunStatus::Stalled | RunStatus::Paused)
+                && !matches!(state.pause, Some(PauseReason::User))
+            {
+                resume(state);
+            }
+            state.stale_blocks = 0;
+            state.last_block_progress = None;
+            true
+        }
+        Event::Pause => {
+            if matches!(state.status, RunStatus::Active | RunStatus::Stalled) {
+                state.status = RunStatus::Paused;
+                state.pause = Some(PauseReason::User);
+                true
+            } else {
+                false
+            }
+        }
+        Event::Resume => {
+            if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
+                resume(state);
+                true
+            } else {
+                false
+            }
+        }
+        Event::Cancel => {
+            if matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
+                false
+            } else {
+                state.status = RunStatus::Cancelled;
+                true
+            }
+        }
+        Event::Finalized { tasks } => {
+            state.tasks.clone_from(tasks);
+            state.phase = Phase::Complete;
+            if state.status != RunStatus::Cancelled {
+                state.status = RunStatus::Complete;
+            }
+            state.progress += 1;
+            true
+        }
+    };
+    Outcome {
+        decision: Decision::Allow { message: None },
+        changed,
+    }
+}
+
+/// What an item works on, as `show` and `submit` need it.
+pub fn item_input(state: &RunState, item: &WorkItem) -> ItemInput {
+    let group = item.group.map(|g| format!("g{g}"));
+    let angle = (item.kind == ItemKind::Review)
+        .then(|| {
+            let n: usize = item.id.rsplit('-').next()?.parse().ok()?;
+            state.config.reviewer_angles.get(n.checked_sub(1)?).cloned()
+        })
+        .flatten();
+    ItemInput {
+        item: item.id.clone(),
+        kind: item.kind,
+        inputs: item.inputs.clone(),
+        group,
+        angle,
+    }
+}
+
+fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) -> bool {
+    let Some(index) = state.index_of(id) else {
+        return false;
+    };
+    if state.items[index].status == ItemStatus::Done {
+        // First result wins; `submit` refuses a different second one before it gets here.
+        return false;
+    }
+    let input = item_input(state, &state.items[index]);
+    let triage_items = state.triage_items;
+    let parsed = parse_value(&input, result.clone(), &route::route_names(), triage_items);
+    let item = &mut state.items[index];
+    let submission = match parsed {
+        Ok((submission, _)) => submission,
+        Err(rejection) => {
+            item.record_error(format!("rejected: {rejection}"));
+            return true;
+        }
+    };
+    item.lease = None;
+    item.last_rejection = None;
+    match submission {
+        Submission::Triage(triage) => {
+            if let Some(new_route) = triage.reroute.filter(|_| item.reroutes == 0) {
+                // The investigator asked for another diagnosis: re-route once, no verdict yet.
+                item.reroutes += 1;
+                if let Some(r) = route::route(&new_route) {
+                    item.tier = item.tier.max(r.tier);
+                }
+                item.route = Some(new_route);
+                item.status = ItemStatus::Pending;
+                item.seen_running = false;
+                state.progress += 1;
+                return true;
+            }
+            item.verdict = Some(triage.verdict);
+            item.root_cause = Some(triage.root_cause);
+        }
+        Submission::Aggregate(aggregate) => {
+            item.status = ItemStatus::Done;
+            state.proposals.extend(aggregate.proposals());
+        }
+        Submission::RuleReview(_)
+        | Submission::Markdown(_)
+        | Submission::Synthesize(_)
+        | Submission::WriteTask(_) => {}
+    }
+    let item = &mut state.items[index];
+    item.status = ItemStatus::Done;
+    let kind = item.kind;
+    if state.streak.kind == Some(kind) {
+        state.streak = crate::FailureStreak::default();
+    }
+    state.progress += 1;
+    true
+}

@@ -1,0 +1,182 @@
+//! Run configuration: counts, limits and tiers, with the documented defaults.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ItemKind, Tier};
+
+/// The client runs at most this many sub-agents at once; the fan-out is clamped to it.
+pub const CLIENT_AGENT_LIMIT: u32 = 20;
+
+/// Tunables of one run. Read from `.self-repair/config.json` at `start` and frozen into the
+/// run's state, so a run behaves the same after the file changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Sub-agents in flight at once (default 8, at most 20).
+    pub fan_out: u32,
+    /// Blocks without progress before the hook lets the session stop and marks the run stalled.
+    pub stall_blocks: u32,
+    /// Minutes a dispatched item may run before it counts as failed, when the client does not
+    /// report `background_tasks`.
+    pub lease_minutes: u32,
+    /// Competing fix plans per group.
+    pub planners: u32,
+    /// Review angles; one reviewer item per angle.
+    pub reviewer_angles: Vec<String>,
+    /// Groups with fewer findings than this are reported but not planned.
+    pub min_group_size: u32,
+    /// Triage verdicts per aggregator slice.
+    pub aggregate_batch: u32,
+    /// Identical failures in a row, within one kind of item, that open the circuit.
+    pub circuit_failures: u32,
+    /// Starting model tier per kind of item (triage tiers come from the route).
+    pub tiers: KindTiers,
+    /// Plugin namespace for agent types: `self-repair:` when installed as a plugin, empty when
+    /// the agents were copied into `.claude/agents` by `self-repair install`.
+    pub agent_prefix: String,
+}
+
+/// Starting tier for each kind of item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KindTiers {
+    pub triage: Tier,
+    pub aggregate: Tier,
+    pub rule_review: Tier,
+    pub plan: Tier,
+    pub synthesize: Tier,
+    pub review: Tier,
+    pub write_task: Tier,
+}
+
+impl Default for KindTiers {
+    fn default() -> Self {
+        KindTiers {
+            triage: Tier::Haiku,
+            aggregate: Tier::Sonnet,
+            rule_review: Tier::Sonnet,
+            plan: Tier::Sonnet,
+            synthesize: Tier::Opus,
+            review: Tier::Sonnet,
+            write_task: Tier::Haiku,
+        }
+    }
+}
+
+impl KindTiers {
+    /// The starting tier of a kind.
+    pub fn of(&self, kind: ItemKind) -> Tier {
+        match kind {
+            ItemKind::Triage => self.triage,
+            ItemKind::Aggregate => self.aggregate,
+            ItemKind::RuleReview => self.rule_review,
+            ItemKind::Plan => self.plan,
+            ItemKind::Synthesize => self.synthesize,
+            ItemKind::Review => self.review,
+            ItemKind::WriteTask => self.write_task,
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            fan_out: 8,
+            stall_blocks: 3,
+            lease_minutes: 15,
+            planners: 5,
+            reviewer_angles: vec![
+                "root cause vs symptom".to_owned(),
+                "simplicity".to_owned(),
+                "tests and regressions".to_owned(),
+                "architecture and naming".to_owned(),
+            ],
+            min_group_size: 1,
+            aggregate_batch: 40,
+            circuit_failures: 3,
+            tiers: KindTiers::default(),
+            agent_prefix: "self-repair:".to_owned(),
+        }
+    }
+}
+
+/// A configuration value outside its allowed range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("config `{field}` is {value}: {expected}")]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub value: String,
+    pub expected: &'static str,
+}
+
+impl Config {
+    /// Checks every range; the first violation is returned with what is allowed.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let check = |field: &'static str, value: u32, ok: bool, expected: &'static str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(ConfigError {
+                    field,
+                    value: value.to_string(),
+                    expected,
+                })
+            }
+        };
+        check(
+            "fan_out",
+            self.fan_out,
+            (1..=CLIENT_AGENT_LIMIT).contains(&self.fan_out),
+            "use 1 to 20 (the client runs at most 20 sub-agents at once)",
+        )?;
+        check(
+            "stall_blocks",
+            self.stall_blocks,
+            (1..=20).contains(&self.stall_blocks),
+            "use 1 to 20",
+        )?;
+        check(
+            "lease_minutes",
+            self.lease_minutes,
+            (1..=24 * 60).contains(&self.lease_minutes),
+            "use 1 to 1440",
+        )?;
+        check(
+            "planners",
+            self.planners,
+            (1..=20).contains(&self.planners),
+            "use 1 to 20",
+        )?;
+        check(
+            "min_group_size",
+            self.min_group_size,
+            self.min_group_size >= 1,
+            "use 1 or more",
+        )?;
+        check(
+            "aggregate_batch",
+            self.aggregate_batch,
+            (2..=500).contains(&self.aggregate_batch),
+            "use 2 to 500",
+        )?;
+        check(
+            "circuit_failures",
+            self.circuit_failures,
+            self.circuit_failures >= 2,
+            "use 2 or more",
+        )?;
+        let angles = self.reviewer_angles.len() as u32;
+        check(
+            "reviewer_angles",
+            angles,
+            (1..=20).contains(&angles) && self.reviewer_angles.iter().all(|a| !a.trim().is_empty()),
+            "give 1 to 20 non-empty angles",
+        )?;
+        Ok(())
+    }
+
+    /// Lease length in seconds.
+    pub fn lease_secs(&self) -> u64 {
+        u64::from(self.lease_minutes) * 60
+    }
+}

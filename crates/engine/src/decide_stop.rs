@@ -1,0 +1,395 @@
+//! The Stop hook's decision table (ARCHITECTURE §6), as a pure function of state, stop and time.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::advance::advance;
+use crate::dispatch::{DISPATCH_VERSION, Dispatch, Launch, THEN};
+use crate::{ItemKind, ItemStatus, PauseReason, Phase, RunState, RunStatus, StopEvent};
+
+/// What the hook answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Let the session stop; `message` becomes `systemMessage` (shown to the user).
+    Allow { message: Option<String> },
+    /// Keep the session going with this instruction.
+    Block(Dispatch),
+    /// Every phase is done: the caller writes tasks and reports, applies `Event::Finalized`,
+    /// and decides again.
+    Finalize,
+}
+
+impl Decision {
+    fn silent() -> Decision {
+        Decision::Allow { message: None }
+    }
+
+    fn tell(message: String) -> Decision {
+        Decision::Allow {
+            message: Some(message),
+        }
+    }
+}
+
+/// A decision and whether the state changed (nothing is written when it did not).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub decision: Decision,
+    pub changed: bool,
+}
+
+/// Answers one stop of the main session. `now` is Unix seconds.
+pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome {
+    let mut changed = false;
+    // Row 2: only the bound session is ever driven; a stop that names no session is nobody's.
+    match (&state.session, &stop.session) {
+        (_, None) => return unchanged(),
+        (Some(bound), Some(session)) if bound != session => return unchanged(),
+        (None, Some(session)) => {
+            state.session = Some(session.clone());
+            changed = true;
+        }
+        (Some(_), Some(_)) => {}
+    }
+    // Row 4: cancelled, paused, stalled, complete.
+    match state.status {
+        RunStatus::Active => {}
+        RunStatus::Cancelled => return outcome(Decision::silent(), changed),
+        RunStatus::Complete => {
+            if state.announced {
+                return outcome(Decision::silent(), changed);
+            }
+            state.announced = true;
+            return outcome(Decision::tell(summary(state)), true);
+        }
+        RunStatus::Paused => {
+            if matches!(state.pause, Some(PauseReason::ApiError { .. })) {
+                // A stop means a turn completed: the API answers again.
+                state.status = RunStatus::Active;
+                state.pause = None;
+                changed = true;
+            } else {
+                return outcome(Decision::silent(), changed);
+            }
+        }
+        RunStatus::Stalled => {
+            if state.stalled_at.is_some_and(|at| state.progress > at) {
+                resume(state);
+                changed = true;
+            } else {
+                return outcome(Decision::silent(), changed);
+            }
+        }
+    }
+    changed |= reconcile(state, stop.running.as_deref(), now);
+    if let Some(PauseReason::Circuit {
+        kind,
+        signature,
+        count,
+    }) = &state.pause
+    {
+        let message = format!(
+            "self-repair run {}: paused — {count} {} agents in a row failed the same way: \
+             {signature}. Fix the cause, then run `self-repair resume` and end your turn.",
+            state.run,
+            kind.as_str()
+        );
+        return outcome(Decision::tell(message), true);
+    }
+    changed |= settle(state);
+    if state.phase == Phase::Finalize {
+        return outcome(Decision::Finalize, true);
+    }
+    let in_flight = state.in_flight();
+    let room = (state.config.fan_out as usize).saturating_sub(in_flight);
+    let ready = ready_items(state, room);
+    if ready.is_empty() {
+        // Row 5: agents still running (their notifications wake the session), or no room.
+        return outcome(Decision::silent(), changed);
+    }
+    // Row 6: the no-progress guard.
+    let stale_blocks = if state.last_block_progress == Some(state.progress) {
+        state.stale_blocks + 1
+    } else {
+        0
+    };
+    if stale_blocks >= state.config.stall_blocks {
+        state.status = RunStatus::Stalled;
+        state.stalled_at = Some(state.progress);
+        let message = format!(
+            "self-repair run {}: stalled — {} instructions in a row brought no progress, so \
+             this stop is allowed. Nothing is lost. To continue, run `self-repair resume` and \
+             end your turn; `self-repair status` shows where the run is.",
+            state.run, state.config.stall_blocks
+        );
+        return outcome(Decision::tell(message), true);
+    }
+    // Row 7: dispatch.
+    state.stale_blocks = stale_blocks;
+    state.last_block_progress = Some(state.progress);
+    state.blocks += 1;
+    let dispatch = build_dispatch(state, &ready, in_flight, now);
+    outcome(Decision::Block(dispatch), true)
+}
+
+fn unchanged() -> Outcome {
+    outcome(Decision::silent(), false)
+}
+
+fn outcome(decision: Decision, changed: bool) -> Outcome {
+    Outcome { decision, changed }
+}
+
+pub(crate) fn resume(state: &mut RunState) {
+    state.status = RunStatus::Active;
+    state.pause = None;
+    state.stalled_at = None;
+    state.stale_blocks = 0;
+    state.last_block_progress = None;
+    state.streak = crate::FailureStreak::default();
+}
+
+/// Settles what code can decide without an agent: items whose inputs all failed, then phase
+/// advances. Returns true when anything changed.
+pub fn settle(state: &mut RunState) -> bool {
+    let mut changed = false;
+    loop {
+        let settled = settle_dependencies(state);
+        let advanced = advance(state);
+        changed |= settled | advanced;
+        if !settled && !advanced {
+            return changed;
+        }
+    }
+}
+
+/// Dispatches of an item never seen running before they count as failed attempts. Above the
+/// default no-progress guard (3), so a session that ignores its instructions stalls the run
+/// rather than burning every item's tiers; an agent that dies before any stop sees it is still
+/// caught eventually.
+const NOT_LAUNCHED_LIMIT: u32 = 4;
+
+/// Finds what became of dispatched items: still running, answered, or ended without a result.
+fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool {
+    let running: Option<HashSet<&str>> = running.map(|r| r.iter().map(String::as_str).collect());
+    let lease = state.config.lease_secs();
+    let mut failures = Vec::new();
+    let mut changed = false;
+    for (index, item) in state.items.iter_mut().enumerate() {
+        if item.status != ItemStatus::Dispatched {
+            continue;
+        }
+        match &running {
+            Some(set) if set.contains(item.id.as_str()) => {
+                if !item.seen_running {
+                    item.seen_running = true;
+                    changed = true;
+                }
+            }
+            Some(_) if !item.seen_running && item.dispatches < NOT_LAUNCHED_LIMIT => {
+                // Never seen running: the main session most likely did not launch it. That is
+                // the no-progress guard's business, not a failed attempt of the item.
+                item.status = ItemStatus::Pending;
+                item.lease = None;
+                changed = true;
+            }
+            Some(_) => failures.push((index, "ended without submitting a result".to_owned())),
+            None => {
+                if item.lease.is_none_or(|at| now.saturating_sub(at) >= lease) {
+                    failures.push((
+                        index,
+                        format!(
+                            "no result within the {}-minute lease",
+                            state.config.lease_minutes
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for (index, error) in failures {
+        fail_attempt(state, index, &error);
+        changed = true;
+    }
+    changed
+}
+
+/// Counts a failed attempt: escalate the tier and retry, or quarantine after the strongest
+/// tier. Identical failures in a row within one kind open the circuit.
+fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
+    let item = &mut state.items[index];
+    let signature = item
+        .last_rejection
+        .take()
+        .map_or_else(|| error.to_owned(), |r| format!("submission rejected: {r}"));
+    item.attempts += 1;
+    item.seen_running = false;
+    item.lease = None;
+    item.record_error(format!(
+        "attempt {} ({}): {signature}",
+        item.attempts,
+        item.tier.as_str()
+    ));
+    match item.tier.escalated() {
+        Some(next) => {
+            item.tier = next;
+            item.status = ItemStatus::Pending;
+        }
+        None => item.status = ItemStatus::Quarantined,
+    }
+    let kind = item.kind;
+    let streak = &mut state.streak;
+    if streak.kind == Some(kind) && streak.signature == signature {
+        streak.count += 1;
+    } else {
+        streak.kind = Some(kind);
+        streak.signature = signature;
+        streak.count = 1;
+    }
+    if streak.count >= state.config.circuit_failures && state.status == RunStatus::Active {
+        state.status = RunStatus::Paused;
+        state.pause = Some(PauseReason::Circuit {
+            kind,
+            signature: streak.signature.clone(),
+            count: streak.count,
+        });
+    }
+}
+
+/// Pending items whose dependencies ended without the inputs they need are quarantined.
+fn settle_dependencies(state: &mut RunState) -> bool {
+    let first = state.triage_items as usize;
+    let status: HashMap<String, ItemStatus> = state.items[first..]
+        .iter()
+        .filter(|i| i.kind.phase() == Phase::Plan)
+        .map(|i| (i.id.clone(), i.status))
+        .collect();
+    let mut changed = false;
+    for item in &mut state.items[first..] {
+        if item.status != ItemStatus::Pending || item.depends_on.is_empty() {
+            continue;
+        }
+        let deps: Vec<ItemStatus> = item
+            .depends_on
+            .iter()
+            .map(|d| status.get(d).copied().unwrap_or(ItemStatus::Quarantined))
+            .collect();
+        if !deps.iter().all(|s| s.is_terminal()) {
+            continue;
+        }
+        let usable = match item.kind {
+            ItemKind::Synthesize => deps.contains(&ItemStatus::Done),
+            ItemKind::Review | ItemKind::WriteTask => deps[0] == ItemStatus::Done,
+            _ => true,
+        };
+        if !usable {
+            item.status = ItemStatus::Quarantined;
+            item.record_error(format!(
+                "inputs failed: {} ended without a usable result",
+                item.depends_on.join(", ")
+            ));
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Ids of pending items of the current phase whose dependencies are done, up to `room`.
+fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
+    if room == 0 {
+        return Vec::new();
+    }
+    let phase = state.phase;
+    let first = state.triage_items as usize;
+    let status: HashMap<&str, ItemStatus> = if phase == Phase::Plan {
+        state.items[first..]
+            .iter()
+            .map(|i| (i.id.as_str(), i.status))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    state
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.status == ItemStatus::Pending && i.kind.phase() == phase)
+        .filter(|(_, i)| {
+            i.depends_on
+                .iter()
+                .all(|d| status.get(d.as_str()).is_some_and(|s| s.is_terminal()))
+        })
+        .map(|(index, _)| index)
+        .take(room)
+        .collect()
+}
+
+fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: u64) -> Dispatch {
+    let prefix = state.config.agent_prefix.clone();
+    let mut launch = Vec::with_capacity(ready.len());
+    for &index in ready {
+        let item = &mut state.items[index];
+        item.status = ItemStatus::Dispatched;
+        item.dispatches += 1;
+        item.seen_running = false;
+        item.last_rejection = None;
+        item.lease = Some(now);
+        launch.push(Launch {
+            subagent_type: format!("{prefix}{}", item.kind.agent()),
+            model: item.tier.as_str().to_owned(),
+            description: item.description(),
+            prompt: format!("self-repair item {}", item.id),
+        });
+    }
+    let counts = state.counts(state.phase);
+    let summary = format!(
+        "self-repair run {}, phase {}: launch these {} agent(s) with the Agent tool, all in one \
+         message, then end your turn ({} of {} items done, {} already running).",
+        state.run,
+        state.phase.as_str(),
+        launch.len(),
+        counts.done,
+        counts.total(),
+        in_flight
+    );
+    Dispatch {
+        self_repair: DISPATCH_VERSION,
+        run: state.run.clone(),
+        phase: state.phase.as_str().to_owned(),
+        launch,
+        then: THEN.to_owned(),
+        summary,
+    }
+}
+
+/// The one-line outcome of a finished run.
+pub fn summary(state: &RunState) -> String {
+    let triage = state.counts(Phase::Triage);
+    let real = state.items[..state.triage_items as usize]
+        .iter()
+        .filter(|i| i.verdict == Some(crate::Verdict::Real))
+        .count();
+    let quarantined: usize = state
+        .items
+        .iter()
+        .filter(|i| i.status == ItemStatus::Quarantined)
+        .count();
+    let written = state.tasks.iter().filter(|t| !t.existing).count();
+    format!(
+        "self-repair run {} complete: {} findings ({} triaged by agents, {} real) in {} groups; \
+         {} tasks written, {} already existed; {} items quarantined. Report: \
+         .self-repair/runs/{}/report.md",
+        state.run,
+        state.intake.unique,
+        triage.done,
+        real,
+        state.groups.len(),
+        written,
+        state.tasks.len() - written,
+        quarantined,
+        state.run
+    )
+}
+
+#[cfg(test)]
+#[path = "decide_stop_tests.rs"]
+mod tests;

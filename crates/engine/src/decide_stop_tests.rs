@@ -1,0 +1,415 @@
+//! One test per row of the decision table, plus the loop-safety and escalation rules.
+
+use serde_json::json;
+
+use super::*;
+use crate::{Config, Event, Intake, JournalEntry, RoutedFinding, Tier, apply, create_run};
+
+const NOW: u64 = 1_795_339_805;
+
+fn run(findings: u32) -> RunState {
+    let routed: Vec<RoutedFinding> = (0..findings)
+        .map(|i| RoutedFinding {
+            finding: i,
+            route: "generic".into(),
+            tier: Tier::Haiku,
+        })
+        .collect();
+    let intake = Intake {
+        findings,
+        unique: findings,
+        routed: findings,
+        ..Intake::default()
+    };
+    create_run(
+        "r-test".into(),
+        NOW,
+        Config::default(),
+        intake,
+        None,
+        &routed,
+    )
+}
+
+fn stop(session: &str, running: Option<&[&str]>) -> StopEvent {
+    StopEvent {
+        session: Some(session.into()),
+        running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
+    }
+}
+
+fn submit(state: &mut RunState, item: &str, result: serde_json::Value) {
+    let entry = JournalEntry {
+        at: NOW,
+        event: Event::Submitted {
+            item: item.into(),
+            result,
+        },
+    };
+    assert!(
+        apply(state, &entry).changed,
+        "submission of {item} was not applied"
+    );
+}
+
+fn real(cause: &str) -> serde_json::Value {
+    json!({"verdict": "real", "root_cause": cause, "reason": "the import is never used anywhere"})
+}
+
+fn block(outcome: &Outcome) -> &Dispatch {
+    match &outcome.decision {
+        Decision::Block(d) => d,
+        other => panic!("expected a block, got {other:?}"),
+    }
+}
+
+fn ids(dispatch: &Dispatch) -> Vec<String> {
+    dispatch
+        .launch
+        .iter()
+        .map(|l| l.prompt.trim_start_matches("self-repair item ").to_owned())
+        .collect()
+}
+
+#[test]
+fn row2_foreign_session_is_allowed_silently_and_changes_nothing() {
+    let mut state = run(3);
+    state.session = Some("mine".into());
+    let before = state.clone();
+    let out = decide_stop(&mut state, &stop("other", Some(&[])), NOW);
+    assert_eq!(out.decision, Decision::Allow { message: None });
+    assert!(!out.changed);
+    assert_eq!(state, before);
+}
+
+#[test]
+fn row2_stop_without_session_id_is_nobodys() {
+    let mut state = run(3);
+    let out = decide_stop(&mut state, &StopEvent::default(), NOW);
+    assert!(!out.changed);
+    assert_eq!(state.session, None);
+}
+
+#[test]
+fn first_stop_binds_the_run_to_its_session() {
+    let mut state = run(3);
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(state.session.as_deref(), Some("s1"));
+    assert_eq!(ids(block(&out)), ["t-00001", "t-00002", "t-00003"]);
+}
+
+#[test]
+fn row4_cancelled_and_user_paused_runs_allow_silently() {
+    for event in [Event::Cancel, Event::Pause] {
+        let mut state = run(3);
+        apply(&mut state, &JournalEntry { at: NOW, event });
+        let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+        assert_eq!(out.decision, Decision::Allow { message: None });
+    }
+}
+
+#[test]
+fn row4_complete_run_announces_its_summary_once() {
+    let mut state = run(0);
+    assert_eq!(state.phase, Phase::Finalize);
+    apply(
+        &mut state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Finalized { tasks: vec![] },
+        },
+    );
+    let first = decide_stop(&mut state, &stop("s1", None), NOW);
+    let Decision::Allow {
+        message: Some(text),
+    } = first.decision
+    else {
+        panic!("expected a summary");
+    };
+    assert!(text.contains("complete"), "{text}");
+    let second = decide_stop(&mut state, &stop("s1", None), NOW);
+    assert_eq!(second.decision, Decision::Allow { message: None });
+}
+
+#[test]
+fn row5_agents_running_and_no_room_allows_silently() {
+    let mut state = run(12);
+    let first = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let launched = ids(block(&first));
+    assert_eq!(launched.len(), 8, "fan-out default is 8");
+    let running: Vec<&str> = launched.iter().map(String::as_str).collect();
+    let out = decide_stop(&mut state, &stop("s1", Some(&running)), NOW);
+    assert_eq!(out.decision, Decision::Allow { message: None });
+    assert_eq!(state.in_flight(), 8);
+}
+
+#[test]
+fn row5_with_room_dispatches_only_new_items() {
+    let mut state = run(12);
+    let first = ids(block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)));
+    submit(&mut state, &first[0], real("unused import"));
+    let running: Vec<&str> = first[1..].iter().map(String::as_str).collect();
+    let out = decide_stop(&mut state, &stop("s1", Some(&running)), NOW);
+    let next = ids(block(&out));
+    assert_eq!(
+        next,
+        ["t-00009"],
+        "one slot freed, one new item, nothing relaunched"
+    );
+}
+
+#[test]
+fn row6_no_progress_guard_allows_after_k_blocks_and_marks_stalled() {
+    let mut state = run(5);
+    let mut blocks = 0;
+    let mut stalled_message = None;
+    for _ in 0..1000 {
+        let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+        match out.decision {
+            Decision::Block(_) => blocks += 1,
+            Decision::Allow { message } => {
+                if message.is_some() {
+                    stalled_message = message;
+                }
+            }
+            Decision::Finalize => panic!("nothing was submitted"),
+        }
+    }
+    assert_eq!(blocks, 3, "at most K=3 blocks without progress");
+    assert_eq!(state.status, RunStatus::Stalled);
+    assert!(stalled_message.unwrap().contains("self-repair resume"));
+}
+
+#[test]
+fn stalled_run_resumes_on_progress() {
+    let mut state = run(2);
+    for _ in 0..4 {
+        decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    }
+    assert_eq!(state.status, RunStatus::Stalled);
+    submit(&mut state, "t-00001", real("unused import"));
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert!(matches!(out.decision, Decision::Block(_)));
+    assert_eq!(state.status, RunStatus::Active);
+}
+
+#[test]
+fn stop_hook_active_does_not_matter_pending_work_still_blocks() {
+    // The engine never sees stop_hook_active: a continuation stop decides like a first stop.
+    let mut state = run(1);
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert!(matches!(out.decision, Decision::Block(_)));
+}
+
+#[test]
+fn row7_dispatch_follows_the_contract() {
+    let mut state = run(1);
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let dispatch = block(&out);
+    let parsed: serde_json::Value = serde_json::from_str(&dispatch.render_json()).unwrap();
+    assert_eq!(
+        parsed,
+        json!({"self_repair": 1, "run": "r-test", "phase": "triage",
+               "launch": [{"subagent_type": "self-repair:triage-investigator", "model": "haiku",
+                           "description": "triage t-00001", "prompt": "self-repair item t-00001"}],
+               "then": "end your turn; do not read or relay the agents' results"})
+    );
+    let reason = dispatch.render_reason();
+    assert_eq!(reason.lines().next().unwrap(), dispatch.summary);
+    assert_eq!(Dispatch::parse_reason(&reason).as_ref(), Some(dispatch));
+    assert_eq!(state.items[0].status, ItemStatus::Dispatched);
+    assert_eq!(state.items[0].lease, Some(NOW));
+}
+
+#[test]
+fn row8_finished_phase_advances_then_dispatches_the_next() {
+    let mut state = run(2);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    submit(&mut state, "t-00001", real("unused import"));
+    submit(&mut state, "t-00002", real("unused import"));
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(state.phase, Phase::Aggregate);
+    assert_eq!(ids(block(&out)), ["agg-1"]);
+}
+
+#[test]
+fn row8_finalize_is_requested_when_every_phase_is_done() {
+    let mut state = run(1);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    submit(
+        &mut state,
+        "t-00001",
+        json!({"verdict": "false_positive", "root_cause": "tool bug", "reason": "the name is used through getattr"}),
+    );
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(state.phase, Phase::RuleReview);
+    assert_eq!(ids(block(&out)), ["rr-1"]);
+    submit(&mut state, "rr-1", json!({"rules": []}));
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(
+        out.decision,
+        Decision::Finalize,
+        "no real finding: nothing to plan"
+    );
+}
+
+#[test]
+fn empty_run_skips_every_llm_phase() {
+    let state = run(0);
+    assert_eq!(state.phase, Phase::Finalize);
+    assert!(state.items.is_empty());
+}
+
+#[test]
+fn item_that_ends_without_result_escalates_then_quarantines() {
+    let mut state = run(2);
+    let mut tiers = Vec::new();
+    for _ in 0..3 {
+        let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+        let dispatch = block(&out);
+        tiers.push(dispatch.launch[0].model.clone());
+        // Seen running, then gone without a submission.
+        decide_stop(&mut state, &stop("s1", Some(&["t-00001", "t-00002"])), NOW);
+        submit(&mut state, "t-00002", real("x")); // keeps the run progressing
+        state.items[1].status = ItemStatus::Pending; // reuse t-00002 as a steady worker
+        state.items[1].verdict = None;
+    }
+    assert_eq!(tiers, ["haiku", "sonnet", "opus"]);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(state.items[0].status, ItemStatus::Quarantined);
+    assert_eq!(state.items[0].attempts, 3);
+}
+
+#[test]
+fn lease_expiry_counts_as_failure_when_no_background_tasks_are_reported() {
+    let mut state = run(1);
+    decide_stop(&mut state, &stop("s1", None), NOW);
+    let out = decide_stop(&mut state, &stop("s1", None), NOW + 60);
+    assert_eq!(
+        out.decision,
+        Decision::Allow { message: None },
+        "lease still valid"
+    );
+    let out = decide_stop(&mut state, &stop("s1", None), NOW + 15 * 60);
+    assert_eq!(block(&out).launch[0].model, "sonnet");
+}
+
+#[test]
+fn identical_failures_open_the_circuit_and_pause() {
+    let mut state = run(6);
+    let first = ids(block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)));
+    let running: Vec<&str> = first.iter().map(String::as_str).collect();
+    decide_stop(&mut state, &stop("s1", Some(&running)), NOW);
+    for id in &first {
+        apply(
+            &mut state,
+            &JournalEntry {
+                at: NOW,
+                event: Event::Rejected {
+                    item: id.clone(),
+                    error: "field `verdict` is missing".into(),
+                },
+            },
+        );
+    }
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let Decision::Allow {
+        message: Some(text),
+    } = out.decision
+    else {
+        panic!("expected the circuit message, got {:?}", out.decision);
+    };
+    assert!(text.contains("field `verdict` is missing"), "{text}");
+    assert_eq!(state.status, RunStatus::Paused);
+    let again = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(again.decision, Decision::Allow { message: None });
+}
+
+#[test]
+fn api_error_pause_lifts_on_the_next_stop() {
+    let mut state = run(1);
+    apply(
+        &mut state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::StopFailure {
+                error: "rate_limit".into(),
+            },
+        },
+    );
+    assert_eq!(state.status, RunStatus::Paused);
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert!(matches!(out.decision, Decision::Block(_)));
+}
+
+#[test]
+fn adopt_moves_the_run_and_requeues_in_flight_items_without_an_attempt() {
+    let mut state = run(2);
+    decide_stop(&mut state, &stop("old", Some(&[])), NOW);
+    apply(
+        &mut state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Adopt {
+                session: "new".into(),
+            },
+        },
+    );
+    assert_eq!(state.items[0].status, ItemStatus::Pending);
+    assert_eq!(state.items[0].attempts, 0);
+    let old = decide_stop(&mut state, &stop("old", Some(&[])), NOW);
+    assert!(!old.changed);
+    let new = decide_stop(&mut state, &stop("new", Some(&[])), NOW);
+    assert_eq!(ids(block(&new)).len(), 2);
+}
+
+#[test]
+fn reroute_sends_the_item_back_once_with_a_new_route() {
+    let mut state = run(1);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    submit(
+        &mut state,
+        "t-00001",
+        json!({"verdict": "unsure", "root_cause": "maybe injection", "reason": "this looks like a security problem", "reroute": "security"}),
+    );
+    assert_eq!(state.items[0].status, ItemStatus::Pending);
+    assert_eq!(state.items[0].route.as_deref(), Some("security"));
+    assert_eq!(state.items[0].tier, Tier::Sonnet);
+}
+
+#[test]
+fn plan_phase_runs_groups_in_parallel_with_dependencies() {
+    let mut state = run(3);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    submit(&mut state, "t-00001", real("unused import"));
+    submit(&mut state, "t-00002", real("Unused  import"));
+    submit(&mut state, "t-00003", real("none comparison"));
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    submit(
+        &mut state,
+        "agg-1",
+        json!({"groups": [
+            {"label": "unused import", "root_cause": "dead imports", "items": ["t-00001", "t-00002"]},
+            {"label": "none comparison", "root_cause": "== None", "items": ["t-00003"]}]}),
+    );
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    submit(&mut state, "rr-1", json!({"rules": []}));
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(state.phase, Phase::Plan);
+    assert_eq!(state.groups.len(), 2);
+    assert_eq!(state.groups[0].members, ["t-00001", "t-00002"]);
+    let first = ids(block(&out));
+    assert_eq!(
+        first,
+        [
+            "plan-g1-1",
+            "plan-g1-2",
+            "plan-g1-3",
+            "plan-g1-4",
+            "plan-g1-5",
+            "plan-g2-1",
+            "plan-g2-2",
+            "plan-g2-3"
+        ]
+    );
+}

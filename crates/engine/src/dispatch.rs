@@ -1,0 +1,73 @@
+//! The dispatch instruction (ARCHITECTURE §7): one summary line and a fenced JSON contract.
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the dispatch JSON contract (`self_repair` field).
+pub const DISPATCH_VERSION: u32 = 1;
+
+/// What the main session must do after launching.
+pub const THEN: &str = "end your turn; do not read or relay the agents' results";
+
+/// One `Agent` tool call, field for field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    pub subagent_type: String,
+    pub model: String,
+    pub description: String,
+    pub prompt: String,
+}
+
+/// The JSON block of a block reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dispatch {
+    pub self_repair: u32,
+    pub run: String,
+    pub phase: String,
+    pub launch: Vec<Launch>,
+    pub then: String,
+    /// The human summary line that precedes the JSON block.
+    #[serde(skip)]
+    pub summary: String,
+}
+
+impl Dispatch {
+    /// The JSON block: one launch entry a line, so the instruction stays readable.
+    pub fn render_json(&self) -> String {
+        let quote = |s: &str| serde_json::Value::String(s.to_owned()).to_string();
+        let launches: Vec<String> = self
+            .launch
+            .iter()
+            .map(|l| {
+                format!(
+                    "  {{\"subagent_type\":{},\"model\":{},\"description\":{},\"prompt\":{}}}",
+                    quote(&l.subagent_type),
+                    quote(&l.model),
+                    quote(&l.description),
+                    quote(&l.prompt)
+                )
+            })
+            .collect();
+        format!(
+            "{{\"self_repair\":{},\"run\":{},\"phase\":{},\"launch\":[\n{}\n],\"then\":{}}}",
+            self.self_repair,
+            quote(&self.run),
+            quote(&self.phase),
+            launches.join(",\n"),
+            quote(&self.then)
+        )
+    }
+
+    /// The block `reason` the model reads.
+    pub fn render_reason(&self) -> String {
+        format!("{}\n```json\n{}\n```", self.summary, self.render_json())
+    }
+
+    /// Extracts the dispatch from a block reason (what tools and tests use).
+    pub fn parse_reason(reason: &str) -> Option<Dispatch> {
+        let start = reason.find("```json\n")? + "```json\n".len();
+        let end = start + reason[start..].find("\n```")?;
+        let mut dispatch: Dispatch = serde_json::from_str(&reason[start..end]).ok()?;
+        reason[..reason.find("\n```json")?].clone_into(&mut dispatch.summary);
+        Some(dispatch)
+    }
+}

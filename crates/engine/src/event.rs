@@ -1,0 +1,57 @@
+//! Events: everything that changes a run. The journal is the list of them, in order.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::TaskRecord;
+
+/// A stop of the main session, as the hook saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct StopEvent {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// Ids of this run's items found in `background_tasks`; `None` when the client sent no
+    /// `background_tasks` field (leases decide then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<Vec<String>>,
+}
+
+/// Something that happened to a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A validated submission (canonical JSON; markdown as a JSON string).
+    Submitted {
+        item: String,
+        result: Value,
+    },
+    /// A submission that failed validation; kept so identical failures can be recognised.
+    Rejected {
+        item: String,
+        error: String,
+    },
+    Stop(StopEvent),
+    /// The client reported a failed turn (`StopFailure`: rate limit, overload, auth).
+    StopFailure {
+        error: String,
+    },
+    Adopt {
+        session: String,
+    },
+    Pause,
+    Resume,
+    Cancel,
+    /// Finalize wrote (or found) these tasks and the reports.
+    Finalized {
+        tasks: Vec<TaskRecord>,
+    },
+}
+
+/// One line of `journal.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// Unix seconds.
+    pub at: u64,
+    #[serde(flatten)]
+    pub event: Event,
+}

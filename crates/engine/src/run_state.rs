@@ -1,0 +1,223 @@
+//! The whole state of one run: what `state.json` holds.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Config, ItemKind, ItemStatus, Phase, WorkItem};
+
+/// Version of the `state.json` layout; bumped on any incompatible change.
+pub const STATE_SCHEMA_VERSION: u32 = 1;
+
+/// Whether the hook may drive the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Active,
+    Paused,
+    Stalled,
+    Cancelled,
+    Complete,
+}
+
+impl RunStatus {
+    /// The spelling used in files and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Active => "active",
+            RunStatus::Paused => "paused",
+            RunStatus::Stalled => "stalled",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Complete => "complete",
+        }
+    }
+}
+
+/// Why a run is paused; decides how it resumes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum PauseReason {
+    /// `self-repair pause`: only `self-repair resume` lifts it.
+    User,
+    /// The client reported a failed turn (rate limit, overload, auth); the next successful stop
+    /// lifts it.
+    ApiError { error: String },
+    /// Identical failures in a row opened the circuit for one kind of item.
+    Circuit {
+        kind: ItemKind,
+        signature: String,
+        count: u32,
+    },
+}
+
+/// Consecutive identical failures, tracked to open the circuit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct FailureStreak {
+    pub kind: Option<ItemKind>,
+    pub signature: String,
+    pub count: u32,
+}
+
+/// One root cause shared by findings (formed by aggregation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Group {
+    /// `g1`, `g2`, ... in order of first member.
+    pub id: String,
+    pub label: String,
+    pub root_cause: String,
+    /// Triage item ids.
+    pub members: Vec<String>,
+    /// False when the group is smaller than `min_group_size`: reported, not planned.
+    pub planned: bool,
+}
+
+/// A group proposed by one aggregator, merged by label when the phase ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposedGroup {
+    pub label: String,
+    pub root_cause: String,
+    pub members: Vec<String>,
+}
+
+/// A backlog task that finalize wrote, or found already written by an earlier run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    pub group: String,
+    /// Backlog id, e.g. `task-12`.
+    pub task_id: String,
+    /// Path relative to the project root.
+    pub file: String,
+    pub title: String,
+    /// True when a task with this group fingerprint already existed and nothing was written.
+    #[serde(default)]
+    pub existing: bool,
+}
+
+/// Counts of findings decided before any agent ran, by stage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Intake {
+    /// Findings read from the inputs.
+    pub findings: u32,
+    /// Distinct fingerprints (identical findings merged).
+    pub unique: u32,
+    /// Decided by `known.json`.
+    #[serde(default)]
+    pub known: u32,
+    /// Decided by `rules.json`.
+    #[serde(default)]
+    pub rules: u32,
+    /// Routed to triage agents.
+    pub routed: u32,
+}
+
+/// The run's state; `state.json` is this, pretty-printed with one item per line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    pub schema_version: u32,
+    pub run: String,
+    /// Unix seconds.
+    pub created_at: u64,
+    pub status: RunStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause: Option<PauseReason>,
+    pub phase: Phase,
+    /// The Claude Code session the run is bound to; `None` until the first stop or `adopt`.
+    #[serde(default)]
+    pub session: Option<String>,
+    pub config: Config,
+    pub intake: Intake,
+    /// Counts every state transition that is progress: a submission accepted, a phase
+    /// advanced, tasks written. The no-progress guard compares it between blocks.
+    pub progress: u64,
+    #[serde(default)]
+    pub last_block_progress: Option<u64>,
+    /// Blocks in a row issued without progress since the previous block.
+    #[serde(default)]
+    pub stale_blocks: u32,
+    /// Every block the hook issued.
+    #[serde(default)]
+    pub blocks: u64,
+    /// Progress value when the run stalled; progress beyond it lifts the stall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stalled_at: Option<u64>,
+    #[serde(default)]
+    pub streak: FailureStreak,
+    /// True once the completion summary was shown to the user.
+    #[serde(default)]
+    pub announced: bool,
+    /// Number of triage items; they come first in `items`, `t-N` at index N-1.
+    pub triage_items: u32,
+    #[serde(default)]
+    pub proposals: Vec<ProposedGroup>,
+    #[serde(default)]
+    pub groups: Vec<Group>,
+    #[serde(default)]
+    pub tasks: Vec<TaskRecord>,
+    /// Bytes of `journal.jsonl` already folded into this state.
+    pub journal_offset: u64,
+    pub items: Vec<WorkItem>,
+}
+
+/// Items of one phase by status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct PhaseCounts {
+    pub pending: u32,
+    pub running: u32,
+    pub done: u32,
+    pub failed: u32,
+    pub quarantined: u32,
+}
+
+impl PhaseCounts {
+    /// All items of the phase.
+    pub fn total(&self) -> u32 {
+        self.pending + self.running + self.done + self.failed + self.quarantined
+    }
+}
+
+impl RunState {
+    /// The item with this id, found without a scan for triage ids.
+    pub fn item(&self, id: &str) -> Option<&WorkItem> {
+        self.index_of(id).map(|i| &self.items[i])
+    }
+
+    /// Mutable access to the item with this id.
+    pub fn item_mut(&mut self, id: &str) -> Option<&mut WorkItem> {
+        self.index_of(id).map(|i| &mut self.items[i])
+    }
+
+    pub(crate) fn index_of(&self, id: &str) -> Option<usize> {
+        if let Some(n) = id.strip_prefix("t-") {
+            let n: usize = n.parse().ok()?;
+            let index = n.checked_sub(1)?;
+            return (index < self.triage_items as usize && self.items[index].id == id)
+                .then_some(index);
+        }
+        self.items
+            .iter()
+            .skip(self.triage_items as usize)
+            .position(|item| item.id == id)
+            .map(|p| p + self.triage_items as usize)
+    }
+
+    /// Item counts of one phase.
+    pub fn counts(&self, phase: Phase) -> PhaseCounts {
+        let mut counts = PhaseCounts::default();
+        for item in self.items.iter().filter(|i| i.kind.phase() == phase) {
+            match item.status {
+                ItemStatus::Pending => counts.pending += 1,
+                ItemStatus::Dispatched => counts.running += 1,
+                ItemStatus::Done => counts.done += 1,
+                ItemStatus::Failed => counts.failed += 1,
+                ItemStatus::Quarantined => counts.quarantined += 1,
+            }
+        }
+        counts
+    }
+
+    /// Items in flight (dispatched and not yet answered).
+    pub fn in_flight(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|i| i.status == ItemStatus::Dispatched)
+            .count()
+    }
+}
