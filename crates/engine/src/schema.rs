@@ -227,7 +227,7 @@ impl Schema {
                     let child = join(path, field.name);
                     match map.get(field.name) {
                         Some(Value::Null) | None if field.required => {
-                            out.push(format!("field `{child}` is missing: {}", field.description))
+                            out.push(format!("field `{child}` is missing: {}", field.description));
                         }
                         Some(Value::Null) | None => {}
                         Some(v) => field.schema.walk(v, &child, out),
