@@ -1,1 +1,31 @@
-//! self-repair install (placeholder until built).
+//! `self-repair install` / `uninstall` without the plugin manager: our hooks and permission
+//! rules in Claude Code's settings, the agents and skill copied into `.claude/`, a manifest so
+//! uninstall removes exactly what install added; plus the plugin's `hooks/hooks.json`.
+
+mod atomic_write;
+mod bundle_file;
+mod change_set;
+mod file_read;
+mod hook_registration;
+mod install_error;
+mod install_manifest;
+mod install_plan;
+mod install_spec;
+mod permission_rules;
+mod plugin_hooks;
+mod scope;
+mod settings_document;
+mod uninstall_plan;
+
+pub use bundle_file::{BundleFile, embedded_bundle};
+pub use change_set::FileChange;
+pub use install_error::InstallError;
+pub use install_manifest::{
+    FileRecord, HookRecord, InstallManifest, MANIFEST_SCHEMA_VERSION, OriginalSettings,
+    SettingsRecord, read_manifest,
+};
+pub use install_plan::{InstallPlan, plan_install};
+pub use install_spec::{InstallSpec, binary_resolves_from_path};
+pub use plugin_hooks::hooks_json_for_plugin;
+pub use scope::Scope;
+pub use uninstall_plan::{SettingsOutcome, UninstallPlan, plan_uninstall};

@@ -1,0 +1,145 @@
+//! A list of file writes and deletions, shown as a diff or applied atomically.
+
+use std::fmt::Write as _;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use similar::TextDiff;
+
+use crate::atomic_write::write_atomically;
+use crate::file_read::read_optional;
+use crate::install_error::InstallError;
+
+/// One file to create, replace or delete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Path relative to the project root or home, `/`-separated, as shown to the user.
+    pub display_path: String,
+    /// Contents now (`None`: the file does not exist).
+    pub before: Option<String>,
+    /// Contents after the change (`None`: delete the file).
+    pub after: Option<String>,
+    /// Our bookkeeping (the install manifest): summarised in one line instead of diffed.
+    pub bookkeeping: bool,
+}
+
+/// File changes applied in order, then empty directories removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ChangeSet {
+    pub(crate) changes: Vec<FileChange>,
+    /// Directories to remove if empty after the changes, deepest first.
+    pub(crate) remove_dirs_if_empty: Vec<PathBuf>,
+}
+
+impl ChangeSet {
+    /// Queues a change unless `before == after`.
+    pub(crate) fn push(&mut self, change: FileChange) {
+        if change.before != change.after {
+            self.changes.push(change);
+        }
+    }
+
+    /// A unified diff of every change; new files as full additions, deleted files as full
+    /// removals, bookkeeping files as one line.
+    pub(crate) fn render_diff(&self) -> String {
+        let mut out = String::new();
+        for change in &self.changes {
+            if change.bookkeeping {
+                let verb = match (&change.before, &change.after) {
+                    (_, None) => "delete",
+                    (None, Some(_)) => "create",
+                    (Some(_), Some(_)) => "update",
+                };
+                let _ = writeln!(out, "# {verb} install record {}", change.display_path);
+                continue;
+            }
+            let old_header = match change.before {
+                Some(_) => format!("a/{}", change.display_path),
+                None => "/dev/null".to_owned(),
+            };
+            let new_header = match change.after {
+                Some(_) => format!("b/{}", change.display_path),
+                None => "/dev/null".to_owned(),
+            };
+            let before = change.before.as_deref().unwrap_or("");
+            let after = change.after.as_deref().unwrap_or("");
+            let diff = TextDiff::from_lines(before, after);
+            let _ = write!(
+                out,
+                "{}",
+                diff.unified_diff()
+                    .context_radius(3)
+                    .header(&old_header, &new_header)
+            );
+        }
+        out
+    }
+
+    /// One line per change: `created .claude/agents/x.md`, ...
+    pub(crate) fn summary_lines(&self) -> Vec<String> {
+        self.changes
+            .iter()
+            .map(|change| {
+                let verb = match (&change.before, &change.after) {
+                    (_, None) => "removed",
+                    (None, Some(_)) => "created",
+                    (Some(_), Some(_)) => "updated",
+                };
+                format!("{verb} {}", change.display_path)
+            })
+            .collect()
+    }
+
+    /// Applies every change, refusing any file that changed since planning.
+    pub(crate) fn apply(&self) -> Result<(), InstallError> {
+        for change in &self.changes {
+            if read_optional(&change.path)? != change.before {
+                return Err(InstallError::ChangedSincePlan {
+                    path: change.path.clone(),
+                });
+            }
+        }
+        for change in &self.changes {
+            match &change.after {
+                Some(text) => write_atomically(&change.path, text)?,
+                None => remove_file(&change.path)?,
+            }
+        }
+        for dir in &self.remove_dirs_if_empty {
+            remove_dir_if_empty(dir)?;
+        }
+        Ok(())
+    }
+}
+
+fn remove_file(path: &Path) -> Result<(), InstallError> {
+    match std::fs::remove_file(path) {
+        Err(err) if err.kind() != ErrorKind::NotFound => Err(InstallError::Write {
+            path: path.to_owned(),
+            source: err,
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn remove_dir_if_empty(dir: &Path) -> Result<(), InstallError> {
+    let is_empty = match std::fs::read_dir(dir) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(InstallError::Read {
+                path: dir.to_owned(),
+                source,
+            });
+        }
+    };
+    if is_empty {
+        std::fs::remove_dir(dir).map_err(|source| InstallError::Write {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,171 @@
+//! The record of what `install` added, so `uninstall` removes exactly that.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::file_read::read_optional;
+use crate::install_error::InstallError;
+use crate::scope::Scope;
+
+/// Version of the manifest format written by this crate.
+pub const MANIFEST_SCHEMA_VERSION: u32 = 1;
+
+/// `install.json`: what install added. Paths are relative to the project root or home,
+/// `/`-separated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstallManifest {
+    /// Always [`MANIFEST_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Project or user install.
+    pub scope: Scope,
+    /// Absolute path the hooks run.
+    pub binary: String,
+    /// What happened to the settings file.
+    pub settings: SettingsRecord,
+    /// Bundle files install copied (or found already identical).
+    pub files: Vec<FileRecord>,
+    /// Directories install created, so uninstall removes them when they are empty again.
+    pub created_dirs: Vec<String>,
+}
+
+/// What install did to the settings file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingsRecord {
+    /// The settings file, relative.
+    pub path: String,
+    /// The file before the first install, when it can still be restored byte-for-byte.
+    pub original: OriginalSettings,
+    /// SHA-256 (hex) of the text install last wrote (or found, when nothing needed writing).
+    /// If the file still hashes to this, uninstall restores `original` exactly.
+    pub written_sha256: String,
+    /// Hooks install added or pointed at `binary`.
+    pub hooks: Vec<HookRecord>,
+    /// `permissions.allow` rules install added (rules the user already had are not listed).
+    pub permissions: Vec<String>,
+    /// Dotted keys install created (`hooks`, `hooks.Stop`, `permissions.allow`), removed again
+    /// by a structural uninstall when they end up empty.
+    pub created_keys: Vec<String>,
+}
+
+/// The settings file before the first install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum OriginalSettings {
+    /// There was no file: install created it.
+    Absent,
+    /// The exact original text.
+    Text {
+        /// The original bytes (settings files are UTF-8 JSON).
+        text: String,
+    },
+    /// The user edited the file between two installs: only a structural removal is possible.
+    Unknown,
+}
+
+/// One hook install registered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookRecord {
+    /// Claude Code event (`Stop`, ...).
+    pub event: String,
+    /// Exec-form args (`["hook", "stop"]`).
+    pub args: Vec<String>,
+}
+
+/// One bundle file in `.claude/`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// Relative path, e.g. `.claude/agents/triage-investigator.md`.
+    pub path: String,
+    /// SHA-256 (hex) of what install wrote; a different hash means the user edited it.
+    pub sha256: String,
+    /// The identical file was already there before install: uninstall leaves it.
+    pub preexisting: bool,
+}
+
+/// Reads the manifest of an install at `root_or_home`, if there is one. The hook can use it to
+/// tell a `self-repair install` setup (agent types without the `self-repair:` prefix) from a
+/// plugin install.
+pub fn read_manifest(
+    root_or_home: &Path,
+    scope: Scope,
+) -> Result<Option<InstallManifest>, InstallError> {
+    let path = root_or_home.join(scope.manifest_rel_path());
+    let Some(text) = read_optional(&path)? else {
+        return Ok(None);
+    };
+    let manifest: InstallManifest =
+        serde_json::from_str(&text).map_err(|err| InstallError::InvalidManifest {
+            path: path.clone(),
+            message: err.to_string(),
+        })?;
+    if manifest.schema_version != MANIFEST_SCHEMA_VERSION || manifest.scope != scope {
+        return Err(InstallError::InvalidManifest {
+            path,
+            message: format!(
+                "schema_version {} for scope {:?}; expected {MANIFEST_SCHEMA_VERSION} for {scope:?}",
+                manifest.schema_version, manifest.scope
+            ),
+        });
+    }
+    Ok(Some(manifest))
+}
+
+impl InstallManifest {
+    /// The manifest as written to disk: 2-space JSON with a trailing newline.
+    pub(crate) fn render(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
+
+/// Hex SHA-256 of `text`.
+pub(crate) fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_of_empty_text_is_the_known_digest() {
+        assert_eq!(
+            sha256_hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn manifest_with_other_scope_is_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = InstallManifest {
+            schema_version: MANIFEST_SCHEMA_VERSION,
+            scope: Scope::User,
+            binary: "/x/self-repair".to_owned(),
+            settings: SettingsRecord {
+                path: ".claude/settings.json".to_owned(),
+                original: OriginalSettings::Absent,
+                written_sha256: sha256_hex("{}"),
+                hooks: vec![],
+                permissions: vec![],
+                created_keys: vec![],
+            },
+            files: vec![],
+            created_dirs: vec![],
+        };
+        let path = dir.path().join(Scope::Project.manifest_rel_path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, manifest.render()).unwrap();
+        let err = read_manifest(dir.path(), Scope::Project).unwrap_err();
+        assert!(matches!(err, InstallError::InvalidManifest { .. }), "{err}");
+    }
+}

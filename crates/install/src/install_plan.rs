@@ -1,0 +1,350 @@
+//! `self-repair install`: every file change computed up front, then shown or applied.
+
+use std::path::Path;
+
+use crate::bundle_file::BundleFile;
+use crate::change_set::{ChangeSet, FileChange};
+use crate::file_read::read_optional;
+use crate::install_error::InstallError;
+use crate::install_manifest::{
+    FileRecord, InstallManifest, MANIFEST_SCHEMA_VERSION, OriginalSettings, SettingsRecord,
+    read_manifest, sha256_hex,
+};
+use crate::install_spec::InstallSpec;
+use crate::permission_rules::permission_rules;
+use crate::settings_document::{SettingsDocument, push_unique};
+
+/// Everything `install` would change. Nothing is written until [`InstallPlan::apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallPlan {
+    changes: ChangeSet,
+    notes: Vec<String>,
+    settings_display: String,
+}
+
+/// Computes every change `install` makes under `root_or_home` (the project root for
+/// [`crate::Scope::Project`], the home directory for [`crate::Scope::User`]): our hooks and
+/// permission rules in the settings file, the `bundle` copied into `.claude/`, and the
+/// manifest. Reads files; writes nothing. An invalid settings file is an error.
+pub fn plan_install(
+    root_or_home: &Path,
+    spec: &InstallSpec,
+    bundle: &[BundleFile],
+) -> Result<InstallPlan, InstallError> {
+    let binary = spec
+        .binary
+        .to_str()
+        .filter(|_| spec.binary.is_absolute())
+        .ok_or_else(|| InstallError::BinaryPath {
+            path: spec.binary.clone(),
+        })?;
+    let scope = spec.scope;
+    let previous = read_manifest(root_or_home, scope)?;
+    let mut changes = ChangeSet::default();
+    let mut notes = Vec::new();
+
+    let settings_display = scope.settings_rel_path().to_owned();
+    let settings_path = root_or_home.join(&settings_display);
+    let current = read_optional(&settings_path)?;
+    let mut doc = match &current {
+        Some(text) => SettingsDocument::parse(&settings_path, text)?,
+        None => SettingsDocument::empty(&settings_path),
+    };
+    let pristine = doc.clone();
+
+    let mut created_keys = previous
+        .as_ref()
+        .map(|p| p.settings.created_keys.clone())
+        .unwrap_or_default();
+    let known_commands: Vec<&str> = previous.iter().map(|p| p.binary.as_str()).collect();
+    let touched_hooks = doc.add_our_hooks(binary, &known_commands, &mut created_keys)?;
+    let mut hooks = previous
+        .as_ref()
+        .map(|p| p.settings.hooks.clone())
+        .unwrap_or_default();
+    for hook in touched_hooks {
+        push_unique(&mut hooks, hook);
+    }
+
+    let wanted_rules = permission_rules(binary, spec.binary_on_path);
+    let mut permissions = previous
+        .as_ref()
+        .map(|p| p.settings.permissions.clone())
+        .unwrap_or_default();
+    let stale_rules: Vec<String> = permissions
+        .iter()
+        .filter(|rule| !wanted_rules.contains(rule))
+        .cloned()
+        .collect();
+    doc.remove_permissions(&stale_rules);
+    permissions.retain(|rule| !stale_rules.contains(rule));
+    for rule in doc.add_permissions(&wanted_rules, &mut created_keys)? {
+        push_unique(&mut permissions, rule);
+    }
+
+    let settings_changed = doc.root() != pristine.root();
+    let new_settings = if settings_changed {
+        doc.render()
+    } else {
+        current.clone().unwrap_or_default()
+    };
+    let new_sha = sha256_hex(&new_settings);
+    let (original, written_sha256) = match (&previous, &current) {
+        (_, None) => (OriginalSettings::Absent, new_sha),
+        (Some(p), Some(_)) if !settings_changed => (
+            p.settings.original.clone(),
+            p.settings.written_sha256.clone(),
+        ),
+        (Some(p), Some(text)) if sha256_hex(text) == p.settings.written_sha256 => {
+            (p.settings.original.clone(), new_sha)
+        }
+        // Edited by the user since the last install: its pre-install bytes are gone.
+        (Some(_), Some(_)) => (OriginalSettings::Unknown, new_sha),
+        (None, Some(text)) => (OriginalSettings::Text { text: text.clone() }, new_sha),
+    };
+    let reformatted = current
+        .as_ref()
+        .is_some_and(|text| settings_changed && pristine.render() != *text);
+    if reformatted {
+        notes.push(format!(
+            "{settings_display} is rewritten by a JSON writer that keeps every key and its \
+             indent but not all of your layout; uninstall restores your exact bytes as long as \
+             you do not edit the file meanwhile"
+        ));
+    }
+    if plugin_enabled(&doc) {
+        notes.push(format!(
+            "the self-repair plugin is also enabled in {settings_display}: its hooks would run \
+             as well; disable the plugin or run `self-repair uninstall`"
+        ));
+    }
+    if !spec.binary_on_path {
+        notes.push(format!(
+            "`self-repair` on PATH is not {binary}: sub-agents call `self-repair` by name, so \
+             put its directory first on PATH (rules for the full path were added too)"
+        ));
+    }
+    changes.push(FileChange {
+        path: settings_path,
+        display_path: settings_display.clone(),
+        before: current.clone(),
+        after: Some(new_settings),
+        bookkeeping: false,
+    });
+
+    let files = plan_bundle(
+        root_or_home,
+        bundle,
+        previous.as_ref(),
+        &mut changes,
+        &mut notes,
+    )?;
+
+    let manifest_display = scope.manifest_rel_path().to_owned();
+    let manifest_path = root_or_home.join(&manifest_display);
+    let mut created_dirs = previous
+        .as_ref()
+        .map(|p| p.created_dirs.clone())
+        .unwrap_or_default();
+    let mut new_files: Vec<&str> = changes
+        .changes
+        .iter()
+        .filter(|change| change.before.is_none())
+        .map(|change| change.display_path.as_str())
+        .collect();
+    if previous.is_none() {
+        new_files.push(&manifest_display);
+    }
+    for file in new_files {
+        for dir in missing_ancestors(root_or_home, file) {
+            push_unique(&mut created_dirs, dir);
+        }
+    }
+    created_dirs.sort();
+
+    let manifest = InstallManifest {
+        schema_version: MANIFEST_SCHEMA_VERSION,
+        scope,
+        binary: binary.to_owned(),
+        settings: SettingsRecord {
+            path: settings_display.clone(),
+            original,
+            written_sha256,
+            hooks,
+            permissions,
+            created_keys,
+        },
+        files,
+        created_dirs,
+    };
+    changes.push(FileChange {
+        before: read_optional(&manifest_path)?,
+        path: manifest_path,
+        display_path: manifest_display,
+        after: Some(manifest.render()),
+        bookkeeping: true,
+    });
+
+    Ok(InstallPlan {
+        changes,
+        notes,
+        settings_display,
+    })
+}
+
+/// Queues the bundle copies (and removal of files a previous install copied that the bundle
+/// no longer has); returns the manifest's file records.
+fn plan_bundle(
+    root_or_home: &Path,
+    bundle: &[BundleFile],
+    previous: Option<&InstallManifest>,
+    changes: &mut ChangeSet,
+    notes: &mut Vec<String>,
+) -> Result<Vec<FileRecord>, InstallError> {
+    let previous_files = previous.map(|p| p.files.as_slice()).unwrap_or_default();
+    let mut records = Vec::new();
+    for file in bundle {
+        let display_path = format!(".claude/{}", file.target_in_claude_dir()?);
+        let path = root_or_home.join(&display_path);
+        let existing = read_optional(&path)?;
+        let recorded = previous_files.iter().find(|r| r.path == display_path);
+        let ours = FileRecord {
+            path: display_path.clone(),
+            sha256: sha256_hex(file.contents),
+            preexisting: false,
+        };
+        match existing {
+            None => {
+                records.push(ours);
+                changes.push(FileChange {
+                    path,
+                    display_path,
+                    before: None,
+                    after: Some(file.contents.to_owned()),
+                    bookkeeping: false,
+                });
+            }
+            Some(text) if text == file.contents => {
+                records.push(recorded.cloned().unwrap_or(FileRecord {
+                    preexisting: true,
+                    ..ours
+                }));
+            }
+            Some(text) => match recorded {
+                Some(record) if !record.preexisting && sha256_hex(&text) == record.sha256 => {
+                    records.push(ours);
+                    changes.push(FileChange {
+                        path,
+                        display_path,
+                        before: Some(text),
+                        after: Some(file.contents.to_owned()),
+                        bookkeeping: false,
+                    });
+                }
+                Some(record) => {
+                    notes.push(format!(
+                        "kept {display_path}: you edited it since install; delete it and rerun \
+                         to get the current version"
+                    ));
+                    records.push(record.clone());
+                }
+                None => return Err(InstallError::BundleConflict { path }),
+            },
+        }
+    }
+    for record in previous_files {
+        if records.iter().any(|r| r.path == record.path) || record.preexisting {
+            continue;
+        }
+        let path = root_or_home.join(&record.path);
+        match read_optional(&path)? {
+            Some(text) if sha256_hex(&text) == record.sha256 => changes.push(FileChange {
+                path,
+                display_path: record.path.clone(),
+                before: Some(text),
+                after: None,
+                bookkeeping: false,
+            }),
+            Some(_) => notes.push(format!(
+                "kept {}: no longer part of self-repair, but you edited it",
+                record.path
+            )),
+            None => {}
+        }
+    }
+    Ok(records)
+}
+
+/// Directories above `rel_file` (relative, `/`-separated) that do not exist yet, outermost first.
+fn missing_ancestors(root: &Path, rel_file: &str) -> Vec<String> {
+    let mut dirs = Vec::new();
+    let mut prefix = String::new();
+    let parts: Vec<&str> = rel_file.split('/').collect();
+    for part in parts.iter().take(parts.len().saturating_sub(1)) {
+        if !prefix.is_empty() {
+            prefix.push('/');
+        }
+        prefix.push_str(part);
+        if !root.join(&prefix).is_dir() {
+            dirs.push(prefix.clone());
+        }
+    }
+    dirs
+}
+
+/// True when `enabledPlugins` turns on a plugin named `self-repair` from any marketplace.
+fn plugin_enabled(doc: &SettingsDocument) -> bool {
+    doc.root()
+        .get("enabledPlugins")
+        .and_then(serde_json::Value::as_object)
+        .is_some_and(|plugins| {
+            plugins
+                .iter()
+                .any(|(name, on)| name.starts_with("self-repair@") && on.as_bool() == Some(true))
+        })
+}
+
+impl InstallPlan {
+    /// True when self-repair is already installed exactly as asked.
+    pub fn is_empty(&self) -> bool {
+        self.changes.changes.is_empty()
+    }
+
+    /// The file changes, in the order they are applied.
+    pub fn changes(&self) -> &[FileChange] {
+        &self.changes.changes
+    }
+
+    /// Warnings and remarks for the user (plugin also enabled, binary not on PATH, edited
+    /// files kept, re-formatting).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The unified diff `install --dry-run` prints (empty when there is nothing to do).
+    pub fn render_diff(&self) -> String {
+        self.changes.render_diff()
+    }
+
+    /// What install did (or would do), one line each, then the notes.
+    pub fn summary(&self) -> String {
+        let mut lines = if self.is_empty() {
+            vec![format!(
+                "self-repair is already installed in {}; nothing to change",
+                self.settings_display
+            )]
+        } else {
+            self.changes.summary_lines()
+        };
+        lines.extend(self.notes.iter().map(|note| format!("note: {note}")));
+        let mut text = lines.join("\n");
+        text.push('\n');
+        text
+    }
+
+    /// Writes every change (each file through a temporary file and a rename), the manifest
+    /// last. Fails without writing if a file changed since planning.
+    pub fn apply(&self) -> Result<(), InstallError> {
+        self.changes.apply()
+    }
+}

@@ -1,0 +1,190 @@
+//! `self-repair uninstall`: remove exactly what the install manifest says install added.
+
+use std::path::Path;
+
+use crate::change_set::{ChangeSet, FileChange};
+use crate::file_read::read_optional;
+use crate::install_error::InstallError;
+use crate::install_manifest::{InstallManifest, OriginalSettings, read_manifest, sha256_hex};
+use crate::scope::Scope;
+use crate::settings_document::SettingsDocument;
+
+/// Everything `uninstall` would change. Nothing is written until [`UninstallPlan::apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UninstallPlan {
+    changes: ChangeSet,
+    notes: Vec<String>,
+    kept_files: Vec<String>,
+    settings_outcome: SettingsOutcome,
+}
+
+/// What uninstall does to the settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsOutcome {
+    /// Nothing installed here (no manifest), or the file is already gone or clean.
+    Untouched,
+    /// The file is exactly what install wrote: its original bytes come back.
+    RestoredExactly,
+    /// Install created the file and nothing else is in it: it is deleted.
+    Deleted,
+    /// The file changed since install: only our hooks and rules are taken out.
+    RemovedStructurally,
+}
+
+/// Computes every change `uninstall` makes under `root_or_home`, from the manifest `install`
+/// wrote. Without a manifest the plan is empty. Reads files; writes nothing.
+pub fn plan_uninstall(root_or_home: &Path, scope: Scope) -> Result<UninstallPlan, InstallError> {
+    let Some(manifest) = read_manifest(root_or_home, scope)? else {
+        return Ok(UninstallPlan {
+            changes: ChangeSet::default(),
+            notes: vec![format!(
+                "self-repair is not installed here (no {}); nothing to remove",
+                scope.manifest_rel_path()
+            )],
+            kept_files: Vec::new(),
+            settings_outcome: SettingsOutcome::Untouched,
+        });
+    };
+    let mut changes = ChangeSet::default();
+    let mut notes = Vec::new();
+
+    let settings_path = root_or_home.join(&manifest.settings.path);
+    let current = read_optional(&settings_path)?;
+    let (after, mut settings_outcome) = match &current {
+        None => (None, SettingsOutcome::Untouched),
+        Some(text) if sha256_hex(text) == manifest.settings.written_sha256 => {
+            match &manifest.settings.original {
+                OriginalSettings::Absent => (None, SettingsOutcome::Deleted),
+                OriginalSettings::Text { text } => {
+                    (Some(text.clone()), SettingsOutcome::RestoredExactly)
+                }
+                OriginalSettings::Unknown => structural_removal(&settings_path, text, &manifest)?,
+            }
+        }
+        Some(text) => {
+            let removal = structural_removal(&settings_path, text, &manifest)?;
+            notes.push(format!(
+                "{} changed since install: removed only self-repair's hooks and permission \
+                 rules, kept everything else (re-indented by the JSON writer)",
+                manifest.settings.path
+            ));
+            removal
+        }
+    };
+    if after == current {
+        settings_outcome = SettingsOutcome::Untouched;
+    }
+    changes.push(FileChange {
+        path: settings_path,
+        display_path: manifest.settings.path.clone(),
+        before: current,
+        after,
+        bookkeeping: false,
+    });
+
+    let mut kept_files = Vec::new();
+    for record in manifest.files.iter().filter(|r| !r.preexisting) {
+        let path = root_or_home.join(&record.path);
+        match read_optional(&path)? {
+            Some(text) if sha256_hex(&text) == record.sha256 => changes.push(FileChange {
+                path,
+                display_path: record.path.clone(),
+                before: Some(text),
+                after: None,
+                bookkeeping: false,
+            }),
+            Some(_) => {
+                notes.push(format!("kept {}: you edited it since install", record.path));
+                kept_files.push(record.path.clone());
+            }
+            None => {}
+        }
+    }
+
+    let manifest_path = root_or_home.join(scope.manifest_rel_path());
+    changes.push(FileChange {
+        before: read_optional(&manifest_path)?,
+        path: manifest_path,
+        display_path: scope.manifest_rel_path().to_owned(),
+        after: None,
+        bookkeeping: true,
+    });
+
+    let mut dirs = manifest.created_dirs.clone();
+    dirs.sort_by_key(|dir| std::cmp::Reverse(dir.matches('/').count()));
+    changes.remove_dirs_if_empty = dirs.iter().map(|dir| root_or_home.join(dir)).collect();
+
+    Ok(UninstallPlan {
+        changes,
+        notes,
+        kept_files,
+        settings_outcome,
+    })
+}
+
+/// The settings text without our hooks and rules; `None` when install created the file and
+/// nothing else is left in it.
+fn structural_removal(
+    path: &Path,
+    text: &str,
+    manifest: &InstallManifest,
+) -> Result<(Option<String>, SettingsOutcome), InstallError> {
+    let mut doc = SettingsDocument::parse(path, text)?;
+    doc.remove_permissions(&manifest.settings.permissions);
+    doc.remove_our_hooks(
+        &manifest.binary,
+        &manifest.settings.hooks,
+        &manifest.settings.created_keys,
+    );
+    if doc.root().is_empty() && manifest.settings.original == OriginalSettings::Absent {
+        return Ok((None, SettingsOutcome::Deleted));
+    }
+    Ok((Some(doc.render()), SettingsOutcome::RemovedStructurally))
+}
+
+impl UninstallPlan {
+    /// True when there is nothing to remove.
+    pub fn is_empty(&self) -> bool {
+        self.changes.changes.is_empty()
+    }
+
+    /// The file changes, in the order they are applied.
+    pub fn changes(&self) -> &[FileChange] {
+        &self.changes.changes
+    }
+
+    /// Bundle files install copied that the user edited since: left in place.
+    pub fn kept_files(&self) -> &[String] {
+        &self.kept_files
+    }
+
+    /// What happens to the settings file.
+    pub fn settings_outcome(&self) -> SettingsOutcome {
+        self.settings_outcome
+    }
+
+    /// Remarks for the user (edited files kept, structural removal, not installed).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The unified diff `uninstall --dry-run` prints.
+    pub fn render_diff(&self) -> String {
+        self.changes.render_diff()
+    }
+
+    /// What uninstall did (or would do), one line each, then the notes.
+    pub fn summary(&self) -> String {
+        let mut lines = self.changes.summary_lines();
+        lines.extend(self.notes.iter().map(|note| format!("note: {note}")));
+        let mut text = lines.join("\n");
+        text.push('\n');
+        text
+    }
+
+    /// Applies every change (the manifest is removed last), then removes the directories
+    /// install created if they are empty.
+    pub fn apply(&self) -> Result<(), InstallError> {
+        self.changes.apply()
+    }
+}

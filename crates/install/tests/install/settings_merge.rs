@@ -1,0 +1,172 @@
+//! Install adds our hooks and rules and keeps everything else, in order.
+
+use serde_json::{Value, json};
+
+use crate::harness::{BUSY, FAKE_BIN, Project, our_entries};
+
+#[test]
+fn install_on_empty_project_registers_three_exec_form_hooks_and_rules() {
+    let project = Project::new();
+    project.install();
+    let settings = project.settings_json();
+    assert_eq!(
+        settings["hooks"]["Stop"],
+        json!([{"hooks": [{"type": "command", "command": FAKE_BIN, "args": ["hook", "stop"], "timeout": 30}]}])
+    );
+    assert_eq!(
+        settings["hooks"]["StopFailure"][0]["hooks"][0]["args"],
+        json!(["hook", "stop-failure"])
+    );
+    assert_eq!(
+        settings["hooks"]["SessionStart"][0]["matcher"],
+        "compact|resume"
+    );
+    assert_eq!(
+        settings["hooks"]["SessionStart"][0]["hooks"][0]["args"],
+        json!(["hook", "session-start"])
+    );
+    let allow: Vec<&str> = settings["permissions"]["allow"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        allow,
+        [
+            "Bash(self-repair show:*)",
+            "Bash(self-repair submit:*)",
+            "Bash(self-repair item:*)",
+            "Bash(self-repair status:*)",
+            "Bash(self-repair next:*)",
+            "Bash(self-repair start:*)",
+            "Bash(self-repair refs:*)",
+        ]
+    );
+    assert!(project.settings().ends_with("}\n"));
+}
+
+#[test]
+fn install_on_busy_settings_keeps_every_key_hook_and_rule_in_order() {
+    let project = Project::with_settings(BUSY);
+    project.install();
+    let before: Value = serde_json::from_str(BUSY).unwrap();
+    let after = project.settings_json();
+
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        keys(&after),
+        keys(&before),
+        "top-level keys and their order"
+    );
+    assert_eq!(
+        keys(&after["hooks"]),
+        ["PreToolUse", "Stop", "StopFailure", "SessionStart"]
+    );
+    assert_eq!(after["hooks"]["PreToolUse"], before["hooks"]["PreToolUse"]);
+    // The user's Stop group stays first and untouched; ours is a separate group after it.
+    assert_eq!(after["hooks"]["Stop"][0], before["hooks"]["Stop"][0]);
+    assert_eq!(after["hooks"]["Stop"][1]["hooks"][0]["command"], FAKE_BIN);
+    assert_eq!(after["hooks"]["Stop"].as_array().unwrap().len(), 2);
+    // User rules first, ours appended; deny and defaultMode untouched.
+    let allow = after["permissions"]["allow"].as_array().unwrap();
+    assert_eq!(
+        allow[..3],
+        before["permissions"]["allow"].as_array().unwrap()[..]
+    );
+    assert_eq!(allow.len(), 3 + 7);
+    assert_eq!(after["permissions"]["deny"], before["permissions"]["deny"]);
+    assert_eq!(after["permissions"]["defaultMode"], "acceptEdits");
+    assert_eq!(after["env"], before["env"]);
+    assert_eq!(after["zz_team_notes"], "keep this key last");
+    // The user's 4-space indent is kept.
+    assert!(project.settings().contains("\n    \"model\": \"opus\",\n"));
+}
+
+#[test]
+fn previous_install_from_other_path_is_updated_in_place_without_duplicates() {
+    let project = Project::with_settings(BUSY);
+    project.install_with(
+        "/home/dev/old/target/release/self-repair",
+        crate::harness::TEST_BUNDLE,
+    );
+    let plan = project.install();
+    assert!(!plan.is_empty());
+    let settings = project.settings_json();
+    for (event, sub) in [
+        ("Stop", "stop"),
+        ("StopFailure", "stop-failure"),
+        ("SessionStart", "session-start"),
+    ] {
+        let entries = our_entries(&settings, event, sub);
+        assert_eq!(entries.len(), 1, "{event}");
+        assert_eq!(entries[0]["command"], FAKE_BIN, "{event}");
+    }
+    assert_eq!(settings["hooks"]["Stop"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn hand_added_hook_without_manifest_is_pointed_at_the_binary_not_duplicated() {
+    let project = Project::with_settings(
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/usr/local/bin/self-repair", "args": ["hook", "stop"]}]}]}}"#,
+    );
+    project.install();
+    let settings = project.settings_json();
+    let entries = our_entries(&settings, "Stop", "stop");
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["command"], FAKE_BIN);
+}
+
+#[test]
+fn binary_not_on_path_adds_full_path_rules_and_a_note() {
+    let project = Project::new();
+    let mut spec = project.spec(FAKE_BIN);
+    spec.binary_on_path = false;
+    let plan =
+        self_repair_install::plan_install(project.root(), &spec, crate::harness::TEST_BUNDLE)
+            .unwrap();
+    plan.apply().unwrap();
+    let allow = project.settings_json()["permissions"]["allow"].clone();
+    assert!(
+        allow
+            .as_array()
+            .unwrap()
+            .contains(&json!("Bash(/opt/fake/bin/self-repair submit:*)"))
+    );
+    assert!(
+        plan.notes()
+            .iter()
+            .any(|n| n.contains("not /opt/fake/bin/self-repair"))
+    );
+    // Back on PATH: the full-path rules we added are dropped again.
+    project.install();
+    let allow = project.settings_json()["permissions"]["allow"].clone();
+    assert_eq!(allow.as_array().unwrap().len(), 7);
+}
+
+#[test]
+fn enabled_plugin_is_reported() {
+    let project =
+        Project::with_settings(r#"{"enabledPlugins": {"self-repair@self-repair": true}}"#);
+    let plan = project.plan().unwrap();
+    assert!(
+        plan.notes()
+            .iter()
+            .any(|n| n.contains("plugin is also enabled")),
+        "{:?}",
+        plan.notes()
+    );
+}
+
+#[test]
+fn user_scope_writes_home_settings_and_its_own_manifest() {
+    let home = Project::with_scope(self_repair_install::Scope::User);
+    home.install();
+    assert!(home.path(".claude/settings.json").is_file());
+    assert!(home.path(".claude/self-repair-install.json").is_file());
+    assert!(home.path(".claude/agents/triage-investigator.md").is_file());
+    assert!(home.path(".claude/skills/self-repair/SKILL.md").is_file());
+    assert!(!home.path(".self-repair").exists());
+    home.uninstall();
+    assert_eq!(home.tree(), Vec::<String>::new());
+}

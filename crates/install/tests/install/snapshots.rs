@@ -1,0 +1,41 @@
+//! What `install --dry-run` and `uninstall --dry-run` print.
+
+use crate::harness::{BUSY, Project, regex_escape};
+
+fn snapshot_settings(project: &Project) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(
+        &regex_escape(&project.root().display().to_string()),
+        "[PROJECT]",
+    );
+    settings
+}
+
+#[test]
+fn dry_run_on_empty_project() {
+    let project = Project::new();
+    let plan = project.plan().unwrap();
+    snapshot_settings(&project).bind(|| {
+        insta::assert_snapshot!(plan.render_diff());
+        insta::assert_snapshot!(plan.summary());
+    });
+}
+
+#[test]
+fn dry_run_on_busy_settings() {
+    let project = Project::with_settings(BUSY);
+    let plan = project.plan().unwrap();
+    snapshot_settings(&project).bind(|| {
+        insta::assert_snapshot!(plan.render_diff());
+    });
+}
+
+#[test]
+fn uninstall_dry_run_after_install_on_busy_settings() {
+    let project = Project::with_settings(BUSY);
+    project.install();
+    let plan = self_repair_install::plan_uninstall(project.root(), project.scope).unwrap();
+    snapshot_settings(&project).bind(|| {
+        insta::assert_snapshot!(plan.render_diff());
+    });
+}
