@@ -39,3 +39,10 @@ fn uninstall_dry_run_after_install_on_busy_settings() {
         insta::assert_snapshot!(plan.render_diff());
     });
 }
+
+#[test]
+fn manifest_after_install_on_hand_formatted_settings() {
+    let project = Project::with_settings(crate::harness::HAND_FORMATTED);
+    project.install();
+    insta::assert_snapshot!(project.read(".self-repair/install.json"));
+}
