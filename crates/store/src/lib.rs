@@ -1,1 +1,19 @@
-//! self-repair store (placeholder until built).
+//! The on-disk store: project and run folders, the run lock, the append-only journal, atomic
+//! state writes, and recovery.
+
+mod journal;
+mod project;
+mod run_dir;
+mod run_id;
+mod run_lock;
+mod state_format;
+mod store_error;
+mod write_atomic;
+
+pub use journal::{Journal, JournalTail};
+pub use project::{Project, STORE_DIR};
+pub use run_dir::{FoldReport, LOCK_TIMEOUT, Manifest, RunDir, write_json};
+pub use run_id::{check_run_id, is_safe_item_id};
+pub use run_lock::RunLock;
+pub use store_error::StoreError;
+pub use write_atomic::write_atomic;

@@ -1,0 +1,119 @@
+//! The append-only journal: every event of a run, one JSON object a line, in order.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use self_repair_engine::JournalEntry;
+
+use crate::StoreError;
+
+/// `journal.jsonl` of one run.
+#[derive(Debug, Clone)]
+pub struct Journal {
+    path: PathBuf,
+}
+
+/// Entries read from an offset, and where the next read starts.
+#[derive(Debug, Default)]
+pub struct JournalTail {
+    pub entries: Vec<JournalEntry>,
+    /// Byte offset just after the last complete line read.
+    pub end: u64,
+    /// Complete lines that did not parse (a torn write that a later append completed).
+    pub skipped: Vec<String>,
+}
+
+impl Journal {
+    /// The journal at `path` (created on first append).
+    pub fn new(path: PathBuf) -> Journal {
+        Journal { path }
+    }
+
+    /// Path of the file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends entries and syncs them to disk. Call with the run lock held. A torn last line
+    /// (a writer killed mid-line) is closed with a newline first, so it cannot swallow ours.
+    pub fn append(&self, entries: &[JournalEntry]) -> Result<u64, StoreError> {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(&self.path)
+            .map_err(StoreError::io("open journal", &self.path))?;
+        let len = file
+            .metadata()
+            .map_err(StoreError::io("stat journal", &self.path))?
+            .len();
+        let mut text = String::new();
+        if len > 0 && !ends_with_newline(&mut file, len)? {
+            text.push('\n');
+        }
+        for entry in entries {
+            let line = serde_json::to_string(entry).map_err(|e| StoreError::Io {
+                action: "encode journal entry for",
+                path: self.path.clone(),
+                source: std::io::Error::other(e),
+            })?;
+            text.push_str(&line);
+            text.push('\n');
+        }
+        file.write_all(text.as_bytes())
+            .map_err(StoreError::io("append to journal", &self.path))?;
+        file.sync_data()
+            .map_err(StoreError::io("sync journal", &self.path))?;
+        Ok(len + text.len() as u64)
+    }
+
+    /// Reads complete entries from `offset` on. A missing journal is empty.
+    pub fn read_from(&self, offset: u64) -> Result<JournalTail, StoreError> {
+        let mut file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(JournalTail {
+                    end: offset,
+                    ..JournalTail::default()
+                });
+            }
+            Err(e) => return Err(StoreError::io("open journal", &self.path)(e)),
+        };
+        file.seek(SeekFrom::Start(offset))
+            .map_err(StoreError::io("seek journal", &self.path))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(StoreError::io("read journal", &self.path))?;
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let mut tail = JournalTail {
+            end: offset + complete as u64,
+            ..JournalTail::default()
+        };
+        for line in bytes[..complete].split(|&b| b == b'\n') {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<JournalEntry>(line) {
+                Ok(entry) => tail.entries.push(entry),
+                Err(e) => tail.skipped.push(format!(
+                    "{}: skipped a journal line that does not parse ({e})",
+                    self.path.display()
+                )),
+            }
+        }
+        Ok(tail)
+    }
+}
+
+fn ends_with_newline(file: &mut File, len: u64) -> Result<bool, StoreError> {
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(len - 1))
+        .and_then(|_| file.read_exact(&mut last))
+        .map_err(|e| StoreError::Io {
+            action: "read journal end of",
+            path: PathBuf::new(),
+            source: e,
+        })?;
+    Ok(last[0] == b'\n')
+}

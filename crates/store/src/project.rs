@@ -1,0 +1,127 @@
+//! A project's `.self-repair/` folder: where it is, its runs, and which run is active.
+
+use std::path::{Path, PathBuf};
+
+use crate::{RunDir, StoreError, check_run_id, write_atomic};
+
+/// Name of the folder in the project root.
+pub const STORE_DIR: &str = ".self-repair";
+
+/// A project root that holds (or will hold) `.self-repair/`.
+#[derive(Debug, Clone)]
+pub struct Project {
+    root: PathBuf,
+}
+
+impl Project {
+    /// The project at exactly `root`.
+    pub fn at(root: PathBuf) -> Project {
+        Project { root }
+    }
+
+    /// The nearest folder at or above `start` that has `.self-repair/`.
+    pub fn find(start: &Path) -> Option<Project> {
+        start
+            .ancestors()
+            .find(|dir| dir.join(STORE_DIR).is_dir())
+            .map(|dir| Project::at(dir.to_path_buf()))
+    }
+
+    /// Where a new run goes: an existing `.self-repair/` above `start`, else the enclosing git
+    /// work tree, else `start` itself.
+    pub fn find_or_choose(start: &Path) -> Project {
+        Project::find(start).unwrap_or_else(|| {
+            let root = start
+                .ancestors()
+                .find(|dir| dir.join(".git").exists())
+                .unwrap_or(start);
+            Project::at(root.to_path_buf())
+        })
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `<root>/.self-repair`.
+    pub fn store_dir(&self) -> PathBuf {
+        self.root.join(STORE_DIR)
+    }
+
+    fn active_path(&self) -> PathBuf {
+        self.store_dir().join("active")
+    }
+
+    /// The active run's id, if any (a cheap read: this is the hook's hot path).
+    pub fn active_run_id(&self) -> Option<String> {
+        let text = std::fs::read_to_string(self.active_path()).ok()?;
+        let id = text.trim();
+        check_run_id(id).ok().map(|()| id.to_owned())
+    }
+
+    /// Makes `run` the project's active run.
+    pub fn set_active(&self, run: &str) -> Result<(), StoreError> {
+        check_run_id(run)?;
+        write_atomic(&self.active_path(), format!("{run}\n").as_bytes())
+    }
+
+    /// The run `id`, checked to exist.
+    pub fn run(&self, id: &str) -> Result<RunDir, StoreError> {
+        check_run_id(id)?;
+        let dir = RunDir::new(self.store_dir().join("runs").join(id));
+        if dir.exists() {
+            Ok(dir)
+        } else {
+            Err(StoreError::NoSuchRun(id.to_owned()))
+        }
+    }
+
+    /// The run `id`, or the active run when `id` is `None`.
+    pub fn run_or_active(&self, id: Option<&str>) -> Result<RunDir, StoreError> {
+        if let Some(id) = id {
+            return self.run(id);
+        }
+        let id = self
+            .active_run_id()
+            .ok_or_else(|| StoreError::NoActiveRun(self.root.clone()))?;
+        self.run(&id)
+    }
+
+    /// Creates the folder of a new run; fails if it exists.
+    pub fn create_run_dir(&self, id: &str) -> Result<RunDir, StoreError> {
+        check_run_id(id)?;
+        let runs = self.store_dir().join("runs");
+        std::fs::create_dir_all(&runs).map_err(StoreError::io("create", &runs))?;
+        let path = runs.join(id);
+        match std::fs::create_dir(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(StoreError::RunExists(id.to_owned()));
+            }
+            Err(e) => return Err(StoreError::io("create", &path)(e)),
+        }
+        let dir = RunDir::new(path);
+        let items = dir.items_dir();
+        std::fs::create_dir_all(&items).map_err(StoreError::io("create", &items))?;
+        Ok(dir)
+    }
+
+    /// Ids of every run, oldest first by name.
+    pub fn run_ids(&self) -> Result<Vec<String>, StoreError> {
+        let runs = self.store_dir().join("runs");
+        let entries = match std::fs::read_dir(&runs) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StoreError::io("list", &runs)(e)),
+        };
+        let mut ids: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|id| check_run_id(id).is_ok())
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+}

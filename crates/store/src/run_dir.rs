@@ -1,0 +1,248 @@
+//! One run's folder: state, journal, findings, item inputs and results, reports.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use self_repair_engine::{
+    ItemKind, JournalEntry, RunState, STATE_SCHEMA_VERSION, apply, item_input,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::state_format::to_shallow_pretty;
+use crate::{Journal, RunLock, StoreError, is_safe_item_id, write_atomic};
+
+/// How long a writer waits for the run lock before giving up.
+pub const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `run.json`: the few facts `submit` needs, so it never loads the whole state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub schema_version: u32,
+    pub run: String,
+    pub created_at: u64,
+    pub triage_items: u32,
+}
+
+/// What folding the journal did.
+#[derive(Debug, Default)]
+pub struct FoldReport {
+    pub applied: usize,
+    /// Lines that did not parse, with why (for stderr and `doctor`).
+    pub skipped: Vec<String>,
+}
+
+/// `.self-repair/runs/<id>/`.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    dir: PathBuf,
+}
+
+impl RunDir {
+    pub(crate) fn new(dir: PathBuf) -> RunDir {
+        RunDir { dir }
+    }
+
+    pub(crate) fn exists(&self) -> bool {
+        self.state_path().is_file() || self.manifest_path().is_file()
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The run id (the folder name).
+    pub fn id(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// `state.json`.
+    pub fn state_path(&self) -> PathBuf {
+        self.dir.join("state.json")
+    }
+
+    /// `state.initial.json`: the state as `start` created it; `doctor` replays the journal
+    /// over it.
+    pub fn initial_path(&self) -> PathBuf {
+        self.dir.join("state.initial.json")
+    }
+
+    /// `findings.json`: the normalized input.
+    pub fn findings_path(&self) -> PathBuf {
+        self.dir.join("findings.json")
+    }
+
+    /// `run.json`.
+    pub fn manifest_path(&self) -> PathBuf {
+        self.dir.join("run.json")
+    }
+
+    /// `items/`.
+    pub fn items_dir(&self) -> PathBuf {
+        self.dir.join("items")
+    }
+
+    /// The journal.
+    pub fn journal(&self) -> Journal {
+        Journal::new(self.dir.join("journal.jsonl"))
+    }
+
+    /// `items/<id>.<ext>`, for ids checked safe by the caller.
+    pub fn item_file(&self, id: &str, ext: &str) -> Option<PathBuf> {
+        is_safe_item_id(id).then(|| self.items_dir().join(format!("{id}.{ext}")))
+    }
+
+    /// Takes the run's exclusive lock.
+    pub fn lock(&self) -> Result<RunLock, StoreError> {
+        RunLock::acquire(&self.dir.join("lock"), LOCK_TIMEOUT)
+    }
+
+    /// Reads `run.json`.
+    pub fn manifest(&self) -> Result<Manifest, StoreError> {
+        let path = self.manifest_path();
+        let text = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
+        serde_json::from_slice(&text).map_err(|e| StoreError::CorruptState {
+            path: path.clone(),
+            reason: e.to_string(),
+            kept: path,
+        })
+    }
+
+    /// Writes a brand-new run: manifest, initial state, state, input files. Call once.
+    pub fn create(&self, state: &RunState) -> Result<(), StoreError> {
+        let manifest = Manifest {
+            schema_version: STATE_SCHEMA_VERSION,
+            run: state.run.clone(),
+            created_at: state.created_at,
+            triage_items: state.triage_items,
+        };
+        write_json(&self.manifest_path(), &manifest)?;
+        let bytes = encode(&self.initial_path(), state)?;
+        write_atomic(&self.initial_path(), &bytes)?;
+        write_atomic(&self.state_path(), &bytes)?;
+        self.write_inputs(state, 0)
+    }
+
+    /// Reads `state.json`. A file that does not parse is copied aside (`state.json.corrupt`)
+    /// and reported as [`StoreError::CorruptState`].
+    pub fn load_state(&self) -> Result<RunState, StoreError> {
+        let path = self.state_path();
+        let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
+        Self::decode_state(&path, &bytes)
+    }
+
+    fn decode_state(path: &Path, bytes: &[u8]) -> Result<RunState, StoreError> {
+        match serde_json::from_slice::<RunState>(bytes) {
+            Ok(state) if state.schema_version != STATE_SCHEMA_VERSION => {
+                Err(StoreError::SchemaVersion {
+                    path: path.to_path_buf(),
+                    found: state.schema_version,
+                    expected: STATE_SCHEMA_VERSION,
+                })
+            }
+            Ok(state) => Ok(state),
+            Err(e) => {
+                let kept = path.with_extension("json.corrupt");
+                std::fs::write(&kept, bytes).map_err(StoreError::io("keep a copy at", &kept))?;
+                Err(StoreError::CorruptState {
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                    kept,
+                })
+            }
+        }
+    }
+
+    /// Applies journal entries written since the state was saved (submissions from agents).
+    pub fn fold(&self, state: &mut RunState) -> Result<FoldReport, StoreError> {
+        let tail = self.journal().read_from(state.journal_offset)?;
+        let mut report = FoldReport {
+            applied: tail.entries.len(),
+            skipped: tail.skipped,
+        };
+        for entry in &tail.entries {
+            apply(state, entry);
+        }
+        state.journal_offset = tail.end;
+        report.applied = tail.entries.len();
+        Ok(report)
+    }
+
+    /// Appends events, applies them to `state`, and moves the fold offset past them.
+    pub fn record(
+        &self,
+        state: &mut RunState,
+        entries: &[JournalEntry],
+    ) -> Result<Vec<self_repair_engine::Outcome>, StoreError> {
+        let end = self.journal().append(entries)?;
+        let outcomes = entries.iter().map(|e| apply(state, e)).collect();
+        state.journal_offset = end;
+        Ok(outcomes)
+    }
+
+    /// Saves the state atomically and writes input files for items created since the state
+    /// had `items_before` items.
+    pub fn save_state(&self, state: &RunState, items_before: usize) -> Result<(), StoreError> {
+        let path = self.state_path();
+        let bytes = encode(&path, state)?;
+        write_atomic(&path, &bytes)?;
+        self.write_inputs(state, items_before)
+    }
+
+    /// Writes `items/<id>.input.json` for non-triage items from index `from` on: what `submit`
+    /// validates against without loading the run.
+    fn write_inputs(&self, state: &RunState, from: usize) -> Result<(), StoreError> {
+        for item in state.items.iter().skip(from) {
+            if item.kind == ItemKind::Triage {
+                continue;
+            }
+            if let Some(path) = self.item_file(&item.id, "input.json") {
+                write_json(&path, &item_input(state, item))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the state from `state.initial.json` and the whole journal (what `doctor`
+    /// does for a corrupt `state.json`).
+    pub fn rebuild(&self) -> Result<(RunState, FoldReport), StoreError> {
+        let path = self.initial_path();
+        let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
+        let mut state =
+            serde_json::from_slice::<RunState>(&bytes).map_err(|e| StoreError::CorruptState {
+                path: path.clone(),
+                reason: e.to_string(),
+                kept: path.clone(),
+            })?;
+        state.journal_offset = 0;
+        let report = self.fold(&mut state)?;
+        Ok((state, report))
+    }
+
+    /// Writes input files for every non-triage item (after a rebuild).
+    pub fn rewrite_inputs(&self, state: &RunState) -> Result<(), StoreError> {
+        self.write_inputs(state, state.triage_items as usize)
+    }
+}
+
+fn encode(path: &Path, state: &RunState) -> Result<Vec<u8>, StoreError> {
+    to_shallow_pretty(state).map_err(|e| StoreError::Io {
+        action: "encode",
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })
+}
+
+/// Writes any serializable value as pretty JSON, atomically.
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| StoreError::Io {
+        action: "encode",
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}

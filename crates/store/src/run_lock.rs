@@ -1,0 +1,51 @@
+//! The per-run exclusive lock: every writer of a run's journal or state holds it.
+
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use fs2::FileExt;
+
+use crate::StoreError;
+
+/// Held while alive; the OS releases it if the process dies.
+#[derive(Debug)]
+pub struct RunLock {
+    file: File,
+}
+
+impl RunLock {
+    /// Takes the lock at `path`, waiting up to `timeout`.
+    pub fn acquire(path: &Path, timeout: Duration) -> Result<RunLock, StoreError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(StoreError::io("open lock", path))?;
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(200);
+        loop {
+            match file.try_lock_exclusive() {
+                Ok(()) => return Ok(RunLock { file }),
+                Err(_) if start.elapsed() < timeout => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(20));
+                }
+                Err(_) => {
+                    return Err(StoreError::LockTimeout {
+                        path: PathBuf::from(path),
+                        secs: timeout.as_secs(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        // Closing the file releases the lock anyway; unlocking first is only politeness.
+        let _ = FileExt::unlock(&self.file);
+    }
+}

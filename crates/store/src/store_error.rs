@@ -1,0 +1,63 @@
+//! Errors of the on-disk store, each saying what to do next.
+
+use std::path::PathBuf;
+
+/// Anything that can go wrong reading or writing `.self-repair/`.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "no self-repair run here: no `.self-repair/` in {0} or above. Start one with `self-repair start FINDINGS.jsonl`"
+    )]
+    NoProject(PathBuf),
+    #[error("no active run in {0}; list runs with `self-repair runs`, or start one")]
+    NoActiveRun(PathBuf),
+    #[error("no run `{0}`; list runs with `self-repair runs`")]
+    NoSuchRun(String),
+    #[error(
+        "run id `{0}` is not a safe name: use 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit"
+    )]
+    BadRunId(String),
+    #[error("run `{0}` already exists; pick another `--run-id` or leave it out")]
+    RunExists(String),
+    #[error(
+        "the run state {path} is unreadable ({reason}); a copy was kept at {kept}. Run `self-repair doctor` to rebuild it from the journal"
+    )]
+    CorruptState {
+        path: PathBuf,
+        reason: String,
+        kept: PathBuf,
+    },
+    #[error(
+        "the run state {path} has schema_version {found}, this self-repair reads {expected}; use a matching self-repair version"
+    )]
+    SchemaVersion {
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
+    #[error(
+        "timed out after {secs} s waiting for the lock {path}; another self-repair is busy. Try again"
+    )]
+    LockTimeout { path: PathBuf, secs: u64 },
+}
+
+impl StoreError {
+    /// Wraps an I/O error with what was being done to which path.
+    pub fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> StoreError {
+        let path = path.into();
+        move |source| StoreError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}
