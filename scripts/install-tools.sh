@@ -28,7 +28,7 @@ for arg in "$@"; do
   case "$arg" in
     --print-env) print_env=1 ;;
     --force) force=1 ;;
-    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "install-tools: unknown argument '$arg' (use --print-env, --force or --help)" >&2; exit 2 ;;
   esac
 done
@@ -48,6 +48,7 @@ want_stamp="claude-code=$CLAUDE_VERSION backlog.md=$BACKLOG_VERSION rust-just=$J
 
 emit_env() {
   [[ $print_env -eq 1 ]] || return 0
+  # shellcheck disable=SC2016 # $PATH must stay literal for the caller's eval
   printf 'export PATH=%q:"$PATH"\n' "$bin_dir"
   printf 'export CLAUDE_BIN=%q\n' "$claude_bin"
   printf 'export BACKLOG_BIN=%q\n' "$backlog_bin"
@@ -131,7 +132,7 @@ if ! DISABLE_AUTOUPDATER=1 "$claude_bin" --version </dev/null >/dev/null 2>&1 &&
 fi
 
 # Offline checks: --version makes no model call.
-claude_out="$(DISABLE_AUTOUPDATER=1 "$claude_bin" --version </dev/null 2>&1)" ||
+claude_out="$(DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "$claude_bin" --version </dev/null 2>&1)" ||
   fail_verify "'claude --version' failed: $claude_out (is the optional dependency @anthropic-ai/claude-code-linux-x64 installed? npm must not run with --omit=optional or --ignore-scripts)"
 [[ "$claude_out" == "$CLAUDE_VERSION"* ]] ||
   fail_verify "'claude --version' printed '$claude_out', expected $CLAUDE_VERSION"
