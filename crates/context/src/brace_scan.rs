@@ -1,0 +1,144 @@
+//! The forward brace scan that finds enclosing items in `{ }` languages.
+
+use crate::enclosing_item::Declared;
+use crate::item_pattern::match_item;
+use crate::language::Language;
+
+/// The declarations enclosing 1-based `line` (which must exist), innermost first.
+pub(crate) fn enclosing_chain(language: Language, lines: &[String], line: u32) -> Vec<Declared> {
+    let target = line as usize;
+    let mut scanner = BraceScanner::new(language);
+    for (index, text) in lines[..target - 1].iter().enumerate() {
+        scanner.declare(text, index + 1);
+        scanner.count_braces(text);
+    }
+    let mut chain = Vec::new();
+    if !scanner.in_block_comment
+        && let Some(item) = scanner.match_declaration(&lines[target - 1])
+    {
+        chain.push(Declared { item, line });
+    }
+    if chain.is_empty() {
+        // The line lies inside a signature whose `{` has not come yet.
+        chain.extend(scanner.pending.take());
+    }
+    chain.extend(scanner.stack.into_iter().rev().flatten());
+    chain
+}
+
+/// State carried from line to line.
+struct BraceScanner {
+    language: Language,
+    /// Open `{`, each with the declaration it opened (if any).
+    stack: Vec<Option<Declared>>,
+    /// A declaration seen whose `{` has not come yet.
+    pending: Option<Declared>,
+    in_block_comment: bool,
+    /// `(` and `[` open, so a `;` inside them (Rust array types, C `for`) does not end a signature.
+    paren_depth: usize,
+}
+
+impl BraceScanner {
+    fn new(language: Language) -> BraceScanner {
+        BraceScanner {
+            language,
+            stack: Vec::new(),
+            pending: None,
+            in_block_comment: false,
+            paren_depth: 0,
+        }
+    }
+
+    fn inside_function(&self) -> bool {
+        self.stack
+            .iter()
+            .flatten()
+            .any(|declared| declared.item.kind.is_function())
+    }
+
+    fn match_declaration(&self, text: &str) -> Option<crate::item_pattern::ItemMatch> {
+        match_item(self.language, text.trim_start(), self.inside_function())
+    }
+
+    /// Records a declaration on this line, to be tagged onto the next `{`.
+    fn declare(&mut self, text: &str, number: usize) {
+        if self.in_block_comment {
+            return;
+        }
+        if let Some(item) = self.match_declaration(text) {
+            self.pending = Some(Declared {
+                item,
+                line: u32::try_from(number).unwrap_or(u32::MAX),
+            });
+            self.paren_depth = 0;
+        }
+    }
+
+    /// Pushes and pops braces outside strings, char literals and comments.
+    fn count_braces(&mut self, text: &str) {
+        let chars: Vec<char> = text.chars().collect();
+        let at = |index: usize| chars.get(index).copied();
+        let mut index = 0;
+        while index < chars.len() {
+            let character = chars[index];
+            if self.in_block_comment {
+                if character == '*' && at(index + 1) == Some('/') {
+                    self.in_block_comment = false;
+                    index += 1;
+                }
+                index += 1;
+                continue;
+            }
+            match character {
+                '/' if at(index + 1) == Some('/') => return,
+                '/' if at(index + 1) == Some('*') => {
+                    self.in_block_comment = true;
+                    index += 1;
+                }
+                '"' => index = skip_string(&chars, index, '"'),
+                '`' if self.language.backtick_strings() => index = skip_string(&chars, index, '`'),
+                '\'' if self.language.single_quote_strings() => {
+                    index = skip_string(&chars, index, '\'');
+                }
+                '\'' => index = skip_char_literal(&chars, index),
+                '(' | '[' => self.paren_depth += 1,
+                ')' | ']' => self.paren_depth = self.paren_depth.saturating_sub(1),
+                ';' if self.paren_depth == 0 => self.pending = None,
+                '{' => {
+                    self.stack.push(self.pending.take());
+                    self.paren_depth = 0;
+                }
+                '}' => {
+                    self.stack.pop();
+                }
+                _ => {}
+            }
+            index += 1;
+        }
+    }
+}
+
+/// The index of the closing `quote` of the string opening at `start` (or the last index).
+fn skip_string(chars: &[char], start: usize, quote: char) -> usize {
+    let mut index = start + 1;
+    while index < chars.len() {
+        match chars[index] {
+            '\\' => index += 2,
+            character if character == quote => return index,
+            _ => index += 1,
+        }
+    }
+    chars.len()
+}
+
+/// Past a char literal (`'{'`, `'\n'`, `'\u{7b}'`) opening at `start`; a lone `'` (a Rust
+/// lifetime) is left as is.
+fn skip_char_literal(chars: &[char], start: usize) -> usize {
+    match chars.get(start + 1) {
+        Some('\\') => (start + 2..chars.len().min(start + 12))
+            .find(|&index| chars[index] == '\'')
+            .unwrap_or(start),
+        Some(_) if chars.get(start + 2) == Some(&'\'') => start + 2,
+        _ => start,
+    }
+}

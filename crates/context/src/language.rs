@@ -1,0 +1,138 @@
+//! Which language family a file belongs to (by extension), and the code-fence tag to show it with.
+
+/// The families whose items [`crate::enclosing_item`] recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Language {
+    Rust,
+    Python,
+    Ruby,
+    /// JavaScript, TypeScript and PHP: `function`, `class`, methods, arrow functions.
+    JavaScript,
+    Go,
+    /// Java, C#, Kotlin, Scala, Swift, Groovy, Dart: classes and methods.
+    JavaLike,
+    /// C, C++, Objective-C: functions, classes, structs, namespaces.
+    CLike,
+}
+
+/// How a language delimits its blocks, which decides the scan used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BlockStyle {
+    /// `{ ... }`: scan forward, matching braces.
+    Braces,
+    /// Indentation: scan upward for a less indented item line.
+    Indentation,
+}
+
+impl Language {
+    /// The family of `rel_path`, by its extension (case-insensitive); `None` when unknown.
+    pub(crate) fn from_path(rel_path: &str) -> Option<Language> {
+        let extension = extension(rel_path)?;
+        let language = match extension.as_str() {
+            "rs" => Language::Rust,
+            "py" | "pyi" | "pyw" => Language::Python,
+            "rb" | "rake" => Language::Ruby,
+            "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" | "php" | "vue"
+            | "svelte" => Language::JavaScript,
+            "go" => Language::Go,
+            "java" | "cs" | "kt" | "kts" | "scala" | "swift" | "groovy" | "gradle" | "dart" => {
+                Language::JavaLike
+            }
+            "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp"
+            | "m" | "mm" => Language::CLike,
+            _ => return None,
+        };
+        Some(language)
+    }
+
+    /// How this language delimits blocks.
+    pub(crate) fn block_style(self) -> BlockStyle {
+        match self {
+            Language::Python | Language::Ruby => BlockStyle::Indentation,
+            _ => BlockStyle::Braces,
+        }
+    }
+
+    /// Whether `'` opens a string that may hold braces (JavaScript, PHP), rather than a char
+    /// literal or a Rust lifetime.
+    pub(crate) fn single_quote_strings(self) -> bool {
+        self == Language::JavaScript
+    }
+
+    /// Whether `` ` `` opens a string (JavaScript template literals, Go raw strings).
+    pub(crate) fn backtick_strings(self) -> bool {
+        matches!(self, Language::JavaScript | Language::Go)
+    }
+}
+
+/// The info string for a markdown code fence showing `rel_path` (`text` when unknown).
+pub(crate) fn fence_tag(rel_path: &str) -> &'static str {
+    let Some(extension) = extension(rel_path) else {
+        return "text";
+    };
+    match extension.as_str() {
+        "rs" => "rust",
+        "py" | "pyi" | "pyw" => "python",
+        "rb" | "rake" => "ruby",
+        "js" | "mjs" | "cjs" => "javascript",
+        "jsx" => "jsx",
+        "ts" | "mts" | "cts" => "typescript",
+        "tsx" => "tsx",
+        "php" => "php",
+        "vue" => "vue",
+        "svelte" => "svelte",
+        "go" => "go",
+        "java" => "java",
+        "cs" => "csharp",
+        "kt" | "kts" => "kotlin",
+        "scala" => "scala",
+        "swift" => "swift",
+        "groovy" | "gradle" => "groovy",
+        "dart" => "dart",
+        "c" | "h" => "c",
+        "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" => "cpp",
+        "m" | "mm" => "objectivec",
+        "sh" | "bash" => "bash",
+        "toml" => "toml",
+        "json" => "json",
+        "yaml" | "yml" => "yaml",
+        "md" => "markdown",
+        "html" | "htm" => "html",
+        "css" => "css",
+        "sql" => "sql",
+        _ => "text",
+    }
+}
+
+fn extension(rel_path: &str) -> Option<String> {
+    let file_name = rel_path.rsplit(['/', '\\']).next()?;
+    let (stem, extension) = file_name.rsplit_once('.')?;
+    if stem.is_empty() {
+        return None;
+    }
+    Some(extension.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_path_reads_the_extension_case_insensitively() {
+        assert_eq!(
+            Language::from_path("src/Main.JAVA"),
+            Some(Language::JavaLike)
+        );
+        assert_eq!(Language::from_path("a/b.tsx"), Some(Language::JavaScript));
+        assert_eq!(Language::from_path("x.py"), Some(Language::Python));
+        assert_eq!(Language::from_path("Makefile"), None);
+        assert_eq!(Language::from_path(".rs"), None);
+    }
+
+    #[test]
+    fn fence_tag_defaults_to_text() {
+        assert_eq!(fence_tag("src/lib.rs"), "rust");
+        assert_eq!(fence_tag("notes"), "text");
+        assert_eq!(fence_tag("data.bin"), "text");
+    }
+}
