@@ -65,3 +65,38 @@ pub struct Finding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<serde_json::Value>,
 }
+
+/// Where else an identical finding (same fingerprint) was reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Occurrence {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+}
+
+/// How a finding was decided before any agent ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Predecided {
+    pub verdict: crate::Verdict,
+    /// `known` (registry) or `rule`.
+    pub by: String,
+    /// Why: the registry entry's reason, or the rule's name.
+    pub reason: String,
+}
+
+/// One entry of a run's `findings.json`: a unique finding, its fingerprint and every place it
+/// was reported, and what happens to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FindingRecord {
+    pub fingerprint: String,
+    pub finding: Finding,
+    /// Every report of it, the first one included.
+    pub occurrences: Vec<Occurrence>,
+    /// The triage item investigating it, when one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predecided: Option<Predecided>,
+}

@@ -14,6 +14,7 @@ mod phase;
 mod route;
 mod run_state;
 mod schema;
+mod stable_hash;
 mod submission;
 mod tier;
 pub mod timestamp;
@@ -25,7 +26,7 @@ pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, THEN};
 pub use event::{Event, JournalEntry, StopEvent};
-pub use finding::{Finding, Level};
+pub use finding::{Finding, FindingRecord, Level, Occurrence, Predecided};
 pub use item::{ItemKind, ItemStatus, Verdict, WorkItem};
 pub use phase::Phase;
 pub use route::{ROUTES, Route, default_route, route, route_names};
@@ -34,6 +35,7 @@ pub use run_state::{
     STATE_SCHEMA_VERSION, TaskRecord,
 };
 pub use schema::{Field, Pattern, Schema};
+pub use stable_hash::StableHash;
 pub use submission::{
     AggregateGroup, AggregateResult, ItemInput, Rejection, Submission, TaskDraft, TriageResult,
     output_schema, parse_submission, parse_value,

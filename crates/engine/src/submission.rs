@@ -50,7 +50,7 @@ pub struct AggregateGroup {
 }
 
 /// What the task writer produces; finalize renders it as a Backlog.md task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskDraft {
     pub title: String,
     pub description: String,

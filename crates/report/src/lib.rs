@@ -1,1 +1,14 @@
-//! self-repair report (placeholder until built).
+//! Outputs of a run: Backlog.md task files (idempotent by group fingerprint), `report.json`
+//! and `report.md`.
+
+mod backlog;
+mod backlog_task;
+mod report_error;
+mod run_report;
+
+pub use backlog::{Backlog, ExistingTask, TaskToWrite};
+pub use backlog_task::{BacklogTask, GROUP_MARKER, sanitize_title};
+pub use report_error::ReportError;
+pub use run_report::{
+    FindingOutcome, GroupOutcome, PhaseCost, QuarantinedItem, REPORT_SCHEMA_VERSION, RunReport,
+};

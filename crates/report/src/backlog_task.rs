@@ -1,0 +1,143 @@
+//! One Backlog.md task file, written the way `backlog task create` (1.52) writes it.
+
+use self_repair_engine::{TaskDraft, timestamp};
+
+/// The marker that ties a task to the root-cause group it came from; kept by the backlog CLI
+/// on read and edit because it sits inside the description.
+pub const GROUP_MARKER: &str = "<!-- self-repair:group=";
+
+/// A task ready to render.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BacklogTask {
+    pub number: u64,
+    pub draft: TaskDraft,
+    /// Unix seconds.
+    pub created: u64,
+    /// Stable fingerprint of the group's findings.
+    pub group_fingerprint: String,
+    /// Lines appended to the description (finding locations, run reference).
+    pub footer: String,
+}
+
+impl BacklogTask {
+    /// `task-N - Sanitized-Title.md`, with the CLI's sanitizer and a length cap the CLI lacks.
+    pub fn file_name(&self) -> String {
+        format!(
+            "task-{} - {}.md",
+            self.number,
+            sanitize_title(&self.draft.title)
+        )
+    }
+
+    /// The file's text.
+    pub fn render(&self) -> String {
+        let quote = |s: &str| serde_json::Value::String(s.to_owned()).to_string();
+        let mut labels = self.draft.labels.clone();
+        if !labels.iter().any(|l| l == "self-repair") {
+            labels.insert(0, "self-repair".to_owned());
+        }
+        let mut out = String::new();
+        out.push_str("---\n");
+        out.push_str(&format!("id: TASK-{}\n", self.number));
+        out.push_str(&format!("title: {}\n", quote(self.draft.title.trim())));
+        out.push_str("status: To Do\nassignee: []\n");
+        out.push_str(&format!(
+            "created_date: '{}'\n",
+            timestamp::backlog_date(self.created)
+        ));
+        out.push_str("labels:\n");
+        for label in &labels {
+            out.push_str(&format!("  - {}\n", quote(label)));
+        }
+        out.push_str("dependencies: []\n");
+        if let Some(priority) = &self.draft.priority {
+            out.push_str(&format!("priority: {priority}\n"));
+        }
+        out.push_str("---\n\n## Description\n\n<!-- SECTION:DESCRIPTION:BEGIN -->\n");
+        out.push_str(self.draft.description.trim());
+        out.push_str("\n\n");
+        if !self.footer.trim().is_empty() {
+            out.push_str(self.footer.trim());
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!("{GROUP_MARKER}{} -->\n", self.group_fingerprint));
+        out.push_str(
+            "<!-- SECTION:DESCRIPTION:END -->\n\n## Acceptance Criteria\n<!-- AC:BEGIN -->\n",
+        );
+        for (i, criterion) in self.draft.acceptance_criteria.iter().enumerate() {
+            let one_line = criterion.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push_str(&format!("- [ ] #{} {one_line}\n", i + 1));
+        }
+        out.push_str("<!-- AC:END -->\n");
+        out
+    }
+}
+
+/// Longest sanitized title in a file name, in bytes (a name component may not exceed 255).
+const MAX_NAME_BYTES: usize = 180;
+
+/// The backlog CLI's `sanitizeFilename`, capped at a char boundary.
+pub fn sanitize_title(title: &str) -> String {
+    let mut out = String::with_capacity(title.len());
+    let mut last_dash = false;
+    for c in title.chars() {
+        let mapped = match c {
+            '<' | '>' | ':' | '"' | '/' | '\\' | '|' | '?' | '*' => Some('-'),
+            '\'' | '(' | ')' | ',' | '!' | '@' | '#' | '$' | '%' | '^' | '&' | '+' | '=' | '['
+            | ']' | '{' | '}' | ';' => None,
+            c if c.is_whitespace() => Some('-'),
+            c => Some(c),
+        };
+        if let Some(c) = mapped {
+            if c == '-' {
+                if last_dash {
+                    continue;
+                }
+                last_dash = true;
+            } else {
+                last_dash = false;
+            }
+            out.push(c);
+        }
+    }
+    let mut trimmed = out.trim_matches('-').to_owned();
+    if trimmed.len() > MAX_NAME_BYTES {
+        let mut cut = MAX_NAME_BYTES;
+        while !trimmed.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        trimmed.truncate(cut);
+        let end = trimmed.trim_end_matches('-').len();
+        trimmed.truncate(end);
+    }
+    if trimmed.is_empty() {
+        "untitled".to_owned()
+    } else {
+        trimmed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitizer_matches_the_backlog_cli() {
+        // Pairs measured on backlog.md 1.52 (reference/backlog-format.md).
+        assert_eq!(
+            sanitize_title("Fix a/b: \"quoted\" #42 issue"),
+            "Fix-a-b-quoted-42-issue"
+        );
+        assert_eq!(sanitize_title("  spaced   out  "), "spaced-out");
+        assert_eq!(
+            sanitize_title("[bracket] (paren) {brace} `tick` ~tilde ^caret !bang"),
+            "bracket-paren-brace-`tick`-~tilde-caret-bang"
+        );
+        assert_eq!(
+            sanitize_title("back\\slash <angle> ... dot. end."),
+            "back-slash-angle-...-dot.-end."
+        );
+        assert_eq!(sanitize_title("!!!"), "untitled");
+        assert!(sanitize_title(&"é".repeat(300)).len() <= MAX_NAME_BYTES);
+    }
+}

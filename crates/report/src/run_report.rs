@@ -1,0 +1,283 @@
+//! `report.json` (versioned) and `report.md`: every finding's verdict, groups, tasks,
+//! quarantined items, and agent launches per phase.
+
+use std::collections::{BTreeMap, HashMap};
+
+use self_repair_engine::{
+    FindingRecord, ItemStatus, Phase, RunState, TaskRecord, TriageResult, timestamp,
+};
+use serde::Serialize;
+
+/// Version of the `report.json` layout.
+pub const REPORT_SCHEMA_VERSION: u32 = 1;
+
+/// One finding's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingOutcome {
+    pub fingerprint: String,
+    pub tool: String,
+    pub rule_id: String,
+    pub level: String,
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    pub message: String,
+    pub occurrences: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    /// `agent`, `known`, `rule`, or `none` when the item was quarantined.
+    pub decided_by: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_cause: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// A group and its task.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupOutcome {
+    pub id: String,
+    pub label: String,
+    pub root_cause: String,
+    pub findings: usize,
+    pub planned: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskRecord>,
+}
+
+/// An item that exhausted its tiers or lost its inputs.
+#[derive(Debug, Clone, Serialize)]
+pub struct QuarantinedItem {
+    pub item: String,
+    pub kind: String,
+    pub errors: Vec<String>,
+}
+
+/// Agent launches of one phase.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PhaseCost {
+    pub items: u32,
+    pub launches: u32,
+    pub failed_attempts: u32,
+    /// Launches by the tier the item ended on.
+    pub by_tier: BTreeMap<String, u32>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub schema_version: u32,
+    pub run: String,
+    pub created_at: String,
+    pub status: String,
+    pub summary: String,
+    pub intake: self_repair_engine::Intake,
+    pub verdicts: BTreeMap<String, u32>,
+    pub findings: Vec<FindingOutcome>,
+    pub groups: Vec<GroupOutcome>,
+    pub tasks: Vec<TaskRecord>,
+    pub quarantined: Vec<QuarantinedItem>,
+    pub cost: BTreeMap<String, PhaseCost>,
+}
+
+impl RunReport {
+    /// Builds the report from the final state, the findings and the triage results by item id.
+    pub fn build(
+        state: &RunState,
+        findings: &[FindingRecord],
+        triage: &HashMap<String, TriageResult>,
+    ) -> RunReport {
+        let group_of: HashMap<&str, &str> = state
+            .groups
+            .iter()
+            .flat_map(|g| g.members.iter().map(move |m| (m.as_str(), g.id.as_str())))
+            .collect();
+        let mut verdicts: BTreeMap<String, u32> = BTreeMap::new();
+        let outcomes: Vec<FindingOutcome> = findings
+            .iter()
+            .map(|record| {
+                let f = &record.finding;
+                let result = record.item.as_ref().and_then(|id| triage.get(id));
+                let (decided_by, verdict, root_cause, reason) = match (&record.predecided, result) {
+                    (Some(p), _) => (
+                        p.by.clone(),
+                        Some(p.verdict.as_str().to_owned()),
+                        None,
+                        Some(p.reason.clone()),
+                    ),
+                    (None, Some(r)) => (
+                        "agent".to_owned(),
+                        Some(r.verdict.as_str().to_owned()),
+                        Some(r.root_cause.clone()),
+                        Some(r.reason.clone()),
+                    ),
+                    (None, None) => ("none".to_owned(), None, None, None),
+                };
+                *verdicts
+                    .entry(verdict.clone().unwrap_or_else(|| "undecided".to_owned()))
+                    .or_default() += 1;
+                FindingOutcome {
+                    fingerprint: record.fingerprint.clone(),
+                    tool: f.tool.clone(),
+                    rule_id: f.rule_id.clone(),
+                    level: f.level.as_str().to_owned(),
+                    path: f.path.clone(),
+                    line: f.line,
+                    message: f.message.clone(),
+                    occurrences: record.occurrences.len(),
+                    item: record.item.clone(),
+                    decided_by,
+                    verdict,
+                    root_cause,
+                    reason,
+                    group: record
+                        .item
+                        .as_deref()
+                        .and_then(|id| group_of.get(id))
+                        .map(|g| (*g).to_owned()),
+                }
+            })
+            .collect();
+        let groups = state
+            .groups
+            .iter()
+            .map(|g| GroupOutcome {
+                id: g.id.clone(),
+                label: g.label.clone(),
+                root_cause: g.root_cause.clone(),
+                findings: g.members.len(),
+                planned: g.planned,
+                task: state.tasks.iter().find(|t| t.group == g.id).cloned(),
+            })
+            .collect();
+        let quarantined = state
+            .items
+            .iter()
+            .filter(|i| i.status == ItemStatus::Quarantined)
+            .map(|i| QuarantinedItem {
+                item: i.id.clone(),
+                kind: i.kind.as_str().to_owned(),
+                errors: i.errors.clone(),
+            })
+            .collect();
+        let mut cost: BTreeMap<String, PhaseCost> = BTreeMap::new();
+        for item in &state.items {
+            let phase = cost
+                .entry(item.kind.phase().as_str().to_owned())
+                .or_default();
+            phase.items += 1;
+            phase.launches += item
+                .dispatches
+                .max(u32::from(item.status == ItemStatus::Done));
+            phase.failed_attempts += item.attempts;
+            *phase
+                .by_tier
+                .entry(item.tier.as_str().to_owned())
+                .or_default() += 1;
+        }
+        RunReport {
+            schema_version: REPORT_SCHEMA_VERSION,
+            run: state.run.clone(),
+            created_at: timestamp::rfc3339(state.created_at),
+            status: state.status.as_str().to_owned(),
+            summary: self_repair_engine::summary(state),
+            intake: state.intake.clone(),
+            verdicts,
+            findings: outcomes,
+            groups,
+            tasks: state.tasks.clone(),
+            quarantined,
+            cost,
+        }
+    }
+
+    /// `report.md`.
+    pub fn render_markdown(&self) -> String {
+        let mut out = format!("# self-repair run {}\n\n{}\n\n", self.run, self.summary);
+        out.push_str(&format!(
+            "Started {}. {} findings read, {} unique; {} decided by the known registry, {} by \
+             rules, {} investigated by agents.\n\n",
+            self.created_at,
+            self.intake.findings,
+            self.intake.unique,
+            self.intake.known,
+            self.intake.rules,
+            self.intake.routed
+        ));
+        out.push_str("## Verdicts\n\n| verdict | findings |\n|---|---|\n");
+        for (verdict, n) in &self.verdicts {
+            out.push_str(&format!("| {verdict} | {n} |\n"));
+        }
+        out.push_str("\n## Groups and tasks\n\n");
+        if self.groups.is_empty() {
+            out.push_str("No real findings: nothing to plan.\n");
+        } else {
+            out.push_str("| group | root cause | findings | task |\n|---|---|---|---|\n");
+            for g in &self.groups {
+                let task = match (&g.task, g.planned) {
+                    (Some(t), _) if t.existing => format!("{} (existed)", t.task_id),
+                    (Some(t), _) => format!("{} `{}`", t.task_id, t.file),
+                    (None, false) => "below min_group_size".to_owned(),
+                    (None, true) => "no task (planning failed)".to_owned(),
+                };
+                out.push_str(&format!(
+                    "| {} | {} | {} | {task} |\n",
+                    g.id,
+                    cell(&g.label),
+                    g.findings
+                ));
+            }
+        }
+        if !self.quarantined.is_empty() {
+            out.push_str("\n## Quarantined items\n\n");
+            for q in &self.quarantined {
+                out.push_str(&format!(
+                    "- `{}` ({}): {}\n",
+                    q.item,
+                    q.kind,
+                    q.errors.last().map_or("", String::as_str)
+                ));
+            }
+        }
+        out.push_str("\n## Agents per phase\n\n| phase | items | launches | failed attempts | final tiers |\n|---|---|---|---|---|\n");
+        for phase in Phase::ALL {
+            if let Some(c) = self.cost.get(phase.as_str()) {
+                let tiers: Vec<String> =
+                    c.by_tier.iter().map(|(t, n)| format!("{t} {n}")).collect();
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} | {} |\n",
+                    phase.as_str(),
+                    c.items,
+                    c.launches,
+                    c.failed_attempts,
+                    tiers.join(", ")
+                ));
+            }
+        }
+        out.push_str("\n## Findings\n\n| finding | location | verdict | by | group |\n|---|---|---|---|---|\n");
+        for f in &self.findings {
+            let location = f
+                .line
+                .map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+            out.push_str(&format!(
+                "| {} {} | `{}` | {} | {} | {} |\n",
+                f.tool,
+                cell(&f.rule_id),
+                cell(&location),
+                f.verdict.as_deref().unwrap_or("-"),
+                f.decided_by,
+                f.group.as_deref().unwrap_or("-")
+            ));
+        }
+        out
+    }
+}
+
+/// Text safe inside a markdown table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
