@@ -1,1 +1,27 @@
-//! self-repair ingest (placeholder until built).
+//! Turns what analyzers print (SARIF, clippy streams, Ruff, `ESLint`, knip, vulture, Bandit,
+//! ts-prune, generic JSONL) into `Finding`s with project-relative paths, and fingerprints
+//! them so a finding is recognised again after unrelated edits.
+
+mod fingerprint;
+mod format;
+mod formats;
+mod ingest_error;
+mod ingest_options;
+mod json_document;
+mod parse;
+mod parsed;
+mod path_resolver;
+mod sniff;
+mod source_lines;
+mod symbol_hint;
+
+#[cfg(test)]
+mod fixture_tests;
+
+pub use fingerprint::{fingerprint, fingerprint_all};
+pub use format::Format;
+pub use ingest_error::{IngestError, PathRefusal};
+pub use ingest_options::IngestOptions;
+pub use parse::parse;
+pub use parsed::Parsed;
+pub use source_lines::SourceLines;

@@ -1,0 +1,203 @@
+//! `cargo clippy --message-format=json` (and `cargo build`/`check`) streams → findings.
+//!
+//! The stream mixes `compiler-artifact`, `build-script-executed`, `build-finished` and
+//! `compiler-message` lines; only diagnostics in `compiler-message` lines are findings, and of
+//! those not the ones without a primary span (summaries such as "3 warnings emitted" have no
+//! code and no spans). The primary span gives
+//! the location (following macro expansions back to the call site when the span is inside a
+//! macro); `message.code.code` is the rule (`clippy::len_zero`, `dead_code`, `E0425`).
+//! `tool` is `clippy` for `clippy::` lints and `rustc` for the compiler's own. cargo repeats a
+//! diagnostic once per target that compiles the file; exact repeats are dropped.
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use self_repair_engine::{Finding, Level};
+
+use crate::format::Format;
+use crate::ingest_error::IngestError;
+use crate::json_document::without_position;
+use crate::path_resolver::PathResolver;
+use crate::symbol_hint::infer_symbol;
+
+/// The shape of a line, for error messages.
+pub(crate) const EXPECTED: &str = r#"the stdout of `cargo clippy --message-format=json`: one JSON object a line, each with a "reason" ("compiler-message" lines carry a rustc diagnostic in "message"); capture stdout only, not stderr"#;
+
+/// Prefix of the child note that carries a lint's documentation link.
+const MORE_INFO: &str = "for further information visit ";
+
+/// One line of the stream; only what findings need.
+#[derive(Debug, Deserialize)]
+struct StreamLine {
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    message: Option<Diagnostic>,
+}
+
+/// A rustc diagnostic.
+#[derive(Debug, Deserialize)]
+struct Diagnostic {
+    message: String,
+    #[serde(default)]
+    code: Option<DiagnosticCode>,
+    #[serde(default)]
+    level: String,
+    #[serde(default)]
+    spans: Vec<Span>,
+    #[serde(default)]
+    children: Vec<Diagnostic>,
+    #[serde(default)]
+    rendered: Option<String>,
+}
+
+/// `message.code`.
+#[derive(Debug, Deserialize)]
+struct DiagnosticCode {
+    code: String,
+}
+
+/// A source span (1-based lines and columns, `column_end` exclusive).
+#[derive(Debug, Deserialize)]
+struct Span {
+    file_name: String,
+    line_start: u32,
+    line_end: u32,
+    column_start: u32,
+    column_end: u32,
+    #[serde(default)]
+    is_primary: bool,
+    #[serde(default)]
+    expansion: Option<Box<Expansion>>,
+}
+
+/// Where a macro-generated span came from.
+#[derive(Debug, Deserialize)]
+struct Expansion {
+    span: Span,
+}
+
+/// Reads a cargo JSON message stream.
+pub(crate) fn parse_clippy(text: &str, paths: &PathResolver) -> Result<Vec<Finding>, IngestError> {
+    let mut findings = Vec::new();
+    let mut seen = HashSet::new();
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |problem: String| IngestError::BadLine {
+            input: paths.input().to_owned(),
+            format: Format::Clippy,
+            line: number,
+            problem,
+            expected: EXPECTED,
+        };
+        let parsed: StreamLine =
+            serde_json::from_str(line).map_err(|error| bad(without_position(&error)))?;
+        if parsed.reason.as_deref() != Some("compiler-message") {
+            continue;
+        }
+        let Some(diagnostic) = parsed.message else {
+            return Err(bad("a compiler-message line without `message`".to_owned()));
+        };
+        // Summaries ("3 warnings emitted", "aborting due to ...") have no primary span.
+        let Some(span) = primary_span(&diagnostic.spans) else {
+            continue;
+        };
+        let rule_id = diagnostic
+            .code
+            .as_ref()
+            .map_or_else(|| "unknown".to_owned(), |code| code.code.clone());
+        let tool = if rule_id.starts_with("clippy::") {
+            "clippy"
+        } else {
+            "rustc"
+        };
+        let path = paths.resolve_path(&span.file_name, || format!("line {number}"))?;
+        let key = (
+            path.clone(),
+            span.line_start,
+            span.column_start,
+            rule_id.clone(),
+            diagnostic.message.clone(),
+        );
+        if !seen.insert(key) {
+            continue;
+        }
+        let symbol = infer_symbol(tool, &rule_id, &diagnostic.message);
+        findings.push(Finding {
+            tool: tool.to_owned(),
+            level: level_of(&diagnostic.level),
+            help_uri: help_uri(&diagnostic),
+            line: Some(span.line_start),
+            column: Some(span.column_start),
+            end_line: Some(span.line_end),
+            end_column: Some(span.column_end),
+            raw: diagnostic
+                .rendered
+                .as_ref()
+                .map(|rendered| json!({ "rendered": rendered })),
+            message: diagnostic.message,
+            rule_id,
+            path,
+            symbol,
+        });
+    }
+    Ok(findings)
+}
+
+/// The primary span, moved out of macro internals (`<...>` file names) to the call site.
+fn primary_span(spans: &[Span]) -> Option<&Span> {
+    let mut span = spans.iter().find(|span| span.is_primary)?;
+    while span.file_name.starts_with('<') {
+        span = &span.expansion.as_ref()?.span;
+    }
+    Some(span)
+}
+
+fn level_of(level: &str) -> Level {
+    match level {
+        "error" | "error: internal compiler error" => Level::Error,
+        "warning" => Level::Warning,
+        _ => Level::Note,
+    }
+}
+
+/// The lint's documentation link from a "for further information visit URL" child.
+fn help_uri(diagnostic: &Diagnostic) -> Option<String> {
+    diagnostic.children.iter().find_map(|child| {
+        let url = child.message.strip_prefix(MORE_INFO)?;
+        Some(url.trim().to_owned())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest_options::IngestOptions;
+
+    #[test]
+    fn spans_inside_macros_move_to_the_call_site() -> Result<(), IngestError> {
+        let line = r#"{"reason":"compiler-message","message":{"message":"m","level":"warning","code":{"code":"unused_must_use"},"spans":[{"file_name":"<macros>","line_start":1,"line_end":1,"column_start":1,"column_end":2,"is_primary":true,"expansion":{"span":{"file_name":"src/lib.rs","line_start":7,"line_end":7,"column_start":5,"column_end":9,"is_primary":false}}}]}}"#;
+        let options = IngestOptions::new("c.jsonl", "/proj");
+        let findings = parse_clippy(line, &PathResolver::new(&options))?;
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].path, "src/lib.rs");
+        assert_eq!(findings[0].line, Some(7));
+        assert_eq!(findings[0].tool, "rustc");
+        Ok(())
+    }
+
+    #[test]
+    fn repeated_diagnostics_from_several_targets_count_once() -> Result<(), IngestError> {
+        let line = r#"{"reason":"compiler-message","message":{"message":"m","level":"warning","code":{"code":"clippy::x"},"spans":[{"file_name":"src/lib.rs","line_start":1,"line_end":1,"column_start":1,"column_end":2,"is_primary":true}]}}"#;
+        let text = format!("{line}\n{line}\n");
+        let options = IngestOptions::new("c.jsonl", "/proj");
+        let findings = parse_clippy(&text, &PathResolver::new(&options))?;
+        assert_eq!(findings.len(), 1);
+        Ok(())
+    }
+}

@@ -1,0 +1,99 @@
+//! `eslint -f json` → findings.
+//!
+//! `ESLint` prints absolute `filePath`s and `severity` 1 (warn) or 2 (error); a file that failed
+//! to parse has a message with `ruleId: null` and `fatal: true` (rule id `parse-error` here).
+//! Core rules (ids without `/` or `@`) get their documentation link.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use self_repair_engine::{Finding, Level};
+
+use crate::format::Format;
+use crate::formats::borrowed_text::Text;
+use crate::ingest_error::IngestError;
+use crate::json_document::parse_document;
+use crate::path_resolver::PathResolver;
+use crate::symbol_hint::infer_symbol;
+
+/// The shape `ESLint` JSON must have, for error messages.
+pub(crate) const EXPECTED: &str = r#"the output of `eslint -f json`: an array of {"filePath":"/abs/src/a.js","messages":[{"ruleId":"no-var","severity":1,"message":"...","line":1,"column":1,"endLine":1,"endColumn":11}]}"#;
+
+/// One file's results.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FileResult<'a> {
+    #[serde(borrow)]
+    file_path: Text<'a>,
+    #[serde(default, borrow)]
+    messages: Vec<LintMessage<'a>>,
+}
+
+/// One `ESLint` message.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LintMessage<'a> {
+    #[serde(default, borrow)]
+    rule_id: Option<Text<'a>>,
+    #[serde(default)]
+    severity: u8,
+    #[serde(borrow)]
+    message: Text<'a>,
+    #[serde(default)]
+    line: Option<u32>,
+    #[serde(default)]
+    column: Option<u32>,
+    #[serde(default)]
+    end_line: Option<u32>,
+    #[serde(default)]
+    end_column: Option<u32>,
+    #[serde(default)]
+    fatal: bool,
+    #[serde(default, borrow)]
+    message_id: Option<Text<'a>>,
+}
+
+/// Reads `ESLint`'s JSON output.
+pub(crate) fn parse_eslint(text: &str, paths: &PathResolver) -> Result<Vec<Finding>, IngestError> {
+    let files: Vec<FileResult<'_>> = parse_document(text, Format::Eslint, paths.input(), EXPECTED)?;
+    let mut findings = Vec::new();
+    for (file_index, file) in files.iter().enumerate() {
+        if file.messages.is_empty() {
+            continue;
+        }
+        let path = paths.resolve_path(&file.file_path, || format!("[{file_index}].filePath"))?;
+        for message in &file.messages {
+            let rule_id = match (&message.rule_id, message.fatal) {
+                (Some(rule), _) => rule.to_string(),
+                (None, true) => "parse-error".to_owned(),
+                (None, false) => "unknown".to_owned(),
+            };
+            let level = match message.severity {
+                2 => Level::Error,
+                1 => Level::Warning,
+                _ => Level::Note,
+            };
+            let help_uri =
+                (message.rule_id.is_some() && !rule_id.contains('/') && !rule_id.starts_with('@'))
+                    .then(|| format!("https://eslint.org/docs/latest/rules/{rule_id}"));
+            findings.push(Finding {
+                tool: "eslint".to_owned(),
+                symbol: infer_symbol("eslint", &rule_id, &message.message),
+                level,
+                message: message.message.to_string(),
+                path: path.clone(),
+                line: message.line,
+                column: message.column,
+                end_line: message.end_line,
+                end_column: message.end_column,
+                help_uri,
+                raw: message
+                    .message_id
+                    .as_ref()
+                    .map(|id| json!({ "messageId": &**id })),
+                rule_id,
+            });
+        }
+    }
+    Ok(findings)
+}

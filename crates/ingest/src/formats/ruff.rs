@@ -1,0 +1,95 @@
+//! `ruff check --output-format json` → findings.
+//!
+//! Ruff prints absolute file names (strip them with the project root or `--base`), 1-based
+//! rows and columns with an exclusive end column, `code: null` for syntax errors, and since
+//! 0.15 a `severity`; older versions have none and report everything as an error (as their
+//! SARIF does). The symbol comes from the message for rules that name one (`F401` → `os`), the
+//! same way as for Ruff's SARIF, so both outputs of one run fingerprint alike.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use self_repair_engine::{Finding, Level};
+
+use crate::format::Format;
+use crate::formats::borrowed_text::Text;
+use crate::ingest_error::IngestError;
+use crate::json_document::parse_document;
+use crate::path_resolver::PathResolver;
+use crate::symbol_hint::infer_symbol;
+
+/// The shape Ruff JSON must have, for error messages.
+pub(crate) const EXPECTED: &str = r#"the output of `ruff check --output-format json`: an array of {"code":"F401","message":"...","filename":"/abs/src/a.py","location":{"row":1,"column":8},"end_location":{"row":1,"column":10},"url":"...","severity":"error"}"#;
+
+/// One Ruff diagnostic.
+#[derive(Debug, Deserialize)]
+struct RuffDiagnostic<'a> {
+    #[serde(default, borrow)]
+    code: Option<Text<'a>>,
+    #[serde(borrow)]
+    message: Text<'a>,
+    #[serde(borrow)]
+    filename: Text<'a>,
+    #[serde(default)]
+    location: Option<RuffLocation>,
+    #[serde(default)]
+    end_location: Option<RuffLocation>,
+    #[serde(default, borrow)]
+    url: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    name: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    severity: Option<Text<'a>>,
+    #[serde(default)]
+    fix: Option<Value>,
+}
+
+/// A 1-based row and column.
+#[derive(Debug, Deserialize)]
+struct RuffLocation {
+    row: u32,
+    column: u32,
+}
+
+/// Reads Ruff's JSON output.
+pub(crate) fn parse_ruff(text: &str, paths: &PathResolver) -> Result<Vec<Finding>, IngestError> {
+    let diagnostics: Vec<RuffDiagnostic<'_>> =
+        parse_document(text, Format::Ruff, paths.input(), EXPECTED)?;
+    let mut findings = Vec::with_capacity(diagnostics.len());
+    for (index, diagnostic) in diagnostics.into_iter().enumerate() {
+        let path = paths.resolve_path(&diagnostic.filename, || format!("[{index}].filename"))?;
+        let rule_id = diagnostic
+            .code
+            .as_deref()
+            .unwrap_or("syntax-error")
+            .to_owned();
+        let level = match diagnostic.severity.as_deref() {
+            Some("warning") => Level::Warning,
+            Some("info" | "note") => Level::Note,
+            _ => Level::Error,
+        };
+        let mut raw = serde_json::Map::new();
+        if let Some(name) = &diagnostic.name {
+            raw.insert("name".to_owned(), json!(&**name));
+        }
+        if let Some(fix) = diagnostic.fix.filter(|fix| !fix.is_null()) {
+            raw.insert("fix".to_owned(), fix);
+        }
+        let message = diagnostic.message.0.into_owned();
+        findings.push(Finding {
+            tool: "ruff".to_owned(),
+            symbol: infer_symbol("ruff", &rule_id, &message),
+            level,
+            line: diagnostic.location.as_ref().map(|l| l.row),
+            column: diagnostic.location.as_ref().map(|l| l.column),
+            end_line: diagnostic.end_location.as_ref().map(|l| l.row),
+            end_column: diagnostic.end_location.as_ref().map(|l| l.column),
+            help_uri: diagnostic.url.map(|url| url.0.into_owned()),
+            raw: (!raw.is_empty()).then_some(Value::Object(raw)),
+            rule_id,
+            message,
+            path,
+        });
+    }
+    Ok(findings)
+}

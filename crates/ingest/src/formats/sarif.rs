@@ -1,0 +1,366 @@
+//! SARIF 2.1.0 → findings, for any tool that writes SARIF.
+//!
+//! Quirks handled: `level` missing on a result (the rule's `defaultConfiguration.level`
+//! applies, else `warning`; a non-`fail` `kind` means `none`), rules found by `ruleIndex`,
+//! `rule.index`/`rule.id` (also in extensions) or `ruleId`, messages given as `message.id` +
+//! the rule's `messageStrings` with `{0}` arguments, `file://` URIs and `uriBaseId` bases
+//! from `originalUriBaseIds`, `artifactLocation.index` into `run.artifacts`. Results that
+//! are suppressed (accepted suppression), `pass`/`notApplicable`, or `baselineState: absent`
+//! are not findings and are skipped. A result without any location gets the path `.`.
+
+use std::collections::HashMap;
+
+use self_repair_engine::{Finding, Level};
+
+use crate::format::Format;
+use crate::formats::borrowed_text::Text;
+use crate::formats::sarif_log::{
+    ArtifactLocation, ReportingDescriptor, Run, SarifLog, SarifResult, Tool,
+};
+use crate::ingest_error::IngestError;
+use crate::json_document::parse_document;
+use crate::path_resolver::PathResolver;
+use crate::symbol_hint::infer_symbol;
+
+/// The shape a SARIF input must have, for error messages.
+pub(crate) const EXPECTED: &str = r#"a SARIF 2.1.0 log such as {"version":"2.1.0","runs":[{"tool":{"driver":{"name":"ruff","rules":[{"id":"F401"}]}},"results":[{"ruleId":"F401","level":"error","message":{"text":"..."},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"src/a.py"},"region":{"startLine":3,"startColumn":1}}}]}]}]}"#;
+
+/// How deep `uriBaseId` chains are followed before giving up (they may be cyclic).
+const MAX_BASE_DEPTH: usize = 8;
+
+/// Reads a SARIF log.
+pub(crate) fn parse_sarif(text: &str, paths: &PathResolver) -> Result<Vec<Finding>, IngestError> {
+    let log: SarifLog<'_> = parse_document(text, Format::Sarif, paths.input(), EXPECTED)?;
+    let total = log
+        .runs
+        .iter()
+        .map(|run| run.results.as_ref().map_or(0, Vec::len))
+        .sum();
+    let mut findings = Vec::with_capacity(total);
+    for (run_index, run) in log.runs.iter().enumerate() {
+        read_run(run_index, run, paths, &mut findings)?;
+    }
+    Ok(findings)
+}
+
+fn read_run(
+    run_index: usize,
+    run: &Run<'_>,
+    paths: &PathResolver,
+    findings: &mut Vec<Finding>,
+) -> Result<(), IngestError> {
+    let tool = run
+        .tool
+        .driver
+        .name
+        .as_deref()
+        .map_or_else(|| "sarif".to_owned(), str::to_lowercase);
+    let rules = RuleTable::new(&run.tool);
+    let Some(results) = &run.results else {
+        return Ok(());
+    };
+    for (result_index, result) in results.iter().enumerate() {
+        if !is_reportable(result) {
+            continue;
+        }
+        let rule = rules.find(result);
+        let rule_id = result
+            .rule_id
+            .as_deref()
+            .or_else(|| result.rule.as_ref().and_then(|r| r.id.as_deref()))
+            .or_else(|| rule.and_then(|r| r.id.as_deref()))
+            .unwrap_or("unknown")
+            .to_owned();
+        let message = message_text(result, rule).unwrap_or_else(|| rule_id.clone());
+        let physical = result
+            .locations
+            .as_ref()
+            .and_then(|locations| locations.iter().find_map(|l| l.physical_location.as_ref()));
+        let artifact = physical
+            .and_then(|p| p.artifact_location.as_ref())
+            .map(|artifact| with_artifact_table(artifact, run));
+        let path = match artifact.and_then(|(uri, base)| uri.map(|uri| (uri, base))) {
+            Some((uri, base)) => {
+                let full = absolute_uri(uri, base, run);
+                paths.resolve_uri(&full, || {
+                    format!("runs[{run_index}].results[{result_index}].locations[0]")
+                })?
+            }
+            None => ".".to_owned(),
+        };
+        let region = physical.and_then(|p| p.region.as_ref());
+        let symbol = infer_symbol(&tool, &rule_id, &message);
+        findings.push(Finding {
+            tool: tool.clone(),
+            level: level_of(result, rule),
+            help_uri: rule.and_then(|r| r.help_uri.as_deref()).map(str::to_owned),
+            line: region.and_then(|r| r.start_line),
+            column: region.and_then(|r| r.start_column),
+            end_line: region.and_then(|r| r.end_line),
+            end_column: region.and_then(|r| r.end_column),
+            raw: result.properties.clone(),
+            rule_id,
+            message,
+            path,
+            symbol,
+        });
+    }
+    Ok(())
+}
+
+/// Whether a result reports a problem (not suppressed, not a pass, not gone from the baseline).
+fn is_reportable(result: &SarifResult<'_>) -> bool {
+    let kind_ok = !matches!(result.kind.as_deref(), Some("pass" | "notApplicable"));
+    let suppressed = result.suppressions.as_ref().is_some_and(|list| {
+        list.iter()
+            .any(|s| matches!(s.status.as_deref(), None | Some("accepted")))
+    });
+    let absent = result.baseline_state.as_deref() == Some("absent");
+    kind_ok && !suppressed && !absent
+}
+
+/// The result's level, else `none` for non-`fail` kinds, else the rule's default, else warning.
+fn level_of(result: &SarifResult<'_>, rule: Option<&ReportingDescriptor<'_>>) -> Level {
+    if let Some(level) = result.level.as_deref() {
+        return Level::parse(level).unwrap_or(Level::Warning);
+    }
+    if result.kind.as_deref().is_some_and(|kind| kind != "fail") {
+        return Level::None;
+    }
+    rule.and_then(|r| r.default_configuration.as_ref())
+        .and_then(|c| c.level.as_deref())
+        .and_then(Level::parse)
+        .unwrap_or(Level::Warning)
+}
+
+/// `message.text` (or markdown), else the rule's `messageStrings[message.id]`, with `{n}`
+/// placeholders replaced by `message.arguments[n]`.
+fn message_text(
+    result: &SarifResult<'_>,
+    rule: Option<&ReportingDescriptor<'_>>,
+) -> Option<String> {
+    let message = result.message.as_ref()?;
+    let template = message
+        .text
+        .as_deref()
+        .or(message.markdown.as_deref())
+        .or_else(|| {
+            let id = message.id.as_deref()?;
+            let strings = rule?.message_strings.as_ref()?;
+            strings.get(id).and_then(|value| value.text.as_deref())
+        })?;
+    Some(match &message.arguments {
+        Some(arguments) if !arguments.is_empty() => fill_placeholders(template, arguments),
+        _ => template.to_owned(),
+    })
+}
+
+/// Replaces `{n}` with `arguments[n]`; `{{`/`}}` stand for literal braces.
+fn fill_placeholders(template: &str, arguments: &[Text<'_>]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find(['{', '}']) {
+        out.push_str(&rest[..open]);
+        let after = &rest[open..];
+        if after.starts_with("{{") || after.starts_with("}}") {
+            out.push_str(&after[..1]);
+            rest = &after[2..];
+            continue;
+        }
+        let replaced = after.strip_prefix('{').and_then(|inner| {
+            let close = inner.find('}')?;
+            let index: usize = inner[..close].parse().ok()?;
+            Some((arguments.get(index)?, &inner[close + 1..]))
+        });
+        if let Some((argument, remaining)) = replaced {
+            out.push_str(argument);
+            rest = remaining;
+        } else {
+            out.push_str(&after[..1]);
+            rest = &after[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The artifact's URI and base id, taken from `run.artifacts[index]` when it has no URI.
+fn with_artifact_table<'r>(
+    artifact: &'r ArtifactLocation<'r>,
+    run: &'r Run<'r>,
+) -> (Option<&'r str>, Option<&'r str>) {
+    if let Some(uri) = artifact.uri.as_deref() {
+        return (Some(uri), artifact.uri_base_id.as_deref());
+    }
+    let listed = artifact
+        .index
+        .and_then(|index| usize::try_from(index).ok())
+        .and_then(|index| run.artifacts.as_ref()?.get(index))
+        .and_then(|entry| entry.location.as_ref());
+    match listed {
+        Some(location) => (
+            location.uri.as_deref(),
+            location
+                .uri_base_id
+                .as_deref()
+                .or(artifact.uri_base_id.as_deref()),
+        ),
+        None => (None, artifact.uri_base_id.as_deref()),
+    }
+}
+
+/// `uri` prefixed with what its `uriBaseId` chain stands for; unknown bases leave the URI
+/// relative (to the project root).
+fn absolute_uri(uri: &str, base_id: Option<&str>, run: &Run<'_>) -> String {
+    if base_id.is_none() || uri.starts_with('/') || uri.contains("://") {
+        return uri.to_owned();
+    }
+    let mut prefix = String::new();
+    let mut next = base_id;
+    let mut depth = 0;
+    while let (Some(id), true) = (next, depth < MAX_BASE_DEPTH) {
+        depth += 1;
+        let Some(base) = run
+            .original_uri_base_ids
+            .as_ref()
+            .and_then(|bases| bases.get(id))
+        else {
+            break;
+        };
+        let Some(base_uri) = base.uri.as_deref() else {
+            break;
+        };
+        let separator = if base_uri.is_empty() || base_uri.ends_with('/') {
+            ""
+        } else {
+            "/"
+        };
+        prefix = format!("{base_uri}{separator}{prefix}");
+        if base_uri.starts_with('/') || base_uri.contains(':') {
+            break;
+        }
+        next = base.uri_base_id.as_deref();
+    }
+    format!("{prefix}{uri}")
+}
+
+/// The rules of a run's driver and extensions, by index and by id.
+struct RuleTable<'r, 'a> {
+    components: Vec<&'r [ReportingDescriptor<'a>]>,
+    by_id: HashMap<&'r str, &'r ReportingDescriptor<'a>>,
+}
+
+impl<'r, 'a> RuleTable<'r, 'a> {
+    fn new(tool: &'r Tool<'a>) -> RuleTable<'r, 'a> {
+        let mut components: Vec<&'r [ReportingDescriptor<'a>]> =
+            vec![tool.driver.rules.as_deref().unwrap_or_default()];
+        for extension in tool.extensions.iter().flatten() {
+            components.push(extension.rules.as_deref().unwrap_or_default());
+        }
+        let mut by_id = HashMap::new();
+        for rule in components.iter().flat_map(|rules| rules.iter()) {
+            if let Some(id) = rule.id.as_deref() {
+                by_id.entry(id).or_insert(rule);
+            }
+        }
+        RuleTable { components, by_id }
+    }
+
+    /// The rule a result refers to, by index first, then by id (then by the id's prefix
+    /// before the last `/`, for hierarchical ids such as `CA2000/1`).
+    fn find(&self, result: &SarifResult<'_>) -> Option<&'r ReportingDescriptor<'a>> {
+        let reference = result.rule.as_ref();
+        let component = reference
+            .and_then(|r| r.tool_component.as_ref())
+            .and_then(|c| c.index)
+            .and_then(|index| usize::try_from(index).ok())
+            .map_or(0, |index| index + 1);
+        let by_index = result
+            .rule_index
+            .or_else(|| reference.and_then(|r| r.index))
+            .and_then(|index| usize::try_from(index).ok())
+            .and_then(|index| self.components.get(component)?.get(index));
+        if by_index.is_some() {
+            return by_index;
+        }
+        let id = result
+            .rule_id
+            .as_deref()
+            .or_else(|| reference.and_then(|r| r.id.as_deref()))?;
+        self.by_id.get(id).copied().or_else(|| {
+            let (parent, _) = id.rsplit_once('/')?;
+            self.by_id.get(parent).copied()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest_options::IngestOptions;
+
+    fn parse(text: &str) -> Result<Vec<Finding>, IngestError> {
+        let options = IngestOptions::new("t.sarif", "/proj").with_base("/elsewhere");
+        parse_sarif(text, &PathResolver::new(&options))
+    }
+
+    #[test]
+    fn placeholders_are_filled() {
+        let arguments = [Text("x".into()), Text("y".into())];
+        assert_eq!(
+            fill_placeholders("{0} and {1} {{literal}} {7}", &arguments),
+            "x and y {literal} {7}"
+        );
+    }
+
+    #[test]
+    fn rule_level_message_strings_base_ids_and_artifact_index() -> Result<(), IngestError> {
+        let text = r#"{"runs":[{
+            "tool":{"driver":{"name":"CodeQL","rules":[
+                {"id":"py/a","defaultConfiguration":{"level":"note"},
+                 "messageStrings":{"default":{"text":"Variable {0} is unused."}},
+                 "helpUri":"https://example.org/a"}]}},
+            "originalUriBaseIds":{"SRC":{"uri":"src/","uriBaseId":"ROOT"},
+                                  "ROOT":{"uri":"file:///elsewhere/"}},
+            "artifacts":[{"location":{"uri":"lib/m%20n.py","uriBaseId":"SRC"}}],
+            "results":[
+              {"ruleIndex":0,"message":{"id":"default","arguments":["v"]},
+               "locations":[{"physicalLocation":{"artifactLocation":{"index":0},
+                  "region":{"startLine":4}}}]},
+              {"ruleId":"py/a","kind":"review","message":{"text":"t"},
+               "locations":[{"physicalLocation":{"artifactLocation":{"uri":"b.py","uriBaseId":"UNKNOWN"}}}]},
+              {"ruleId":"py/a","message":{"text":"suppressed"},"suppressions":[{"kind":"inSource"}]},
+              {"ruleId":"py/a","kind":"pass","message":{"text":"passed"}},
+              {"ruleId":"py/b","message":{"text":"nowhere"}}
+            ]}]}"#;
+        let findings = parse(text)?;
+        assert_eq!(findings.len(), 3);
+        assert_eq!(findings[0].tool, "codeql");
+        assert_eq!(findings[0].rule_id, "py/a");
+        assert_eq!(findings[0].level, Level::Note);
+        assert_eq!(findings[0].message, "Variable v is unused.");
+        assert_eq!(findings[0].path, "src/lib/m n.py");
+        assert_eq!(findings[0].line, Some(4));
+        assert_eq!(
+            findings[0].help_uri.as_deref(),
+            Some("https://example.org/a")
+        );
+        assert_eq!(findings[1].level, Level::None);
+        assert_eq!(findings[1].path, "b.py");
+        assert_eq!(findings[2].path, ".");
+        assert_eq!(findings[2].level, Level::Warning);
+        Ok(())
+    }
+
+    #[test]
+    fn extension_rules_are_found_through_the_tool_component() -> Result<(), IngestError> {
+        let text = r#"{"runs":[{"tool":{"driver":{"name":"d"},
+            "extensions":[{"name":"e","rules":[{"id":"E1","defaultConfiguration":{"level":"error"}}]}]},
+            "results":[{"rule":{"index":0,"toolComponent":{"index":0}},"message":{"text":"m"},
+                "locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.c"}}}]}]}]}"#;
+        let findings = parse(text)?;
+        assert_eq!(findings[0].rule_id, "E1");
+        assert_eq!(findings[0].level, Level::Error);
+        Ok(())
+    }
+}

@@ -1,0 +1,34 @@
+//! What a parser needs to know besides the text: the input's name and where the project is.
+
+use std::path::PathBuf;
+
+/// How to read one analyzer output.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IngestOptions {
+    /// The input's name (file name, or `stdin`), used in messages and as a sniffing hint.
+    pub source: String,
+    /// The project root, absolute. Relative paths in findings are taken relative to it and
+    /// absolute paths under it are made relative.
+    pub project_root: PathBuf,
+    /// Another absolute prefix to strip from absolute paths that are not under `project_root`,
+    /// e.g. the directory the analyzer ran in on another machine (`/home/dev/samples`).
+    pub base: Option<PathBuf>,
+}
+
+impl IngestOptions {
+    /// Options for an input named `source` in the project at `project_root`, without a base.
+    pub fn new(source: impl Into<String>, project_root: impl Into<PathBuf>) -> IngestOptions {
+        IngestOptions {
+            source: source.into(),
+            project_root: project_root.into(),
+            base: None,
+        }
+    }
+
+    /// The same options with `base` set.
+    #[must_use]
+    pub fn with_base(mut self, base: impl Into<PathBuf>) -> IngestOptions {
+        self.base = Some(base.into());
+        self
+    }
+}

@@ -1,0 +1,35 @@
+//! The entry point: text + format + options → findings.
+
+use crate::format::Format;
+use crate::formats::{bandit, clippy, eslint, jsonl, knip, ruff, sarif, ts_prune, vulture};
+use crate::ingest_error::IngestError;
+use crate::ingest_options::IngestOptions;
+use crate::parsed::Parsed;
+use crate::path_resolver::PathResolver;
+use crate::sniff::sniff;
+
+/// Reads one analyzer output. With `Format::Auto` the format is sniffed from
+/// `options.source` and the content, and `Parsed::format` names the one chosen.
+///
+/// All or nothing: any malformed line, entry or path fails the whole input with an error that
+/// names the input, the line or JSON path, and the expected shape.
+pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Parsed, IngestError> {
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
+    let format = match format {
+        Format::Auto => sniff(input, &options.source)?,
+        chosen => chosen,
+    };
+    let paths = PathResolver::new(options);
+    let findings = match format {
+        Format::Auto | Format::Jsonl => jsonl::parse_jsonl(input, &paths)?,
+        Format::Sarif => sarif::parse_sarif(input, &paths)?,
+        Format::Clippy => clippy::parse_clippy(input, &paths)?,
+        Format::Ruff => ruff::parse_ruff(input, &paths)?,
+        Format::Eslint => eslint::parse_eslint(input, &paths)?,
+        Format::Knip => knip::parse_knip(input, &paths)?,
+        Format::Vulture => vulture::parse_vulture(input, &paths)?,
+        Format::Bandit => bandit::parse_bandit(input, &paths)?,
+        Format::TsPrune => ts_prune::parse_ts_prune(input, &paths)?,
+    };
+    Ok(Parsed { format, findings })
+}

@@ -1,0 +1,305 @@
+//! Turns the paths and `file://` URIs analyzers print into project-relative `/` paths.
+
+use std::path::Path;
+
+use crate::ingest_error::{IngestError, PathRefusal};
+use crate::ingest_options::IngestOptions;
+
+/// Makes finding paths project-relative. Built once per input; all checks are lexical (no file
+/// system access per path), so a path is accepted only if it provably stays under the root.
+pub(crate) struct PathResolver<'a> {
+    input: &'a str,
+    /// Absolute prefixes to strip, best first: the root as given, the root canonicalized
+    /// (when it differs), then `--base`. Each is `/`-separated without a trailing `/`.
+    prefixes: Vec<String>,
+    root_display: String,
+}
+
+impl<'a> PathResolver<'a> {
+    /// A resolver for the project and base named in `options`.
+    pub(crate) fn new(options: &'a IngestOptions) -> PathResolver<'a> {
+        let mut prefixes = Vec::new();
+        let root = normalized_prefix(&options.project_root);
+        prefixes.push(root);
+        if let Ok(canonical) = std::fs::canonicalize(&options.project_root) {
+            let canonical = normalized_prefix(&canonical);
+            if !prefixes.contains(&canonical) {
+                prefixes.push(canonical);
+            }
+        }
+        if let Some(base) = &options.base {
+            prefixes.push(normalized_prefix(base));
+        }
+        PathResolver {
+            input: &options.source,
+            prefixes,
+            root_display: options.project_root.display().to_string(),
+        }
+    }
+
+    /// The input's name, for messages.
+    pub(crate) fn input(&self) -> &str {
+        self.input
+    }
+
+    /// Resolves a plain file path (native JSON and text formats: no percent-decoding).
+    pub(crate) fn resolve_path(
+        &self,
+        raw: &str,
+        location: impl FnOnce() -> String,
+    ) -> Result<String, IngestError> {
+        self.resolve_decoded(raw, raw, location)
+    }
+
+    /// Resolves a URI reference as SARIF writes them: `file://` URIs or relative references,
+    /// both percent-encoded.
+    pub(crate) fn resolve_uri(
+        &self,
+        uri: &str,
+        location: impl FnOnce() -> String,
+    ) -> Result<String, IngestError> {
+        let path = match uri_scheme(uri) {
+            Some(scheme) if scheme.eq_ignore_ascii_case("file") => file_uri_path(uri),
+            Some(_) => return Err(self.refuse(uri, PathRefusal::NotAFileUri, location)),
+            None => uri,
+        };
+        let decoded = percent_decode(path);
+        self.resolve_decoded(&decoded, uri, location)
+    }
+
+    fn resolve_decoded(
+        &self,
+        path: &str,
+        as_written: &str,
+        location: impl FnOnce() -> String,
+    ) -> Result<String, IngestError> {
+        let slashed;
+        let path = if path.contains('\\') {
+            slashed = path.replace('\\', "/");
+            slashed.as_str()
+        } else {
+            path
+        };
+        let relative = if is_absolute(path) {
+            let stripped = self
+                .prefixes
+                .iter()
+                .find_map(|prefix| strip_dir_prefix(path, prefix));
+            match stripped {
+                Some(rest) => rest,
+                None => {
+                    return Err(self.refuse(as_written, PathRefusal::AbsoluteOutside, location));
+                }
+            }
+        } else {
+            path
+        };
+        match normalize_relative(relative) {
+            Some(normal) => Ok(normal),
+            None => Err(self.refuse(as_written, PathRefusal::EscapesRoot, location)),
+        }
+    }
+
+    fn refuse(
+        &self,
+        path: &str,
+        refusal: PathRefusal,
+        location: impl FnOnce() -> String,
+    ) -> IngestError {
+        IngestError::PathOutsideProject {
+            input: self.input.to_owned(),
+            location: location(),
+            path: path.to_owned(),
+            refusal,
+            root: self.root_display.clone(),
+        }
+    }
+}
+
+/// `path` as a `/`-separated absolute prefix without trailing `/` (lexically normalized).
+fn normalized_prefix(path: &Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let drive_or_root = if text.starts_with('/') { "/" } else { "" };
+    let body = normalize_relative(text.trim_start_matches('/')).unwrap_or_default();
+    if body == "." {
+        drive_or_root.trim_end_matches('/').to_owned()
+    } else {
+        format!("{drive_or_root}{body}")
+    }
+}
+
+/// The rest of `path` after the directory `prefix`, or `None` when `path` is not under it.
+fn strip_dir_prefix<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {
+    let rest = path.strip_prefix(prefix)?;
+    if rest.is_empty() {
+        Some(".")
+    } else {
+        rest.strip_prefix('/')
+    }
+}
+
+/// `/x`, `//server/x` and `C:/x` are absolute.
+fn is_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    path.starts_with('/')
+        || (bytes.len() >= 3
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && bytes[2] == b'/')
+}
+
+/// Drops `.` and empty components and applies `..`; `None` when `..` climbs above the start.
+/// The empty path becomes `.`.
+pub(crate) fn normalize_relative(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.is_empty() {
+        Some(".".to_owned())
+    } else {
+        Some(parts.join("/"))
+    }
+}
+
+/// The scheme of an absolute URI (`file`, `https`), not mistaking a drive letter for one.
+fn uri_scheme(uri: &str) -> Option<&str> {
+    let (scheme, _) = uri.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    let valid = first.is_ascii_alphabetic()
+        && scheme.len() > 1
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then_some(scheme)
+}
+
+/// The path part of a `file:` URI: `file:///a/b`, `file://localhost/a/b`, `file:/a/b`,
+/// `file:///C:/a` (-> `C:/a`).
+fn file_uri_path(uri: &str) -> &str {
+    let after_scheme = &uri[5..];
+    let path = match after_scheme.strip_prefix("//") {
+        Some(authority_and_path) => match authority_and_path.find('/') {
+            Some(slash) => &authority_and_path[slash..],
+            None => "",
+        },
+        None => after_scheme,
+    };
+    let bytes = path.as_bytes();
+    if bytes.len() >= 4 && bytes[0] == b'/' && bytes[1].is_ascii_alphabetic() && bytes[2] == b':' {
+        &path[1..]
+    } else {
+        path
+    }
+}
+
+/// Decodes `%XX` escapes (invalid escapes stay as written; invalid UTF-8 is replaced).
+pub(crate) fn percent_decode(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('%') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%'
+            && let (Some(high), Some(low)) = (
+                bytes.get(index + 1).and_then(|b| hex_value(*b)),
+                bytes.get(index + 2).and_then(|b| hex_value(*b)),
+            )
+        {
+            out.push(high * 16 + low);
+            index += 3;
+            continue;
+        }
+        out.push(bytes[index]);
+        index += 1;
+    }
+    std::borrow::Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn hex_value(byte: u8) -> Option<u8> {
+    match byte {
+        b'0'..=b'9' => Some(byte - b'0'),
+        b'a'..=b'f' => Some(byte - b'a' + 10),
+        b'A'..=b'F' => Some(byte - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> IngestOptions {
+        IngestOptions::new("in.sarif", "/work/project").with_base("/home/dev/samples")
+    }
+
+    fn uri(raw: &str) -> Result<String, String> {
+        let options = options();
+        PathResolver::new(&options)
+            .resolve_uri(raw, || "here".to_owned())
+            .map_err(|e| e.to_string())
+    }
+
+    fn path(raw: &str) -> Result<String, String> {
+        let options = options();
+        PathResolver::new(&options)
+            .resolve_path(raw, || "here".to_owned())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn file_uris_are_decoded_and_made_relative() {
+        assert_eq!(uri("file:///work/project/src/a.py"), Ok("src/a.py".into()));
+        assert_eq!(
+            uri("file://localhost/work/project/a%20b.py"),
+            Ok("a b.py".into())
+        );
+        assert_eq!(
+            uri("file:/home/dev/samples/py/mod.py"),
+            Ok("py/mod.py".into())
+        );
+        assert_eq!(uri("src/caf%C3%A9.py"), Ok("src/café.py".into()));
+        assert_eq!(uri("./src//x/../a.py"), Ok("src/a.py".into()));
+    }
+
+    #[test]
+    fn plain_paths_are_not_percent_decoded() {
+        assert_eq!(path("src/a%20b.py"), Ok("src/a%20b.py".into()));
+        assert_eq!(path("./mod.py"), Ok("mod.py".into()));
+        assert_eq!(path("src\\win\\a.py"), Ok("src/win/a.py".into()));
+        assert_eq!(path("/work/project"), Ok(".".into()));
+    }
+
+    #[test]
+    fn root_prefix_must_end_at_a_directory_boundary() {
+        assert!(path("/work/project-other/a.py").is_err());
+    }
+
+    #[test]
+    fn escaping_and_foreign_paths_are_refused() {
+        assert!(path("../outside.py").is_err_and(|e| e.contains("climbs out")));
+        assert!(path("/etc/passwd").is_err_and(|e| e.contains("is absolute")));
+        assert!(uri("https://example.org/a.py").is_err_and(|e| e.contains("scheme")));
+    }
+
+    #[test]
+    fn windows_drive_letters_are_absolute() {
+        let options = IngestOptions::new("x", "C:\\proj");
+        let resolver = PathResolver::new(&options);
+        assert_eq!(
+            resolver.resolve_uri("file:///C:/proj/src/a.rs", String::new),
+            Ok("src/a.rs".into())
+        );
+        assert_eq!(
+            resolver.resolve_path("C:\\proj\\src\\a.rs", String::new),
+            Ok("src/a.rs".into())
+        );
+    }
+}

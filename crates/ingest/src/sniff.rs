@@ -1,0 +1,135 @@
+//! Guesses an input's format from its file name and content, for `--format auto`.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::format::Format;
+use crate::formats::text_location::split_location;
+use crate::ingest_error::IngestError;
+
+/// How much of an array-shaped input is searched for telltale keys.
+const PREFIX_BYTES: usize = 4096;
+
+/// The format `text` (named `source`) is written in.
+///
+/// File names ending in `.sarif` or `.sarif.json` are SARIF. Otherwise the top-level keys of
+/// the first JSON object decide (without building the document): `reason` → clippy stream,
+/// `runs` → SARIF, `tool` + `rule_id` → generic JSONL, `issues` → knip, `results` + `metrics`
+/// or `generated_at` → Bandit. A top-level array is `ESLint` (`filePath`) or Ruff (`filename`).
+/// Text is vulture (`(N% confidence)`) or ts-prune (`path:line - name`). Empty input is JSONL
+/// with no findings.
+pub(crate) fn sniff(text: &str, source: &str) -> Result<Format, IngestError> {
+    let name = source.to_ascii_lowercase();
+    if [".sarif", ".sarif.json"]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+    {
+        return Ok(Format::Sarif);
+    }
+    let unrecognized = |clue: String| IngestError::Unrecognized {
+        input: source.to_owned(),
+        clue,
+        expected: Format::names(),
+    };
+    let trimmed = text.trim_start();
+    if trimmed.is_empty() {
+        return Ok(Format::Jsonl);
+    }
+    if trimmed.starts_with('[') {
+        return sniff_array(trimmed).ok_or_else(|| {
+            unrecognized("a JSON array whose objects have neither `filePath` nor `filename`".into())
+        });
+    }
+    if trimmed.starts_with('{') {
+        let first_line = trimmed.lines().next().unwrap_or_default();
+        let keys = top_level_keys(first_line)
+            .or_else(|| top_level_keys(trimmed))
+            .ok_or_else(|| unrecognized("starts with `{` but is not a JSON object".into()))?;
+        return sniff_keys(&keys).ok_or_else(|| {
+            let listed: Vec<&str> = keys.0.iter().map(String::as_str).take(8).collect();
+            unrecognized(format!("a JSON object with keys `{}`", listed.join("`, `")))
+        });
+    }
+    let first_line = trimmed.lines().next().unwrap_or_default().trim_end();
+    if split_location(first_line, ": ").is_some() && first_line.contains("% confidence") {
+        return Ok(Format::Vulture);
+    }
+    if split_location(first_line, " - ").is_some() {
+        return Ok(Format::TsPrune);
+    }
+    let shown: String = first_line.chars().take(80).collect();
+    Err(unrecognized(format!("first line `{shown}`")))
+}
+
+/// The top-level keys of a JSON object; values are skipped, not built.
+struct TopLevelKeys(BTreeSet<String>);
+
+impl<'de> Deserialize<'de> for TopLevelKeys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(KeysVisitor)
+    }
+}
+
+struct KeysVisitor;
+
+impl<'de> Visitor<'de> for KeysVisitor {
+    type Value = TopLevelKeys;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut keys = BTreeSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value::<IgnoredAny>()?;
+            keys.insert(key);
+        }
+        Ok(TopLevelKeys(keys))
+    }
+}
+
+/// The top-level keys of `text` if it is one JSON object.
+fn top_level_keys(text: &str) -> Option<TopLevelKeys> {
+    serde_json::from_str(text).ok()
+}
+
+fn sniff_keys(keys: &TopLevelKeys) -> Option<Format> {
+    let has = |key: &str| keys.0.contains(key);
+    if has("reason") {
+        Some(Format::Clippy)
+    } else if has("runs") {
+        Some(Format::Sarif)
+    } else if has("tool") && has("rule_id") {
+        Some(Format::Jsonl)
+    } else if has("issues") {
+        Some(Format::Knip)
+    } else if has("results") && (has("metrics") || has("generated_at")) {
+        Some(Format::Bandit)
+    } else {
+        None
+    }
+}
+
+/// `ESLint` and Ruff both print arrays; their first object's keys tell them apart.
+fn sniff_array(text: &str) -> Option<Format> {
+    let end = (0..=PREFIX_BYTES.min(text.len()))
+        .rev()
+        .find(|&index| text.is_char_boundary(index))
+        .unwrap_or(0);
+    let prefix = &text[..end];
+    let eslint = prefix.find("\"filePath\"");
+    let ruff = prefix
+        .find("\"filename\"")
+        .or_else(|| prefix.find("\"noqa_row\""));
+    match (eslint, ruff) {
+        (Some(e), Some(r)) => Some(if e < r { Format::Eslint } else { Format::Ruff }),
+        (Some(_), None) => Some(Format::Eslint),
+        (None, Some(_)) => Some(Format::Ruff),
+        // `[]`: no findings whichever it is.
+        (None, None) if text[1..].trim_start().starts_with(']') => Some(Format::Ruff),
+        (None, None) => None,
+    }
+}
