@@ -257,6 +257,17 @@ describe("parser", () => {
     expect(1).toBe(1);
   });
 });
+
+(function setup() {
+  const handlers = {
+    onClick: function (event) {
+      track(event);
+    },
+    "onKey": async (event) => {
+      track(event);
+    },
+  };
+})();
 "#;
 
     #[test]
@@ -273,6 +284,15 @@ describe("parser", () => {
         );
         assert_eq!(chain("p.ts", TYPESCRIPT, 23), "function toNode@22");
         assert_eq!(chain("p.ts", TYPESCRIPT, 28), "");
+        assert_eq!(
+            chain("p.ts", TYPESCRIPT, 35),
+            "function onClick@34 < function setup@32"
+        );
+        assert_eq!(
+            chain("p.ts", TYPESCRIPT, 38),
+            "function onKey@37 < function setup@32"
+        );
+        assert_eq!(chain("p.ts", TYPESCRIPT, 33), "function setup@32");
     }
 
     const GO: &str = r#"package main

@@ -17,7 +17,7 @@ fn longest_backtick_run(text: &str) -> usize {
 
 /// `body` in a fenced block tagged `tag`, the fence one backtick longer than any run inside
 /// (at least three), so the content cannot close it early.
-pub(crate) fn fenced_block(tag: &str, body: &str) -> String {
+pub fn fenced_block(tag: &str, body: &str) -> String {
     let fence = "`".repeat((longest_backtick_run(body) + 1).max(3));
     let mut block = format!("{fence}{tag}\n{body}");
     if !body.is_empty() && !body.ends_with('\n') {

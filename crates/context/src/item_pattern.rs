@@ -264,7 +264,7 @@ const RUBY: &[PatternSource] = &[
 
 const JAVASCRIPT: &[PatternSource] = &[
     (
-        r"^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:(?:public|private|protected|static|final|abstract)\s+)*(?:async\s+)?function\b\s*\*?\s*&?\s*(?P<name>[A-Za-z_$][\w$]*)",
+        r"^[(!]?\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:(?:public|private|protected|static|final|abstract)\s+)*(?:async\s+)?function\b\s*\*?\s*&?\s*(?P<name>[A-Za-z_$][\w$]*)",
         Some(ItemKind::Function),
         false,
     ),
@@ -280,6 +280,11 @@ const JAVASCRIPT: &[PatternSource] = &[
     ),
     (
         r"^(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=>|\([^)]*$)",
+        Some(ItemKind::Function),
+        false,
+    ),
+    (
+        r#"^['"]?(?P<name>[A-Za-z_$][\w$]*)['"]?\s*:\s*(?:async\s+)?(?:function\b|(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>)"#,
         Some(ItemKind::Function),
         false,
     ),

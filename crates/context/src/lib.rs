@@ -19,6 +19,7 @@ mod word_match;
 pub use code_context::{CodeContext, ContextOptions, code_context};
 pub use context_error::ContextError;
 pub use enclosing_item::{EnclosingItem, enclosing_item};
+pub use fence::fenced_block;
 pub use item_kind::ItemKind;
 pub use references::{RefHit, RefLocation, RefOptions, RefReport, ScanLimit, references};
 pub use snippet::{Snippet, SnippetLine, SnippetNote, snippet};
