@@ -151,6 +151,10 @@ fn is_absolute(path: &str) -> bool {
 /// Drops `.` and empty components and applies `..`; `None` when `..` climbs above the start.
 /// The empty path becomes `.`.
 pub(crate) fn normalize_relative(path: &str) -> Option<String> {
+    // Fast path: most paths are already normal.
+    if !path.is_empty() && path.split('/').all(|part| !matches!(part, "" | "." | "..")) {
+        return Some(path.to_owned());
+    }
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {

@@ -9,6 +9,7 @@ pub(crate) mod knip;
 pub(crate) mod ruff;
 pub(crate) mod sarif;
 pub(crate) mod sarif_log;
+pub(crate) mod sarif_stream;
 pub(crate) mod text_location;
 pub(crate) mod ts_prune;
 pub(crate) mod vulture;

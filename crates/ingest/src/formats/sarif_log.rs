@@ -16,14 +16,12 @@ pub(crate) struct SarifLog<'a> {
     pub(crate) runs: Vec<Run<'a>>,
 }
 
-/// One run of one tool.
+/// One run of one tool, without its results (those are streamed by `sarif_stream`).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Run<'a> {
     #[serde(borrow)]
     pub(crate) tool: Tool<'a>,
-    #[serde(default, borrow)]
-    pub(crate) results: Option<Vec<SarifResult<'a>>>,
     #[serde(default, borrow)]
     pub(crate) original_uri_base_ids: Option<HashMap<Text<'a>, ArtifactLocation<'a>>>,
     #[serde(default, borrow)]
