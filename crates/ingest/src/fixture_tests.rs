@@ -375,3 +375,20 @@ fn errors_return_nothing_partial() {
     );
     assert!(matches!(result, Err(IngestError::BadLine { line: 3, .. })));
 }
+
+#[test]
+fn truncated_inputs_give_errors_not_panics() {
+    let options = IngestOptions::new("cut", SNAPSHOT_ROOT).with_base("/home/dev/samples");
+    for (name, _) in FIXTURES {
+        let text = fixture(name);
+        let cuts = (0..text.len())
+            .step_by(7)
+            .filter(|&cut| text.is_char_boundary(cut));
+        for cut in cuts {
+            for format in Format::ALL {
+                // Ok or Err are both fine; returning at all is the point.
+                let _ = parse(&text[..cut], format, &options);
+            }
+        }
+    }
+}
