@@ -8,7 +8,7 @@ use self_repair_engine::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::state_format::to_shallow_pretty;
+use crate::state_format::{to_pretty_levels, to_shallow_pretty};
 use crate::{Journal, RunLock, StoreError, is_safe_item_id, write_atomic};
 
 /// How long a writer waits for the run lock before giving up.
@@ -183,6 +183,17 @@ impl RunDir {
         Ok(outcomes)
     }
 
+    /// Appends events already applied to `state` and moves the fold offset past them. Call
+    /// with the lock held, after folding, so the journal order is the order they were applied.
+    pub fn append_applied(
+        &self,
+        state: &mut RunState,
+        entries: &[JournalEntry],
+    ) -> Result<(), StoreError> {
+        state.journal_offset = self.journal().append(entries)?;
+        Ok(())
+    }
+
     /// Saves the state atomically and writes input files for items created since the state
     /// had `items_before` items.
     pub fn save_state(&self, state: &RunState, items_before: usize) -> Result<(), StoreError> {
@@ -244,5 +255,15 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError
         source: std::io::Error::other(e),
     })?;
     bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// Writes a list as JSON, one element per line, atomically (`findings.json`).
+pub fn write_json_rows<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {
+    let bytes = to_pretty_levels(value, 1).map_err(|e| StoreError::Io {
+        action: "encode",
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
     write_atomic(path, &bytes)
 }

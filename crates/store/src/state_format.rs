@@ -111,8 +111,18 @@ impl Formatter for ShallowPretty {
 
 /// Serializes a value with [`ShallowPretty`] at two levels, ending with a newline.
 pub(crate) fn to_shallow_pretty<T: serde::Serialize>(value: &T) -> serde_json::Result<Vec<u8>> {
+    to_pretty_levels(value, 2)
+}
+
+/// Serializes a value indenting only its outer `levels` levels, ending with a newline: with 1,
+/// a list is one element per line.
+pub(crate) fn to_pretty_levels<T: serde::Serialize>(
+    value: &T,
+    levels: usize,
+) -> serde_json::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(4096);
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, ShallowPretty::new(2));
+    let mut serializer =
+        serde_json::Serializer::with_formatter(&mut out, ShallowPretty::new(levels));
     value.serialize(&mut serializer)?;
     out.push(b'\n');
     Ok(out)

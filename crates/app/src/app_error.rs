@@ -1,0 +1,105 @@
+//! Errors of the commands and the exit code each maps to (reference/cli.md has the table).
+
+use std::path::PathBuf;
+
+use self_repair_report::ReportError;
+use self_repair_store::StoreError;
+
+/// Exit codes, one documented table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// 0: done.
+    Success,
+    /// 1: something failed (I/O, a corrupt state, a failed write).
+    Failure,
+    /// 2: bad usage or bad input (arguments, findings files, config).
+    Usage,
+    /// 3: a submission did not validate; the message says what to fix.
+    Rejected,
+    /// 4: no such run or item.
+    NotFound,
+    /// 5: conflicts with what is recorded (a different result for a done item, a run id taken).
+    Conflict,
+}
+
+impl ExitStatus {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Failure => 1,
+            ExitStatus::Usage => 2,
+            ExitStatus::Rejected => 3,
+            ExitStatus::NotFound => 4,
+            ExitStatus::Conflict => 5,
+        }
+    }
+}
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    #[error("{file}: {source}")]
+    Ingest {
+        file: String,
+        source: Box<self_repair_ingest::IngestError>,
+    },
+    #[error("{0}")]
+    Usage(String),
+    #[error("{path}: {message}")]
+    Config { path: PathBuf, message: String },
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{item}: submission rejected:\n{problems}\nFix these and run `self-repair submit {item}` again.", problems = .problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    Rejected { item: String, problems: Vec<String> },
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error(transparent)]
+    Install(#[from] self_repair_install::InstallError),
+}
+
+impl AppError {
+    /// The exit status for this error.
+    pub fn exit_status(&self) -> ExitStatus {
+        match self {
+            AppError::Store(
+                StoreError::NoProject(_) | StoreError::NoActiveRun(_) | StoreError::NoSuchRun(_),
+            )
+            | AppError::NotFound(_) => ExitStatus::NotFound,
+            AppError::Store(StoreError::RunExists(_)) | AppError::Conflict(_) => {
+                ExitStatus::Conflict
+            }
+            AppError::Store(StoreError::BadRunId(_))
+            | AppError::Ingest { .. }
+            | AppError::Usage(_)
+            | AppError::Config { .. } => ExitStatus::Usage,
+            AppError::Rejected { .. } => ExitStatus::Rejected,
+            AppError::Store(_)
+            | AppError::Report(_)
+            | AppError::Io { .. }
+            | AppError::Install(_) => ExitStatus::Failure,
+        }
+    }
+
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> AppError {
+        let path = path.into();
+        move |source| AppError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}

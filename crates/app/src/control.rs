@@ -1,0 +1,105 @@
+//! `pause`, `resume`, `cancel`, `adopt`, `finalize`, `next`: commands that steer a run.
+
+use self_repair_engine::{
+    Decision, Event, JournalEntry, Phase, RunStatus, StopEvent, decide_stop, settle,
+};
+use self_repair_store::{Project, RunDir};
+
+use crate::{AppError, finalize_run, load_folded, read_findings, write_reports};
+
+/// Applies a steering event under the lock and saves; returns what changed, in words.
+pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
+    let _lock = dir.lock()?;
+    let mut state = dir.load_state()?;
+    let items_before = state.items.len();
+    dir.fold(&mut state)?;
+    let before = (state.status, state.session.clone());
+    let name = match &event {
+        Event::Pause => "pause",
+        Event::Resume => "resume",
+        Event::Cancel => "cancel",
+        Event::Adopt { .. } => "adopt",
+        _ => "event",
+    };
+    let outcome = dir.record(&mut state, &[JournalEntry { at: now, event }])?;
+    dir.save_state(&state, items_before)?;
+    let changed = outcome.iter().any(|o| o.changed);
+    let run = &state.run;
+    Ok(match (name, changed) {
+        ("pause", true) => {
+            format!("paused run {run}: the hook allows every stop until `self-repair resume`")
+        }
+        ("resume", true) => {
+            format!("resumed run {run}: end your turn and the Stop hook continues it")
+        }
+        ("cancel", true) => format!("cancelled run {run}: the hook will not drive it again"),
+        ("adopt", _) => format!(
+            "run {run} is now bound to session {}: end your turn and the Stop hook continues it{}",
+            state.session.as_deref().unwrap_or("?"),
+            if before.1.is_some() && before.1 != state.session {
+                " (its previous session no longer drives it)"
+            } else {
+                ""
+            }
+        ),
+        (_, false) => format!("run {run} is {}: nothing to {name}", before.0.as_str()),
+        _ => format!("run {run}: {name} done"),
+    })
+}
+
+/// `self-repair next`: the dispatch the hook would give now, without changing anything.
+pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
+    let mut state = load_folded(dir, false)?;
+    let session = state
+        .session
+        .clone()
+        .unwrap_or_else(|| "(the next session to stop)".to_owned());
+    let stop = StopEvent {
+        session: Some(session),
+        running: None,
+    };
+    let outcome = decide_stop(&mut state, &stop, now);
+    Ok(match outcome.decision {
+        Decision::Block(dispatch) => dispatch.render_reason(),
+        Decision::Finalize => {
+            "the next stop finalizes the run: tasks and reports are written".to_owned()
+        }
+        Decision::Allow { message: Some(m) } => format!("the next stop is allowed: {m}"),
+        Decision::Allow { message: None } => match state.status {
+            RunStatus::Active if state.in_flight() > 0 => format!(
+                "nothing new to dispatch: {} agent(s) still running; their notifications wake the session",
+                state.in_flight()
+            ),
+            status => format!(
+                "the next stop is allowed silently (run {})",
+                status.as_str()
+            ),
+        },
+    })
+}
+
+/// `self-repair finalize`: write tasks and reports now if every phase is done; on a complete
+/// run, rewrite the reports.
+pub fn finalize(project: &Project, dir: &RunDir, now: u64) -> Result<String, AppError> {
+    let _lock = dir.lock()?;
+    let mut state = dir.load_state()?;
+    let items_before = state.items.len();
+    dir.fold(&mut state)?;
+    settle(&mut state);
+    match state.phase {
+        Phase::Finalize => {
+            finalize_run(project.root(), dir, &mut state, now)?;
+            dir.save_state(&state, items_before)?;
+            Ok(self_repair_engine::summary(&state))
+        }
+        Phase::Complete => {
+            write_reports(dir, &state, &read_findings(dir)?)?;
+            Ok(format!("run {} was complete; reports rewritten", state.run))
+        }
+        phase => Err(AppError::Usage(format!(
+            "run {} is in phase {}: finalize runs when every phase is done (`self-repair status`)",
+            state.run,
+            phase.as_str()
+        ))),
+    }
+}

@@ -1,0 +1,222 @@
+//! `self-repair demo`: the whole pipeline on bundled real analyzer outputs, driven through the
+//! Stop hook and the `show`/`submit` protocol by the built-in SIMULATED agent.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use self_repair_engine::{Dispatch, Phase};
+use self_repair_store::Project;
+use serde_json::json;
+
+use crate::{
+    AppError, CommandEnv, SimulatedAgent, StartOptions, hook_stop, load_folded, read_findings,
+    show, start, submit,
+};
+
+/// The sources the bundled analyzers ran on, at the paths they had (`/home/dev/samples/...`).
+const SOURCES: [(&str, &str); 6] = [
+    (
+        "py/mod.py",
+        include_str!("../../../tests/fixtures/formats/python-input-mod.py"),
+    ),
+    (
+        "rs/src/main.rs",
+        include_str!("../../../tests/fixtures/formats/rust-input-main.rs"),
+    ),
+    (
+        "js/src/bad.js",
+        include_str!("../../../tests/fixtures/formats/js-input/src/bad.js"),
+    ),
+    (
+        "js/src/index.ts",
+        include_str!("../../../tests/fixtures/formats/js-input/src/index.ts"),
+    ),
+    (
+        "js/src/util.ts",
+        include_str!("../../../tests/fixtures/formats/js-input/src/util.ts"),
+    ),
+    (
+        "js/src/orphan.ts",
+        include_str!("../../../tests/fixtures/formats/js-input/src/orphan.ts"),
+    ),
+];
+
+/// Verbatim analyzer outputs (tests/fixtures/formats) whose paths resolve against `SOURCES`.
+const FINDINGS: [(&str, &str); 5] = [
+    (
+        "findings/ruff.json",
+        include_str!("../../../tests/fixtures/formats/ruff-0.17.6.json"),
+    ),
+    (
+        "findings/eslint.json",
+        include_str!("../../../tests/fixtures/formats/eslint-10.15.json"),
+    ),
+    (
+        "findings/knip.json",
+        include_str!("../../../tests/fixtures/formats/knip-6.44.2.json"),
+    ),
+    (
+        "findings/clippy.jsonl",
+        include_str!("../../../tests/fixtures/formats/cargo-clippy-1.95.jsonl"),
+    ),
+    (
+        "findings/vulture.txt",
+        include_str!("../../../tests/fixtures/formats/vulture-2.16.txt"),
+    ),
+];
+
+/// Where the analyzers ran; stripped from their absolute paths.
+const SAMPLES_BASE: &str = "/home/dev/samples";
+
+/// The session id the demo's stops carry.
+const DEMO_SESSION: &str = "demo-session";
+
+/// Most hook calls before the demo gives up (a bug guard; the pipeline needs far fewer).
+const MAX_STOPS: usize = 10_000;
+
+/// What the demo left behind.
+#[derive(Debug, Clone)]
+pub struct DemoReport {
+    pub project: PathBuf,
+    pub run: String,
+    pub report: PathBuf,
+    pub tasks: Vec<String>,
+}
+
+/// Runs the demo in `dir` (created; must not hold a run yet), printing progress to `out`.
+pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoReport, AppError> {
+    let say = |out: &mut dyn Write, line: String| {
+        let _ = writeln!(out, "{line}");
+    };
+    lay_out(dir)?;
+    say(
+        out,
+        format!(
+            "self-repair demo: the whole pipeline on real analyzer outputs (ruff, eslint, knip, clippy, vulture),\n\
+         driven through the Stop hook and show/submit by a SIMULATED agent: no model is called and its verdicts are canned.\n\
+         project: {}\n",
+            dir.display()
+        ),
+    );
+    let env = CommandEnv {
+        cwd: dir.to_path_buf(),
+        project: Some(dir.to_path_buf()),
+        project_dir: None,
+        session: Some(DEMO_SESSION.to_owned()),
+        ..env.clone()
+    };
+    let started = start(
+        &env,
+        &StartOptions {
+            files: FINDINGS.iter().map(|(p, _)| dir.join(p)).collect(),
+            base: Some(PathBuf::from(SAMPLES_BASE)),
+            ..StartOptions::default()
+        },
+    )?;
+    for line in started.render().lines() {
+        say(out, format!("[start] {line}"));
+    }
+    let project = Project::at(dir.to_path_buf());
+    let run_dir = project.run(&started.run)?;
+    let findings = read_findings(&run_dir)?;
+    let stdin =
+        json!({"session_id": DEMO_SESSION, "hook_event_name": "Stop", "stop_hook_active": true,
+                       "cwd": dir, "background_tasks": []})
+        .to_string();
+    let mut phase = Phase::Triage;
+    for _ in 0..MAX_STOPS {
+        let answer = hook_stop(&env, stdin.as_bytes());
+        let Some(stdout) = answer.stdout else {
+            say(out, "[hook] allowed the stop silently".to_owned());
+            break;
+        };
+        let value: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+        let Some(reason) = value["reason"].as_str() else {
+            say(
+                out,
+                format!(
+                    "[hook] allowed the stop: {}",
+                    value["systemMessage"].as_str().unwrap_or("")
+                ),
+            );
+            break;
+        };
+        let dispatch = Dispatch::parse_reason(reason).ok_or_else(|| {
+            AppError::Usage(format!("the hook blocked without a dispatch: {reason}"))
+        })?;
+        let ids: Vec<&str> = dispatch
+            .launch
+            .iter()
+            .map(|l| l.prompt.trim_start_matches("self-repair item "))
+            .collect();
+        say(
+            out,
+            format!(
+                "[hook] block: phase {}, launch {} agent(s): {}",
+                dispatch.phase,
+                ids.len(),
+                ids.join(" ")
+            ),
+        );
+        let state = load_folded(&run_dir, false)?;
+        if state.phase != phase {
+            phase = state.phase;
+        }
+        let agent = SimulatedAgent {
+            state: &state,
+            findings: &findings,
+        };
+        for id in ids {
+            let shown = show(&project, &run_dir, &state, id)?;
+            let answer = agent.answer(&shown);
+            let recorded = submit(&run_dir, id, &answer, env.now)?;
+            say(
+                out,
+                format!(
+                    "  [simulated agent] {}",
+                    recorded.render().trim_start_matches("recorded ")
+                ),
+            );
+        }
+    }
+    let state = load_folded(&run_dir, false)?;
+    let status = crate::report(&project, &state);
+    say(out, format!("\n{}", status.render()));
+    let report = run_dir.path().join("report.md");
+    let tasks: Vec<String> = state.tasks.iter().map(|t| t.file.clone()).collect();
+    say(out, format!("report: {}", report.display()));
+    say(
+        out,
+        format!(
+            "tasks ({}): {}",
+            tasks.len(),
+            dir.join("backlog/tasks").display()
+        ),
+    );
+    for task in &tasks {
+        say(out, format!("  {task}"));
+    }
+    Ok(DemoReport {
+        project: dir.to_path_buf(),
+        run: started.run,
+        report,
+        tasks,
+    })
+}
+
+fn lay_out(dir: &Path) -> Result<(), AppError> {
+    if dir.join(".self-repair").exists() {
+        return Err(AppError::Usage(format!(
+            "{} already holds a self-repair project; pick another --dir",
+            dir.display()
+        )));
+    }
+    for (rel, text) in SOURCES.iter().chain(FINDINGS.iter()) {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(AppError::io("create", parent))?;
+        }
+        std::fs::write(&path, text).map_err(AppError::io("write", &path))?;
+    }
+    Ok(())
+}

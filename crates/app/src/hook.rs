@@ -1,0 +1,252 @@
+//! The hooks: `hook stop` (the decision table), `hook stop-failure`, `hook session-start`.
+//! A hook never fails: every problem becomes an allow, with a line on stderr and, when the user
+//! must act, a `systemMessage`.
+
+use self_repair_engine::{
+    Decision, Event, JournalEntry, RunState, RunStatus, StopEvent, decide_stop,
+};
+use self_repair_store::{Project, RunDir, StoreError};
+use serde_json::json;
+
+use crate::{CommandEnv, HookInput, finalize_run};
+
+/// What a hook prints: at most one JSON object on stdout, diagnostics on stderr; exit 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookAnswer {
+    pub stdout: Option<String>,
+    pub stderr: Vec<String>,
+}
+
+impl HookAnswer {
+    fn allow() -> HookAnswer {
+        HookAnswer::default()
+    }
+
+    fn note(line: String) -> HookAnswer {
+        HookAnswer {
+            stdout: None,
+            stderr: vec![line],
+        }
+    }
+}
+
+/// The project and active run a hook input points at, if any (cheap: a few file checks).
+fn active_run(env: &CommandEnv, input: &HookInput) -> Option<(Project, RunDir)> {
+    let start = env
+        .project
+        .as_deref()
+        .or(env.project_dir.as_deref())
+        .or(input.cwd.as_deref())
+        .unwrap_or(&env.cwd);
+    let project = Project::find(start)?;
+    let id = project.active_run_id()?;
+    let dir = project.run(&id).ok()?;
+    Some((project, dir))
+}
+
+/// `self-repair hook stop`.
+pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
+    let input = match HookInput::parse(stdin) {
+        Ok(input) => input,
+        Err(reason) => {
+            return HookAnswer::note(format!(
+                "self-repair hook stop: {reason}; allowing the stop"
+            ));
+        }
+    };
+    let Some(session) = input.session_id.clone() else {
+        return HookAnswer::allow();
+    };
+    let Some((project, dir)) = active_run(env, &input) else {
+        return HookAnswer::allow();
+    };
+    let lock = match dir.lock() {
+        Ok(lock) => lock,
+        Err(e) => {
+            return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    };
+    let mut state = match dir.load_state() {
+        Ok(state) => state,
+        Err(e @ StoreError::CorruptState { .. }) => {
+            return HookAnswer {
+                stdout: Some(json!({ "systemMessage": format!("self-repair: {e}") }).to_string()),
+                stderr: vec![format!("self-repair hook stop: {e}")],
+            };
+        }
+        Err(e) => {
+            return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    };
+    // Row 2 before anything is folded: another session's stop must not write.
+    if state
+        .session
+        .as_ref()
+        .is_some_and(|bound| *bound != session)
+    {
+        return HookAnswer::allow();
+    }
+    let stop = StopEvent {
+        session: Some(session),
+        running: input.running_items(),
+    };
+    let answer = drive(env, &project, &dir, &mut state, &stop);
+    drop(lock);
+    answer
+}
+
+/// Folds, decides, finalizes when asked, journals what changed, saves, answers.
+fn drive(
+    env: &CommandEnv,
+    project: &Project,
+    dir: &RunDir,
+    state: &mut RunState,
+    stop: &StopEvent,
+) -> HookAnswer {
+    let mut stderr = Vec::new();
+    let items_before = state.items.len();
+    let offset_before = state.journal_offset;
+    match dir.fold(state) {
+        Ok(report) => stderr.extend(report.skipped),
+        Err(e) => {
+            return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    }
+    let mut dirty = state.journal_offset != offset_before;
+    let mut decision = Decision::Allow { message: None };
+    for _ in 0..3 {
+        let outcome = decide_stop(state, stop, env.now);
+        if outcome.changed {
+            // Journal the stop so a rebuild replays the same decision.
+            let entry = JournalEntry {
+                at: env.now,
+                event: Event::Stop(stop.clone()),
+            };
+            match dir.append_applied(state, &[entry]) {
+                Ok(()) => dirty = true,
+                Err(e) => {
+                    return HookAnswer::note(format!(
+                        "self-repair hook stop: {e}; allowing the stop"
+                    ));
+                }
+            }
+        }
+        decision = outcome.decision;
+        if decision != Decision::Finalize {
+            break;
+        }
+        if let Err(e) = finalize_run(project.root(), dir, state, env.now) {
+            let message = format!(
+                "self-repair run {}: finalize failed: {e}. Fix it, then run `self-repair finalize`.",
+                state.run
+            );
+            stderr.push(message.clone());
+            decision = Decision::Allow {
+                message: Some(message),
+            };
+            break;
+        }
+        dirty = true;
+    }
+    if dirty && let Err(e) = dir.save_state(state, items_before) {
+        stderr.push(format!("self-repair hook stop: {e}"));
+    }
+    let stdout = match decision {
+        Decision::Block(dispatch) => {
+            Some(json!({ "decision": "block", "reason": dispatch.render_reason() }).to_string())
+        }
+        Decision::Allow { message: Some(m) } => Some(json!({ "systemMessage": m }).to_string()),
+        Decision::Allow { message: None } | Decision::Finalize => None,
+    };
+    HookAnswer { stdout, stderr }
+}
+
+/// `self-repair hook stop-failure`: the turn ended on an API error; pause instead of
+/// re-blocking. The next successful stop lifts the pause.
+pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
+    let input = match HookInput::parse(stdin) {
+        Ok(input) => input,
+        Err(reason) => return HookAnswer::note(format!("self-repair hook stop-failure: {reason}")),
+    };
+    let (Some(session), Some((_, dir))) = (input.session_id.clone(), active_run(env, &input))
+    else {
+        return HookAnswer::allow();
+    };
+    let result = (|| -> Result<(), crate::AppError> {
+        let _lock = dir.lock()?;
+        let mut state = dir.load_state()?;
+        if state
+            .session
+            .as_ref()
+            .is_some_and(|bound| *bound != session)
+            || state.status != RunStatus::Active
+        {
+            return Ok(());
+        }
+        let items_before = state.items.len();
+        dir.fold(&mut state)?;
+        let error = match (&input.error, &input.error_details) {
+            (Some(e), Some(d)) => format!("{e}: {d}"),
+            (Some(e), None) => e.clone(),
+            (None, Some(d)) => d.clone(),
+            (None, None) => "unknown API error".to_owned(),
+        };
+        dir.record(
+            &mut state,
+            &[JournalEntry {
+                at: env.now,
+                event: Event::StopFailure { error },
+            }],
+        )?;
+        dir.save_state(&state, items_before)?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => HookAnswer::allow(),
+        Err(e) => HookAnswer::note(format!("self-repair hook stop-failure: {e}")),
+    }
+}
+
+/// `self-repair hook session-start`: after a compaction or a resume, remind the session of the
+/// run in one paragraph (`SessionStart` stdout becomes context).
+pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
+    let Ok(input) = HookInput::parse(stdin) else {
+        return HookAnswer::allow();
+    };
+    if !matches!(input.source.as_deref(), Some("compact" | "resume")) {
+        return HookAnswer::allow();
+    }
+    let Some((_, dir)) = active_run(env, &input) else {
+        return HookAnswer::allow();
+    };
+    let Ok(state) = dir.load_state() else {
+        return HookAnswer::allow();
+    };
+    let ours = match (&state.session, &input.session_id) {
+        (Some(bound), Some(session)) => bound == session,
+        (None, _) => true,
+        (Some(_), None) => false,
+    };
+    if !ours || matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
+        return HookAnswer::allow();
+    }
+    let counts = state.counts(state.phase);
+    let context = format!(
+        "A self-repair run is in progress in this project: run {}, phase {}, {} of {} items \
+         done, status {}. The Stop hook drives it: when it blocks with a dispatch, launch every \
+         entry of its JSON block with the Agent tool in one message, then end your turn; never \
+         read or relay the agents' results. `self-repair status` shows progress.",
+        state.run,
+        state.phase.as_str(),
+        counts.done,
+        counts.total(),
+        state.status.as_str()
+    );
+    HookAnswer {
+        stdout: Some(
+            json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})
+                .to_string(),
+        ),
+        stderr: Vec::new(),
+    }
+}

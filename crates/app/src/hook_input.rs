@@ -1,0 +1,73 @@
+//! The JSON Claude Code sends a hook on stdin, read tolerantly: unknown fields ignored, every
+//! field optional.
+
+use std::path::PathBuf;
+
+use self_repair_engine::ItemKind;
+use self_repair_store::is_safe_item_id;
+use serde::Deserialize;
+
+/// One entry of `background_tasks`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct BackgroundTask {
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+/// The fields self-repair uses, of any hook event.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct HookInput {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub hook_event_name: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    #[serde(default)]
+    pub stop_hook_active: Option<bool>,
+    /// `None` when the client sent no such field (older clients): leases decide then.
+    #[serde(default)]
+    pub background_tasks: Option<Vec<BackgroundTask>>,
+    /// `StopFailure`: `rate_limit`, `overloaded`, `authentication_failed`, ...
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub error_details: Option<String>,
+    /// `SessionStart`: `startup`, `resume`, `clear`, `compact`.
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+impl HookInput {
+    /// Parses stdin; `Err` carries a one-line reason for stderr.
+    pub fn parse(stdin: &[u8]) -> Result<HookInput, String> {
+        if stdin.iter().all(u8::is_ascii_whitespace) {
+            return Err("empty stdin: expected the hook's JSON object".to_owned());
+        }
+        serde_json::from_slice(stdin)
+            .map_err(|e| format!("stdin is not the hook's JSON object ({e})"))
+    }
+
+    /// Item ids named in the descriptions of running background tasks.
+    pub fn running_items(&self) -> Option<Vec<String>> {
+        let tasks = self.background_tasks.as_ref()?;
+        let mut ids = Vec::new();
+        for task in tasks {
+            if task.status.as_deref().is_some_and(|s| s != "running") {
+                continue;
+            }
+            let Some(description) = &task.description else {
+                continue;
+            };
+            ids.extend(
+                description
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .filter(|token| is_safe_item_id(token) && ItemKind::of_id(token).is_some())
+                    .map(str::to_owned),
+            );
+        }
+        Some(ids)
+    }
+}

@@ -1,0 +1,36 @@
+//! The commands of `self-repair`, as library functions the binary calls: each takes a
+//! [`CommandEnv`] (folder, time, session) so outputs are reproducible in tests.
+
+mod app_error;
+mod command_env;
+mod control;
+mod demo;
+mod doctor;
+mod finalize;
+mod hook;
+mod hook_input;
+mod project_config;
+mod show;
+mod simulated_agent;
+mod start;
+mod status;
+mod submit;
+mod template;
+
+pub use app_error::{AppError, ExitStatus};
+pub use command_env::CommandEnv;
+pub use control::{finalize, next, steer};
+pub use demo::{DemoReport, demo};
+pub use doctor::doctor;
+pub use finalize::{finalize_run, read_findings, write_reports};
+pub use hook::{HookAnswer, hook_session_start, hook_stop, hook_stop_failure};
+pub use hook_input::{BackgroundTask, HookInput};
+pub use project_config::load_config;
+pub use show::{ShowOutput, show, show_angle};
+pub use simulated_agent::SimulatedAgent;
+pub use start::{InputSummary, StartOptions, StartReport, start};
+pub use status::{
+    PhaseLine, RunLine, StatusReport, load_folded, render_runs, report, runs, status,
+};
+pub use submit::{Submitted, item_input, submit};
+pub use template::{load_template, render_template};

@@ -1,0 +1,247 @@
+//! `self-repair start`: read findings, fingerprint, merge identical ones, route, create the run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use self_repair_engine::{
+    Finding, FindingRecord, Intake, Occurrence, Phase, RoutedFinding, create_run, default_route,
+    timestamp, triage_id,
+};
+use self_repair_ingest::{Format, IngestOptions, fingerprint_all, parse};
+use self_repair_store::{Project, write_json_rows};
+use serde::Serialize;
+
+use crate::{AppError, CommandEnv, load_config};
+
+/// What `start` reads and how.
+#[derive(Debug, Clone, Default)]
+pub struct StartOptions {
+    /// Findings files; `-` is standard input.
+    pub files: Vec<PathBuf>,
+    /// Standard input's text, when a file is `-` (or no file was given).
+    pub stdin: Option<String>,
+    pub format: Option<Format>,
+    pub run_id: Option<String>,
+    pub config: Option<PathBuf>,
+    /// Prefix to strip from absolute paths the analyzer wrote on another machine.
+    pub base: Option<PathBuf>,
+}
+
+/// One input and the format it was read as.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    pub source: String,
+    pub format: String,
+    pub findings: usize,
+}
+
+/// What `start` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct StartReport {
+    pub run: String,
+    pub project: PathBuf,
+    pub inputs: Vec<InputSummary>,
+    pub intake: Intake,
+    pub phase: Phase,
+    /// Routed findings per route.
+    pub routes: Vec<(String, u32)>,
+    pub session: Option<String>,
+}
+
+impl StartReport {
+    /// The text `start` prints.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for input in &self.inputs {
+            out.push_str(&format!(
+                "read {} finding(s) from {} as {}\n",
+                input.findings, input.source, input.format
+            ));
+        }
+        let i = &self.intake;
+        out.push_str(&format!(
+            "run {} created: {} findings, {} unique; known registry decided {}, rules decided {}, {} go to triage agents",
+            self.run, i.findings, i.unique, i.known, i.rules, i.routed
+        ));
+        if !self.routes.is_empty() {
+            let routes: Vec<String> = self
+                .routes
+                .iter()
+                .map(|(r, n)| format!("{r} {n}"))
+                .collect();
+            out.push_str(&format!(" ({})", routes.join(", ")));
+        }
+        out.push('\n');
+        match (&self.session, self.phase) {
+            (_, Phase::Finalize) => out.push_str(
+                "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n",
+            ),
+            (Some(s), _) => out.push_str(&format!(
+                "bound to session {s}: end your turn; the Stop hook dispatches the agents\n"
+            )),
+            (None, _) => out.push_str(
+                "the first Claude Code session that stops in this project drives it: end your turn there\n",
+            ),
+        }
+        out
+    }
+}
+
+/// Reads every input, then creates the run. Nothing is created when any input is bad.
+pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, AppError> {
+    let project = match &env.project {
+        Some(root) => Project::at(root.clone()),
+        None => Project::find_or_choose(env.start_dir()),
+    };
+    let root = project.root().to_path_buf();
+    let (mut config, sets_prefix) = load_config(&project.store_dir(), options.config.as_deref())?;
+    if !sets_prefix && installed_without_plugin(&root, env.home.as_deref()) {
+        config.agent_prefix = String::new();
+    }
+    let (inputs, findings) = read_inputs(&root, options)?;
+    let records = merge_identical(&root, findings);
+    let mut routed = Vec::new();
+    let mut route_counts: Vec<(String, u32)> = Vec::new();
+    let mut records = records;
+    for (index, record) in records.iter_mut().enumerate() {
+        let route = default_route(&record.finding);
+        routed.push(RoutedFinding {
+            finding: index as u32,
+            route: route.name.to_owned(),
+            tier: route.tier.max(config.tiers.triage),
+        });
+        record.item = Some(triage_id(routed.len()));
+        match route_counts.iter_mut().find(|(r, _)| r == route.name) {
+            Some(entry) => entry.1 += 1,
+            None => route_counts.push((route.name.to_owned(), 1)),
+        }
+    }
+    let intake = Intake {
+        findings: inputs.iter().map(|i| i.findings as u32).sum(),
+        unique: records.len() as u32,
+        known: 0,
+        rules: 0,
+        routed: routed.len() as u32,
+    };
+    let run_id = match &options.run_id {
+        Some(id) => id.clone(),
+        None => free_run_id(&project, env.now)?,
+    };
+    let dir = project.create_run_dir(&run_id)?;
+    write_json_rows(&dir.findings_path(), &records)?;
+    let state = create_run(
+        run_id.clone(),
+        env.now,
+        config,
+        intake.clone(),
+        env.session.clone(),
+        &routed,
+    );
+    dir.create(&state)?;
+    project.set_active(&run_id)?;
+    Ok(StartReport {
+        run: run_id,
+        project: root,
+        inputs,
+        intake,
+        phase: state.phase,
+        routes: route_counts,
+        session: env.session.clone(),
+    })
+}
+
+fn read_inputs(
+    root: &Path,
+    options: &StartOptions,
+) -> Result<(Vec<InputSummary>, Vec<Finding>), AppError> {
+    let stdin_only = [PathBuf::from("-")];
+    let files: &[PathBuf] = if options.files.is_empty() {
+        &stdin_only
+    } else {
+        &options.files
+    };
+    let mut inputs = Vec::new();
+    let mut findings = Vec::new();
+    for file in files {
+        let (source, text) = if file.as_os_str() == "-" {
+            let text = options.stdin.clone().ok_or_else(|| {
+                AppError::Usage(
+                    "no findings: give findings files (`self-repair start FILE...`) or pipe them on stdin"
+                        .to_owned(),
+                )
+            })?;
+            ("stdin".to_owned(), text)
+        } else {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                AppError::Usage(format!("cannot read findings file {}: {e}", file.display()))
+            })?;
+            (file.display().to_string(), text)
+        };
+        let mut ingest = IngestOptions::new(source.clone(), root);
+        if let Some(base) = &options.base {
+            ingest = ingest.with_base(base.clone());
+        }
+        let parsed =
+            parse(&text, options.format.unwrap_or(Format::Auto), &ingest).map_err(|e| {
+                AppError::Ingest {
+                    file: source.clone(),
+                    source: Box::new(e),
+                }
+            })?;
+        inputs.push(InputSummary {
+            source,
+            format: parsed.format.as_str().to_owned(),
+            findings: parsed.findings.len(),
+        });
+        findings.extend(parsed.findings);
+    }
+    Ok((inputs, findings))
+}
+
+/// One record per fingerprint, in first-seen order, with every occurrence listed.
+fn merge_identical(root: &Path, findings: Vec<Finding>) -> Vec<FindingRecord> {
+    let fingerprints = fingerprint_all(&findings, root);
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut records: Vec<FindingRecord> = Vec::new();
+    for (finding, fingerprint) in findings.into_iter().zip(fingerprints) {
+        let occurrence = Occurrence {
+            path: finding.path.clone(),
+            line: finding.line,
+            column: finding.column,
+        };
+        if let Some(&at) = index.get(&fingerprint) {
+            records[at].occurrences.push(occurrence);
+            continue;
+        }
+        index.insert(fingerprint.clone(), records.len());
+        records.push(FindingRecord {
+            fingerprint,
+            finding,
+            occurrences: vec![occurrence],
+            item: None,
+            predecided: None,
+        });
+    }
+    records
+}
+
+/// `r-YYYYMMDD-HHMM`, with `-2`, `-3`, ... when taken.
+fn free_run_id(project: &Project, now: u64) -> Result<String, AppError> {
+    let base = format!("r-{}", timestamp::compact(now));
+    let taken = project.run_ids()?;
+    if !taken.contains(&base) {
+        return Ok(base);
+    }
+    Ok((2..=taken.len() + 2)
+        .map(|n| format!("{base}-{n}"))
+        .find(|id| !taken.contains(id))
+        .unwrap_or(base))
+}
+
+/// True when `self-repair install` copied the agents into `.claude/agents` (project or user):
+/// their types are then bare names, not `self-repair:<name>`.
+fn installed_without_plugin(root: &Path, home: Option<&Path>) -> bool {
+    use self_repair_install::{Scope, read_manifest};
+    matches!(read_manifest(root, Scope::Project), Ok(Some(_)))
+        || home.is_some_and(|h| matches!(read_manifest(h, Scope::User), Ok(Some(_))))
+}

@@ -1,0 +1,241 @@
+//! `self-repair status` and `self-repair runs`: where a run is and what happens next.
+
+use std::path::PathBuf;
+
+use self_repair_engine::{
+    Intake, PauseReason, Phase, PhaseCounts, RunState, RunStatus, TaskRecord, timestamp,
+};
+use self_repair_store::{Project, RunDir};
+use serde::Serialize;
+
+use crate::AppError;
+
+/// One phase's progress.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseLine {
+    pub phase: Phase,
+    #[serde(flatten)]
+    pub counts: PhaseCounts,
+}
+
+/// What `status` shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusReport {
+    pub schema_version: u32,
+    pub run: String,
+    pub project: PathBuf,
+    pub created_at: String,
+    pub status: RunStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause: Option<PauseReason>,
+    pub phase: Phase,
+    pub session: Option<String>,
+    pub intake: Intake,
+    pub phases: Vec<PhaseLine>,
+    pub groups: usize,
+    pub planned_groups: usize,
+    pub tasks: Vec<TaskRecord>,
+    pub blocks: u64,
+    pub next: String,
+}
+
+/// Loads the run, folds pending submissions into `state.json`, and reports.
+pub fn status(project: &Project, dir: &RunDir) -> Result<StatusReport, AppError> {
+    let state = load_folded(dir, true)?;
+    Ok(report(project, &state))
+}
+
+/// Loads the state and folds the journal; with `save`, writes the folded state back.
+pub fn load_folded(dir: &RunDir, save: bool) -> Result<RunState, AppError> {
+    let _lock = dir.lock()?;
+    let mut state = dir.load_state()?;
+    let items_before = state.items.len();
+    let before = state.journal_offset;
+    dir.fold(&mut state)?;
+    if save && state.journal_offset != before {
+        dir.save_state(&state, items_before)?;
+    }
+    Ok(state)
+}
+
+/// The report of a loaded state.
+pub fn report(project: &Project, state: &RunState) -> StatusReport {
+    let phases = [
+        Phase::Triage,
+        Phase::Aggregate,
+        Phase::RuleReview,
+        Phase::Plan,
+    ]
+    .into_iter()
+    .map(|phase| PhaseLine {
+        phase,
+        counts: state.counts(phase),
+    })
+    .collect();
+    StatusReport {
+        schema_version: 1,
+        run: state.run.clone(),
+        project: project.root().to_path_buf(),
+        created_at: timestamp::rfc3339(state.created_at),
+        status: state.status,
+        pause: state.pause.clone(),
+        phase: state.phase,
+        session: state.session.clone(),
+        intake: state.intake.clone(),
+        phases,
+        groups: state.groups.len(),
+        planned_groups: state.groups.iter().filter(|g| g.planned).count(),
+        tasks: state.tasks.clone(),
+        blocks: state.blocks,
+        next: next_step(state),
+    }
+}
+
+fn next_step(state: &RunState) -> String {
+    match (state.status, &state.pause) {
+        (RunStatus::Complete, _) => format!(
+            "done: read .self-repair/runs/{}/report.md; tasks are in backlog/tasks",
+            state.run
+        ),
+        (RunStatus::Cancelled, _) => "cancelled: start a new run with `self-repair start`".to_owned(),
+        (RunStatus::Stalled, _) => {
+            "stalled (instructions brought no progress): run `self-repair resume`, then end your turn in the bound session".to_owned()
+        }
+        (RunStatus::Paused, Some(PauseReason::Circuit { kind, signature, .. })) => format!(
+            "paused: {} agents failed the same way ({signature}); fix that, then `self-repair resume`",
+            kind.as_str()
+        ),
+        (RunStatus::Paused, Some(PauseReason::ApiError { error })) => format!(
+            "paused after an API error ({error}); the next turn that ends normally resumes it"
+        ),
+        (RunStatus::Paused, _) => "paused: `self-repair resume` continues".to_owned(),
+        (RunStatus::Active, _) if state.session.is_none() => {
+            "not bound to a session yet: end a turn of the Claude Code session that should drive it (or `self-repair adopt` inside it)".to_owned()
+        }
+        (RunStatus::Active, _) if state.phase == Phase::Finalize => {
+            "the next stop finalizes the run (or run `self-repair finalize`)".to_owned()
+        }
+        (RunStatus::Active, _) => {
+            "the Stop hook dispatches the next agents when the bound session ends its turn (`self-repair next` previews it)".to_owned()
+        }
+    }
+}
+
+impl StatusReport {
+    /// The text `status` prints.
+    pub fn render(&self) -> String {
+        let mut out = format!("run {} ({})\n", self.run, self.project.display());
+        let session = self
+            .session
+            .as_deref()
+            .map_or_else(|| "no session yet".to_owned(), |s| format!("session {s}"));
+        out.push_str(&format!(
+            "status {}, phase {}, {session}, created {}\n",
+            self.status.as_str(),
+            self.phase.as_str(),
+            self.created_at
+        ));
+        let i = &self.intake;
+        out.push_str(&format!(
+            "findings: {} read, {} unique; decided by known registry {}, by rules {}; {} to agents\n\n",
+            i.findings, i.unique, i.known, i.rules, i.routed
+        ));
+        out.push_str("phase        done  running  pending  failed  quarantined\n");
+        for line in &self.phases {
+            let c = &line.counts;
+            out.push_str(&format!(
+                "{:<11} {:>5}  {:>7}  {:>7}  {:>6}  {:>11}\n",
+                line.phase.as_str(),
+                c.done,
+                c.running,
+                c.pending,
+                c.failed,
+                c.quarantined
+            ));
+        }
+        out.push_str(&format!(
+            "\ngroups: {} ({} planned); tasks: {}",
+            self.groups,
+            self.planned_groups,
+            self.tasks.len()
+        ));
+        for task in &self.tasks {
+            let how = if task.existing { "existed" } else { "written" };
+            out.push_str(&format!(
+                "\n  {} {} ({how}): {}",
+                task.task_id, task.title, task.file
+            ));
+        }
+        out.push_str(&format!("\nnext: {}\n", self.next));
+        out
+    }
+}
+
+/// One line of `runs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunLine {
+    pub run: String,
+    pub active: bool,
+    pub status: Option<RunStatus>,
+    pub phase: Option<Phase>,
+    pub findings: Option<u32>,
+    pub created_at: Option<String>,
+    /// Why the state could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Every run of the project.
+pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
+    let active = project.active_run_id();
+    let mut lines = Vec::new();
+    for id in project.run_ids()? {
+        let dir = project.run(&id)?;
+        let line = match dir.load_state() {
+            Ok(state) => RunLine {
+                active: active.as_deref() == Some(id.as_str()),
+                run: id,
+                status: Some(state.status),
+                phase: Some(state.phase),
+                findings: Some(state.intake.unique),
+                created_at: Some(timestamp::rfc3339(state.created_at)),
+                error: None,
+            },
+            Err(e) => RunLine {
+                active: active.as_deref() == Some(id.as_str()),
+                run: id,
+                status: None,
+                phase: None,
+                findings: None,
+                created_at: None,
+                error: Some(e.to_string()),
+            },
+        };
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
+/// The text `runs` prints.
+pub fn render_runs(lines: &[RunLine]) -> String {
+    if lines.is_empty() {
+        return "no runs in this project; start one with `self-repair start FINDINGS...`\n"
+            .to_owned();
+    }
+    let mut out = String::new();
+    for l in lines {
+        let mark = if l.active { "*" } else { " " };
+        match &l.error {
+            Some(e) => out.push_str(&format!("{mark} {}  unreadable: {e}\n", l.run)),
+            None => out.push_str(&format!(
+                "{mark} {}  {}  {}  {} findings  {}\n",
+                l.run,
+                l.status.map_or("?", RunStatus::as_str),
+                l.phase.map_or("?", Phase::as_str),
+                l.findings.unwrap_or(0),
+                l.created_at.as_deref().unwrap_or("?")
+            )),
+        }
+    }
+    out
+}

@@ -1,0 +1,174 @@
+//! Command-line arguments (clap derive). Every command has `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Works through every analyzer finding inside one Claude Code session: triage by sub-agents,
+/// root-cause groups, reviewed fix plans, backlog tasks. A Stop hook drives it.
+#[derive(Debug, Parser)]
+#[command(name = "self-repair", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// Project root (default: the nearest folder with `.self-repair/`, else the git root).
+    #[arg(long = "root", short = 'C', global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Which run a command acts on.
+#[derive(Debug, Args)]
+pub struct RunArg {
+    /// Run id (default: the project's active run).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read findings, merge identical ones, route them, and create the project's active run.
+    Start {
+        /// Findings files; `-` or none reads standard input.
+        files: Vec<PathBuf>,
+        /// Input format: auto, jsonl, sarif, clippy, ruff, eslint, knip, vulture, bandit, ts-prune.
+        #[arg(long, default_value = "auto")]
+        format: String,
+        /// Run id (default `r-YYYYMMDD-HHMM`).
+        #[arg(long, value_name = "ID")]
+        run_id: Option<String>,
+        /// Config file (default `.self-repair/config.json` when present).
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+        /// Absolute prefix to strip from paths an analyzer wrote on another machine.
+        #[arg(long, value_name = "DIR")]
+        base: Option<PathBuf>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Phase, progress per phase, groups, tasks, and what to do next.
+    Status {
+        #[command(flatten)]
+        run: RunArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The instruction the Stop hook would give now, without changing anything.
+    Next {
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// The rendered task of a work item, for its agent.
+    Show {
+        /// Item id, e.g. t-00042.
+        item: String,
+        #[command(flatten)]
+        run: RunArg,
+        /// `{item, kind, agent, model, prompt, output_schema}` as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Same as `show` (an agent's prompt is `self-repair item <id>`).
+    Item {
+        item: String,
+        #[command(flatten)]
+        run: RunArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record an agent's result for an item (JSON; markdown for plans and reviews).
+    Submit {
+        item: String,
+        /// Read the result from this file instead of standard input.
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// Stop driving the run until `resume`.
+    Pause {
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// Continue a paused or stalled run.
+    Resume {
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// End the run for good; the hook never drives it again.
+    Cancel {
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// Bind the run to this Claude Code session (resume a run in a new session).
+    Adopt {
+        /// Session id (default: `CLAUDE_CODE_SESSION_ID`).
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// List the project's runs.
+    Runs {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the store; rebuild unreadable run states from their journals.
+    Doctor {
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// Write tasks and reports now (normally done by the hook when every phase is done).
+    Finalize {
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// References to a symbol in the project (word boundaries, `.gitignore` honoured).
+    Refs {
+        symbol: String,
+        /// Most hits shown.
+        #[arg(long, default_value_t = 50)]
+        max: usize,
+    },
+    /// Run the whole pipeline on bundled real findings with a SIMULATED agent (no model).
+    Demo {
+        /// Folder for the demo project (default: a new folder under the system temp dir).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Claude Code hook entry points (read the hook JSON on stdin).
+    Hook {
+        #[command(subcommand)]
+        event: HookEvent,
+    },
+    /// Register the hooks, agents, skill and permissions without the plugin manager.
+    Install(InstallArgs),
+    /// Remove exactly what `install` added.
+    Uninstall(InstallArgs),
+}
+
+/// Options of `install` and `uninstall`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Into the project's `.claude/` (default).
+    #[arg(long = "project", conflicts_with = "user")]
+    pub project_scope: bool,
+    /// Into `~/.claude/`.
+    #[arg(long)]
+    pub user: bool,
+    /// Print the diff of every change and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Hook events.
+#[derive(Debug, Subcommand)]
+pub enum HookEvent {
+    /// The Stop hook: allow, or block with the next instruction.
+    Stop,
+    /// A turn ended on an API error: pause instead of re-blocking.
+    StopFailure,
+    /// After a compaction or resume: a one-paragraph run summary.
+    SessionStart,
+}

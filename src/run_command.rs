@@ -1,0 +1,274 @@
+//! Maps each command onto the library and its result onto stdout, stderr and an exit status.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+
+use self_repair_app::{
+    AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
+    hook_session_start, hook_stop, hook_stop_failure, load_folded, next, render_runs, runs, show,
+    start, status, steer, submit,
+};
+use self_repair_engine::Event;
+use self_repair_ingest::Format;
+use self_repair_install::{InstallSpec, Scope, plan_install, plan_uninstall};
+use self_repair_store::Project;
+
+use crate::args::{Cli, Command, HookEvent, InstallArgs};
+
+/// Largest hook input read; the client sends a few kilobytes.
+const MAX_HOOK_INPUT: u64 = 64 * 1024 * 1024;
+
+/// Runs the command; prints its output; returns the exit status.
+pub fn run_command(cli: Cli, env: &CommandEnv) -> ExitStatus {
+    if let Command::Hook { event } = &cli.command {
+        return run_hook(event, env);
+    }
+    match execute(cli.command, env) {
+        Ok(text) => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes());
+            if !text.is_empty() && !text.ends_with('\n') {
+                let _ = stdout.write_all(b"\n");
+            }
+            ExitStatus::Success
+        }
+        Err(e) => {
+            let _ = writeln!(std::io::stderr().lock(), "self-repair: {e}");
+            e.exit_status()
+        }
+    }
+}
+
+fn run_hook(event: &HookEvent, env: &CommandEnv) -> ExitStatus {
+    let mut stdin = Vec::new();
+    let _ = std::io::stdin()
+        .take(MAX_HOOK_INPUT)
+        .read_to_end(&mut stdin);
+    let answer: HookAnswer = match event {
+        HookEvent::Stop => hook_stop(env, &stdin),
+        HookEvent::StopFailure => hook_stop_failure(env, &stdin),
+        HookEvent::SessionStart => hook_session_start(env, &stdin),
+    };
+    let mut stderr = std::io::stderr().lock();
+    for line in &answer.stderr {
+        let _ = writeln!(stderr, "{line}");
+    }
+    if let Some(json) = answer.stdout {
+        let _ = writeln!(std::io::stdout().lock(), "{json}");
+    }
+    // A hook always exits 0: a non-zero exit would be shown as an error or block by the client.
+    ExitStatus::Success
+}
+
+fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
+    match command {
+        Command::Start {
+            files,
+            format,
+            run_id,
+            config,
+            base,
+            json,
+        } => {
+            let format: Format = format
+                .parse()
+                .map_err(|e| AppError::Usage(format!("--format: {e}")))?;
+            let needs_stdin = files.is_empty() || files.iter().any(|f| f.as_os_str() == "-");
+            let stdin = if needs_stdin && !std::io::stdin().is_terminal() {
+                let mut text = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .map_err(|e| AppError::Usage(format!("cannot read standard input: {e}")))?;
+                Some(text)
+            } else {
+                None
+            };
+            let report = start(
+                env,
+                &StartOptions {
+                    files,
+                    stdin,
+                    format: Some(format),
+                    run_id,
+                    config,
+                    base,
+                },
+            )?;
+            Ok(if json {
+                to_json(&report)
+            } else {
+                report.render()
+            })
+        }
+        Command::Status { run, json } => {
+            let project = env.find_project()?;
+            let dir = project.run_or_active(run.run.as_deref())?;
+            let report = status(&project, &dir)?;
+            Ok(if json {
+                to_json(&report)
+            } else {
+                report.render()
+            })
+        }
+        Command::Next { run } => {
+            let project = env.find_project()?;
+            next(&project.run_or_active(run.run.as_deref())?, env.now)
+        }
+        Command::Show { item, run, json } | Command::Item { item, run, json } => {
+            let project = env.find_project()?;
+            let dir = project.run_or_active(run.run.as_deref())?;
+            let state = load_folded(&dir, false)?;
+            let shown = show(&project, &dir, &state, &item)?;
+            Ok(if json { to_json(&shown) } else { shown.prompt })
+        }
+        Command::Submit { item, file, run } => {
+            let project = env.find_project()?;
+            let dir = project.run_or_active(run.run.as_deref())?;
+            let content = read_result(file.as_deref())?;
+            Ok(submit(&dir, &item, &content, env.now)?.render())
+        }
+        Command::Pause { run } => steer_run(env, run.run.as_deref(), Event::Pause),
+        Command::Resume { run } => steer_run(env, run.run.as_deref(), Event::Resume),
+        Command::Cancel { run } => steer_run(env, run.run.as_deref(), Event::Cancel),
+        Command::Adopt { session, run } => {
+            let session = session.or_else(|| env.session.clone()).ok_or_else(|| {
+                AppError::Usage(
+                    "adopt needs the session: run it inside Claude Code (which sets CLAUDE_CODE_SESSION_ID) or pass --session ID"
+                        .to_owned(),
+                )
+            })?;
+            steer_run(env, run.run.as_deref(), Event::Adopt { session })
+        }
+        Command::Runs { json } => {
+            let lines = runs(&env.find_project()?)?;
+            Ok(if json {
+                to_json(&lines)
+            } else {
+                render_runs(&lines)
+            })
+        }
+        Command::Doctor { run } => {
+            let project = env.find_project()?;
+            let (lines, healthy) = doctor(&project, run.run.as_deref())?;
+            let text = lines.join("\n");
+            if healthy {
+                Ok(text)
+            } else {
+                Err(AppError::Conflict(text))
+            }
+        }
+        Command::Finalize { run } => {
+            let project = env.find_project()?;
+            let dir = project.run_or_active(run.run.as_deref())?;
+            finalize(&project, &dir, env.now)
+        }
+        Command::Refs { symbol, max } => {
+            let root = env.find_project().map_or_else(
+                |_| env.start_dir().to_path_buf(),
+                |p| p.root().to_path_buf(),
+            );
+            let options = self_repair_context::RefOptions {
+                max_results: max,
+                ..self_repair_context::RefOptions::default()
+            };
+            let report = self_repair_context::references(&root, &symbol, &options)
+                .map_err(|e| AppError::Usage(e.to_string()))?;
+            Ok(format!("{}{}", report.render(), report.summary()))
+        }
+        Command::Demo { dir } => {
+            let dir = dir.unwrap_or_else(|| default_demo_dir(env.now));
+            let mut stdout = std::io::stdout().lock();
+            demo(env, &dir, &mut stdout)?;
+            Ok(String::new())
+        }
+        Command::Install(args) => install(env, &args),
+        Command::Uninstall(args) => uninstall(env, &args),
+        Command::Hook { .. } => Ok(String::new()),
+    }
+}
+
+/// The submission text: from `--file`, else standard input.
+fn read_result(file: Option<&std::path::Path>) -> Result<String, AppError> {
+    if let Some(path) = file {
+        return std::fs::read_to_string(path)
+            .map_err(|e| AppError::Usage(format!("cannot read {}: {e}", path.display())));
+    }
+    if std::io::stdin().is_terminal() {
+        return Err(AppError::Usage(
+            "give the result with --file FILE or on standard input".to_owned(),
+        ));
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| AppError::Usage(format!("cannot read standard input: {e}")))?;
+    Ok(text)
+}
+
+fn steer_run(env: &CommandEnv, run: Option<&str>, event: Event) -> Result<String, AppError> {
+    let project = env.find_project()?;
+    steer(&project.run_or_active(run)?, event, env.now)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+fn default_demo_dir(now: u64) -> PathBuf {
+    let base = std::env::temp_dir();
+    (0..1000)
+        .map(|n| {
+            if n == 0 {
+                base.join(format!("self-repair-demo-{now}"))
+            } else {
+                base.join(format!("self-repair-demo-{now}-{n}"))
+            }
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| base.join("self-repair-demo"))
+}
+
+fn scope_root(env: &CommandEnv, args: &InstallArgs) -> Result<(Scope, PathBuf), AppError> {
+    if args.user {
+        let home = env
+            .home
+            .clone()
+            .ok_or_else(|| AppError::Usage("--user needs HOME to be set".to_owned()))?;
+        return Ok((Scope::User, home));
+    }
+    let root = Project::find_or_choose(env.start_dir())
+        .root()
+        .to_path_buf();
+    Ok((Scope::Project, root))
+}
+
+fn install(env: &CommandEnv, args: &InstallArgs) -> Result<String, AppError> {
+    let (scope, root) = scope_root(env, args)?;
+    let binary = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| AppError::Usage(format!("cannot find the running binary: {e}")))?;
+    let spec = InstallSpec {
+        binary_on_path: self_repair_install::binary_resolves_from_path(
+            &binary,
+            std::env::var_os("PATH").as_deref(),
+        ),
+        binary,
+        scope,
+    };
+    let plan = plan_install(&root, &spec, self_repair_install::embedded_bundle())?;
+    if args.dry_run {
+        return Ok(format!("{}{}", plan.render_diff(), plan.summary()));
+    }
+    plan.apply()?;
+    Ok(plan.summary())
+}
+
+fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<String, AppError> {
+    let (scope, root) = scope_root(env, args)?;
+    let plan = plan_uninstall(&root, scope)?;
+    if args.dry_run {
+        return Ok(format!("{}{}", plan.render_diff(), plan.summary()));
+    }
+    plan.apply()?;
+    Ok(plan.summary())
+}
