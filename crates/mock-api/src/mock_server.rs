@@ -1,0 +1,394 @@
+//! The HTTP server: binds 127.0.0.1 on a free port, answers `POST /v1/messages` (SSE or JSON)
+//! and `POST /v1/messages/count_tokens`, injects faults, records every request.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::fault::{Fault, FaultKind};
+use crate::http_request::HttpRequest;
+use crate::mock_error::MockError;
+use crate::model::respond;
+use crate::recorded_request::RecordedRequest;
+use crate::reply::{Block, Reply};
+use crate::scenario::Scenario;
+use crate::sse::{LAST_CHUNK, MessageMeta, chunk, encode_events, encode_message};
+use crate::thread::Thread;
+
+/// A running mock Messages API. Stops when dropped.
+#[derive(Debug)]
+pub struct MockServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    scenario: Scenario,
+    started: Instant,
+    seq: AtomicU64,
+    ids: AtomicU64,
+    records: Mutex<Vec<RecordedRequest>>,
+    record_file: Option<Mutex<File>>,
+    fault_hits: Mutex<Vec<usize>>,
+    stopping: AtomicBool,
+}
+
+/// What the server decided for one request, before writing it.
+enum Answer {
+    Stream(Reply, MessageMeta),
+    Json(u16, Value, Option<u64>),
+    Hang(Duration),
+}
+
+impl MockServer {
+    /// Starts a server playing `scenario`, recording to memory only.
+    pub fn start(scenario: Scenario) -> Result<MockServer, MockError> {
+        MockServer::launch(scenario, None)
+    }
+
+    /// Starts a server that also appends every record to `jsonl` (created or truncated).
+    pub fn start_recording(scenario: Scenario, jsonl: &Path) -> Result<MockServer, MockError> {
+        let file = File::create(jsonl).map_err(|source| MockError::Record {
+            path: jsonl.to_owned(),
+            source,
+        })?;
+        MockServer::launch(scenario, Some(file))
+    }
+
+    fn launch(scenario: Scenario, record_file: Option<File>) -> Result<MockServer, MockError> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(MockError::Bind)?;
+        let addr = listener.local_addr().map_err(MockError::Bind)?;
+        let shared = Arc::new(Shared {
+            fault_hits: Mutex::new(vec![0; scenario.faults.len()]),
+            scenario,
+            started: Instant::now(),
+            seq: AtomicU64::new(0),
+            ids: AtomicU64::new(0),
+            records: Mutex::new(Vec::new()),
+            record_file: record_file.map(Mutex::new),
+            stopping: AtomicBool::new(false),
+        });
+        let accept_shared = Arc::clone(&shared);
+        let accept = thread::Builder::new()
+            .name("mock-api-accept".into())
+            .spawn(move || accept_loop(&listener, &accept_shared))
+            .map_err(MockError::Thread)?;
+        Ok(MockServer {
+            addr,
+            shared,
+            accept: Some(accept),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`, the value for `ANTHROPIC_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The bound port.
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Every request answered so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        let mut records = self
+            .shared
+            .records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        records.sort_by_key(|r| r.seq);
+        records
+    }
+
+    /// Stops accepting connections (open connections end with their client).
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        // Wake the blocking accept with one connection of our own.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(accept) = self.accept.take() {
+            let _ = accept.join();
+        }
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
+    for stream in listener.incoming() {
+        if shared.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let shared = Arc::clone(shared);
+        // A connection that cannot get a thread is dropped; the client retries.
+        let _ = thread::Builder::new()
+            .name("mock-api-conn".into())
+            .spawn(move || serve_connection(stream, &shared));
+    }
+}
+
+fn serve_connection(stream: TcpStream, shared: &Shared) {
+    let _ = stream.set_nodelay(true);
+    let Ok(read_half) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(read_half);
+    let mut writer = stream;
+    while let Ok(Some(request)) = HttpRequest::read_from(&mut reader) {
+        let keep_open = answer(&request, &mut writer, shared).unwrap_or(false);
+        if !keep_open || request.wants_close() || shared.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+    }
+}
+
+impl Shared {
+    fn millis(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    fn next_id(&self) -> u64 {
+        self.ids.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// The first fault that selects this request, counting it against every fault that
+    /// selects its thread.
+    fn fault_for(&self, thread: &Thread) -> Option<FaultKind> {
+        let mut hits = self
+            .fault_hits
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut chosen = None;
+        for (i, fault) in self.scenario.faults.iter().enumerate() {
+            if !fault.thread.selects(thread) {
+                continue;
+            }
+            let seen = hits[i];
+            hits[i] += 1;
+            if chosen.is_none() && in_window(fault, seen) {
+                chosen = Some(fault.kind.clone());
+            }
+        }
+        chosen
+    }
+
+    fn record(&self, record: RecordedRequest) {
+        if let Some(file) = &self.record_file {
+            let mut file = file.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Ok(line) = serde_json::to_string(&record) {
+                // Recording is best effort: a full disk must not fail the client's request.
+                let _ = writeln!(file, "{line}");
+                let _ = file.flush();
+            }
+        }
+        self.records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(record);
+    }
+}
+
+fn in_window(fault: &Fault, seen: usize) -> bool {
+    seen >= fault.skip && seen < fault.skip + fault.count
+}
+
+/// Answers one request; `Ok(true)` keeps the connection open.
+fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Result<bool> {
+    let seq = shared.seq.fetch_add(1, Ordering::SeqCst) + 1;
+    let at_ms = shared.millis();
+    let body: Value = serde_json::from_slice(&request.body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&request.body).into_owned()));
+    let model = body.get("model").and_then(Value::as_str).map(str::to_owned);
+    let mut record = RecordedRequest {
+        seq,
+        at_ms,
+        done_ms: at_ms,
+        method: request.method.clone(),
+        target: request.target.clone(),
+        headers: RecordedRequest::keep_headers(&request.headers),
+        thread: "-".to_owned(),
+        model: model.clone(),
+        body,
+        status: 200,
+        answer: String::new(),
+        tool_inputs: Vec::new(),
+    };
+    let decided = match (request.method.as_str(), request.path()) {
+        ("POST", "/v1/messages") => {
+            let (thread, mut reply) = respond(&record.body, &shared.scenario);
+            record.thread = thread.label();
+            match shared.fault_for(&thread) {
+                Some(FaultKind::Status {
+                    status,
+                    retry_after,
+                }) => Answer::Json(status, error_body(status), retry_after),
+                Some(FaultKind::Hang { millis }) => Answer::Hang(Duration::from_millis(millis)),
+                None => {
+                    let id = shared.next_id();
+                    for (k, block) in reply.blocks.iter_mut().enumerate() {
+                        if let Block::ToolUse { id: tool_id, .. } = block {
+                            *tool_id = format!("toolu_mock_{id:04}_{k}");
+                        }
+                    }
+                    let meta = MessageMeta {
+                        id: format!("msg_mock_{id:04}"),
+                        model: model.unwrap_or_else(|| "unknown".to_owned()),
+                        input_tokens: (request.body.len() / 4) as u64,
+                    };
+                    Answer::Stream(reply, meta)
+                }
+            }
+        }
+        ("POST", "/v1/messages/count_tokens") => Answer::Json(
+            200,
+            json!({"input_tokens": (request.body.len() / 4).max(1)}),
+            None,
+        ),
+        _ => Answer::Json(
+            404,
+            json!({"type": "error", "error": {"type": "not_found_error",
+                "message": format!("the mock Messages API does not serve {} {}", request.method, request.path())}}),
+            None,
+        ),
+    };
+    let streamed = record.body.get("stream").and_then(Value::as_bool) == Some(true);
+    let keep_open = match decided {
+        Answer::Stream(reply, meta) => {
+            record.answer = summarize(&reply);
+            record.tool_inputs = reply
+                .blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::ToolUse { input, .. } => Some(input.clone()),
+                    Block::Text(_) => None,
+                })
+                .collect();
+            let result = if streamed {
+                write_stream(out, &reply, &meta, seq)
+            } else {
+                write_json(out, 200, &encode_message(&reply, &meta), None, seq)
+            };
+            result.map(|()| true)
+        }
+        Answer::Json(status, value, retry_after) => {
+            record.status = status;
+            if record.answer.is_empty() {
+                record.answer = if record.thread == "-" {
+                    format!("{status}")
+                } else {
+                    format!("fault {status}")
+                };
+            }
+            write_json(out, status, &value, retry_after, seq).map(|()| true)
+        }
+        Answer::Hang(pause) => {
+            record.status = 0;
+            record.answer = format!("hang {}ms", pause.as_millis());
+            thread::sleep(pause);
+            Ok(false)
+        }
+    };
+    record.done_ms = shared.millis();
+    shared.record(record);
+    keep_open
+}
+
+fn summarize(reply: &Reply) -> String {
+    let tools = reply.tool_names();
+    if tools.is_empty() {
+        format!("{} text", reply.stop_reason.as_str())
+    } else {
+        format!("{} {}", reply.stop_reason.as_str(), tools.join(","))
+    }
+}
+
+fn error_body(status: u16) -> Value {
+    json!({"type": "error", "error": {"type": FaultKind::error_type(status),
+        "message": format!("injected by the mock Messages API (status {status})")}})
+}
+
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        529 => "Overloaded",
+        _ => "Error",
+    }
+}
+
+fn write_json(
+    out: &mut TcpStream,
+    status: u16,
+    value: &Value,
+    retry_after: Option<u64>,
+    seq: u64,
+) -> io::Result<()> {
+    let body = value.to_string();
+    let retry = retry_after.map_or(String::new(), |s| format!("retry-after: {s}\r\n"));
+    let head = format!(
+        "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+         request-id: req_mock_{seq:04}\r\n{retry}connection: keep-alive\r\n\r\n",
+        reason_phrase(status),
+        body.len()
+    );
+    out.write_all(head.as_bytes())?;
+    out.write_all(body.as_bytes())?;
+    out.flush()
+}
+
+fn write_stream(
+    out: &mut TcpStream,
+    reply: &Reply,
+    meta: &MessageMeta,
+    seq: u64,
+) -> io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n\
+         cache-control: no-cache\r\ntransfer-encoding: chunked\r\nrequest-id: req_mock_{seq:04}\r\n\
+         connection: keep-alive\r\n\r\n"
+    );
+    out.write_all(head.as_bytes())?;
+    for event in encode_events(reply, meta) {
+        out.write_all(chunk(&event.to_wire()).as_bytes())?;
+        out.flush()?;
+    }
+    out.write_all(LAST_CHUNK.as_bytes())?;
+    out.flush()
+}
+
+/// Appends `record` lines to an existing JSONL file (for tools that merge records).
+pub fn append_jsonl(path: &Path, records: &[RecordedRequest]) -> io::Result<()> {
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    for record in records {
+        writeln!(
+            file,
+            "{}",
+            serde_json::to_string(record).map_err(io::Error::other)?
+        )?;
+    }
+    Ok(())
+}

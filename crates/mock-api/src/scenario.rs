@@ -1,0 +1,182 @@
+//! A scenario: how the scripted model behaves (commands, per-item results) and which faults
+//! the server injects. Written in Rust with the builder methods, or as JSON for the binary.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::fault::Fault;
+use crate::show_output::ShowOutput;
+
+/// The marker line a sub-agent definition carries in its body (and so in its system prompt).
+pub const DEFAULT_SUB_AGENT_MARKER: &str = "self-repair sub-agent";
+
+/// What a sub-agent does with its submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Behaviour {
+    /// Submit a valid result (generated from the schema, plus overrides).
+    #[default]
+    Valid,
+    /// Submit an invalid result, read the rejection, then submit a valid one.
+    InvalidFirst,
+    /// Submit invalid results `max_submits` times, then end the turn without a result.
+    AlwaysInvalid,
+    /// Read the item, never submit, end the turn.
+    NeverSubmit,
+}
+
+/// Per-item behaviour; the first rule whose every given matcher fits wins.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ItemRule {
+    /// Item id, exactly.
+    pub item: Option<String>,
+    /// Item kind from `show --json` (`triage`, `aggregate`, `plan`, ...).
+    pub kind: Option<String>,
+    /// A substring of the request's model id (`haiku`, `sonnet`, `opus`).
+    pub model: Option<String>,
+    /// What to do.
+    pub behaviour: Behaviour,
+    /// Top-level fields that replace generated ones (a string replaces markdown text).
+    pub values: Option<Value>,
+}
+
+impl ItemRule {
+    fn matches(&self, item: &str, kind: &str, model: &str) -> bool {
+        self.item.as_deref().is_none_or(|i| i == item)
+            && self.kind.as_deref().is_none_or(|k| k == kind)
+            && self.model.as_deref().is_none_or(|m| model.contains(m))
+    }
+}
+
+/// A result chosen in code: given the item's `show` output, return the value to submit
+/// (`None` keeps the generated one).
+#[derive(Clone)]
+pub struct ResultFn(pub Arc<ChooseResult>);
+
+/// The signature of a [`ResultFn`].
+pub type ChooseResult = dyn Fn(&ShowOutput) -> Option<Value> + Send + Sync;
+
+impl fmt::Debug for ResultFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ResultFn(..)")
+    }
+}
+
+/// Everything the server is told to do.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Scenario {
+    /// Text that marks a sub-agent's system prompt.
+    pub sub_agent_marker: String,
+    /// `show` command; `{id}` is replaced by the item id.
+    pub show_command: String,
+    /// `submit` command; `{id}` is the item id. With `{file}`, the result is first written to
+    /// that file with `cat >`; without, it goes on stdin through a heredoc.
+    pub submit_command: String,
+    /// Commands the main thread runs (one Bash call each, in order) on a user prompt that has
+    /// no `$ command` lines of its own.
+    pub prompt_commands: Vec<String>,
+    /// Extra fields merged into every `Agent` call (e.g. `{"run_in_background": false}`).
+    pub agent_extra: Option<Value>,
+    /// Per-item behaviour, first match wins; default [`Behaviour::Valid`].
+    pub items: Vec<ItemRule>,
+    /// How many times an `AlwaysInvalid` agent submits before giving up.
+    pub max_submits: usize,
+    /// Faults to inject.
+    pub faults: Vec<Fault>,
+    /// A result chosen in code, asked before the rules' `values` apply.
+    #[serde(skip)]
+    pub result_fn: Option<ResultFn>,
+}
+
+impl Default for Scenario {
+    fn default() -> Scenario {
+        Scenario {
+            sub_agent_marker: DEFAULT_SUB_AGENT_MARKER.to_owned(),
+            show_command: "self-repair show {id} --json".to_owned(),
+            submit_command: "self-repair submit {id}".to_owned(),
+            prompt_commands: Vec::new(),
+            agent_extra: None,
+            items: Vec::new(),
+            max_submits: 2,
+            faults: Vec::new(),
+            result_fn: None,
+        }
+    }
+}
+
+impl Scenario {
+    /// The default scenario: every item valid, no faults.
+    pub fn new() -> Scenario {
+        Scenario::default()
+    }
+
+    /// Sets the sub-agent marker.
+    #[must_use]
+    pub fn marker(mut self, marker: impl Into<String>) -> Scenario {
+        self.sub_agent_marker = marker.into();
+        self
+    }
+
+    /// Sets the `show` and `submit` command templates.
+    #[must_use]
+    pub fn commands(mut self, show: impl Into<String>, submit: impl Into<String>) -> Scenario {
+        self.show_command = show.into();
+        self.submit_command = submit.into();
+        self
+    }
+
+    /// Adds a command the main thread runs on a plain user prompt.
+    #[must_use]
+    pub fn on_prompt_run(mut self, command: impl Into<String>) -> Scenario {
+        self.prompt_commands.push(command.into());
+        self
+    }
+
+    /// Adds a per-item rule.
+    #[must_use]
+    pub fn item(mut self, rule: ItemRule) -> Scenario {
+        self.items.push(rule);
+        self
+    }
+
+    /// Adds a fault.
+    #[must_use]
+    pub fn fault(mut self, fault: Fault) -> Scenario {
+        self.faults.push(fault);
+        self
+    }
+
+    /// Chooses results in code.
+    #[must_use]
+    pub fn results(
+        mut self,
+        choose: impl Fn(&ShowOutput) -> Option<Value> + Send + Sync + 'static,
+    ) -> Scenario {
+        self.result_fn = Some(ResultFn(Arc::new(choose)));
+        self
+    }
+
+    /// The rule for an item (a default `Valid` rule when none matches).
+    pub fn rule_for(&self, item: &str, kind: &str, model: &str) -> ItemRule {
+        self.items
+            .iter()
+            .find(|r| r.matches(item, kind, model))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// `show_command` for `id`.
+    pub fn show_for(&self, id: &str) -> String {
+        self.show_command.replace("{id}", id)
+    }
+
+    /// The part of a command template before `{id}`: how earlier calls are recognised.
+    pub(crate) fn prefix_of(template: &str) -> &str {
+        template.split("{id}").next().unwrap_or(template)
+    }
+}

@@ -1,0 +1,55 @@
+//! Which conversation a request belongs to: the main session, a sub-agent (and its item), or
+//! a side request of the client.
+
+use crate::conversation::Conversation;
+
+/// The judged conversation of one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Thread {
+    /// The main session: its request offers the `Agent` tool and no sub-agent marker.
+    Main,
+    /// A sub-agent: its system prompt carries the marker; `item` from `self-repair item <id>`.
+    SubAgent {
+        /// The item id of the agent's prompt, when there is one.
+        item: Option<String>,
+    },
+    /// Anything else the client asks (no tools offered, or a system prompt we do not know).
+    Aux,
+}
+
+impl Thread {
+    /// Judges a request: the marker in the system prompt means sub-agent; otherwise a request
+    /// that offers tools is the main thread; the rest is auxiliary.
+    pub fn judge(conversation: &Conversation<'_>, marker: &str) -> Thread {
+        if conversation.system_text().contains(marker) {
+            return Thread::SubAgent {
+                item: item_of_prompt(&conversation.first_user_text()),
+            };
+        }
+        if conversation.tool_names().is_empty() {
+            Thread::Aux
+        } else {
+            Thread::Main
+        }
+    }
+
+    /// A short label for records: `main`, `item:<id>`, `sub_agent`, `aux`.
+    pub fn label(&self) -> String {
+        match self {
+            Thread::Main => "main".to_owned(),
+            Thread::SubAgent { item: Some(id) } => format!("item:{id}"),
+            Thread::SubAgent { item: None } => "sub_agent".to_owned(),
+            Thread::Aux => "aux".to_owned(),
+        }
+    }
+}
+
+/// The id after the last `self-repair item ` in `text`.
+pub fn item_of_prompt(text: &str) -> Option<String> {
+    let at = text.rfind("self-repair item ")? + "self-repair item ".len();
+    let id: String = text[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .collect();
+    (!id.is_empty()).then_some(id)
+}
