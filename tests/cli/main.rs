@@ -1,1 +1,12 @@
-//! Integration tests of the `self-repair` binary.
+//! Integration tests of the `self-repair` binary: one test binary, a module per feature.
+
+mod harness;
+mod scripted_agent;
+
+mod backlog_cli;
+mod hook_input;
+mod loop_safety;
+mod pipeline;
+mod resume;
+mod store;
+mod submit;

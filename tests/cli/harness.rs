@@ -1,0 +1,228 @@
+//! A small fluent harness: a temp project, the real binary, stdin, env, and the outcome.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// The fixed clock of every test: 2026-11-22T09:30:05Z.
+pub const NOW: u64 = 1_795_339_805;
+
+/// A temporary project folder.
+pub struct TestProject {
+    dir: tempfile::TempDir,
+}
+
+/// What a command did.
+#[derive(Debug)]
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// Asserts exit 0 and returns self.
+    #[track_caller]
+    pub fn success(self) -> Outcome {
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Asserts this exit code and returns self.
+    #[track_caller]
+    pub fn code(self, code: i32) -> Outcome {
+        assert_eq!(
+            self.code, code,
+            "stdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Stdout parsed as JSON.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
+    }
+}
+
+/// One invocation being built.
+pub struct Cmd {
+    command: Command,
+    stdin: Option<Vec<u8>>,
+}
+
+impl Cmd {
+    /// Text on standard input.
+    pub fn stdin(mut self, text: impl Into<Vec<u8>>) -> Cmd {
+        self.stdin = Some(text.into());
+        self
+    }
+
+    /// An environment variable.
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Cmd {
+        self.command.env(key, value);
+        self
+    }
+
+    /// Runs to completion.
+    pub fn run(mut self) -> Outcome {
+        self.command.stdin(if self.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        self.command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = self.command.spawn().expect("spawn self-repair");
+        if let Some(bytes) = self.stdin.take() {
+            let mut stdin = child.stdin.take().expect("stdin");
+            // A hook may stop reading early; a broken pipe is not the test's failure.
+            let _ = stdin.write_all(&bytes);
+        }
+        let out = child.wait_with_output().expect("wait for self-repair");
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// The binary under test.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_self-repair"))
+}
+
+impl TestProject {
+    /// An empty project (with a `.git` folder, so it is its own root).
+    pub fn new() -> TestProject {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir(dir.path().join(".git")).expect("mkdir .git");
+        TestProject { dir }
+    }
+
+    /// Its root.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a file (parents created).
+    pub fn write(&self, rel: &str, text: &str) -> &TestProject {
+        let path = self.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+        self
+    }
+
+    /// Reads a file.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    /// `self-repair ARGS` in the project, with the fixed clock and no session.
+    pub fn cmd(&self, args: &[&str]) -> Cmd {
+        let mut command = Command::new(binary());
+        command
+            .args(args)
+            .current_dir(self.path())
+            .env("SELF_REPAIR_NOW", NOW.to_string())
+            .env_remove("CLAUDE_CODE_SESSION_ID")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env("HOME", self.path().join(".home"));
+        Cmd {
+            command,
+            stdin: None,
+        }
+    }
+
+    /// The run folder.
+    pub fn run_dir(&self, run: &str) -> PathBuf {
+        self.path().join(".self-repair/runs").join(run)
+    }
+
+    /// A Stop hook call for `session` with these items running in the background.
+    pub fn stop(&self, session: &str, running: &[&str]) -> Outcome {
+        self.stop_at(session, running, NOW)
+    }
+
+    /// A Stop hook call at a given time.
+    pub fn stop_at(&self, session: &str, running: &[&str], now: u64) -> Outcome {
+        let tasks: Vec<Value> = running
+            .iter()
+            .map(|id| serde_json::json!({"id": format!("a-{id}"), "type": "subagent", "status": "running",
+                                         "description": format!("triage {id}"), "agent_type": "self-repair:triage-investigator"}))
+            .collect();
+        let input = serde_json::json!({"session_id": session, "hook_event_name": "Stop",
+            "stop_hook_active": true, "cwd": self.path(), "background_tasks": tasks});
+        self.cmd(&["hook", "stop"])
+            .env("SELF_REPAIR_NOW", now.to_string())
+            .stdin(input.to_string())
+            .run()
+            .success()
+    }
+}
+
+/// `count` distinct generic JSONL findings over a few tools and rules.
+pub fn jsonl_findings(count: usize) -> String {
+    let rules = [
+        ("ruff", "F401", "warning", "imported but unused"),
+        (
+            "ruff",
+            "E711",
+            "error",
+            "comparison to None should be `cond is None`",
+        ),
+        (
+            "eslint",
+            "eqeqeq",
+            "warning",
+            "Expected '===' and instead saw '=='",
+        ),
+        ("vulture", "unused-function", "warning", "unused function"),
+        (
+            "clippy",
+            "clippy::len_zero",
+            "warning",
+            "length comparison to zero",
+        ),
+    ];
+    (0..count)
+        .map(|i| {
+            let (tool, rule, level, message) = rules[i % rules.len()];
+            serde_json::json!({"tool": tool, "rule_id": rule, "level": level,
+                "message": format!("{message} (n{i})"), "path": format!("src/m{}.py", i / 7),
+                "line": i % 40 + 1, "symbol": format!("sym{i}")})
+            .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// insta settings that hide the temp folder.
+pub fn filters(project: &TestProject) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    let path = project.path().display().to_string();
+    settings.add_filter(&regex_escape(&path), "[PROJECT]");
+    settings.set_snapshot_path("snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if "\\.+*?()|[]{}^$".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,114 @@
+//! The hook's stdin: every real input shape parses; bad input always allows, silently on stdout.
+
+use serde_json::Value;
+
+use crate::harness::TestProject;
+use crate::pipeline::started;
+
+fn fixtures() -> Vec<(String, String)> {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code/stdin");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .expect("fixtures")
+        .map(|e| {
+            let path = e.expect("entry").path();
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&path).expect("read fixture"),
+            )
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 12, "fixtures missing");
+    files
+}
+
+/// The fixture with its `cwd` pointed at the test project.
+fn in_project(text: &str, project: &TestProject) -> String {
+    let mut value: Value = serde_json::from_str(text).expect("fixture is JSON");
+    value["cwd"] = Value::String(project.path().display().to_string());
+    value.to_string()
+}
+
+#[test]
+fn every_client_fixture_parses_and_is_allowed_silently_without_a_run() {
+    let project = TestProject::new();
+    for (name, text) in fixtures() {
+        let out = project
+            .cmd(&["hook", "stop"])
+            .stdin(in_project(&text, &project))
+            .run();
+        assert_eq!(
+            (out.code, out.stdout.as_str(), out.stderr.as_str()),
+            (0, "", ""),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn every_stop_fixture_drives_a_fresh_run() {
+    for (name, text) in fixtures()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("stop."))
+    {
+        let project = started(3);
+        let out = project
+            .cmd(&["hook", "stop"])
+            .stdin(in_project(&text, &project))
+            .run()
+            .success();
+        let answer: Value = serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", out.stdout));
+        assert_eq!(answer["decision"], "block", "{name}");
+        assert_eq!(
+            out.stdout.lines().count(),
+            1,
+            "{name}: one compact JSON line"
+        );
+    }
+}
+
+#[test]
+fn bad_stdin_allows_with_exit_0_and_nothing_on_stdout() {
+    let project = started(3);
+    let huge = format!(
+        "{{\"session_id\":\"s\",\"pad\":\"{}\"",
+        "x".repeat(10 * 1024 * 1024)
+    );
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("not json", b"hello".to_vec()),
+        ("array", b"[1,2]".to_vec()),
+        ("10 MB unterminated", huge.into_bytes()),
+        (
+            "no session_id",
+            br#"{"hook_event_name":"Stop","stop_hook_active":true}"#.to_vec(),
+        ),
+        (
+            "wrong types",
+            br#"{"session_id":42,"background_tasks":"x"}"#.to_vec(),
+        ),
+    ];
+    for (name, stdin) in cases {
+        let out = project.cmd(&["hook", "stop"]).stdin(stdin).run();
+        assert_eq!(out.code, 0, "{name}");
+        assert_eq!(out.stdout, "", "{name}");
+    }
+    let state: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
+    assert_eq!(state["session"], Value::Null, "bad input bound nothing");
+}
+
+#[test]
+fn ten_megabyte_valid_input_still_decides() {
+    let project = started(3);
+    let input = serde_json::json!({"session_id": "s1", "hook_event_name": "Stop", "cwd": project.path(),
+        "last_assistant_message": "x".repeat(10 * 1024 * 1024), "background_tasks": []});
+    let out = project
+        .cmd(&["hook", "stop"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    assert!(out.stdout.contains("\"decision\":\"block\""));
+}

@@ -1,0 +1,121 @@
+//! Loop safety: bounded blocks without progress, foreign sessions untouched.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::pipeline::started;
+
+#[test]
+fn a_thousand_stops_without_submissions_block_at_most_k_times_then_stall() {
+    let project = started(5);
+    let mut blocks = 0;
+    let mut messages = Vec::new();
+    for _ in 0..1000 {
+        let out = project.stop("s1", &[]);
+        if out.stdout.contains("\"decision\":\"block\"") {
+            assert!(messages.is_empty(), "blocked again after allowing");
+            blocks += 1;
+        } else if !out.stdout.is_empty() {
+            messages.push(out.stdout);
+        }
+    }
+    assert_eq!(blocks, 3, "K = 3 blocks without progress");
+    assert_eq!(
+        messages.len(),
+        1,
+        "the stall is announced once: {messages:?}"
+    );
+    assert!(messages[0].contains("stalled") && messages[0].contains("self-repair resume"));
+    let state: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
+    assert_eq!(state["status"], "stalled");
+    // `resume` gives it another K blocks.
+    project.cmd(&["resume"]).run().success();
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+}
+
+fn snapshot_dir(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let meta = std::fs::metadata(&path).unwrap();
+                let mut bytes = std::fs::read(&path).unwrap();
+                bytes.extend(format!("{:?}", meta.modified().unwrap()).into_bytes());
+                files.insert(path.display().to_string(), bytes);
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn a_foreign_session_is_never_blocked_and_writes_nothing() {
+    let project = started(5);
+    assert!(project.stop("mine", &[]).stdout.contains("block"));
+    let before = snapshot_dir(&project.path().join(".self-repair"));
+    for _ in 0..5 {
+        let out = project.stop("someone-else", &[]);
+        assert_eq!(out.stdout, "");
+    }
+    let after = snapshot_dir(&project.path().join(".self-repair"));
+    assert_eq!(before, after, "the state directory changed");
+}
+
+#[test]
+fn stop_hook_active_true_with_pending_work_still_blocks() {
+    let project = started(2);
+    let input = serde_json::json!({"session_id": "s1", "hook_event_name": "Stop", "stop_hook_active": true,
+        "cwd": project.path(), "background_tasks": []});
+    let out = project
+        .cmd(&["hook", "stop"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("\"decision\":\"block\""),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_paused_run_is_never_blocked_and_a_cancel_is_not_undone_by_the_hook() {
+    let project = started(3);
+    project.cmd(&["pause"]).run().success();
+    assert_eq!(project.stop("s1", &[]).stdout, "");
+    project.cmd(&["resume"]).run().success();
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    project.cmd(&["cancel"]).run().success();
+    for _ in 0..3 {
+        assert_eq!(project.stop("s1", &[]).stdout, "");
+    }
+    let state: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
+    assert_eq!(state["status"], "cancelled");
+}
+
+#[test]
+fn stop_failure_pauses_and_the_next_normal_stop_resumes() {
+    let project = started(3);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    let failure = serde_json::json!({"session_id": "s1", "hook_event_name": "StopFailure", "cwd": project.path(),
+        "error": "rate_limit", "error_details": "429 Too Many Requests"});
+    let out = project
+        .cmd(&["hook", "stop-failure"])
+        .stdin(failure.to_string())
+        .run()
+        .success();
+    assert_eq!(out.stdout, "");
+    let state: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
+    assert_eq!(state["status"], "paused");
+    assert_eq!(state["pause"]["error"], "rate_limit: 429 Too Many Requests");
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+}

@@ -1,0 +1,151 @@
+//! A scripted agent that speaks the sub-agent protocol through the real binary: `show --json`,
+//! build an answer from the prompt and the output schema, `submit --file`.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Outcome, TestProject};
+
+/// Answers items of one run.
+pub struct ScriptedAgent<'a> {
+    pub project: &'a TestProject,
+    pub run: String,
+}
+
+impl ScriptedAgent<'_> {
+    /// `show --json` of an item.
+    pub fn show(&self, item: &str) -> Value {
+        self.project
+            .cmd(&["show", item, "--json"])
+            .run()
+            .success()
+            .json()
+    }
+
+    /// Shows, answers and submits one item; returns the submit outcome.
+    pub fn work(&self, item: &str) -> Outcome {
+        let shown = self.show(item);
+        let answer = self.answer(&shown);
+        self.submit(item, &answer)
+    }
+
+    /// Submits text through a file.
+    pub fn submit(&self, item: &str, text: &str) -> Outcome {
+        let file = self.project.path().join(format!(".answer-{item}"));
+        std::fs::write(&file, text).expect("write answer");
+        let out = self
+            .project
+            .cmd(&["submit", item, "--file", file.to_str().expect("utf-8 path")])
+            .run();
+        let _ = std::fs::remove_file(file);
+        out
+    }
+
+    /// The answer for a shown item.
+    pub fn answer(&self, shown: &Value) -> String {
+        let prompt = shown["prompt"].as_str().unwrap_or_default();
+        let schema = &shown["output_schema"];
+        match shown["kind"].as_str().unwrap_or_default() {
+            "triage" => {
+                let rule = field(prompt, "rule: ");
+                let (verdict, cause) = match rule.as_str() {
+                    "eqeqeq" => ("false_positive", "loose equality on purpose"),
+                    "F401" => ("real", "unused import"),
+                    "E711" => ("real", "comparison to None"),
+                    "unused-function" => ("real", "dead function"),
+                    _ => ("real", "zero-length check"),
+                };
+                json!({"verdict": verdict, "root_cause": cause,
+                       "reason": format!("scripted: {rule} reported where the code really does it")})
+                .to_string()
+            }
+            "aggregate" => {
+                let ids = enum_of(
+                    &schema["properties"]["groups"]["items"]["properties"]["items"]["items"],
+                );
+                let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+                for id in ids {
+                    let cause = self.root_cause(&id);
+                    match groups.iter_mut().find(|(c, _)| *c == cause) {
+                        Some((_, members)) => members.push(id),
+                        None => groups.push((cause, vec![id])),
+                    }
+                }
+                json!({"groups": groups.into_iter().map(|(c, items)| json!({
+                    "label": c, "root_cause": format!("scripted: {c}"), "items": items})).collect::<Vec<_>>()})
+                .to_string()
+            }
+            "rule_review" => json!({"rules": []}).to_string(),
+            "plan" | "review" => format!(
+                "## {}\n\nScripted markdown long enough to pass the schema's minimum.",
+                shown["item"]
+            ),
+            "synthesize" => {
+                let plans = enum_of(&schema["properties"]["scores"]["items"]["properties"]["plan"]);
+                json!({"scores": plans.iter().map(|p| json!({"plan": p, "correctness": 4, "simplicity": 4,
+                    "scope": 4, "tests": 3, "regression_risk": 4})).collect::<Vec<_>>(),
+                    "plan": "## Merged\n\nScripted merged plan text, long enough for the schema."})
+                .to_string()
+            }
+            "write_task" => {
+                let label = field(prompt, "label: ");
+                json!({"title": format!("Fix {label}"), "description": format!("Scripted task for the group {label}."),
+                    "acceptance_criteria": ["The analyzer reports nothing for the group", "A regression test covers it"],
+                    "labels": ["scripted"]})
+                .to_string()
+            }
+            other => panic!("unknown kind {other}"),
+        }
+    }
+
+    fn root_cause(&self, id: &str) -> String {
+        let path = self
+            .project
+            .run_dir(&self.run)
+            .join("items")
+            .join(format!("{id}.json"));
+        let text = std::fs::read_to_string(path).expect("triage result");
+        let value: Value = serde_json::from_str(&text).expect("json");
+        value["root_cause"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+/// The text after `prefix` on the first line that starts with it.
+pub fn field(prompt: &str, prefix: &str) -> String {
+    prompt
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
+fn enum_of(node: &Value) -> Vec<String> {
+    node["enum"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Item ids of a block reason's dispatch.
+pub fn launched(reason: &str) -> (String, Vec<String>) {
+    let start = reason.find("```json\n").expect("json fence") + 8;
+    let end = start + reason[start..].find("\n```").expect("closing fence");
+    let dispatch: Value = serde_json::from_str(&reason[start..end]).expect("dispatch json");
+    let ids = dispatch["launch"]
+        .as_array()
+        .expect("launch")
+        .iter()
+        .map(|l| {
+            l["prompt"]
+                .as_str()
+                .expect("prompt")
+                .trim_start_matches("self-repair item ")
+                .to_owned()
+        })
+        .collect();
+    (dispatch["phase"].as_str().expect("phase").to_owned(), ids)
+}

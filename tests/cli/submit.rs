@@ -1,0 +1,108 @@
+//! `submit`: validation messages that say what to fix, idempotency, final results.
+
+use crate::harness::filters;
+use crate::pipeline::started;
+use crate::scripted_agent::ScriptedAgent;
+
+#[test]
+fn invalid_results_are_rejected_with_the_field_and_allowed_values() {
+    let project = started(3);
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    let out = agent
+        .submit(
+            "t-00001",
+            r#"{"verdict":"maybe","root_cause":"x","extra":1}"#,
+        )
+        .code(3);
+    insta::assert_snapshot!("submit_rejected", out.stderr);
+    let out = agent.submit("t-00001", "not json").code(3);
+    insta::assert_snapshot!("submit_not_json", out.stderr);
+    let out = agent
+        .submit(
+            "t-00002",
+            r#"{"verdict":"duplicate","root_cause":"same","reason":"same finding as another one"}"#,
+        )
+        .code(3);
+    assert!(out.stderr.contains("duplicate_of"), "{}", out.stderr);
+    // The rejection is journaled (identical failures open the circuit).
+    let journal = project.read(".self-repair/runs/r-test/journal.jsonl");
+    assert!(journal.contains("\"event\":\"rejected\""));
+}
+
+#[test]
+fn the_same_result_twice_is_fine_and_a_different_one_is_refused() {
+    let project = started(3);
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    let good =
+        r#"{"verdict":"real","root_cause":"unused import","reason":"the name is never used"}"#;
+    let first = agent.submit("t-00001", good).success();
+    assert!(
+        first.stdout.starts_with("recorded t-00001: real"),
+        "{}",
+        first.stdout
+    );
+    let spaced = "{ \"reason\": \"the name is never used\", \"root_cause\": \"unused import\", \"verdict\": \"real\" }";
+    let again = agent.submit("t-00001", spaced).success();
+    assert!(
+        again.stdout.starts_with("already recorded"),
+        "{}",
+        again.stdout
+    );
+    let other =
+        r#"{"verdict":"intended","root_cause":"re-export","reason":"kept for the public API"}"#;
+    let out = agent.submit("t-00001", other).code(5);
+    assert!(
+        out.stderr.contains("already has a different result"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn unknown_items_and_items_of_later_phases_are_not_found() {
+    let project = started(3);
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    let out = agent.submit("t-00009", "{}").code(4);
+    assert!(out.stderr.contains("no item `t-00009`"), "{}", out.stderr);
+    let out = agent.submit("plan-g1-1", "## a plan").code(4);
+    assert!(
+        out.stderr.contains("created when its phase starts"),
+        "{}",
+        out.stderr
+    );
+    let out = agent.submit("bogus", "{}").code(4);
+    assert!(out.stderr.contains("ids look like"), "{}", out.stderr);
+}
+
+#[test]
+fn show_json_gives_the_contract_fields_and_a_draft_2020_12_schema() {
+    let project = started(3);
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    let shown = agent.show("t-00001");
+    for key in ["item", "kind", "agent", "model", "prompt", "output_schema"] {
+        assert!(shown.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(shown["agent"], "self-repair:triage-investigator");
+    assert_eq!(
+        shown["output_schema"]["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(
+        shown["output_schema"]["required"],
+        serde_json::json!(["verdict", "root_cause", "reason"])
+    );
+}
