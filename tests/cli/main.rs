@@ -10,3 +10,4 @@ mod pipeline;
 mod resume;
 mod store;
 mod submit;
+mod templates;

@@ -62,11 +62,6 @@ pub fn show(
     } else {
         "JSON"
     };
-    let ext = if item.kind.takes_markdown() {
-        "md"
-    } else {
-        "json"
-    };
     vars.extend([
         ("run", state.run.clone()),
         ("item", id.to_owned()),
@@ -78,10 +73,7 @@ pub fn show(
                 &serde_json::to_string_pretty(&schema).unwrap_or_default(),
             ),
         ),
-        (
-            "submit",
-            format!("self-repair submit {id} --file /tmp/self-repair-{id}.{ext}"),
-        ),
+        ("submit", format!("self-repair submit {id}")),
         ("format", format.to_owned()),
     ]);
     let text = load_template(&project.store_dir(), &template)?;
@@ -233,11 +225,11 @@ impl PromptContext<'_> {
         let occurrences = if record.occurrences.len() <= 1 {
             "none".to_owned()
         } else {
-            record.occurrences[1..]
+            let places: Vec<String> = record.occurrences[1..]
                 .iter()
-                .map(|o| format!("- {}", location(&o.path, o.line, o.column)))
-                .collect::<Vec<_>>()
-                .join("\n")
+                .map(|o| location(&o.path, o.line, o.column))
+                .collect();
+            fenced_block("text", &places.join("\n"))
         };
         let context = code_context(
             self.root,
