@@ -90,7 +90,9 @@ n="${PROBE_ITEMS:-2}"
 launch=""
 for i in $(seq 1 "$n"); do
   [[ -n "$launch" ]] && launch+=$',\n'
-  launch+="  {\"subagent_type\":\"triage-investigator\",\"model\":\"haiku\",\"description\":\"triage t-$i\",\"prompt\":\"self-repair item t-$i\"}"
+  IFS=, read -ra models <<<"${PROBE_MODELS:-haiku}"
+  model="${models[$(( (i - 1) % ${#models[@]} ))]}"
+  launch+="  {\"subagent_type\":\"triage-investigator\",\"model\":\"$model\",\"description\":\"triage t-$i\",\"prompt\":\"self-repair item t-$i\"}"
 done
 reason="Triage $n findings: launch these agents in one message, then end your turn.
 \`\`\`json
@@ -145,7 +147,7 @@ set +e
   cd "$project" &&
     env -i PATH="$dir/bin:$PATH" HOME="$dir/home" CLAUDE_CONFIG_DIR="$dir/config" \
       TMPDIR="${TMPDIR:-/tmp}" LANG=C.UTF-8 \
-      PROBE_STATE="$dir/state" PROBE_ITEMS="$items" \
+      PROBE_STATE="$dir/state" PROBE_ITEMS="$items" PROBE_MODELS="${PROBE_MODELS:-haiku}" \
       ANTHROPIC_BASE_URL="$(cat "$url_file")" ANTHROPIC_API_KEY=x \
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
       ${PROBE_ENV:-} \
@@ -162,8 +164,12 @@ echo "claude exit=$rc wall=$(echo "$end - $start" | bc)s"
 jq -c '{subtype, is_error, num_turns, result: (.result|tostring|.[0:120]), subagent_stats}' "$dir/claude.json" 2>/dev/null || head -c 2000 "$dir/claude.json" "$dir/claude.err"
 echo "--- requests (seq at_ms thread model status answer):"
 jq -r '[.seq, .at_ms, .thread, (.model // "-"), .status, .answer, .target] | @tsv' "$record"
-echo "--- hooks:"
-cut -f2,3 "$dir/state/hooks.log" | cut -c1-400
+echo "--- measurement:"
+"$MOCK_API_BIN" --measure "$record"
+echo "--- hooks (time event active background last_message):"
+while IFS=$'\t' read -r at event input; do
+  printf '%s\t%s\t%s\n' "$at" "$event" "$(jq -c '[.stop_hook_active, ([.background_tasks[]?.description] | join(",")), (.last_assistant_message // "" | .[0:60]), (.error // .reason // empty)]' <<<"$input" 2>/dev/null)"
+done <"$dir/state/hooks.log"
 echo "--- cli:"
 cat "$dir/state/cli.log" 2>/dev/null || true
 ls "$dir/state"

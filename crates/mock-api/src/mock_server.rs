@@ -271,7 +271,9 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
         ),
     };
     let streamed = record.body.get("stream").and_then(Value::as_bool) == Some(true);
-    let keep_open = match decided {
+    // The record is stored before the answer's last bytes go out, so a client that has read
+    // a whole answer always finds its record.
+    match decided {
         Answer::Stream(reply, meta) => {
             record.answer = summarize(&reply);
             record.tool_inputs = reply
@@ -282,34 +284,40 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
                     Block::Text(_) => None,
                 })
                 .collect();
-            let result = if streamed {
-                write_stream(out, &reply, &meta, seq)
+            if streamed {
+                write_stream_events(out, &reply, &meta, seq)?;
+                record.done_ms = shared.millis();
+                shared.record(record);
+                out.write_all(LAST_CHUNK.as_bytes())?;
+                out.flush()?;
             } else {
-                write_json(out, 200, &encode_message(&reply, &meta), None, seq)
-            };
-            result.map(|()| true)
+                record.done_ms = shared.millis();
+                shared.record(record);
+                write_json(out, 200, &encode_message(&reply, &meta), None, seq)?;
+            }
+            Ok(true)
         }
         Answer::Json(status, value, retry_after) => {
             record.status = status;
-            if record.answer.is_empty() {
-                record.answer = if record.thread == "-" {
-                    format!("{status}")
-                } else {
-                    format!("fault {status}")
-                };
-            }
-            write_json(out, status, &value, retry_after, seq).map(|()| true)
+            record.answer = if record.thread == "-" {
+                format!("{status}")
+            } else {
+                format!("fault {status}")
+            };
+            record.done_ms = shared.millis();
+            shared.record(record);
+            write_json(out, status, &value, retry_after, seq)?;
+            Ok(true)
         }
         Answer::Hang(pause) => {
             record.status = 0;
             record.answer = format!("hang {}ms", pause.as_millis());
+            // Recorded when the hang starts: the client may give up (or be killed) first.
+            shared.record(record);
             thread::sleep(pause);
             Ok(false)
         }
-    };
-    record.done_ms = shared.millis();
-    shared.record(record);
-    keep_open
+    }
 }
 
 fn summarize(reply: &Reply) -> String {
@@ -360,7 +368,8 @@ fn write_json(
     out.flush()
 }
 
-fn write_stream(
+/// Writes the head and every event chunk; the caller writes [`LAST_CHUNK`].
+fn write_stream_events(
     out: &mut TcpStream,
     reply: &Reply,
     meta: &MessageMeta,
@@ -376,8 +385,7 @@ fn write_stream(
         out.write_all(chunk(&event.to_wire()).as_bytes())?;
         out.flush()?;
     }
-    out.write_all(LAST_CHUNK.as_bytes())?;
-    out.flush()
+    Ok(())
 }
 
 /// Appends `record` lines to an existing JSONL file (for tools that merge records).

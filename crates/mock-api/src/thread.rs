@@ -3,6 +3,10 @@
 
 use crate::conversation::Conversation;
 
+/// What Claude Code 2.1.330 puts in a sub-agent's first system block
+/// (`x-anthropic-billing-header: cc_version=...; cc_entrypoint=sdk-cli; cc_is_subagent=true;`).
+pub const SUB_AGENT_BILLING_FLAG: &str = "cc_is_subagent=true";
+
 /// The judged conversation of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Thread {
@@ -18,10 +22,12 @@ pub enum Thread {
 }
 
 impl Thread {
-    /// Judges a request: the marker in the system prompt means sub-agent; otherwise a request
-    /// that offers tools is the main thread; the rest is auxiliary.
+    /// Judges a request: the marker in the system prompt, or the client's billing line
+    /// `cc_is_subagent=true`, means sub-agent; otherwise a request that offers tools is the
+    /// main thread; the rest is auxiliary.
     pub fn judge(conversation: &Conversation<'_>, marker: &str) -> Thread {
-        if conversation.system_text().contains(marker) {
+        let system = conversation.system_text();
+        if system.contains(marker) || system.contains(SUB_AGENT_BILLING_FLAG) {
             return Thread::SubAgent {
                 item: item_of_prompt(&conversation.first_user_text()),
             };

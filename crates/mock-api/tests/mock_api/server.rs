@@ -1,0 +1,234 @@
+//! The server over real sockets: keep-alive, chunked SSE, `count_tokens`, faults, records.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use self_repair_mock_api::{Fault, MockServer, RecordedRequest, Scenario, ThreadSelector};
+use serde_json::{Value, json};
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+fn send(conn: &mut BufReader<TcpStream>, path: &str, body: &Value) -> Response {
+    let text = body.to_string();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-api-key: secret\r\n\
+         connection: keep-alive\r\ncontent-length: {}\r\n\r\n{text}",
+        text.len()
+    );
+    conn.get_mut().write_all(request.as_bytes()).unwrap();
+    read_response(conn)
+}
+
+fn read_response(conn: &mut BufReader<TcpStream>) -> Response {
+    let mut line = String::new();
+    conn.read_line(&mut line).unwrap();
+    let status: u16 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        conn.read_line(&mut line).unwrap();
+        if line.trim().is_empty() {
+            break;
+        }
+        let (k, v) = line.trim().split_once(':').unwrap();
+        headers.push((k.to_ascii_lowercase(), v.trim().to_owned()));
+    }
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let mut body = Vec::new();
+    if get("transfer-encoding").as_deref() == Some("chunked") {
+        loop {
+            line.clear();
+            conn.read_line(&mut line).unwrap();
+            let size = usize::from_str_radix(line.trim(), 16).unwrap();
+            if size == 0 {
+                line.clear();
+                conn.read_line(&mut line).unwrap();
+                break;
+            }
+            let mut piece = vec![0; size + 2];
+            conn.read_exact(&mut piece).unwrap();
+            body.extend_from_slice(&piece[..size]);
+        }
+    } else {
+        let mut piece = vec![0; get("content-length").unwrap().parse().unwrap()];
+        conn.read_exact(&mut piece).unwrap();
+        body = piece;
+    }
+    Response {
+        status,
+        headers,
+        body: String::from_utf8(body).unwrap(),
+    }
+}
+
+fn connect(server: &MockServer) -> BufReader<TcpStream> {
+    let stream = TcpStream::connect(("127.0.0.1", server.port())).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    BufReader::new(stream)
+}
+
+fn main_request(prompt: &str) -> Value {
+    json!({"model": "claude-opus-5-5", "stream": true, "max_tokens": 100,
+        "system": [{"type": "text", "text": "You are Claude Code."}],
+        "tools": [{"name": "Bash", "input_schema": {}}, {"name": "Agent", "input_schema": {}}],
+        "messages": [{"role": "user", "content": prompt}]})
+}
+
+/// The `data:` objects of an SSE body, in order.
+fn events(body: &str) -> Vec<Value> {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+#[test]
+fn serves_several_streams_and_count_tokens_on_one_keep_alive_connection() {
+    let server = MockServer::start(Scenario::new()).unwrap();
+    assert!(server.base_url().starts_with("http://127.0.0.1:"));
+    let mut conn = connect(&server);
+    let first = send(
+        &mut conn,
+        "/v1/messages?beta=true",
+        &main_request("$ self-repair status"),
+    );
+    assert_eq!(first.status, 200);
+    assert!(
+        first
+            .headers
+            .iter()
+            .any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream"))
+    );
+    let first_events = events(&first.body);
+    assert_eq!(first_events[0]["type"], "message_start");
+    assert_eq!(first_events[0]["message"]["model"], "claude-opus-5-5");
+    assert_eq!(first_events.last().unwrap()["type"], "message_stop");
+    let count = send(
+        &mut conn,
+        "/v1/messages/count_tokens?beta=true",
+        &json!({"messages": []}),
+    );
+    assert_eq!(count.status, 200);
+    assert!(
+        serde_json::from_str::<Value>(&count.body).unwrap()["input_tokens"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let second = send(&mut conn, "/v1/messages?beta=true", &main_request("hello"));
+    assert_eq!(events(&second.body)[0]["type"], "message_start");
+    let missing = send(&mut conn, "/v1/models", &json!({}));
+    assert_eq!(missing.status, 404);
+
+    let records = server.requests();
+    let summary: Vec<(u64, &str, &str, u16, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r.seq,
+                r.target.as_str(),
+                r.thread.as_str(),
+                r.status,
+                r.answer.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (1, "/v1/messages?beta=true", "main", 200, "tool_use Bash"),
+            (2, "/v1/messages/count_tokens?beta=true", "-", 200, "200"),
+            (3, "/v1/messages?beta=true", "main", 200, "end_turn text"),
+            (4, "/v1/models", "-", 404, "404"),
+        ]
+    );
+    assert_eq!(records[0].tool_inputs[0]["command"], "self-repair status");
+    assert!(
+        records[0].header("x-api-key").is_none(),
+        "credentials are not recorded"
+    );
+    assert_eq!(records[0].header("content-type"), Some("application/json"));
+    assert!(records[0].is_model_call() && !records[1].is_model_call());
+}
+
+#[test]
+fn faults_hit_only_their_thread_window_and_carry_the_api_error_body() {
+    let scenario = Scenario::new()
+        .fault(Fault::status(ThreadSelector::Main, 429, 2).after(1))
+        .fault(Fault::status(ThreadSelector::SubAgent, 529, 1));
+    let server = MockServer::start(scenario).unwrap();
+    let mut conn = connect(&server);
+    let statuses: Vec<u16> = (0..4)
+        .map(|_| send(&mut conn, "/v1/messages", &main_request("hi")).status)
+        .collect();
+    assert_eq!(statuses, [200, 429, 429, 200]);
+    let mut conn = connect(&server);
+    let limited = {
+        send(&mut conn, "/v1/messages", &main_request("hi"));
+        let scenario_sub = json!({"model": "claude-haiku-5-5", "stream": true,
+            "system": "x-anthropic-billing-header: cc_is_subagent=true;\nself-repair sub-agent",
+            "tools": [{"name": "Bash"}], "messages": [{"role": "user", "content": "self-repair item t-9"}]});
+        send(&mut conn, "/v1/messages", &scenario_sub)
+    };
+    assert_eq!(limited.status, 529);
+    let error: Value = serde_json::from_str(&limited.body).unwrap();
+    assert_eq!(error["type"], "error");
+    assert_eq!(error["error"]["type"], "overloaded_error");
+    let threads: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| format!("{} {}", r.thread, r.answer))
+        .collect();
+    assert_eq!(threads.last().unwrap(), "item:t-9 fault 529");
+}
+
+#[test]
+fn a_hang_holds_the_connection_silent_then_closes_it() {
+    let server =
+        MockServer::start(Scenario::new().fault(Fault::hang(ThreadSelector::Any, 300, 1))).unwrap();
+    let mut conn = connect(&server);
+    let text = main_request("hi").to_string();
+    let request = format!(
+        "POST /v1/messages HTTP/1.1\r\ncontent-length: {}\r\n\r\n{text}",
+        text.len()
+    );
+    conn.get_mut().write_all(request.as_bytes()).unwrap();
+    let started = Instant::now();
+    let mut buf = Vec::new();
+    let read = conn.read_to_end(&mut buf).unwrap();
+    assert_eq!(read, 0, "no byte is sent during a hang");
+    assert_eq!(server.requests()[0].done_ms, server.requests()[0].at_ms);
+    assert!(started.elapsed() >= Duration::from_millis(250));
+    let record = &server.requests()[0];
+    assert_eq!((record.status, record.answer.as_str()), (0, "hang 300ms"));
+    let mut conn = connect(&server);
+    assert_eq!(
+        send(&mut conn, "/v1/messages", &main_request("hi")).status,
+        200
+    );
+}
+
+#[test]
+fn records_go_to_the_jsonl_file_as_they_happen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("requests.jsonl");
+    let server = MockServer::start_recording(Scenario::new(), &path).unwrap();
+    let mut conn = connect(&server);
+    send(&mut conn, "/v1/messages", &main_request("hi"));
+    let records = RecordedRequest::read_jsonl(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(records, server.requests());
+    assert_eq!(records[0].body["messages"][0]["content"], "hi");
+    server.shutdown();
+}
