@@ -12,7 +12,9 @@ mod write_atomic;
 
 pub use journal::{Journal, JournalTail};
 pub use project::{Project, STORE_DIR};
-pub use run_dir::{FoldReport, LOCK_TIMEOUT, Manifest, RunDir, write_json, write_json_rows};
+pub use run_dir::{
+    FoldReport, LOCK_TIMEOUT, Manifest, RunDir, RunKind, write_json, write_json_rows,
+};
 pub use run_id::{check_run_id, is_safe_item_id};
 pub use run_lock::RunLock;
 pub use store_error::StoreError;

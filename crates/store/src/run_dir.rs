@@ -14,12 +14,26 @@ use crate::{Journal, RunLock, StoreError, is_safe_item_id, write_atomic};
 /// How long a writer waits for the run lock before giving up.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// `run.json`: the few facts `submit` needs, so it never loads the whole state.
+/// Which pipeline a run belongs to; decides how its `state.json` is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// Findings → verdicts → groups → plans → tasks (the engine crate).
+    #[default]
+    Triage,
+    /// Make a failing check pass (the repair crate).
+    Repair,
+}
+
+/// `run.json`: the few facts `submit` and the hook need before loading the whole state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     pub schema_version: u32,
     pub run: String,
     pub created_at: u64,
+    #[serde(default)]
+    pub kind: RunKind,
+    #[serde(default)]
     pub triage_items: u32,
 }
 
@@ -117,6 +131,7 @@ impl RunDir {
             schema_version: STATE_SCHEMA_VERSION,
             run: state.run.clone(),
             created_at: state.created_at,
+            kind: RunKind::Triage,
             triage_items: state.triage_items,
         };
         write_json(&self.manifest_path(), &manifest)?;
