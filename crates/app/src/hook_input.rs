@@ -35,6 +35,11 @@ pub struct HookInput {
     pub error: Option<String>,
     #[serde(default)]
     pub error_details: Option<String>,
+    /// Set when the event comes from a sub-agent (a sub-agent's `StopFailure` carries them).
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    #[serde(default)]
+    pub agent_type: Option<String>,
     /// `SessionStart`: `startup`, `resume`, `clear`, `compact`.
     #[serde(default)]
     pub source: Option<String>,
