@@ -102,6 +102,17 @@ fn a_paused_run_is_never_blocked_and_a_cancel_is_not_undone_by_the_hook() {
 }
 
 #[test]
+fn a_sub_agents_stop_failure_does_not_pause_the_run() {
+    let project = started(3);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    let failure = serde_json::json!({"session_id": "s1", "hook_event_name": "StopFailure", "cwd": project.path(),
+        "error": "server_error", "agent_id": "a1b2", "agent_type": "self-repair:triage-investigator"});
+    project.cmd(&["hook", "stop-failure"]).stdin(failure.to_string()).run().success();
+    let state: Value = serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
+    assert_eq!(state["status"], "active");
+}
+
+#[test]
 fn stop_failure_pauses_and_the_next_normal_stop_resumes() {
     let project = started(3);
     assert!(project.stop("s1", &[]).stdout.contains("block"));

@@ -168,6 +168,11 @@ pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         Ok(input) => input,
         Err(reason) => return HookAnswer::note(format!("self-repair hook stop-failure: {reason}")),
     };
+    // A sub-agent's failed API call also fires StopFailure (with its agent_id): the main
+    // session goes on, and the item's failure is handled at the next stop.
+    if input.agent_id.is_some() || input.agent_type.is_some() {
+        return HookAnswer::allow();
+    }
     let (Some(session), Some((_, dir))) = (input.session_id.clone(), active_run(env, &input))
     else {
         return HookAnswer::allow();
