@@ -43,6 +43,12 @@ pub enum Command {
         /// Absolute prefix to strip from paths an analyzer wrote on another machine.
         #[arg(long, value_name = "DIR")]
         base: Option<PathBuf>,
+        /// Project folder the analyzer ran in: relative paths in its output are under it.
+        #[arg(long, value_name = "DIR")]
+        relative_to: Option<String>,
+        /// Also run the detectors of `.self-repair/config.json` and ingest their output.
+        #[arg(long)]
+        detect: bool,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -51,8 +57,27 @@ pub enum Command {
     Status {
         #[command(flatten)]
         run: RunArg,
+        /// List every finding with how it was decided (agent, known registry, rule) and why.
+        #[arg(long)]
+        findings: bool,
         #[arg(long)]
         json: bool,
+    },
+    /// Run the detectors of `.self-repair/config.json` and report what they found.
+    Detect {
+        /// Only this detector.
+        #[arg(long, value_name = "NAME")]
+        only: Option<String>,
+    },
+    /// Deterministic rules: list them, accept or reject proposals.
+    Rules {
+        #[command(subcommand)]
+        action: RulesAction,
+    },
+    /// The registry of findings already decided (`known.json`).
+    Known {
+        #[command(subcommand)]
+        action: KnownAction,
     },
     /// The instruction the Stop hook would give now, without changing anything.
     Next {
@@ -146,6 +171,40 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(InstallArgs),
+}
+
+/// `rules` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RulesAction {
+    /// Every rule with its status and measured accuracy.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Apply a rule from the next `start`.
+    Accept { id: String },
+    /// Never apply a rule.
+    Reject { id: String },
+}
+
+/// `known` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum KnownAction {
+    /// Every decided finding.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record a decision: a fingerprint (16 hex digits) or a triage item id of the run.
+    Add {
+        target: String,
+        #[arg(long)]
+        verdict: String,
+        #[arg(long)]
+        reason: String,
+        #[command(flatten)]
+        run: RunArg,
+    },
 }
 
 /// Options of `install` and `uninstall`.

@@ -5,15 +5,18 @@ use std::path::PathBuf;
 
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
-    hook_session_start, hook_stop, hook_stop_failure, load_folded, next, render_runs, runs, show,
-    start, status, steer, submit,
+    finding_lines, hook_session_start, hook_stop, hook_stop_failure, known_add, known_list,
+    load_folded, load_project_config, next, render_findings, render_known, render_rules,
+    render_runs, rules_list, rules_set, run_detectors, runs, save_detections, show, start, status,
+    steer, submit,
 };
+use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
-use self_repair_ingest::Format;
+use self_repair_ingest::{Format, IngestOptions, parse};
 use self_repair_install::{InstallSpec, Scope, plan_install, plan_uninstall};
 use self_repair_store::Project;
 
-use crate::args::{Cli, Command, HookEvent, InstallArgs};
+use crate::args::{Cli, Command, HookEvent, InstallArgs, KnownAction, RulesAction};
 
 /// Largest hook input read; the client sends a few kilobytes.
 const MAX_HOOK_INPUT: u64 = 64 * 1024 * 1024;
@@ -68,6 +71,8 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             run_id,
             config,
             base,
+            relative_to,
+            detect,
             json,
         } => {
             let format: Format = format
@@ -92,6 +97,9 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     run_id,
                     config,
                     base,
+                    relative_to,
+                    prepared: Vec::new(),
+                    detect,
                 },
             )?;
             Ok(if json {
@@ -100,7 +108,22 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                 report.render()
             })
         }
-        Command::Status { run, json } => {
+        Command::Status {
+            run,
+            findings: true,
+            json,
+        } => {
+            let project = env.find_project()?;
+            let dir = project.run_or_active(run.run.as_deref())?;
+            let state = load_folded(&dir, true)?;
+            let lines = finding_lines(&dir, &state)?;
+            Ok(if json {
+                to_json(&lines)
+            } else {
+                render_findings(&lines)
+            })
+        }
+        Command::Status { run, json, .. } => {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
             let report = status(&project, &dir)?;
@@ -175,6 +198,41 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                 .map_err(|e| AppError::Usage(e.to_string()))?;
             Ok(format!("{}{}", report.render(), report.summary()))
         }
+        Command::Detect { only } => detect(env, only.as_deref()),
+        Command::Rules { action } => {
+            let project = env.find_project()?;
+            match action {
+                RulesAction::List { json } => {
+                    let rules = rules_list(&project)?;
+                    Ok(if json {
+                        to_json(&rules)
+                    } else {
+                        render_rules(&rules)
+                    })
+                }
+                RulesAction::Accept { id } => rules_set(&project, &id, RuleStatus::Accepted),
+                RulesAction::Reject { id } => rules_set(&project, &id, RuleStatus::Rejected),
+            }
+        }
+        Command::Known { action } => {
+            let project = env.find_project()?;
+            match action {
+                KnownAction::List { json } => {
+                    let lines = known_list(&project)?;
+                    Ok(if json {
+                        to_json(&lines)
+                    } else {
+                        render_known(&lines)
+                    })
+                }
+                KnownAction::Add {
+                    target,
+                    verdict,
+                    reason,
+                    run,
+                } => known_add(&project, run.run.as_deref(), &target, &verdict, &reason),
+            }
+        }
         Command::Demo { dir } => {
             let dir = dir.unwrap_or_else(|| default_demo_dir(env.now));
             let mut stdout = std::io::stdout().lock();
@@ -203,6 +261,39 @@ fn read_result(file: Option<&std::path::Path>) -> Result<String, AppError> {
         .read_to_string(&mut text)
         .map_err(|e| AppError::Usage(format!("cannot read standard input: {e}")))?;
     Ok(text)
+}
+
+fn detect(env: &CommandEnv, only: Option<&str>) -> Result<String, AppError> {
+    let project = Project::find_or_choose(env.start_dir());
+    let config = load_project_config(&project.store_dir(), None)?;
+    let detections = run_detectors(project.root(), &config.detectors, only)?;
+    save_detections(&project.store_dir().join("detect"), &detections)?;
+    let mut out = String::new();
+    for d in &detections {
+        let mut options = IngestOptions::new(d.input.source.clone(), project.root());
+        if let Some(dir) = &d.input.relative_to {
+            options = options.with_relative_to(dir.clone());
+        }
+        let parsed = parse(
+            &d.input.text,
+            d.input.format.unwrap_or(Format::Auto),
+            &options,
+        )
+        .map_err(|e| AppError::Ingest {
+            file: d.input.source.clone(),
+            source: Box::new(e),
+        })?;
+        out.push_str(&format!(
+            "{}: exit {}, {:.1} s, {} finding(s) as {}\n",
+            d.name,
+            d.exit_code,
+            d.seconds,
+            parsed.findings.len(),
+            parsed.format.as_str()
+        ));
+    }
+    out.push_str("outputs saved in .self-repair/detect/; `self-repair start --detect` creates a run from them\n");
+    Ok(out)
 }
 
 fn steer_run(env: &CommandEnv, run: Option<&str>, event: Event) -> Result<String, AppError> {

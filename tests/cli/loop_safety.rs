@@ -107,8 +107,13 @@ fn a_sub_agents_stop_failure_does_not_pause_the_run() {
     assert!(project.stop("s1", &[]).stdout.contains("block"));
     let failure = serde_json::json!({"session_id": "s1", "hook_event_name": "StopFailure", "cwd": project.path(),
         "error": "server_error", "agent_id": "a1b2", "agent_type": "self-repair:triage-investigator"});
-    project.cmd(&["hook", "stop-failure"]).stdin(failure.to_string()).run().success();
-    let state: Value = serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
+    project
+        .cmd(&["hook", "stop-failure"])
+        .stdin(failure.to_string())
+        .run()
+        .success();
+    let state: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
     assert_eq!(state["status"], "active");
 }
 

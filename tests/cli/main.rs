@@ -4,6 +4,7 @@ mod harness;
 mod scripted_agent;
 
 mod backlog_cli;
+mod classification;
 mod hook_input;
 mod loop_safety;
 mod pipeline;

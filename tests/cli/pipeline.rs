@@ -150,7 +150,23 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
     assert_eq!(report["findings"].as_array().unwrap().len(), 60);
     assert_eq!(report["verdicts"]["false_positive"], 12);
 
-    // A repeated run over the same findings writes no duplicate task.
+    // A repeated run: every finding is in known.json now, so no agent runs at all.
+    let again = project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-known"])
+        .run()
+        .success();
+    assert!(
+        again
+            .stdout
+            .contains("known registry decided 60, rules decided 0, 0 go to triage agents"),
+        "{}",
+        again.stdout
+    );
+    let out = project.stop("session-2", &[]);
+    assert!(out.stdout.contains("complete"), "{}", out.stdout);
+
+    // Without the registry, a repeated run forms the same groups and writes no duplicate task.
+    std::fs::remove_file(project.path().join(".self-repair/known.json")).unwrap();
     project
         .cmd(&["start", "findings.jsonl", "--run-id", "r-again"])
         .run()

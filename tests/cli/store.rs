@@ -138,7 +138,13 @@ fn a_corrupt_state_is_reported_kept_aside_and_rebuilt_by_doctor() {
     let rebuilt: Value = serde_json::from_str(&project.read(state_path)).unwrap();
     assert_eq!(rebuilt["items"], good["items"]);
     assert_eq!(rebuilt["session"], good["session"]);
-    assert!(project.stop("s1", &[]).stdout.contains("\"decision\":\"block\""), "the rebuilt run goes on");
+    assert!(
+        project
+            .stop("s1", &[])
+            .stdout
+            .contains("\"decision\":\"block\""),
+        "the rebuilt run goes on"
+    );
 }
 
 #[test]

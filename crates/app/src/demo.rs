@@ -9,8 +9,8 @@ use self_repair_store::Project;
 use serde_json::json;
 
 use crate::{
-    AppError, CommandEnv, SimulatedAgent, StartOptions, hook_stop, load_folded, read_findings,
-    show, start, submit,
+    AppError, CommandEnv, InputSpec, SimulatedAgent, StartOptions, hook_stop, load_folded,
+    read_findings, show, start, submit,
 };
 
 /// The sources the bundled analyzers ran on, at the paths they had (`/home/dev/samples/...`).
@@ -41,27 +41,43 @@ const SOURCES: [(&str, &str); 6] = [
     ),
 ];
 
-/// Verbatim analyzer outputs (tests/fixtures/formats) whose paths resolve against `SOURCES`.
-const FINDINGS: [(&str, &str); 5] = [
+/// Verbatim analyzer outputs (tests/fixtures/formats): where each is written in the demo
+/// project, its text, and the project folder the tool ran in (its relative paths are under it).
+const FINDINGS: [(&str, &str, &str); 7] = [
     (
         "findings/ruff.json",
         include_str!("../../../tests/fixtures/formats/ruff-0.17.6.json"),
+        "py",
     ),
     (
         "findings/eslint.json",
         include_str!("../../../tests/fixtures/formats/eslint-10.15.json"),
+        "js",
     ),
     (
         "findings/knip.json",
         include_str!("../../../tests/fixtures/formats/knip-6.44.2.json"),
+        "js",
     ),
     (
         "findings/clippy.jsonl",
         include_str!("../../../tests/fixtures/formats/cargo-clippy-1.95.jsonl"),
+        "rs",
     ),
     (
         "findings/vulture.txt",
         include_str!("../../../tests/fixtures/formats/vulture-2.16.txt"),
+        ".",
+    ),
+    (
+        "findings/bandit.json",
+        include_str!("../../../tests/fixtures/formats/bandit-1.9.4.json"),
+        "py",
+    ),
+    (
+        "findings/ts-prune.txt",
+        include_str!("../../../tests/fixtures/formats/ts-prune-0.10.3.txt"),
+        "js",
     ),
 ];
 
@@ -92,7 +108,7 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
     say(
         out,
         format!(
-            "self-repair demo: the whole pipeline on real analyzer outputs (ruff, eslint, knip, clippy, vulture),\n\
+            "self-repair demo: the whole pipeline on real analyzer outputs (ruff, eslint, knip, clippy, vulture, bandit, ts-prune),\n\
          driven through the Stop hook and show/submit by a SIMULATED agent: no model is called and its verdicts are canned.\n\
          project: {}\n",
             dir.display()
@@ -108,7 +124,15 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
     let started = start(
         &env,
         &StartOptions {
-            files: FINDINGS.iter().map(|(p, _)| dir.join(p)).collect(),
+            prepared: FINDINGS
+                .iter()
+                .map(|(path, text, ran_in)| InputSpec {
+                    source: (*path).to_owned(),
+                    text: (*text).to_owned(),
+                    format: None,
+                    relative_to: Some((*ran_in).to_owned()),
+                })
+                .collect(),
             base: Some(PathBuf::from(SAMPLES_BASE)),
             ..StartOptions::default()
         },
@@ -211,7 +235,8 @@ fn lay_out(dir: &Path) -> Result<(), AppError> {
             dir.display()
         )));
     }
-    for (rel, text) in SOURCES.iter().chain(FINDINGS.iter()) {
+    let findings = FINDINGS.iter().map(|(rel, text, _)| (*rel, *text));
+    for (rel, text) in SOURCES.iter().copied().chain(findings) {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(AppError::io("create", parent))?;

@@ -4,8 +4,13 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use self_repair_classify::{
+    AgentVerdict, CompiledRule, KnownEntry, KnownRegistry, Rule, RuleBook, RuleStatus, When,
+    measure,
+};
 use self_repair_engine::{
     Event, FindingRecord, ItemStatus, JournalEntry, RunState, StableHash, TaskDraft, TriageResult,
+    Verdict,
 };
 use self_repair_report::{Backlog, RunReport, TaskToWrite};
 use self_repair_store::{RunDir, write_atomic, write_json};
@@ -60,6 +65,8 @@ pub fn finalize_run(
         });
     }
     let records = Backlog::new(root).write(&tasks, now)?;
+    let store_dir = root.join(self_repair_store::STORE_DIR);
+    learn(&store_dir, dir, state, &findings)?;
     dir.record(
         state,
         &[JournalEntry {
@@ -110,6 +117,104 @@ pub fn read_findings(dir: &RunDir) -> Result<Vec<FindingRecord>, AppError> {
         path,
         source: std::io::Error::other(e),
     })
+}
+
+/// What a finalized run teaches the next one: agent verdicts go to `known.json`, and the rule
+/// reviewer's proposals are measured against those verdicts and stored in `rules.json` as
+/// `proposed` (they apply once a user accepts them).
+fn learn(
+    store_dir: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
+) -> Result<(), AppError> {
+    let decided: Vec<(&str, &FindingRecord, Verdict)> = state.items[..state.triage_items as usize]
+        .iter()
+        .filter(|i| i.status == ItemStatus::Done)
+        .filter_map(|i| {
+            let record = findings.get(i.finding? as usize)?;
+            Some((i.id.as_str(), record, i.verdict?))
+        })
+        .collect();
+    let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
+    let mut changed = false;
+    for (item, record, verdict) in &decided {
+        if *verdict == Verdict::Unsure {
+            continue;
+        }
+        let reason = std::fs::read_to_string(dir.item_file(item, "json").unwrap_or_default())
+            .ok()
+            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
+            .map(|r| r.reason)
+            .unwrap_or_default();
+        let f = &record.finding;
+        changed |= known.insert(
+            record.fingerprint.clone(),
+            KnownEntry {
+                verdict: *verdict,
+                reason,
+                source: state.run.clone(),
+                summary: format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message),
+            },
+        );
+    }
+    if changed {
+        known
+            .save(store_dir)
+            .map_err(|e| AppError::Usage(e.to_string()))?;
+    }
+    let Some(proposals) = dir
+        .item_file("rr-1", "json")
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return Ok(());
+    };
+    let agent_verdicts: Vec<AgentVerdict<'_>> = decided
+        .iter()
+        .map(|(item, record, verdict)| AgentVerdict {
+            item,
+            finding: &record.finding,
+            verdict: *verdict,
+        })
+        .collect();
+    let mut rules = Vec::new();
+    for (n, proposal) in proposals["rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let Ok(when) = serde_json::from_value::<When>(proposal["when"].clone()) else {
+            continue;
+        };
+        let mut rule = Rule {
+            id: format!("{}-p{}", state.run, n + 1),
+            name: proposal["name"].as_str().unwrap_or_default().to_owned(),
+            when,
+            verdict: proposal["verdict"].as_str().and_then(Verdict::parse),
+            route: None,
+            reason: proposal["reason"].as_str().unwrap_or_default().to_owned(),
+            status: RuleStatus::Proposed,
+            source: state.run.clone(),
+            measured: None,
+        };
+        // A proposal whose patterns do not compile is dropped: it could never be accepted.
+        let Ok(compiled) = CompiledRule::compile(&rule) else {
+            continue;
+        };
+        let measured = measure(&state.run, &compiled, &agent_verdicts);
+        rule.measured = Some(measured);
+        rules.push(rule);
+    }
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let mut book = RuleBook::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
+    book.add_proposals(rules);
+    book.save(store_dir)
+        .map_err(|e| AppError::Usage(e.to_string()))?;
+    Ok(())
 }
 
 fn footer(run: &str, group: &str, members: &[&FindingRecord]) -> String {

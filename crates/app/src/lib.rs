@@ -2,9 +2,11 @@
 //! [`CommandEnv`] (folder, time, session) so outputs are reproducible in tests.
 
 mod app_error;
+mod classification;
 mod command_env;
 mod control;
 mod demo;
+mod detect;
 mod doctor;
 mod finalize;
 mod hook;
@@ -18,19 +20,24 @@ mod submit;
 mod template;
 
 pub use app_error::{AppError, ExitStatus};
+pub use classification::{
+    KnownLine, known_add, known_list, render_known, render_rules, rules_list, rules_set,
+};
 pub use command_env::CommandEnv;
 pub use control::{finalize, next, steer};
 pub use demo::{DemoReport, demo};
+pub use detect::{Detection, run_detectors, save_detections};
 pub use doctor::doctor;
 pub use finalize::{finalize_run, read_findings, write_reports};
 pub use hook::{HookAnswer, hook_session_start, hook_stop, hook_stop_failure};
 pub use hook_input::{BackgroundTask, HookInput};
-pub use project_config::load_config;
+pub use project_config::{Detector, ProjectConfig, load_config, load_project_config};
 pub use show::{ShowOutput, show, show_angle};
 pub use simulated_agent::SimulatedAgent;
-pub use start::{InputSummary, StartOptions, StartReport, start};
+pub use start::{InputSpec, InputSummary, StartOptions, StartReport, start};
 pub use status::{
-    PhaseLine, RunLine, StatusReport, load_folded, render_runs, report, runs, status,
+    FindingLine, PhaseLine, RunLine, StatusReport, finding_lines, load_folded, render_findings,
+    render_runs, report, runs, status,
 };
 pub use submit::{Submitted, item_input, submit};
 pub use template::{load_template, render_template};

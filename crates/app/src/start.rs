@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use self_repair_classify::{Classified, Classifier, KnownRegistry, RuleBook};
 use self_repair_engine::{
     Finding, FindingRecord, Intake, Occurrence, Phase, RoutedFinding, create_run, default_route,
     timestamp, triage_id,
@@ -11,7 +12,9 @@ use self_repair_ingest::{Format, IngestOptions, fingerprint_all, parse};
 use self_repair_store::{Project, write_json_rows};
 use serde::Serialize;
 
-use crate::{AppError, CommandEnv, load_config};
+use crate::{
+    AppError, CommandEnv, load_config, load_project_config, run_detectors, save_detections,
+};
 
 /// What `start` reads and how.
 #[derive(Debug, Clone, Default)]
@@ -25,6 +28,21 @@ pub struct StartOptions {
     pub config: Option<PathBuf>,
     /// Prefix to strip from absolute paths the analyzer wrote on another machine.
     pub base: Option<PathBuf>,
+    /// Project folder the analyzer ran in: its relative paths are under it.
+    pub relative_to: Option<String>,
+    /// Inputs already in memory (detector outputs, the demo's bundled files).
+    pub prepared: Vec<InputSpec>,
+    /// Also run the detectors of `.self-repair/config.json` and ingest their output.
+    pub detect: bool,
+}
+
+/// One input already read: its name, text, and how to read it.
+#[derive(Debug, Clone, Default)]
+pub struct InputSpec {
+    pub source: String,
+    pub text: String,
+    pub format: Option<Format>,
+    pub relative_to: Option<String>,
 }
 
 /// One input and the format it was read as.
@@ -98,13 +116,44 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     if !sets_prefix && installed_without_plugin(&root, env.home.as_deref()) {
         config.agent_prefix = String::new();
     }
-    let (inputs, findings) = read_inputs(&root, options)?;
-    let records = merge_identical(&root, findings);
+    let store_dir = project.store_dir();
+    let known = KnownRegistry::load(&store_dir).map_err(classify_error)?;
+    let book = RuleBook::load(&store_dir).map_err(classify_error)?;
+    let classifier = Classifier::new(&known, book.accepted());
+    let detections = if options.detect {
+        let config = load_project_config(&store_dir, options.config.as_deref())?;
+        run_detectors(&root, &config.detectors, None)?
+    } else {
+        Vec::new()
+    };
+    let mut options = options.clone();
+    options
+        .prepared
+        .extend(detections.iter().map(|d| d.input.clone()));
+    let (inputs, findings) = read_inputs(&root, &options)?;
+    let mut records = merge_identical(&root, findings);
     let mut routed = Vec::new();
     let mut route_counts: Vec<(String, u32)> = Vec::new();
-    let mut records = records;
+    let (mut by_known, mut by_rules) = (0, 0);
     for (index, record) in records.iter_mut().enumerate() {
-        let route = default_route(&record.finding);
+        let route = match classifier.classify(&record.fingerprint, &record.finding) {
+            Classified::Decided(decided) => {
+                if decided.by == "known" {
+                    by_known += 1;
+                } else {
+                    by_rules += 1;
+                }
+                record.predecided = Some(decided);
+                continue;
+            }
+            Classified::Route { route, rule } => self_repair_engine::route(&route).ok_or_else(|| {
+                AppError::Usage(format!(
+                    "rules.json: rule {rule} routes to `{route}`, which is not a route; routes: {}",
+                    self_repair_engine::route_names().join(", ")
+                ))
+            })?,
+            Classified::Default => default_route(&record.finding),
+        };
         routed.push(RoutedFinding {
             finding: index as u32,
             route: route.name.to_owned(),
@@ -119,8 +168,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     let intake = Intake {
         findings: inputs.iter().map(|i| i.findings as u32).sum(),
         unique: records.len() as u32,
-        known: 0,
-        rules: 0,
+        known: by_known,
+        rules: by_rules,
         routed: routed.len() as u32,
     };
     let run_id = match &options.run_id {
@@ -128,6 +177,9 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         None => free_run_id(&project, env.now)?,
     };
     let dir = project.create_run_dir(&run_id)?;
+    if !detections.is_empty() {
+        save_detections(&dir.path().join("detect"), &detections)?;
+    }
     write_json_rows(&dir.findings_path(), &records)?;
     let state = create_run(
         run_id.clone(),
@@ -150,18 +202,23 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     })
 }
 
+/// `classify` errors are about the user's `known.json` / `rules.json`: usage errors.
+#[expect(clippy::needless_pass_by_value, reason = "used with map_err")]
+fn classify_error(e: self_repair_classify::ClassifyError) -> AppError {
+    AppError::Usage(e.to_string())
+}
+
 fn read_inputs(
     root: &Path,
     options: &StartOptions,
 ) -> Result<(Vec<InputSummary>, Vec<Finding>), AppError> {
     let stdin_only = [PathBuf::from("-")];
-    let files: &[PathBuf] = if options.files.is_empty() {
+    let files: &[PathBuf] = if options.files.is_empty() && options.prepared.is_empty() {
         &stdin_only
     } else {
         &options.files
     };
-    let mut inputs = Vec::new();
-    let mut findings = Vec::new();
+    let mut specs = Vec::new();
     for file in files {
         let (source, text) = if file.as_os_str() == "-" {
             let text = options.stdin.clone().ok_or_else(|| {
@@ -177,19 +234,32 @@ fn read_inputs(
             })?;
             (file.display().to_string(), text)
         };
-        let mut ingest = IngestOptions::new(source.clone(), root);
+        specs.push(InputSpec {
+            source,
+            text,
+            format: options.format,
+            relative_to: options.relative_to.clone(),
+        });
+    }
+    let mut inputs = Vec::new();
+    let mut findings = Vec::new();
+    for spec in specs.iter().chain(&options.prepared) {
+        let mut ingest = IngestOptions::new(spec.source.clone(), root);
         if let Some(base) = &options.base {
             ingest = ingest.with_base(base.clone());
         }
+        if let Some(dir) = &spec.relative_to {
+            ingest = ingest.with_relative_to(dir.clone());
+        }
         let parsed =
-            parse(&text, options.format.unwrap_or(Format::Auto), &ingest).map_err(|e| {
+            parse(&spec.text, spec.format.unwrap_or(Format::Auto), &ingest).map_err(|e| {
                 AppError::Ingest {
-                    file: source.clone(),
+                    file: spec.source.clone(),
                     source: Box::new(e),
                 }
             })?;
         inputs.push(InputSummary {
-            source,
+            source: spec.source.clone(),
             format: parsed.format.as_str().to_owned(),
             findings: parsed.findings.len(),
         });

@@ -239,3 +239,87 @@ pub fn render_runs(lines: &[RunLine]) -> String {
     }
     out
 }
+
+/// Why one finding was decided (or that it is not yet).
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingLine {
+    pub fingerprint: String,
+    pub location: String,
+    pub rule: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    /// `known`, `rule`, `agent`, or `pending` (an agent has not answered yet).
+    pub decided_by: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    pub reason: String,
+}
+
+/// Every finding of the run with how it was decided.
+pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>, AppError> {
+    let findings = crate::read_findings(dir)?;
+    Ok(findings
+        .iter()
+        .map(|record| {
+            let f = &record.finding;
+            let location = f
+                .line
+                .map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+            let (decided_by, verdict, reason) = match (&record.predecided, &record.item) {
+                (Some(p), _) => (
+                    p.by.clone(),
+                    Some(p.verdict.as_str().to_owned()),
+                    p.reason.clone(),
+                ),
+                (None, Some(id)) => match state.item(id) {
+                    Some(item) if item.status == self_repair_engine::ItemStatus::Done => {
+                        let reason = dir
+                            .item_file(id, "json")
+                            .and_then(|p| std::fs::read_to_string(p).ok())
+                            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                            .and_then(|v| v["reason"].as_str().map(str::to_owned))
+                            .unwrap_or_default();
+                        (
+                            "agent".to_owned(),
+                            item.verdict.map(|v| v.as_str().to_owned()),
+                            reason,
+                        )
+                    }
+                    Some(item) => (
+                        "pending".to_owned(),
+                        None,
+                        format!("triage item {id} is {}", item.status.as_str()),
+                    ),
+                    None => ("pending".to_owned(), None, String::new()),
+                },
+                (None, None) => ("pending".to_owned(), None, String::new()),
+            };
+            FindingLine {
+                fingerprint: record.fingerprint.clone(),
+                location,
+                rule: format!("{} {}", f.tool, f.rule_id),
+                item: record.item.clone(),
+                decided_by,
+                verdict,
+                reason,
+            }
+        })
+        .collect())
+}
+
+/// The text of `status --findings`.
+pub fn render_findings(lines: &[FindingLine]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&format!(
+            "{} {} {} [{}] {}: {}\n",
+            l.item.as_deref().unwrap_or("-"),
+            l.location,
+            l.rule,
+            l.decided_by,
+            l.verdict.as_deref().unwrap_or("undecided"),
+            l.reason.split_whitespace().collect::<Vec<_>>().join(" ")
+        ));
+    }
+    out
+}

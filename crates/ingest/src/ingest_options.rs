@@ -13,6 +13,9 @@ pub struct IngestOptions {
     /// Another absolute prefix to strip from absolute paths that are not under `project_root`,
     /// e.g. the directory the analyzer ran in on another machine (`/home/dev/samples`).
     pub base: Option<PathBuf>,
+    /// The project-relative folder the analyzer ran in: relative paths in its output are taken
+    /// relative to it (cargo in `rs/` prints `src/main.rs` for `rs/src/main.rs`).
+    pub relative_to: Option<String>,
 }
 
 impl IngestOptions {
@@ -22,7 +25,17 @@ impl IngestOptions {
             source: source.into(),
             project_root: project_root.into(),
             base: None,
+            relative_to: None,
         }
+    }
+
+    /// The same options with relative paths taken under the project folder `dir`.
+    #[must_use]
+    pub fn with_relative_to(mut self, dir: impl Into<String>) -> IngestOptions {
+        let dir: String = dir.into();
+        let trimmed = dir.trim_matches('/');
+        self.relative_to = (!trimmed.is_empty() && trimmed != ".").then(|| trimmed.to_owned());
+        self
     }
 
     /// The same options with `base` set.

@@ -13,6 +13,8 @@ pub(crate) struct PathResolver<'a> {
     /// (when it differs), then `--base`. Each is `/`-separated without a trailing `/`.
     prefixes: Vec<String>,
     root_display: String,
+    /// Folder (project-relative) that relative paths are under.
+    relative_to: Option<&'a str>,
 }
 
 impl<'a> PathResolver<'a> {
@@ -34,6 +36,7 @@ impl<'a> PathResolver<'a> {
             input: &options.source,
             prefixes,
             root_display: options.project_root.display().to_string(),
+            relative_to: options.relative_to.as_deref(),
         }
     }
 
@@ -80,6 +83,7 @@ impl<'a> PathResolver<'a> {
         } else {
             path
         };
+        let joined;
         let relative = if is_absolute(path) {
             let stripped = self
                 .prefixes
@@ -91,6 +95,9 @@ impl<'a> PathResolver<'a> {
                     return Err(self.refuse(as_written, PathRefusal::AbsoluteOutside, location));
                 }
             }
+        } else if let Some(dir) = self.relative_to {
+            joined = format!("{dir}/{path}");
+            joined.as_str()
         } else {
             path
         };
@@ -291,6 +298,31 @@ mod tests {
         assert!(path("../outside.py").is_err_and(|e| e.contains("climbs out")));
         assert!(path("/etc/passwd").is_err_and(|e| e.contains("is absolute")));
         assert!(uri("https://example.org/a.py").is_err_and(|e| e.contains("scheme")));
+    }
+
+    #[test]
+    fn relative_paths_are_taken_under_the_folder_the_tool_ran_in() {
+        let options = IngestOptions::new("in", "/work/project").with_relative_to("rs/");
+        let resolver = PathResolver::new(&options);
+        assert_eq!(
+            resolver.resolve_path("src/main.rs", String::new).unwrap(),
+            "rs/src/main.rs"
+        );
+        assert_eq!(
+            resolver.resolve_path("./lib.rs", String::new).unwrap(),
+            "rs/lib.rs"
+        );
+        assert_eq!(
+            resolver.resolve_path("../py/mod.py", String::new).unwrap(),
+            "py/mod.py"
+        );
+        assert!(resolver.resolve_path("../../x", String::new).is_err());
+        assert_eq!(
+            resolver
+                .resolve_path("/work/project/js/a.ts", String::new)
+                .unwrap(),
+            "js/a.ts"
+        );
     }
 
     #[test]

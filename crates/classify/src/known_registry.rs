@@ -1,0 +1,81 @@
+//! `.self-repair/known.json`: findings already decided, by fingerprint (which ignores line
+//! numbers). Written only from finalized runs and by `self-repair known add`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use self_repair_engine::Verdict;
+use self_repair_store::write_json;
+use serde::{Deserialize, Serialize};
+
+use crate::ClassifyError;
+
+/// One decided finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnownEntry {
+    pub verdict: Verdict,
+    pub reason: String,
+    /// The run that finalized it, or `manual`.
+    pub source: String,
+    /// What it was, for people reading the file.
+    #[serde(default)]
+    pub summary: String,
+}
+
+/// The registry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnownRegistry {
+    pub schema_version: u32,
+    pub entries: BTreeMap<String, KnownEntry>,
+}
+
+impl Default for KnownRegistry {
+    fn default() -> Self {
+        KnownRegistry {
+            schema_version: 1,
+            entries: BTreeMap::new(),
+        }
+    }
+}
+
+impl KnownRegistry {
+    /// `<store>/known.json`.
+    pub fn path(store_dir: &Path) -> PathBuf {
+        store_dir.join("known.json")
+    }
+
+    /// Reads the registry; a missing file is an empty registry.
+    pub fn load(store_dir: &Path) -> Result<KnownRegistry, ClassifyError> {
+        let path = KnownRegistry::path(store_dir);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| ClassifyError::BadFile {
+                path,
+                message: e.to_string(),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(KnownRegistry::default()),
+            Err(e) => Err(ClassifyError::BadFile {
+                path,
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Writes the registry atomically.
+    pub fn save(&self, store_dir: &Path) -> Result<(), ClassifyError> {
+        Ok(write_json(&KnownRegistry::path(store_dir), self)?)
+    }
+
+    /// The entry of a fingerprint.
+    pub fn get(&self, fingerprint: &str) -> Option<&KnownEntry> {
+        self.entries.get(fingerprint)
+    }
+
+    /// Adds or replaces an entry; returns true when it changed anything.
+    pub fn insert(&mut self, fingerprint: String, entry: KnownEntry) -> bool {
+        if self.entries.get(&fingerprint) == Some(&entry) {
+            return false;
+        }
+        self.entries.insert(fingerprint, entry);
+        true
+    }
+}
