@@ -6,6 +6,7 @@ mod scripted_agent;
 mod backlog_cli;
 mod classification;
 mod hook_input;
+mod install;
 mod loop_safety;
 mod pipeline;
 mod resume;
