@@ -172,6 +172,19 @@ const NOT_LAUNCHED_LIMIT: u32 = 4;
 fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool {
     let running: Option<HashSet<&str>> = running.map(|r| r.iter().map(String::as_str).collect());
     let lease = state.config.lease_secs();
+    // Foreground launches are never seen running. A batch of which some item was answered was
+    // launched, so a sibling that is neither running nor answered ran and failed. (In background
+    // mode `background_tasks` is the better evidence, so this inference is not used there.)
+    let answered: HashSet<u64> = if state.config.launch_mode == crate::LaunchMode::Foreground {
+        state
+            .items
+            .iter()
+            .filter(|i| i.status == ItemStatus::Done && i.batch > 0)
+            .map(|i| i.batch)
+            .collect()
+    } else {
+        HashSet::new()
+    };
     let mut failures = Vec::new();
     let mut changed = false;
     for (index, item) in state.items.iter_mut().enumerate() {
@@ -185,7 +198,11 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
                     changed = true;
                 }
             }
-            Some(_) if !item.seen_running && item.dispatches < NOT_LAUNCHED_LIMIT => {
+            Some(_)
+                if !item.seen_running
+                    && !answered.contains(&item.batch)
+                    && item.dispatches < NOT_LAUNCHED_LIMIT =>
+            {
                 // Never seen running: the main session most likely did not launch it. That is
                 // the no-progress guard's business, not a failed attempt of the item.
                 item.status = ItemStatus::Pending;
@@ -325,11 +342,13 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
 
 fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: u64) -> Dispatch {
     let prefix = state.config.agent_prefix.clone();
+    let launch_mode = state.config.launch_mode;
     let mut launch = Vec::with_capacity(ready.len());
     for &index in ready {
         let item = &mut state.items[index];
         item.status = ItemStatus::Dispatched;
         item.dispatches += 1;
+        item.batch = state.blocks;
         item.seen_running = false;
         item.last_rejection = None;
         item.lease = Some(now);
@@ -338,6 +357,7 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
             model: item.tier.as_str().to_owned(),
             description: item.description(),
             prompt: format!("self-repair item {}", item.id),
+            run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
         });
     }
     let counts = state.counts(state.phase);

@@ -413,3 +413,33 @@ fn plan_phase_runs_groups_in_parallel_with_dependencies() {
         ]
     );
 }
+
+#[test]
+fn foreground_launches_mark_the_dispatch_and_an_unanswered_sibling_counts_as_failed() {
+    let mut state = run(3);
+    state.config.launch_mode = crate::LaunchMode::Foreground;
+    let first = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let dispatch = block(&first);
+    assert_eq!(dispatch.launch[0].run_in_background, Some(false));
+    assert!(
+        dispatch
+            .render_json()
+            .contains("\"run_in_background\":false")
+    );
+    // The batch ran in the foreground: two answered, one ended without a result.
+    submit(&mut state, "t-00001", real("unused import"));
+    submit(&mut state, "t-00002", real("unused import"));
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(
+        state.items[2].attempts, 1,
+        "a sibling of an answered batch failed"
+    );
+    assert_eq!(block(&out).launch[0].model, "sonnet");
+}
+
+#[test]
+fn background_dispatch_entries_carry_no_run_in_background_field() {
+    let mut state = run(1);
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert!(!block(&out).render_json().contains("run_in_background"));
+}

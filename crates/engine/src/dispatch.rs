@@ -15,6 +15,9 @@ pub struct Launch {
     pub model: String,
     pub description: String,
     pub prompt: String,
+    /// `false` in foreground launch mode; absent (the client's default, background) otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_in_background: Option<bool>,
 }
 
 /// The JSON block of a block reason.
@@ -39,11 +42,13 @@ impl Dispatch {
             .iter()
             .map(|l| {
                 format!(
-                    "  {{\"subagent_type\":{},\"model\":{},\"description\":{},\"prompt\":{}}}",
+                    "  {{\"subagent_type\":{},\"model\":{},\"description\":{},\"prompt\":{}{}}}",
                     quote(&l.subagent_type),
                     quote(&l.model),
                     quote(&l.description),
-                    quote(&l.prompt)
+                    quote(&l.prompt),
+                    l.run_in_background
+                        .map_or_else(String::new, |b| format!(",\"run_in_background\":{b}"))
                 )
             })
             .collect();

@@ -187,6 +187,14 @@ fn is_zero(n: &u32) -> bool {
     clippy::trivially_copy_pass_by_ref,
     reason = "serde passes a reference"
 )]
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -205,6 +213,10 @@ pub struct WorkItem {
     /// the first time (the main session may simply not have launched it).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub dispatches: u32,
+    /// The block that last dispatched it (`RunState::blocks` at that time): items launched in
+    /// one message share it.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub batch: u64,
     /// True once the item's agent was seen in `background_tasks` since its last dispatch.
     #[serde(default, skip_serializing_if = "is_false")]
     pub seen_running: bool,
@@ -254,6 +266,7 @@ impl WorkItem {
             tier,
             attempts: 0,
             dispatches: 0,
+            batch: 0,
             seen_running: false,
             lease: None,
             depends_on: Vec::new(),

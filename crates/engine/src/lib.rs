@@ -21,7 +21,7 @@ pub mod timestamp;
 
 pub use advance::label_key;
 pub use apply::{apply, item_input};
-pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers};
+pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, THEN};
