@@ -3,6 +3,7 @@
 //! calls; sub-agent -> `show`, `submit`), injects faults, and records every request.
 
 mod conversation;
+pub mod e2e;
 mod fault;
 mod http_request;
 mod main_thread;

@@ -1,0 +1,91 @@
+//! `e2e`: runs the end-to-end scenarios on the real Claude Code client (scripts/e2e.sh).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use self_repair_mock_api::e2e::{Tools, render_table, run_scenario, scenario_names};
+
+/// End-to-end scenarios: real `claude -p` sessions against the scripted Messages API.
+#[derive(Debug, Parser)]
+#[command(name = "e2e")]
+struct Args {
+    /// The `self-repair` binary under test.
+    #[arg(long)]
+    self_repair: PathBuf,
+    /// The Claude Code CLI.
+    #[arg(long)]
+    claude: PathBuf,
+    /// The backlog CLI.
+    #[arg(long)]
+    backlog: PathBuf,
+    /// The plugin directory (the repository root).
+    #[arg(long)]
+    plugin_dir: PathBuf,
+    /// An empty folder for the scenarios' projects.
+    #[arg(long)]
+    work: PathBuf,
+    /// Seconds one `claude -p` may run before it is killed.
+    #[arg(long, default_value_t = 180)]
+    timeout: u64,
+    /// Run only these scenarios (repeatable); default: all.
+    #[arg(long)]
+    only: Vec<String>,
+    /// Also write the measured table (Markdown) to this file.
+    #[arg(long)]
+    table: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let tools = Tools {
+        self_repair: args.self_repair,
+        claude: args.claude,
+        backlog: args.backlog,
+        plugin_dir: args.plugin_dir,
+        work: args.work,
+        claude_timeout: args.timeout,
+    };
+    let started = Instant::now();
+    let (mut passed, mut failed, mut rows) = (0, 0, Vec::new());
+    for name in scenario_names() {
+        if !args.only.is_empty() && !args.only.iter().any(|o| o == name) {
+            continue;
+        }
+        let Some(outcome) = run_scenario(&tools, name) else {
+            continue;
+        };
+        if outcome.passed() {
+            passed += 1;
+            println!("PASS {name} ({:.1} s)", outcome.wall.as_secs_f64());
+        } else {
+            failed += 1;
+            println!("FAIL {name} ({:.1} s)", outcome.wall.as_secs_f64());
+            for failure in &outcome.failures {
+                println!("  - {name}: {failure}");
+            }
+        }
+        for note in &outcome.notes {
+            println!("  . {note}");
+        }
+        rows.extend(outcome.figures);
+    }
+    let table = render_table(&rows);
+    println!(
+        "\nMeasured (main-context bytes are message content the main thread receives):\n{table}\
+         e2e wall time: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(path) = &args.table
+        && let Err(e) = std::fs::write(path, &table)
+    {
+        eprintln!("e2e: cannot write {}: {e}", path.display());
+    }
+    println!("e2e: {passed} passed, {failed} failed");
+    if failed == 0 && passed > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

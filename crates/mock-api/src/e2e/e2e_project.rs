@@ -1,0 +1,288 @@
+//! A temp project for one scenario: its own `HOME` and `CLAUDE_CONFIG_DIR`, a `bin/` with
+//! `self-repair` first on PATH (the agents' Bash calls run it), findings, and self-repair
+//! loaded as a plugin (`--plugin-dir`) or installed with `self-repair install --project`.
+
+use std::cell::Cell;
+use std::fs::{self, File};
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::e2e::claude_run::{ClaudeOptions, ClaudeRun, own_group};
+use crate::e2e::e2e_error::E2eError;
+use crate::e2e::run_files::RunFiles;
+use crate::e2e::tools::Tools;
+
+/// How the project gets self-repair's hooks and agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InstallMode {
+    /// `claude --plugin-dir <repo>`.
+    Plugin,
+    /// `self-repair install --project` (hooks in `.claude/settings.json`, agents copied).
+    Project,
+}
+
+impl InstallMode {
+    /// `plugin` or `install --project`.
+    pub fn label(self) -> &'static str {
+        match self {
+            InstallMode::Plugin => "plugin",
+            InstallMode::Project => "install --project",
+        }
+    }
+}
+
+/// One scenario's folder: `project/`, `home/`, `config/`, `bin/`, logs.
+#[derive(Debug)]
+pub struct E2eProject {
+    tools: Tools,
+    root: PathBuf,
+    mode: InstallMode,
+    runs: Cell<usize>,
+}
+
+const RULES: [(&str, &str, &str, &str); 5] = [
+    ("ruff", "F401", "warning", "imported but unused"),
+    (
+        "ruff",
+        "E711",
+        "error",
+        "comparison to None should be `cond is None`",
+    ),
+    (
+        "eslint",
+        "eqeqeq",
+        "warning",
+        "Expected '===' and instead saw '=='",
+    ),
+    ("vulture", "unused-function", "warning", "unused function"),
+    (
+        "clippy",
+        "clippy::len_zero",
+        "warning",
+        "length comparison to zero",
+    ),
+];
+
+/// `count` distinct findings as JSONL (one item each after `start`).
+pub(crate) fn jsonl_findings(count: usize) -> String {
+    (0..count)
+        .map(|i| {
+            let (tool, rule, level, message) = RULES[i % RULES.len()];
+            json!({"tool": tool, "rule_id": rule, "level": level,
+                "message": format!("{message} (n{i})"), "path": format!("src/m{}.py", i / 7),
+                "line": i % 40 + 1, "symbol": format!("sym{i}")})
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+impl E2eProject {
+    /// Creates `<work>/<name>/` with `count` findings in `project/findings.jsonl`.
+    pub fn new(
+        tools: &Tools,
+        name: &str,
+        mode: InstallMode,
+        count: usize,
+    ) -> Result<E2eProject, E2eError> {
+        let root = tools.work.join(name);
+        if root.exists() {
+            fs::remove_dir_all(&root).map_err(E2eError::io(&root))?;
+        }
+        for dir in ["project", "home", "config", "bin"] {
+            let path = root.join(dir);
+            fs::create_dir_all(&path).map_err(E2eError::io(&path))?;
+        }
+        let link = root.join("bin/self-repair");
+        symlink(&tools.self_repair, &link).map_err(E2eError::io(&link))?;
+        let project = E2eProject {
+            tools: tools.clone(),
+            root,
+            mode,
+            runs: Cell::new(0),
+        };
+        project.write("findings.jsonl", &jsonl_findings(count))?;
+        if mode == InstallMode::Project {
+            project.self_repair_ok(&["install", "--project"])?;
+        }
+        Ok(project)
+    }
+
+    /// The project folder (the sessions' working directory).
+    pub fn path(&self) -> PathBuf {
+        self.root.join("project")
+    }
+
+    /// The scenario folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// How self-repair is loaded.
+    pub fn mode(&self) -> InstallMode {
+        self.mode
+    }
+
+    /// Writes a file under the project.
+    pub fn write(&self, relative: &str, text: &str) -> Result<(), E2eError> {
+        let path = self.path().join(relative);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(E2eError::io(parent))?;
+        }
+        fs::write(&path, text).map_err(E2eError::io(&path))
+    }
+
+    /// The files of run `id`.
+    pub fn run(&self, id: &str) -> RunFiles {
+        RunFiles::new(self.path().join(".self-repair/runs").join(id))
+    }
+
+    fn path_var(&self) -> String {
+        let mut dirs = vec![self.root.join("bin")];
+        if let Some(dir) = self.tools.claude.parent() {
+            dirs.push(dir.to_owned());
+        }
+        let mut path = std::env::join_paths(dirs)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Ok(inherited) = std::env::var("PATH") {
+            path.push(':');
+            path.push_str(&inherited);
+        }
+        path
+    }
+
+    /// The isolated environment every process of the scenario gets.
+    fn isolated(&self, command: &mut Command) {
+        command
+            .env_clear()
+            .current_dir(self.path())
+            .env("PATH", self.path_var())
+            .env("HOME", self.root.join("home"))
+            .env("CLAUDE_CONFIG_DIR", self.root.join("config"))
+            .env("LANG", "C.UTF-8")
+            .env("TMPDIR", std::env::temp_dir())
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("NO_COLOR", "1");
+    }
+
+    /// Runs `self-repair ARGS` in the project (outside any Claude Code session).
+    pub fn self_repair(&self, args: &[&str]) -> Result<Output, E2eError> {
+        let mut command = Command::new(&self.tools.self_repair);
+        self.isolated(&mut command);
+        command
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| E2eError::Spawn {
+                program: self.tools.self_repair.display().to_string(),
+                source,
+            })
+    }
+
+    /// Runs `self-repair ARGS` and fails unless it exits 0; returns stdout.
+    pub fn self_repair_ok(&self, args: &[&str]) -> Result<String, E2eError> {
+        let out = self.self_repair(args)?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(E2eError::Command {
+                command: format!("self-repair {}", args.join(" ")),
+                code: out.status.code(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            })
+        }
+    }
+
+    /// The tasks the real backlog CLI lists (`backlog task list --json`).
+    pub fn backlog_tasks(&self) -> Result<Vec<Value>, E2eError> {
+        let mut command = Command::new(&self.tools.backlog);
+        self.isolated(&mut command);
+        let out = command
+            .args(["task", "list", "--json"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| E2eError::Spawn {
+                program: self.tools.backlog.display().to_string(),
+                source,
+            })?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let parsed: Value = serde_json::from_str(text.trim()).map_err(|e| E2eError::Command {
+            command: "backlog task list --json".to_owned(),
+            code: out.status.code(),
+            stderr: format!(
+                "{e}; stdout {text:?}; stderr {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        })?;
+        Ok(parsed
+            .get("tasks")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// Starts `claude -p PROMPT --output-format json` against `base_url`.
+    pub fn claude(
+        &self,
+        base_url: &str,
+        prompt: &str,
+        options: &ClaudeOptions,
+    ) -> Result<ClaudeRun, E2eError> {
+        let n = self.runs.get() + 1;
+        self.runs.set(n);
+        let stdout = self.root.join(format!("claude-{n}.json"));
+        let stderr = self.root.join(format!("claude-{n}.err"));
+        let debug = self.root.join(format!("claude-{n}.debug.log"));
+        let out_file = File::create(&stdout).map_err(E2eError::io(&stdout))?;
+        let err_file = File::create(&stderr).map_err(E2eError::io(&stderr))?;
+        let mut command = Command::new(&self.tools.claude);
+        self.isolated(&mut command);
+        command
+            .env("ANTHROPIC_BASE_URL", base_url)
+            .env("ANTHROPIC_API_KEY", "e2e-not-a-key")
+            .envs(options.env.iter().map(|(k, v)| (k, v)))
+            .arg("-p")
+            .arg(prompt)
+            .args([
+                "--output-format",
+                "json",
+                "--allowedTools",
+                "Agent Bash Read",
+            ])
+            .arg("--debug-file")
+            .arg(&debug);
+        if self.mode == InstallMode::Plugin {
+            command.arg("--plugin-dir").arg(&self.tools.plugin_dir);
+        }
+        if let Some(session) = &options.resume {
+            command.args(["--resume", session]);
+        }
+        own_group(&mut command)
+            .stdin(Stdio::null())
+            .stdout(out_file)
+            .stderr(err_file);
+        let started = Instant::now();
+        let child = command.spawn().map_err(|source| E2eError::Spawn {
+            program: self.tools.claude.display().to_string(),
+            source,
+        })?;
+        Ok(ClaudeRun {
+            child,
+            started,
+            stdout,
+            stderr,
+            debug,
+        })
+    }
+
+    /// The path of the `n`-th scenario record file.
+    pub fn records_path(&self, n: usize) -> PathBuf {
+        self.root.join(format!("requests-{n}.jsonl"))
+    }
+}

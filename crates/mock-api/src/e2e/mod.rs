@@ -1,0 +1,27 @@
+//! End-to-end scenarios on the real Claude Code client (issue 4 parts 2-4): temp projects,
+//! `claude -p` runs against the scripted Messages API, assertions on files, run state and
+//! recorded requests, and the measured figures.
+
+mod checks;
+mod claude_run;
+mod e2e_error;
+mod e2e_project;
+mod figures;
+mod hook_log;
+mod records;
+mod run_files;
+mod scenario_outcome;
+mod scenarios;
+mod tools;
+
+pub use checks::Checks;
+pub use claude_run::{ClaudeOptions, ClaudeOutcome, ClaudeRun};
+pub use e2e_error::E2eError;
+pub use e2e_project::{E2eProject, InstallMode};
+pub use figures::{Figures, render_table};
+pub use hook_log::{HookRun, parse_hook_log};
+pub use records::{agent_launches, item_models, launched_items};
+pub use run_files::RunFiles;
+pub use scenario_outcome::ScenarioOutcome;
+pub use scenarios::{run_scenario, scenario_names};
+pub use tools::Tools;

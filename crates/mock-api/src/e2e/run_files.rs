@@ -1,0 +1,101 @@
+//! A run's files as the scenarios read them: `state.json`, `journal.jsonl`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::e2e::e2e_error::E2eError;
+
+/// `.self-repair/runs/<id>/`.
+#[derive(Debug, Clone)]
+pub struct RunFiles {
+    dir: PathBuf,
+}
+
+impl RunFiles {
+    /// The run folder `dir`.
+    pub fn new(dir: PathBuf) -> RunFiles {
+        RunFiles { dir }
+    }
+
+    /// The run folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `state.json`, parsed.
+    pub fn state(&self) -> Result<Value, E2eError> {
+        let path = self.dir.join("state.json");
+        let text = fs::read_to_string(&path).map_err(E2eError::io(&path))?;
+        serde_json::from_str(&text).map_err(|e| E2eError::Unexpected {
+            path,
+            message: format!("not JSON: {e}"),
+        })
+    }
+
+    /// The journal's events (torn lines skipped); empty when there is no journal yet.
+    pub fn journal(&self) -> Vec<Value> {
+        fs::read_to_string(self.dir.join("journal.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// Events named `event` per item.
+    pub fn events_per_item(&self, event: &str) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for entry in self.journal() {
+            if entry.get("event").and_then(Value::as_str) == Some(event)
+                && let Some(item) = entry.get("item").and_then(Value::as_str)
+            {
+                *counts.entry(item.to_owned()).or_default() += 1;
+            }
+        }
+        counts
+    }
+
+    /// `submitted` events per item.
+    pub fn submitted(&self) -> BTreeMap<String, usize> {
+        self.events_per_item("submitted")
+    }
+
+    /// Whether the journal has an event named `event`.
+    pub fn has_event(&self, event: &str) -> bool {
+        self.journal()
+            .iter()
+            .any(|e| e.get("event").and_then(Value::as_str) == Some(event))
+    }
+}
+
+/// `state["items"]` as (id, status, kind).
+pub(crate) fn items_of(state: &Value) -> Vec<(String, String, String)> {
+    state
+        .get("items")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .map(|i| {
+                    let field = |name: &str| {
+                        i.get(name)
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned()
+                    };
+                    (field("id"), field("status"), field("kind"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `state[name]` as a string ("" when missing).
+pub(crate) fn field<'a>(state: &'a Value, pointer: &str) -> &'a str {
+    state
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}

@@ -1,0 +1,51 @@
+//! The scenarios of issue 4, one file each, and the list `just e2e` runs.
+
+mod corrupt_state;
+mod foreign_session;
+mod full_pipeline;
+mod invalid_results;
+mod killed_and_adopted;
+mod pipeline_checks;
+mod rate_limited;
+mod scenario_context;
+
+use std::time::Instant;
+
+use crate::e2e::scenario_outcome::ScenarioOutcome;
+use crate::e2e::tools::Tools;
+pub(crate) use scenario_context::ScenarioContext;
+
+type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
+
+/// Every scenario, in the order `just e2e` runs them.
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 7] = [
+    ("full-pipeline-background", full_pipeline::background),
+    ("full-pipeline-foreground", full_pipeline::foreground),
+    ("killed-then-adopted", killed_and_adopted::run),
+    ("invalid-results-and-escalation", invalid_results::run),
+    ("corrupt-state", corrupt_state::run),
+    ("foreign-session", foreign_session::run),
+    ("rate-limited-main-thread", rate_limited::run),
+];
+
+/// The scenario names, in the order `just e2e` runs them.
+pub fn scenario_names() -> Vec<&'static str> {
+    SCENARIOS.iter().map(|(name, _)| *name).collect()
+}
+
+/// Runs the scenario `name` (`None` when there is no such scenario).
+pub fn run_scenario(tools: &Tools, name: &str) -> Option<ScenarioOutcome> {
+    let (name, run) = SCENARIOS.iter().find(|(n, _)| *n == name)?;
+    let started = Instant::now();
+    let mut context = ScenarioContext::new(tools);
+    if let Err(e) = run(&mut context) {
+        context.checks.fail(format!("stopped early: {e}"));
+    }
+    Some(ScenarioOutcome {
+        name,
+        failures: context.checks.into_failures(),
+        figures: context.figures,
+        wall: started.elapsed(),
+        notes: context.notes,
+    })
+}

@@ -1,0 +1,143 @@
+//! Assertions shared by the scenarios that drive a run to the end: complete, every item
+//! submitted once, tasks written once and listed by the real backlog CLI.
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use serde_json::{Value, json};
+
+use crate::e2e::e2e_error::E2eError;
+use crate::e2e::e2e_project::E2eProject;
+use crate::e2e::run_files::{field, items_of};
+use crate::e2e::scenarios::ScenarioContext;
+use crate::scenario::Scenario;
+use crate::show_output::ShowOutput;
+
+/// The prompt that starts run `run` in the session (the main thread runs the `$` line).
+pub(crate) fn start_prompt(run: &str) -> String {
+    format!("Start the self-repair run.\n$ self-repair start findings.jsonl --run-id {run}")
+}
+
+/// The aggregate item's slice split into two root-cause groups (so the run writes two tasks),
+/// and task titles that name their writer item.
+fn two_groups(show: &ShowOutput) -> Option<Value> {
+    match show.kind.as_str() {
+        "aggregate" => {
+            let ids: Vec<Value> = show
+                .output_schema
+                .pointer("/properties/groups/items/properties/items/items/enum")?
+                .as_array()?
+                .clone();
+            let half = ids.len().div_ceil(2);
+            let (first, second) = ids.split_at(half);
+            let mut groups = vec![json!({"label": "unused imports and code",
+                "root_cause": "code left behind by refactors", "items": first})];
+            if !second.is_empty() {
+                groups.push(json!({"label": "loose comparisons",
+                    "root_cause": "comparisons written without the idiom", "items": second}));
+            }
+            Some(json!({ "groups": groups }))
+        }
+        "write_task" => Some(json!({
+            "title": format!("Fix the root cause of {}", show.item),
+            "description": format!("What to change for {}, and why it matters.", show.item),
+            "acceptance_criteria": ["the analyzer reports none of these findings"],
+        })),
+        _ => None,
+    }
+}
+
+/// The default scripted model plus [`two_groups`].
+pub(crate) fn pipeline_scenario() -> Scenario {
+    Scenario::new().results(two_groups)
+}
+
+/// Checks the run reached `complete` with `findings` triage items, every item `done` but
+/// those in `quarantined` (which must be quarantined), each submitted at most once (done
+/// ones exactly once), and tasks written once. Returns the final state.
+pub(crate) fn check_complete_once(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    run: &str,
+    findings: usize,
+    quarantined: &[&str],
+) -> Result<Value, E2eError> {
+    let files = project.run(run);
+    let state = files.state()?;
+    ctx.checks
+        .equal("run status", &field(&state, "/status"), &"complete");
+    let items = items_of(&state);
+    let triage = items.iter().filter(|(_, _, kind)| kind == "triage").count();
+    ctx.checks.equal("triage items", &triage, &findings);
+    let submitted = files.submitted();
+    for (id, status, _) in &items {
+        let want = if quarantined.contains(&id.as_str()) {
+            "quarantined"
+        } else {
+            "done"
+        };
+        ctx.checks.that(status == want, || {
+            format!("item {id} is {status}, expected {want}")
+        });
+        let n = submitted.get(id).copied().unwrap_or(0);
+        let ok = if want == "done" { n == 1 } else { n == 0 };
+        ctx.checks.that(ok, || {
+            format!("item {id} ({status}) has {n} `submitted` journal events")
+        });
+    }
+    let known: BTreeSet<&str> = items.iter().map(|(id, _, _)| id.as_str()).collect();
+    for id in submitted.keys() {
+        ctx.checks.that(known.contains(id.as_str()), || {
+            format!("journal has a submission for unknown item {id}")
+        });
+    }
+    check_tasks(ctx, project, &state)?;
+    Ok(state)
+}
+
+/// Tasks: the state's list, the files in `backlog/tasks/` and the backlog CLI's list agree,
+/// with no title twice.
+pub(crate) fn check_tasks(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    state: &Value,
+) -> Result<(), E2eError> {
+    let state_tasks = state
+        .get("tasks")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    ctx.checks
+        .that(state_tasks > 0, || "the run wrote no task".to_owned());
+    let dir = project.path().join("backlog/tasks");
+    let files = fs::read_dir(&dir)
+        .map_err(E2eError::io(&dir))?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .count();
+    ctx.checks
+        .equal("task files in backlog/tasks", &files, &state_tasks);
+    let listed = project.backlog_tasks()?;
+    ctx.checks.equal(
+        "tasks listed by `backlog task list --json`",
+        &listed.len(),
+        &state_tasks,
+    );
+    let titles: Vec<&str> = listed
+        .iter()
+        .filter_map(|t| t.get("title").and_then(Value::as_str))
+        .collect();
+    let unique: BTreeSet<&&str> = titles.iter().collect();
+    ctx.checks
+        .equal("distinct task titles", &unique.len(), &titles.len());
+    Ok(())
+}
+
+/// Checks no item was launched twice; returns the launched ids.
+pub(crate) fn check_no_duplicate_launch(ctx: &mut ScenarioContext, launched: &[String]) {
+    let mut seen = BTreeSet::new();
+    for id in launched {
+        ctx.checks.that(seen.insert(id), || {
+            format!("item {id} was launched twice (Agent tool_use in the recorded requests)")
+        });
+    }
+}

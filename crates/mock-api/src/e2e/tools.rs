@@ -1,0 +1,20 @@
+//! Where the programs under test live and where scenarios may write.
+
+use std::path::PathBuf;
+
+/// The binaries and folders every scenario uses.
+#[derive(Debug, Clone)]
+pub struct Tools {
+    /// The `self-repair` binary under test.
+    pub self_repair: PathBuf,
+    /// The real Claude Code CLI.
+    pub claude: PathBuf,
+    /// The real backlog CLI.
+    pub backlog: PathBuf,
+    /// The repository root: the plugin directory for `--plugin-dir`.
+    pub plugin_dir: PathBuf,
+    /// A folder scenarios create their projects in.
+    pub work: PathBuf,
+    /// Seconds a single `claude -p` may take before it is killed.
+    pub claude_timeout: u64,
+}
