@@ -8,7 +8,7 @@
 # 2. Runs `claude plugin validate --strict` on the plugin manifest (.claude-plugin/plugin.json)
 #    and on the marketplace (the repo root, whose marketplace.json lists the root as the plugin),
 #    offline, with a throw-away CLAUDE_CONFIG_DIR. Any error or warning fails.
-# 3. Checks the bundle: the seven agents exist, each agents/*.md has `name` equal to its file
+# 3. Checks the bundle: the eight agents exist, each agents/*.md has `name` equal to its file
 #    stem and a `description`; every template only uses the placeholders `self-repair show`
 #    supplies for it.
 #
@@ -19,7 +19,7 @@ script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "${1:-$script_dir/..}" && pwd)"
 
 readonly AGENTS=(triage-investigator triage-aggregator rule-reviewer fix-planner
-  plan-synthesizer plan-reviewer task-writer)
+  plan-synthesizer plan-reviewer task-writer fixer)
 readonly COMMON_VARS="run item kind schema submit format"
 declare -A TEMPLATE_VARS=(
   [triage-generic.md]="route finding occurrences context routes"
@@ -31,6 +31,8 @@ declare -A TEMPLATE_VARS=(
   [synthesize.md]="group findings plans"
   [review.md]="angle group findings plan"
   [write-task.md]="group findings plan reviews"
+  [fix-feedback.md]="attempt max_attempts command exit output changes approach"
+  [fix-fixer.md]="attempt max_attempts command exit output changes approach history"
 )
 
 problems=0

@@ -162,6 +162,14 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Start a repair run: rerun a failing check until it passes, bounded and escalating
+    /// (`self-repair check -- cargo test`; `--autofix -- cargo fmt -- cargo test`).
+    Check(CheckArgs),
+    /// Advance a repair run by one deterministic step (CI, debugging).
+    Tick {
+        #[command(flatten)]
+        run: RunArg,
+    },
     /// Claude Code hook entry points (read the hook JSON on stdin).
     Hook {
         #[command(subcommand)]
@@ -205,6 +213,42 @@ pub enum KnownAction {
         #[command(flatten)]
         run: RunArg,
     },
+}
+
+/// Options of `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// A named check in `.self-repair/config.json` (`checks.<name>`): its options and command.
+    pub name: Option<String>,
+    /// Run id (default `check-YYYYMMDD-HHMM`).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// Fix attempts before giving up (default 5; `retry: N` in the config means N+1).
+    #[arg(long, value_name = "N")]
+    pub max_attempts: Option<u32>,
+    /// Seconds one run of the check may take (default 120); past it, exit 124 `timeout`.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Identical failures in a row that open the circuit (default 3).
+    #[arg(long, value_name = "K")]
+    pub circuit_breaker: Option<u32>,
+    /// The first `--`-separated command is a mechanical fixer (e.g. `cargo fmt`) run by
+    /// self-repair once before the first fix attempt: `--autofix -- FIX... -- CHECK...`.
+    #[arg(long)]
+    pub autofix: bool,
+    /// Who makes attempts 1, 2, ...: `main` (this session) or a fixer tier (default main,sonnet,opus).
+    #[arg(long, value_name = "LIST")]
+    pub tiers: Option<String>,
+    /// First wait before rerunning a transient failure, in seconds (doubles, cap 60; default 2).
+    #[arg(long, value_name = "SECS")]
+    pub backoff: Option<f64>,
+    /// Seconds the Stop hook may spend running the check itself (default 25); a longer check is
+    /// run by `self-repair tick`.
+    #[arg(long, value_name = "SECS")]
+    pub hook_budget: Option<f64>,
+    /// The check command and its arguments (argv, never a shell string), after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
 }
 
 /// Options of `install` and `uninstall`.

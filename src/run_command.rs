@@ -16,7 +16,7 @@ use self_repair_ingest::{Format, IngestOptions, parse};
 use self_repair_install::{InstallSpec, Scope, plan_install, plan_uninstall};
 use self_repair_store::Project;
 
-use crate::args::{Cli, Command, HookEvent, InstallArgs, KnownAction, RulesAction};
+use crate::args::{CheckArgs, Cli, Command, HookEvent, InstallArgs, KnownAction, RulesAction};
 
 /// Largest hook input read; the client sends a few kilobytes.
 const MAX_HOOK_INPUT: u64 = 64 * 1024 * 1024;
@@ -126,6 +126,14 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         Command::Status { run, json, .. } => {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
+            if self_repair_repair::is_repair_run(&dir) {
+                let report = self_repair_repair::repair_status(&dir).map_err(repair_error)?;
+                return Ok(if json {
+                    to_json(&report)
+                } else {
+                    report.render()
+                });
+            }
             let report = status(&project, &dir)?;
             Ok(if json {
                 to_json(&report)
@@ -140,6 +148,11 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         Command::Show { item, run, json } | Command::Item { item, run, json } => {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
+            if self_repair_repair::is_repair_run(&dir) {
+                let shown =
+                    self_repair_repair::show_fix(&project, &dir, &item).map_err(repair_error)?;
+                return Ok(if json { to_json(&shown) } else { shown.prompt });
+            }
             let state = load_folded(&dir, false)?;
             let shown = show(&project, &dir, &state, &item)?;
             Ok(if json { to_json(&shown) } else { shown.prompt })
@@ -239,10 +252,79 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             demo(env, &dir, &mut stdout)?;
             Ok(String::new())
         }
+        Command::Check(args) => check(env, args),
+        Command::Tick { run } => {
+            let project = env.find_project()?;
+            self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
+                .map_err(repair_error)
+        }
         Command::Install(args) => install(env, &args),
         Command::Uninstall(args) => uninstall(env, &args),
         Command::Hook { .. } => Ok(String::new()),
     }
+}
+
+fn repair_env(env: &CommandEnv) -> self_repair_repair::RepairEnv {
+    self_repair_repair::RepairEnv {
+        now: env.now,
+        session: env.session.clone(),
+        home: env.home.clone(),
+    }
+}
+
+/// Maps a repair error onto the app's error (and so onto its exit code).
+fn repair_error(e: self_repair_repair::RepairError) -> AppError {
+    use self_repair_repair::RepairError;
+    match e {
+        RepairError::Store(e) => AppError::Store(e),
+        RepairError::Usage(m) => AppError::Usage(m),
+        RepairError::Config { path, message } => AppError::Config { path, message },
+        RepairError::NotFound(m) | RepairError::Template(m) => AppError::NotFound(m),
+        RepairError::Io {
+            action,
+            path,
+            source,
+        } => AppError::Io {
+            action,
+            path,
+            source,
+        },
+    }
+}
+
+/// `check`: with `--autofix`, the words after `--` are `FIX... -- CHECK...`.
+fn check(env: &CommandEnv, args: CheckArgs) -> Result<String, AppError> {
+    let (autofix, command) = if args.autofix {
+        let Some(split) = args.command.iter().position(|w| w == "--") else {
+            return Err(AppError::Usage(
+                "--autofix takes the fixer and the check, each after `--`: `self-repair check --autofix -- cargo fmt -- cargo test`"
+                    .to_owned(),
+            ));
+        };
+        (
+            Some(args.command[..split].to_vec()),
+            args.command[split + 1..].to_vec(),
+        )
+    } else {
+        (None, args.command)
+    };
+    let request = self_repair_repair::CheckRequest {
+        name: args.name,
+        run_id: args.run_id,
+        command,
+        autofix,
+        max_attempts: args.max_attempts,
+        timeout_secs: args.timeout,
+        circuit_breaker: args.circuit_breaker,
+        tiers: args.tiers,
+        backoff_secs: args.backoff,
+        hook_budget_secs: args.hook_budget,
+    };
+    let project = match &env.project {
+        Some(root) => Project::at(root.clone()),
+        None => Project::find_or_choose(env.start_dir()),
+    };
+    self_repair_repair::start_check(&project, &repair_env(env), &request).map_err(repair_error)
 }
 
 /// The submission text: from `--file`, else standard input.

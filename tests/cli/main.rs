@@ -9,6 +9,7 @@ mod hook_input;
 mod install;
 mod loop_safety;
 mod pipeline;
+mod repair;
 mod resume;
 mod store;
 mod submit;

@@ -60,6 +60,24 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let Some((project, dir)) = active_run(env, &input) else {
         return HookAnswer::allow();
     };
+    // A repair run's state.json is not a triage RunState: hand the stop to the repair crate.
+    if self_repair_repair::is_repair_run(&dir) {
+        let stop = self_repair_repair::StopInput {
+            session,
+            running: input.background_tasks.as_ref().map(|tasks| {
+                tasks
+                    .iter()
+                    .filter(|t| t.status.as_deref().is_none_or(|s| s == "running"))
+                    .filter_map(|t| t.description.clone())
+                    .collect()
+            }),
+        };
+        let answer = self_repair_repair::repair_stop(&project, dir, env.now, &stop);
+        return HookAnswer {
+            stdout: answer.stdout,
+            stderr: answer.stderr,
+        };
+    }
     let lock = match dir.lock() {
         Ok(lock) => lock,
         Err(e) => {
@@ -177,6 +195,13 @@ pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     else {
         return HookAnswer::allow();
     };
+    if self_repair_repair::is_repair_run(&dir) {
+        let answer = self_repair_repair::repair_stop_failure(&dir, &session);
+        return HookAnswer {
+            stdout: answer.stdout,
+            stderr: answer.stderr,
+        };
+    }
     let result = (|| -> Result<(), crate::AppError> {
         let _lock = dir.lock()?;
         let mut state = dir.load_state()?;

@@ -1,0 +1,302 @@
+//! One repair run on disk, being driven: loads and saves its state, records events in the
+//! journal, and does the I/O of each step (run the check or the autofix, snapshot the tree,
+//! write the ending).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use self_repair_store::{RunDir, StoreError, write_json};
+
+use crate::check_record::output_tail;
+use crate::repair_journal::append_event;
+use crate::repair_machine::{Action, apply_event, new_attempt, next_action};
+use crate::run_command::run_logged;
+use crate::{
+    Attempt, AutofixRecord, CheckPurpose, CheckRecord, REPAIR_SCHEMA_VERSION, RepairError,
+    RepairEvent, RepairState, RepairStatus, TreeSnapshot, classify, error_signature, handoff,
+};
+
+/// How long the caller may spend: the hook has a budget, the CLI has none.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Budget {
+    Unbounded,
+    Until(Instant),
+}
+
+impl Budget {
+    fn fits(self, ms: u64) -> bool {
+        match self {
+            Budget::Unbounded => true,
+            Budget::Until(deadline) => {
+                deadline.saturating_duration_since(Instant::now()) >= Duration::from_millis(ms)
+            }
+        }
+    }
+}
+
+/// Where driving stopped: a step only a model (or a later call) can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pause {
+    /// Fix attempt `n` must be asked for.
+    Ask(u32),
+    /// Fix attempt `n` is under way.
+    AwaitFix(u32),
+    /// The check (or autofix) does not fit the budget: `self-repair tick` must run it.
+    DelegateCheck,
+    /// Waiting out a transient failure until this Unix second; `new` when the wait just began.
+    Waiting { until: u64, new: bool },
+    /// Stalled; `self-repair tick` continues.
+    Stalled,
+    /// The run is over.
+    Finished,
+}
+
+/// A loaded repair run.
+pub(crate) struct RepairRun {
+    pub root: PathBuf,
+    pub dir: RunDir,
+    pub state: RepairState,
+    pub now: u64,
+    /// Something was recorded since loading: save before returning.
+    pub dirty: bool,
+}
+
+/// Reads a repair run's `state.json`.
+pub(crate) fn load_repair_state(dir: &RunDir) -> Result<RepairState, RepairError> {
+    let path = dir.state_path();
+    let bytes = std::fs::read(&path).map_err(RepairError::io("read", &path))?;
+    let state: RepairState =
+        serde_json::from_slice(&bytes).map_err(|e| StoreError::CorruptState {
+            path: path.clone(),
+            reason: e.to_string(),
+            kept: path.clone(),
+        })?;
+    if state.schema_version != REPAIR_SCHEMA_VERSION {
+        return Err(StoreError::SchemaVersion {
+            path,
+            found: state.schema_version,
+            expected: REPAIR_SCHEMA_VERSION,
+        }
+        .into());
+    }
+    Ok(state)
+}
+
+impl RepairRun {
+    /// Loads the run in `dir` (call with the run lock held).
+    pub fn load(root: &Path, dir: RunDir, now: u64) -> Result<RepairRun, RepairError> {
+        let state = load_repair_state(&dir)?;
+        Ok(RepairRun {
+            root: root.to_path_buf(),
+            dir,
+            state,
+            now,
+            dirty: false,
+        })
+    }
+
+    /// Saves `state.json` atomically.
+    pub fn save(&self) -> Result<(), RepairError> {
+        write_json(&self.dir.state_path(), &self.state)?;
+        Ok(())
+    }
+
+    /// Applies an event and appends it to the journal.
+    pub fn record(&mut self, event: &RepairEvent) -> Result<(), RepairError> {
+        apply_event(&mut self.state, event, self.now);
+        self.dirty = true;
+        append_event(
+            self.dir.path(),
+            self.now,
+            event,
+            self.state.step,
+            self.state.status,
+        )
+    }
+
+    fn log_name(&self, attempt: u32) -> String {
+        let earlier = self
+            .state
+            .checks
+            .iter()
+            .filter(|c| c.attempt == attempt)
+            .count();
+        if earlier == 0 {
+            format!("attempts/{attempt}.log")
+        } else {
+            format!("attempts/{attempt}.{}.log", earlier + 1)
+        }
+    }
+
+    fn run_check(&mut self, purpose: CheckPurpose, attempt: u32) -> Result<(), RepairError> {
+        let log = self.log_name(attempt);
+        let spec = &self.state.spec;
+        let run = run_logged(
+            &self.root,
+            &spec.command,
+            Duration::from_millis(spec.timeout_ms),
+            &self.dir.path().join(&log),
+        )?;
+        let root = self.root.display().to_string();
+        let class = classify(&spec.classify, run.exit_code, &run.output);
+        let record = CheckRecord {
+            seq: self.state.checks.len() as u32 + 1,
+            purpose,
+            attempt,
+            exit_code: run.exit_code,
+            timed_out: run.timed_out,
+            duration_ms: run.duration_ms,
+            signature: if run.exit_code == 0 {
+                String::new()
+            } else {
+                error_signature(run.exit_code, &run.output, &root)
+            },
+            class,
+            tail: output_tail(&run.output.replace(&root, "<root>")),
+            log,
+            at: self.now,
+        };
+        self.record(&RepairEvent::CheckFinished { record })
+    }
+
+    fn run_autofix(&mut self) -> Result<(), RepairError> {
+        let Some(command) = self.state.spec.autofix.clone() else {
+            return self.record(&RepairEvent::InfraFailure {
+                error: "the autofix step has no command".to_owned(),
+            });
+        };
+        let before = TreeSnapshot::take(&self.root);
+        let log = "attempts/0.autofix.log".to_owned();
+        let run = run_logged(
+            &self.root,
+            &command,
+            Duration::from_millis(self.state.spec.timeout_ms),
+            &self.dir.path().join(&log),
+        )?;
+        let after = TreeSnapshot::take(&self.root);
+        let record = AutofixRecord {
+            exit_code: run.exit_code,
+            timed_out: run.timed_out,
+            duration_ms: run.duration_ms,
+            files_changed: after.changed_since(&before),
+            log,
+        };
+        self.record(&RepairEvent::AutofixFinished { record })
+    }
+
+    fn tree_file(&self, n: u32) -> PathBuf {
+        self.dir.path().join(format!("attempts/{n}.before.json"))
+    }
+
+    /// Asks for attempt `n`: snapshots the tree and records the attempt.
+    pub fn ask(&mut self, n: u32) -> Result<Attempt, RepairError> {
+        let snapshot = TreeSnapshot::take(&self.root);
+        let path = self.tree_file(n);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(RepairError::io("create", parent))?;
+        }
+        write_json(&path, &snapshot)?;
+        let attempt = new_attempt(&self.state, n, self.now, snapshot.digest());
+        self.record(&RepairEvent::FixAsked {
+            attempt: attempt.clone(),
+        })?;
+        Ok(attempt)
+    }
+
+    /// Ends attempt `n`: compares the tree with the snapshot taken when it was asked.
+    pub fn end_fix(&mut self, n: u32) -> Result<(), RepairError> {
+        let before: TreeSnapshot = std::fs::read(self.tree_file(n))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        let after = TreeSnapshot::take(&self.root);
+        let files_changed = after.changed_since(&before);
+        self.record(&RepairEvent::FixEnded {
+            attempt: n,
+            after: after.digest(),
+            no_change: files_changed.is_empty(),
+            files_changed,
+        })
+    }
+
+    /// Does the next step if it is code's to do; returns where a model or a later call is
+    /// needed instead.
+    pub fn step(&mut self, budget: Budget) -> Result<Option<Pause>, RepairError> {
+        match next_action(&self.state, self.now) {
+            Action::RunCheck { purpose, attempt } => {
+                if !budget.fits(self.state.spec.timeout_ms) {
+                    return Ok(Some(Pause::DelegateCheck));
+                }
+                self.guard(|run| run.run_check(purpose, attempt))?;
+            }
+            Action::RunAutofix => {
+                if !budget.fits(self.state.spec.timeout_ms) {
+                    return Ok(Some(Pause::DelegateCheck));
+                }
+                self.guard(RepairRun::run_autofix)?;
+            }
+            Action::Backoff { ms } => {
+                if budget.fits(ms) {
+                    std::thread::sleep(Duration::from_millis(ms));
+                    self.record(&RepairEvent::BackoffDone)?;
+                } else {
+                    let until = self.now + ms.div_ceil(1000);
+                    self.record(&RepairEvent::Waiting { until })?;
+                    return Ok(Some(Pause::Waiting { until, new: true }));
+                }
+            }
+            Action::Wait { until } => return Ok(Some(Pause::Waiting { until, new: false })),
+            Action::Resume => self.record(&RepairEvent::Resumed)?,
+            Action::Ask { attempt } => return Ok(Some(Pause::Ask(attempt))),
+            Action::AwaitFix { attempt } => return Ok(Some(Pause::AwaitFix(attempt))),
+            Action::Stalled => return Ok(Some(Pause::Stalled)),
+            Action::Finished => {
+                handoff::write_ending(self)?;
+                return Ok(Some(Pause::Finished));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Steps until a model or a later call is needed (at most a bounded number of steps).
+    pub fn advance(&mut self, budget: Budget) -> Result<Pause, RepairError> {
+        for _ in 0..200 {
+            if let Some(pause) = self.step(budget)? {
+                return Ok(pause);
+            }
+        }
+        Ok(Pause::Stalled)
+    }
+
+    /// Runs an I/O step; a failure of self-repair itself ends the run as an infra failure.
+    fn guard(
+        &mut self,
+        step: impl FnOnce(&mut RepairRun) -> Result<(), RepairError>,
+    ) -> Result<(), RepairError> {
+        match step(self) {
+            Ok(()) => Ok(()),
+            Err(e) => self.record(&RepairEvent::InfraFailure {
+                error: e.to_string(),
+            }),
+        }
+    }
+
+    /// The one-line outcome shown to the user when the run is over.
+    pub fn outcome_line(&self) -> String {
+        let state = &self.state;
+        let reason = state.ending.as_ref().map_or("", |e| e.reason.as_str());
+        let command = crate::shell_words(&state.spec.command);
+        match state.status {
+            RepairStatus::Success => format!(
+                "self-repair check `{command}`: success, {reason} (run {}; `self-repair status` shows the attempts).",
+                state.run
+            ),
+            RepairStatus::Cancelled => format!("self-repair check `{command}`: {reason}."),
+            _ => format!(
+                "self-repair check `{command}`: {} — {reason}. Hand-off report: {}",
+                state.status.as_str(),
+                handoff::report_path(&self.root, &self.dir).display()
+            ),
+        }
+    }
+}

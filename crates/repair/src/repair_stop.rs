@@ -1,0 +1,226 @@
+//! The Stop hook for a repair run: bound to one session, never blocks a foreign one, one JSON
+//! object or nothing on stdout, and every block spends an attempt or is counted, so it never
+//! blocks forever.
+
+use std::time::{Duration, Instant};
+
+use self_repair_store::{Project, RunDir, RunKind, StoreError};
+use serde_json::json;
+
+use crate::repair_run::{Budget, Pause, RepairRun, load_repair_state};
+use crate::{FixTier, RepairError, RepairEvent, render_dispatch, render_feedback};
+
+/// Requests for `self-repair tick` without a check running before the hook lets the session stop.
+const TICK_REQUESTS: u32 = 3;
+
+/// What the hook prints: at most one JSON object on stdout; lines for stderr.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StopAnswer {
+    pub stdout: Option<String>,
+    pub stderr: Vec<String>,
+}
+
+impl StopAnswer {
+    fn allow() -> StopAnswer {
+        StopAnswer::default()
+    }
+
+    fn tell(message: &str) -> StopAnswer {
+        StopAnswer {
+            stdout: Some(json!({ "systemMessage": message }).to_string()),
+            stderr: Vec::new(),
+        }
+    }
+
+    fn block(reason: &str) -> StopAnswer {
+        StopAnswer {
+            stdout: Some(json!({ "decision": "block", "reason": reason }).to_string()),
+            stderr: Vec::new(),
+        }
+    }
+
+    fn note(line: String) -> StopAnswer {
+        StopAnswer {
+            stdout: None,
+            stderr: vec![line],
+        }
+    }
+}
+
+/// What the hook input says, reduced to what the repair hook needs.
+#[derive(Debug, Clone, Default)]
+pub struct StopInput {
+    pub session: String,
+    /// Descriptions of the background tasks still running; `None` when the client sent none.
+    pub running: Option<Vec<String>>,
+}
+
+/// Whether the run in `dir` is a repair run (its `run.json` says `kind: repair`).
+pub fn is_repair_run(dir: &RunDir) -> bool {
+    dir.manifest().is_ok_and(|m| m.kind == RunKind::Repair)
+}
+
+fn names_item(descriptions: &[String], item: &str) -> bool {
+    descriptions.iter().any(|d| {
+        d.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .any(|token| token == item)
+    })
+}
+
+/// `self-repair hook stop` for a repair run.
+pub fn repair_stop(project: &Project, dir: RunDir, now: u64, input: &StopInput) -> StopAnswer {
+    let started = Instant::now();
+    let lock = match dir.lock() {
+        Ok(lock) => lock,
+        Err(e) => {
+            return StopAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    };
+    // Row 2 before anything is written: a foreign session's stop changes nothing.
+    match load_repair_state(&dir) {
+        Ok(state) if state.session.as_ref().is_some_and(|s| *s != input.session) => {
+            return StopAnswer::allow();
+        }
+        Ok(_) => {}
+        Err(e @ RepairError::Store(StoreError::CorruptState { .. })) => {
+            return StopAnswer {
+                stderr: vec![format!("self-repair hook stop: {e}")],
+                ..StopAnswer::tell(&format!("self-repair: {e}"))
+            };
+        }
+        Err(e) => {
+            return StopAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    }
+    let mut run = match RepairRun::load(project.root(), dir, now) {
+        Ok(run) => run,
+        Err(e) => {
+            return StopAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    };
+    let mut answer = match drive(project, &mut run, input, started) {
+        Ok(answer) => answer,
+        Err(e) => {
+            let _ = run.record(&RepairEvent::InfraFailure {
+                error: e.to_string(),
+            });
+            StopAnswer::tell(&format!(
+                "self-repair check: stopped on an error of self-repair itself: {e}"
+            ))
+        }
+    };
+    if run.dirty
+        && let Err(e) = run.save()
+    {
+        answer.stderr.push(format!("self-repair hook stop: {e}"));
+    }
+    drop(lock);
+    answer
+}
+
+fn drive(
+    project: &Project,
+    run: &mut RepairRun,
+    input: &StopInput,
+    started: Instant,
+) -> Result<StopAnswer, RepairError> {
+    if run.state.session.is_none() {
+        run.record(&RepairEvent::Bound {
+            session: input.session.clone(),
+        })?;
+    }
+    if run.state.status.is_final() {
+        if run.state.announced {
+            return Ok(StopAnswer::allow());
+        }
+        run.record(&RepairEvent::Announced)?;
+        return Ok(StopAnswer::tell(&run.outcome_line()));
+    }
+    let budget = Budget::Until(started + Duration::from_millis(run.state.spec.hook_budget_ms));
+    for _ in 0..(run.state.spec.max_attempts * 4 + 8) {
+        match run.advance(budget)? {
+            Pause::Ask(n) => {
+                run.ask(n)?;
+                let reason = match run.state.spec.tier_of(n) {
+                    FixTier::Main => render_feedback(&project.store_dir(), &run.state, n)?,
+                    FixTier::Agent(_) => render_dispatch(&run.state, n).render_reason(),
+                };
+                return Ok(StopAnswer::block(&reason));
+            }
+            Pause::AwaitFix(n) => {
+                let item = format!("fix-{n}");
+                let by_fixer = matches!(run.state.spec.tier_of(n), FixTier::Agent(_));
+                let running = input.running.as_deref().unwrap_or(&[]);
+                if by_fixer && names_item(running, &item) {
+                    // Its completion notification wakes the session; nothing to do until then.
+                    return Ok(StopAnswer::allow());
+                }
+                run.end_fix(n)?;
+            }
+            Pause::DelegateCheck => {
+                if run.state.tick_requests >= TICK_REQUESTS {
+                    run.record(&RepairEvent::Stalled)?;
+                    return Ok(StopAnswer::tell(&format!(
+                        "self-repair check: stalled — asked {TICK_REQUESTS} times for `self-repair tick` and the check did not run, so this stop is allowed. Run `self-repair tick` to continue (run {}).",
+                        run.state.run
+                    )));
+                }
+                run.record(&RepairEvent::TickRequested)?;
+                let secs = run.state.spec.timeout_ms.div_ceil(1000) + 30;
+                return Ok(StopAnswer::block(&format!(
+                    "self-repair check: the check `{}` may take up to {} s, longer than this hook may run. Run `self-repair tick` with the Bash tool (timeout {secs} s or more; it runs the check and records the result), then end your turn. Do not fix anything in this turn.",
+                    run.state.spec.command_line(),
+                    run.state.spec.timeout_ms.div_ceil(1000)
+                )));
+            }
+            Pause::Waiting { until, new } => {
+                if !new {
+                    return Ok(StopAnswer::allow());
+                }
+                return Ok(StopAnswer::tell(&format!(
+                    "self-repair check: a transient failure of `{}`; waiting until {} before rerunning it. Stop again after then (or run `self-repair tick`) to continue (run {}).",
+                    run.state.spec.command_line(),
+                    self_repair_engine::timestamp::rfc3339(until),
+                    run.state.run
+                )));
+            }
+            Pause::Stalled => return Ok(StopAnswer::allow()),
+            Pause::Finished => {
+                run.record(&RepairEvent::Announced)?;
+                return Ok(StopAnswer::tell(&run.outcome_line()));
+            }
+        }
+    }
+    Ok(StopAnswer::allow())
+}
+
+/// `self-repair hook stop-failure` for a repair run: the turn ended on an API error. Nothing is
+/// recorded: the attempt under way ends at the next successful stop, and the recheck decides.
+pub fn repair_stop_failure(dir: &RunDir, session: &str) -> StopAnswer {
+    match load_repair_state(dir) {
+        Ok(state) if state.session.as_deref().is_none_or(|s| s == session) => {
+            StopAnswer::note(format!(
+                "self-repair hook stop-failure: run {} waits; the next stop rechecks",
+                state.run
+            ))
+        }
+        _ => StopAnswer::allow(),
+    }
+}
+
+/// Cancels a repair run: the hook never drives it again.
+pub fn cancel_repair(project: &Project, dir: RunDir, now: u64) -> Result<String, RepairError> {
+    let _lock = dir.lock()?;
+    let mut run = RepairRun::load(project.root(), dir, now)?;
+    if run.state.status.is_final() {
+        return Ok(format!(
+            "run {} is already over ({})",
+            run.state.run,
+            run.state.status.as_str()
+        ));
+    }
+    run.record(&RepairEvent::Cancelled)?;
+    run.record(&RepairEvent::Announced)?;
+    run.save()?;
+    Ok(format!("run {} cancelled", run.state.run))
+}

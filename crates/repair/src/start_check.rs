@@ -1,0 +1,98 @@
+//! `self-repair check`: creates a repair run, runs the baseline (and the autofix) at once, and
+//! leaves the fix attempts to the Stop hook (or `self-repair tick`).
+
+use self_repair_engine::timestamp;
+use self_repair_install::{Scope, read_manifest};
+use self_repair_store::{Manifest, Project, RunKind, check_run_id, write_json};
+
+use crate::repair_run::{Budget, Pause, RepairRun};
+use crate::{
+    CheckRequest, GitBaseline, REPAIR_SCHEMA_VERSION, RepairEnv, RepairError, RepairEvent,
+    RepairState, RepairStatus, Step, read_agent_prefix, read_check_config, resolve_spec,
+};
+
+/// Creates the run, makes it active, runs the code-only steps, and says what happens next.
+pub fn start_check(
+    project: &Project,
+    env: &RepairEnv,
+    request: &CheckRequest,
+) -> Result<String, RepairError> {
+    let config_path = project.store_dir().join("config.json");
+    let config = match &request.name {
+        Some(name) => {
+            let found = read_check_config(&config_path, name)?;
+            if found.is_none() && request.command.is_empty() {
+                return Err(RepairError::NotFound(format!(
+                    "no check `{name}` in {}: add `checks.{name}` there, or give the command after `--`",
+                    config_path.display()
+                )));
+            }
+            found
+        }
+        None => None,
+    };
+    let prefix = read_agent_prefix(&config_path).unwrap_or_else(|| {
+        let installed = matches!(read_manifest(project.root(), Scope::Project), Ok(Some(_)))
+            || env
+                .home
+                .as_deref()
+                .is_some_and(|h| matches!(read_manifest(h, Scope::User), Ok(Some(_))));
+        if installed {
+            String::new()
+        } else {
+            "self-repair:".to_owned()
+        }
+    });
+    let spec = resolve_spec(request, config.as_ref(), prefix)?;
+    let run_id = request
+        .run_id
+        .clone()
+        .unwrap_or_else(|| format!("check-{}", timestamp::compact(env.now)));
+    check_run_id(&run_id)?;
+    let dir = project.create_run_dir(&run_id)?;
+    write_json(
+        &dir.manifest_path(),
+        &Manifest {
+            schema_version: REPAIR_SCHEMA_VERSION,
+            run: run_id.clone(),
+            created_at: env.now,
+            kind: RunKind::Repair,
+            triage_items: 0,
+        },
+    )?;
+    let state = RepairState {
+        schema_version: REPAIR_SCHEMA_VERSION,
+        pipeline: "repair".to_owned(),
+        run: run_id.clone(),
+        created_at: env.now,
+        session: env.session.clone(),
+        git: GitBaseline::record(project.root()),
+        spec,
+        status: RepairStatus::Active,
+        step: Step::Baseline,
+        checks: Vec::new(),
+        attempts: Vec::new(),
+        autofix: None,
+        transient_retries: 0,
+        backoff_ms: None,
+        wait_until: None,
+        tick_requests: 0,
+        ending: None,
+        announced: false,
+    };
+    write_json(&dir.initial_path(), &state)?;
+    write_json(&dir.state_path(), &state)?;
+    project.set_active(&run_id)?;
+    let _lock = dir.lock()?;
+    let mut run = RepairRun::load(project.root(), dir, env.now)?;
+    run.record(&RepairEvent::Started {
+        command: run.state.spec.command.clone(),
+    })?;
+    let pause = run.advance(Budget::Unbounded)?;
+    if pause == Pause::Finished {
+        // The person who ran `check` reads the outcome now; the hook need not repeat it.
+        run.record(&RepairEvent::Announced)?;
+    }
+    run.save()?;
+    Ok(crate::tick::describe(&run, pause))
+}

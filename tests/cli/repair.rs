@@ -1,0 +1,428 @@
+//! The repair pipeline through the binary: a toy project whose check fails until `state.txt`
+//! says `fixed`, driven by stops with a scripted "model" that edits files between them.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::harness::{NOW, Outcome, TestProject, filters};
+use crate::scripted_agent::launched;
+
+/// The check: prints the file, fails unless it says `fixed`.
+const CHECK: &str = "cat state.txt; grep -q fixed state.txt || { echo 'FAIL: state.txt does not say fixed' >&2; exit 1; }";
+
+fn git(project: &TestProject, args: &[&str]) {
+    let status = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
+        .args(args)
+        .current_dir(project.path())
+        .output()
+        .expect("git");
+    assert!(status.status.success(), "git {args:?}: {status:?}");
+}
+
+/// A git project with `state.txt` = `broken`, committed.
+fn toy() -> TestProject {
+    let project = TestProject::new();
+    std::fs::remove_dir_all(project.path().join(".git")).unwrap();
+    git(&project, &["init", "-q"]);
+    project.write("state.txt", "broken\n");
+    git(&project, &["add", "."]);
+    git(&project, &["commit", "-qm", "start"]);
+    project
+}
+
+/// `self-repair check --run-id r --timeout 10 [extra] -- sh -c CHECK`.
+fn start(project: &TestProject, extra: &[&str], script: &str) -> Outcome {
+    let mut args = vec!["check", "--run-id", "r", "--timeout", "10"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "sh", "-c", script]);
+    project.cmd(&args).run().success()
+}
+
+/// A Stop hook call; `running` lists the fix items still running in the background.
+fn stop_at(project: &TestProject, session: &str, running: &[&str], now: u64) -> Outcome {
+    let tasks: Vec<Value> = running
+        .iter()
+        .map(|id| {
+            serde_json::json!({"id": format!("a-{id}"), "type": "subagent", "status": "running",
+            "description": format!("fix {id}"), "agent_type": "self-repair:fixer"})
+        })
+        .collect();
+    let input = serde_json::json!({"session_id": session, "hook_event_name": "Stop",
+        "stop_hook_active": true, "cwd": project.path(), "background_tasks": tasks});
+    let out = project
+        .cmd(&["hook", "stop"])
+        .env("SELF_REPAIR_NOW", now.to_string())
+        .stdin(input.to_string())
+        .run()
+        .success();
+    assert!(
+        out.stdout.is_empty() || serde_json::from_str::<Value>(&out.stdout).is_ok(),
+        "hook stdout is one JSON object or nothing: {}",
+        out.stdout
+    );
+    out
+}
+
+fn stop(project: &TestProject, running: &[&str]) -> Outcome {
+    stop_at(project, "s1", running, NOW)
+}
+
+fn answer(out: &Outcome) -> Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+fn block_reason(out: &Outcome) -> String {
+    let a = answer(out);
+    assert_eq!(a["decision"], "block", "{a}");
+    a["reason"].as_str().unwrap().to_owned()
+}
+
+fn message(out: &Outcome) -> String {
+    answer(out)["systemMessage"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no systemMessage: {}", out.stdout))
+        .to_owned()
+}
+
+fn state(project: &TestProject) -> Value {
+    serde_json::from_str(&project.read(".self-repair/runs/r/state.json")).unwrap()
+}
+
+fn journal(project: &TestProject) -> Vec<Value> {
+    project
+        .read(".self-repair/runs/r/journal.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every `fix_ended` is followed by a recheck of that attempt before anything else is asked.
+fn assert_every_fix_rechecked(journal: &[Value]) -> usize {
+    let mut ended = 0;
+    for (i, entry) in journal.iter().enumerate() {
+        if entry["event"] != "fix_ended" {
+            continue;
+        }
+        ended += 1;
+        let attempt = &entry["attempt"];
+        let next = journal[i + 1..]
+            .iter()
+            .find(|e| e["event"] == "check_finished" || e["event"] == "fix_asked")
+            .unwrap_or_else(|| panic!("attempt {attempt} was never rechecked"));
+        assert_eq!(next["event"], "check_finished", "attempt {attempt}: {next}");
+        assert_eq!(next["record"]["purpose"], "recheck");
+        assert_eq!(&next["record"]["attempt"], attempt);
+    }
+    ended
+}
+
+fn settings(project: &TestProject) -> insta::Settings {
+    let mut settings = filters(project);
+    settings.add_filter(r"\d+\.\d{2} s\b", "[DURATION]");
+    settings.add_filter(r"\b[0-9a-f]{40}\b", "[COMMIT]");
+    settings
+}
+
+#[test]
+fn success_on_attempt_2_with_a_fixer_and_every_fix_rechecked() {
+    let project = toy();
+    let settings = settings(&project);
+    let _guard = settings.bind_to_scope();
+    let started = start(&project, &[], CHECK);
+    assert!(
+        started.stdout.contains("next: fix attempt 1 of 5 (main)"),
+        "{}",
+        started.stdout
+    );
+
+    // Attempt 1: the main session itself; the block reason is the feedback.
+    let reason = block_reason(&stop(&project, &[]));
+    insta::assert_snapshot!("repair_feedback_attempt_1", reason);
+    project.write("state.txt", "wrong\n");
+
+    // Attempt 2: rechecked (still failing, differently), then the fixer at the next tier.
+    let reason = block_reason(&stop(&project, &[]));
+    let (phase, ids) = launched(&reason);
+    assert_eq!(
+        (phase.as_str(), ids.as_slice()),
+        ("repair", ["fix-2".to_owned()].as_slice())
+    );
+    assert!(
+        reason.contains(
+            r#""subagent_type":"self-repair:fixer","model":"sonnet","description":"fix fix-2""#
+        ),
+        "{reason}"
+    );
+    let shown = project.cmd(&["show", "fix-2"]).run().success();
+    insta::assert_snapshot!("repair_fixer_task_2", shown.stdout);
+    let json = project
+        .cmd(&["show", "fix-2", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(json["agent"], "self-repair:fixer");
+    assert_eq!(json["status"], "dispatched");
+    project.cmd(&["show", "fix-9"]).run().code(4);
+
+    // While the fixer runs, stops are allowed silently; a foreign session changes nothing.
+    assert_eq!(stop(&project, &["fix-2"]).stdout, "");
+    let before = project.read(".self-repair/runs/r/state.json");
+    assert_eq!(stop_at(&project, "someone-else", &[], NOW).stdout, "");
+    assert_eq!(project.read(".self-repair/runs/r/state.json"), before);
+
+    // The fixer fixed it; the binary's recheck decides.
+    project.write("state.txt", "fixed\n");
+    let done = message(&stop(&project, &[]));
+    assert!(
+        done.contains("success") && done.contains("after 2 fix attempts"),
+        "{done}"
+    );
+    assert_eq!(
+        stop(&project, &[]).stdout,
+        "",
+        "the outcome is announced once"
+    );
+
+    let s = state(&project);
+    assert_eq!(s["status"], "success");
+    assert_eq!(s["attempts"].as_array().unwrap().len(), 2);
+    assert_eq!(s["attempts"][0]["files_changed"][0], "state.txt");
+    let journal = journal(&project);
+    assert_eq!(assert_every_fix_rechecked(&journal), 2);
+    let status = project.cmd(&["status"]).run().success();
+    insta::assert_snapshot!("repair_status_success", status.stdout);
+    assert!(project.run_dir("r").join("summary.md").is_file());
+    assert!(project.run_dir("r").join("attempts/2.log").is_file());
+}
+
+#[test]
+fn circuit_breaker_opens_after_3_identical_failures_with_a_complete_handoff() {
+    let project = toy();
+    let settings = settings(&project);
+    let _guard = settings.bind_to_scope();
+    start(&project, &["--circuit-breaker", "3"], CHECK);
+    block_reason(&stop(&project, &[]));
+    // The "model" changes something, but not what matters: the failure stays identical.
+    project.write("notes.txt", "tried 1\n");
+    let (_, ids) = launched(&block_reason(&stop(&project, &[])));
+    assert_eq!(ids, ["fix-2"]);
+    project.write("notes.txt", "tried 2\n");
+    let done = message(&stop(&project, &[]));
+    assert!(
+        done.contains("quarantined") && done.contains("3 identical failures"),
+        "{done}"
+    );
+    assert!(
+        done.contains(".self-repair/runs/r/handoff/report.md"),
+        "{done}"
+    );
+
+    let handoff = project.run_dir("r").join("handoff");
+    for file in [
+        "report.md",
+        "metadata.json",
+        "diff.patch",
+        "logs/0.log",
+        "logs/1.log",
+        "logs/2.log",
+        "errors/check-01.md",
+        "errors/check-03.md",
+    ] {
+        assert!(handoff.join(file).is_file(), "handoff/{file} missing");
+    }
+    let diff = project.read(".self-repair/runs/r/handoff/diff.patch");
+    assert!(
+        diff.contains("notes.txt") && diff.contains("+tried 2"),
+        "{diff}"
+    );
+    let metadata: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r/handoff/metadata.json")).unwrap();
+    assert_eq!(metadata["status"], "quarantined");
+    assert_eq!(metadata["attempts"].as_array().unwrap().len(), 2);
+    assert!(metadata["git"]["head"].is_string());
+    insta::assert_snapshot!(
+        "repair_handoff_report",
+        project.read(".self-repair/runs/r/handoff/report.md")
+    );
+    assert_every_fix_rechecked(&journal(&project));
+}
+
+#[test]
+fn a_permanent_error_escalates_at_once_without_an_attempt() {
+    let project = toy();
+    let out = start(
+        &project,
+        &[],
+        "echo 'open secrets.env: Permission denied' >&2; exit 1",
+    );
+    assert!(out.stdout.contains("escalated"), "{}", out.stdout);
+    let s = state(&project);
+    assert_eq!(s["status"], "escalated");
+    assert_eq!(s["checks"].as_array().unwrap().len(), 1);
+    assert!(s["attempts"].as_array().unwrap().is_empty());
+    assert!(project.run_dir("r").join("handoff/report.md").is_file());
+    // `check` told the user; the hook neither blocks nor repeats it.
+    assert_eq!(stop(&project, &[]).stdout, "");
+
+    // A command that does not exist is permanent too (exit 127).
+    let other = toy();
+    other
+        .cmd(&[
+            "check",
+            "--run-id",
+            "r",
+            "--",
+            "self-repair-no-such-command",
+        ])
+        .run()
+        .success();
+    let s = state(&other);
+    assert_eq!(s["status"], "escalated");
+    assert_eq!(s["checks"][0]["exit_code"], 127);
+}
+
+#[test]
+fn a_transient_failure_is_retried_with_backoff_without_spending_an_attempt() {
+    let project = toy();
+    // The first run is refused a connection; later runs are the real check.
+    let script = format!(
+        "n=$(cat .self-repair/count 2>/dev/null || echo 0); n=$((n+1)); echo $n > .self-repair/count; \
+         if [ $n -eq 1 ]; then echo 'connect: Connection refused' >&2; exit 1; fi; {CHECK}"
+    );
+    start(&project, &["--backoff", "0.01"], &script);
+    let s = state(&project);
+    let classes: Vec<&str> = s["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["class"].as_str().unwrap())
+        .collect();
+    assert_eq!(classes, ["transient", "fixable"]);
+    assert!(
+        s["attempts"].as_array().unwrap().is_empty(),
+        "no attempt spent"
+    );
+    assert!(
+        journal(&project)
+            .iter()
+            .any(|e| e["event"] == "backoff_done")
+    );
+    let reason = block_reason(&stop(&project, &[]));
+    assert!(reason.contains("attempt 1 of 5"), "{reason}");
+}
+
+#[test]
+fn a_backoff_longer_than_the_hook_may_sleep_pauses_and_says_when_to_resume() {
+    let project = toy();
+    // Fails normally at first; from the second run on the service is unavailable.
+    let script = "n=$(cat .self-repair/count 2>/dev/null || echo 0); n=$((n+1)); echo $n > .self-repair/count; \
+         if [ $n -ge 2 ] && [ $n -le 2 ]; then echo '503 Service Unavailable' >&2; exit 1; fi; echo FAIL; exit 1";
+    start(&project, &["--backoff", "100"], script);
+    block_reason(&stop(&project, &[]));
+    project.write("state.txt", "attempted\n");
+    let wait = message(&stop(&project, &[]));
+    assert!(
+        wait.contains("transient") && wait.contains("2026-11-22T09:31:05Z"),
+        "{wait}"
+    );
+    assert_eq!(state(&project)["status"], "waiting");
+    // Before the time: allowed silently, nothing run. After it: the rerun happens.
+    assert_eq!(stop_at(&project, "s1", &[], NOW + 50).stdout, "");
+    assert_eq!(state(&project)["checks"].as_array().unwrap().len(), 2);
+    let reason = block_reason(&stop_at(&project, "s1", &[], NOW + 200));
+    assert!(reason.contains("fix-2"), "{reason}");
+    assert_eq!(state(&project)["checks"].as_array().unwrap().len(), 3);
+    assert_every_fix_rechecked(&journal(&project));
+}
+
+#[test]
+fn attempts_that_change_nothing_are_detected_and_two_open_the_circuit() {
+    let project = toy();
+    start(&project, &["--circuit-breaker", "9"], CHECK);
+    block_reason(&stop(&project, &[]));
+    // The "model" ends its turn without changing anything.
+    block_reason(&stop(&project, &[]));
+    let s = state(&project);
+    assert_eq!(s["attempts"][0]["no_change"], true);
+    let shown = project.cmd(&["show", "fix-2"]).run().success().stdout;
+    assert!(
+        shown.contains("Attempt 1 (main) changed NO file"),
+        "{shown}"
+    );
+    let done = message(&stop(&project, &[]));
+    assert!(done.contains("2 attempts changed no file"), "{done}");
+    let status = project.cmd(&["status"]).run().success().stdout;
+    assert!(status.contains("0 (no change)"), "{status}");
+    assert_eq!(assert_every_fix_rechecked(&journal(&project)), 2);
+}
+
+#[test]
+fn the_autofix_runs_before_any_attempt_and_is_rechecked() {
+    let project = toy();
+    let out = project
+        .cmd(&[
+            "check",
+            "--run-id",
+            "r",
+            "--timeout",
+            "10",
+            "--autofix",
+            "--",
+            "sh",
+            "-c",
+            "echo fixed > state.txt",
+            "--",
+            "sh",
+            "-c",
+            CHECK,
+        ])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("passes after the autofix"),
+        "{}",
+        out.stdout
+    );
+    let s = state(&project);
+    assert_eq!(s["status"], "success");
+    assert!(s["attempts"].as_array().unwrap().is_empty());
+    assert_eq!(s["autofix"]["files_changed"][0], "state.txt");
+    let purposes: Vec<&str> = s["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["purpose"].as_str().unwrap())
+        .collect();
+    assert_eq!(purposes, ["baseline", "autofix_recheck"]);
+    project
+        .cmd(&["check", "--run-id", "r2", "--autofix", "--", "true"])
+        .run()
+        .code(2);
+}
+
+#[test]
+fn a_named_check_comes_from_the_config_and_tick_drives_it_outside_claude_code() {
+    let project = toy();
+    project.write(
+        ".self-repair/config.json",
+        &serde_json::json!({"checks": {"toy": {"command": ["sh", "-c", CHECK], "retry": 1, "timeout": 10}}})
+            .to_string(),
+    );
+    project
+        .cmd(&["check", "toy", "--run-id", "r"])
+        .run()
+        .success();
+    assert_eq!(state(&project)["spec"]["max_attempts"], 2);
+    let asked = project.cmd(&["tick"]).run().success().stdout;
+    assert!(
+        asked.contains("attempt 1 of 2") && asked.contains("fix-1"),
+        "{asked}"
+    );
+    project.write("state.txt", "fixed\n");
+    let done = project.cmd(&["tick"]).run().success().stdout;
+    assert!(done.contains("success"), "{done}");
+    assert_eq!(assert_every_fix_rechecked(&journal(&project)), 1);
+    project.cmd(&["check", "nope"]).run().code(4);
+}
