@@ -290,3 +290,124 @@ fn check_finished(state: &mut RepairState, mut record: CheckRecord, at: u64) {
         Step::Ask { attempt: 1 }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CheckRequest, GitBaseline, REPAIR_SCHEMA_VERSION, resolve_spec};
+
+    fn state(max_attempts: u32) -> RepairState {
+        let request = CheckRequest {
+            command: vec!["true".into()],
+            max_attempts: Some(max_attempts),
+            circuit_breaker: Some(9),
+            ..CheckRequest::default()
+        };
+        RepairState {
+            schema_version: REPAIR_SCHEMA_VERSION,
+            pipeline: "repair".into(),
+            run: "r".into(),
+            created_at: 0,
+            session: None,
+            spec: resolve_spec(&request, None, String::new()).unwrap(),
+            git: GitBaseline::default(),
+            status: RepairStatus::Active,
+            step: Step::Baseline,
+            checks: Vec::new(),
+            attempts: Vec::new(),
+            autofix: None,
+            transient_retries: 0,
+            backoff_ms: None,
+            wait_until: None,
+            tick_requests: 0,
+            ending: None,
+            announced: false,
+        }
+    }
+
+    fn failed(state: &mut RepairState, signature: &str, class: FailureClass) {
+        let (purpose, attempt) = match next_action(state, 0) {
+            Action::RunCheck { purpose, attempt } => (purpose, attempt),
+            other => panic!("expected a check, got {other:?}"),
+        };
+        let record = CheckRecord {
+            seq: state.checks.len() as u32 + 1,
+            purpose,
+            attempt,
+            exit_code: i32::from(class != FailureClass::Pass),
+            timed_out: false,
+            duration_ms: 1,
+            signature: signature.into(),
+            class,
+            tail: String::new(),
+            log: String::new(),
+            at: 0,
+        };
+        apply_event(state, &RepairEvent::CheckFinished { record }, 0);
+    }
+
+    fn attempt(state: &mut RepairState, changed: bool) {
+        let Action::Ask { attempt: n } = next_action(state, 0) else {
+            panic!("expected an ask");
+        };
+        let a = new_attempt(state, n, 0, "d".into());
+        apply_event(state, &RepairEvent::FixAsked { attempt: a }, 0);
+        assert_eq!(next_action(state, 0), Action::AwaitFix { attempt: n });
+        let files = if changed {
+            vec![format!("f{n}")]
+        } else {
+            Vec::new()
+        };
+        apply_event(
+            state,
+            &RepairEvent::FixEnded {
+                attempt: n,
+                after: "e".into(),
+                no_change: files.is_empty(),
+                files_changed: files,
+            },
+            0,
+        );
+        assert!(
+            matches!(next_action(state, 0), Action::RunCheck { .. }),
+            "a recheck follows"
+        );
+    }
+
+    #[test]
+    fn attempts_run_out_into_quarantine_and_a_permanent_recheck_escalates() {
+        let mut s = state(2);
+        failed(&mut s, "a", FailureClass::Fixable);
+        attempt(&mut s, true);
+        failed(&mut s, "b", FailureClass::Fixable);
+        attempt(&mut s, true);
+        failed(&mut s, "c", FailureClass::Fixable);
+        assert_eq!(s.status, RepairStatus::Quarantined);
+        assert_eq!(s.ending.unwrap().reason, "all 2 fix attempts failed");
+
+        let mut s = state(5);
+        failed(&mut s, "a", FailureClass::Fixable);
+        attempt(&mut s, true);
+        failed(&mut s, "p", FailureClass::Permanent);
+        assert_eq!(s.status, RepairStatus::Escalated);
+        assert_eq!(next_action(&s, 0), Action::Finished);
+    }
+
+    #[test]
+    fn transient_reruns_are_bounded_then_count_as_fixable() {
+        let mut s = state(5);
+        for k in 1..=3 {
+            failed(&mut s, "t", FailureClass::Transient);
+            assert_eq!(
+                next_action(&s, 0),
+                Action::Backoff {
+                    ms: s.spec.backoff_before(k)
+                }
+            );
+            apply_event(&mut s, &RepairEvent::BackoffDone, 0);
+        }
+        failed(&mut s, "t", FailureClass::Transient);
+        assert_eq!(next_action(&s, 0), Action::Ask { attempt: 1 });
+        assert_eq!(s.checks.last().unwrap().class, FailureClass::Fixable);
+    }
+}
