@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# Speed benchmarks of the self-repair binary (what `just bench` runs). See reference/benchmarks.md.
+#
+#   scripts/bench.sh [--quick] [--keep] [--nice] [--profile] [--out FILE] [--bin PATH]
+#
+#   --quick     fewer runs per benchmark (a smoke test; figures are noisier)
+#   --keep      keep the generated data (its folder is printed)
+#   --nice      run hyperfine at raised priority (nice -10; needs root) on a busy machine
+#   --profile   also count instructions of the hook runs with valgrind (load-independent), say
+#               where they go (state parse, state write, drop), and time state.json codecs in
+#               process (crates/bench-support, example state_codec)
+#   --out FILE  also write the results table (markdown) to FILE
+#   --bin PATH  benchmark this self-repair binary instead of building target/release/self-repair
+#
+# Measures, with hyperfine, on data generated in a temp folder:
+#   1. `hook stop` with no run in the project vs spawning /bin/true   (target: within 2x)
+#   2. `hook stop` on an active run of 10,000 / 100,000 items           (target: median <= 5 / 50 ms)
+#      - steady state: run bound to the session, every in-flight item reported running in
+#        background_tasks, so nothing is dispatched and nothing is written ("allow silently")
+#      - dispatch: 8 submissions to fold, 8 new items dispatched, state.json rewritten ("block")
+#   3. `submit` at 1,000 vs 100,000 items                              (target: ratio <= 1.5)
+#   4. `start` on 100,000 SARIF results over 1,000 source files        (target: <= 3 s, <= 300 MB RSS)
+#
+# Exits non-zero only when a tool fails (build, hyperfine, a self-repair command); a missed
+# target is reported in the table, not as a failure. Total time is about 2-4 minutes on 2 cores.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+here="$root/scripts/bench"
+quick=0
+keep=0
+out=""
+prebuilt=""
+nice_level=0
+profile=0
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --quick) quick=1 ;;
+    --keep) keep=1 ;;
+    --nice) nice_level=-10 ;;
+    --profile) profile=1 ;;
+    --out)
+        out=${2:?--out needs a file}
+        shift
+        ;;
+    --bin)
+        prebuilt=${2:?--bin needs a path}
+        shift
+        ;;
+    -h | --help)
+        sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+    *)
+        echo "bench.sh: unknown argument $1 (try --help)" >&2
+        exit 2
+        ;;
+    esac
+    shift
+done
+
+if ((quick)); then
+    fast_runs=60 hook_runs=15 slow_runs=2
+else
+    fast_runs=400 hook_runs=60 slow_runs=5
+fi
+
+say() { printf '\n== [%ss] %s\n' "$SECONDS" "$*" >&2; }
+die() {
+    echo "bench.sh: $*" >&2
+    exit 1
+}
+
+# --- tools ------------------------------------------------------------------------------------
+
+if ! command -v hyperfine >/dev/null 2>&1; then
+    say "installing hyperfine (Debian package)"
+    sudo=""
+    if [[ $(id -u) -ne 0 ]]; then
+        command -v sudo >/dev/null 2>&1 || die "hyperfine is missing and this is not root: install it (apt-get install hyperfine)"
+        sudo=sudo
+    fi
+    $sudo apt-get install -y hyperfine >/dev/null 2>&1 ||
+        { $sudo apt-get update >/dev/null && $sudo apt-get install -y hyperfine >/dev/null; } ||
+        die "could not install hyperfine with apt-get"
+fi
+for tool in awk cargo /usr/bin/time; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool is required"
+done
+((!profile)) || command -v valgrind >/dev/null 2>&1 || die "--profile needs valgrind (apt-get install valgrind)"
+nice -n "$nice_level" true 2>/dev/null || die "--nice needs root (nice -n $nice_level failed)"
+# hyperfine >= 1.16 feeds stdin itself (--input), so stdin-fed commands run without a shell too.
+if hyperfine --help | grep -q -- '--input'; then
+    has_input=1 via="-N --input"
+else
+    has_input=0 via="sh corrected"
+fi
+
+if [[ -n $prebuilt ]]; then
+    bin=$(cd "$(dirname "$prebuilt")" && pwd)/$(basename "$prebuilt")
+    [[ -x $bin ]] || die "--bin $prebuilt is not an executable"
+    built_from="prebuilt"
+else
+    say "building the release binary"
+    (cd "$root" && cargo build --release --quiet --bin self-repair)
+    target_dir=${CARGO_TARGET_DIR:-$root/target}
+    [[ $target_dir = /* ]] || target_dir="$root/$target_dir"
+    bin="$target_dir/release/self-repair"
+    [[ -x $bin ]] || die "no binary at $bin after the build"
+    built_from="commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' + local changes')"
+fi
+
+# The hook must find runs only where the benchmark puts them.
+unset CLAUDE_PROJECT_DIR CLAUDE_CODE_SESSION_ID
+export SELF_REPAIR_NOW=1763800000
+
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+work=$(mktemp -d "${TMPDIR:-/tmp}/self-repair-bench.XXXXXX")
+cleanup() {
+    if ((keep)); then
+        echo "bench data kept in $work" >&2
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+results="$work/results.tsv"
+: >"$results"
+
+# hyperfine wrapper: bench NAME HYPERFINE_ARGS... (one command, named with -n, no commas);
+# appends "name median mean sd min max user+sys" in ms to the results.
+bench() {
+    local name=$1
+    shift
+    local csv="$work/$name.csv"
+    nice -n "$nice_level" hyperfine --style basic --export-csv "$csv" "$@" >&2 || die "hyperfine failed on $name"
+    # CSV columns: command,mean,stddev,median,user,system,min,max (seconds); names have no commas.
+    awk -F, -v name="$name" 'NR == 2 { printf "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", name, $4 * 1000, $2 * 1000, $3 * 1000, $7 * 1000, $8 * 1000, ($5 + $6) * 1000 }' "$csv" >>"$results"
+}
+# fed FILE CMD: hyperfine arguments that run CMD with FILE on stdin: without a shell when
+# hyperfine has --input, else through sh with hyperfine's shell-startup correction.
+fed() {
+    if ((has_input)); then
+        printf '%s\n' -N --input "$1" "$2"
+    else
+        printf '%s\n' "$2 < $1"
+    fi
+}
+# callgrind NAME STDIN [CMD...]: counts the instructions of one `hook stop` (or CMD) and where
+# they go; appends "name total load% save% drop%" to the profile table.
+profile_rows="$work/profile.tsv"
+callgrind() {
+    ((profile)) || return 0
+    local out="$work/$1.callgrind" name=$1 input=$2
+    shift 2
+    [[ $# -gt 0 ]] || set -- "$bin" hook stop
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$@" <"$input" >/dev/null 2>"$work/$name.valgrind.log" ||
+        die "valgrind failed on $name (see $work/$name.valgrind.log)"
+    callgrind_annotate --inclusive=yes "$out" 2>/dev/null | awk -v name="$name" '
+        /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
+        /RunDir::load_state/ { gsub(",", "", $1); load = $1 }
+        /RunDir::save_state/ { gsub(",", "", $1); save = $1 }
+        /drop_in_place<self_repair_engine::run_state::RunState>/ { gsub(",", "", $1); drop = $1 }
+        END { printf "%s\t%d\t%.1f\t%.1f\t%.1f\n", name, total, 100 * load / total, 100 * save / total, 100 * drop / total }
+    ' >>"$profile_rows"
+}
+median_ms() { awk -F'\t' -v name="$1" '$1 == name { print $2 }' "$results"; }
+
+# start_run DIR INPUT FORMAT RUN_ID: creates a run, checks it has the expected item count.
+start_run() {
+    local dir=$1 input=$2 format=$3 id=$4
+    "$bin" -C "$dir" start "$input" --format "$format" --run-id "$id" >"$work/start-$id.log" 2>&1 ||
+        { cat "$work/start-$id.log" >&2; die "start failed for $id"; }
+}
+
+# hook_json DIR [ITEM...]: a Stop hook input for session s1 in DIR, the items running in background.
+hook_json() {
+    local dir=$1 tasks="" item
+    shift
+    for item in "$@"; do
+        tasks+="${tasks:+,}{\"id\":\"agent-$item\",\"type\":\"subagent\",\"status\":\"running\",\"description\":\"triage $item\",\"agent_type\":\"self-repair:triage-investigator\"}"
+    done
+    printf '{"session_id":"s1","transcript_path":"/dev/null","cwd":"%s","hook_event_name":"Stop","stop_hook_active":true,"background_tasks":[%s]}\n' "$dir" "$tasks"
+}
+
+# --- data ---------------------------------------------------------------------------------------
+
+files=1000 lines=100
+say "generating a project of $files source files and the findings"
+base="$work/base"
+"$here/generate.sh" project "$base" "$files" "$lines"
+"$here/generate.sh" sarif 100000 "$files" "$lines" >"$work/100k.sarif"
+for n in 1000 10000 100000; do
+    "$here/generate.sh" jsonl "$n" "$files" "$lines" >"$work/$n.jsonl"
+done
+printf '{"verdict":"real","root_cause":"unused import","reason":"the import is never used anywhere"}\n' >"$work/verdict.json"
+
+# A project folder sharing the generated sources (start reads source lines for fingerprints).
+project() {
+    mkdir -p "$work/$1"
+    ln -s "$base/src" "$work/$1/src"
+    echo "$work/$1"
+}
+
+# --- 1. hook with no run ------------------------------------------------------------------------
+
+say "1. hook stop with no run in the project vs /bin/true"
+norun=$(mkdir -p "$work/norun" && echo "$work/norun")
+hook_json "$norun" >"$work/norun.json"
+[[ ! -e /tmp/.self-repair && ! -e /.self-repair ]] || echo "warning: a .self-repair above $work: the no-run case may find it" >&2
+cd "$norun"
+bench true-N -N --warmup 50 --runs "$fast_runs" -n "/bin/true (-N)" /bin/true
+bench hook-empty-N -N --warmup 50 --runs "$fast_runs" -n "hook stop with empty stdin (-N)" "$bin hook stop"
+mapfile -t cmd < <(fed "$work/norun.json" /bin/true)
+bench true-fed --warmup 50 --runs "$fast_runs" -n "/bin/true < stop.json ($via)" "${cmd[@]}"
+mapfile -t cmd < <(fed "$work/norun.json" "$bin hook stop")
+bench hook-norun --warmup 50 --runs "$fast_runs" -n "hook stop with no run ($via)" "${cmd[@]}"
+[[ -z $("$bin" hook stop <"$work/norun.json") ]] || die "hook with no run printed something"
+callgrind true "$work/norun.json" /bin/true
+callgrind hook-norun "$work/norun.json"
+
+# --- 2. hook on an active run -------------------------------------------------------------------
+
+# hook_run N: creates run rN in its own project, binds it to session s1 and dispatches the first
+# items, then benchmarks the two paths the hook takes most.
+hook_run() {
+    local n=$1 dir run items state journal runs=$hook_runs
+    ((n < 100000)) && runs=$((hook_runs * 2))
+    dir=$(project "hook$n")
+    start_run "$dir" "$work/$n.jsonl" jsonl "r$n"
+    run="$dir/.self-repair/runs/r$n"
+    cd "$dir"
+    # First stop: binds the run to s1 and dispatches the first items (block).
+    hook_json "$dir" | "$bin" hook stop >"$work/hook-$n.first.out"
+    grep -q '"decision":"block"' "$work/hook-$n.first.out" || die "first stop on r$n did not block"
+    read -r -a items <<<"$(grep -o 't-[0-9]\{5\}' "$work/hook-$n.first.out" | sort -u | tr '\n' ' ')"
+    [[ ${#items[@]} -gt 0 ]] || die "no dispatched items in the first stop on r$n"
+    # Second stop: the items are reported running (marked seen, state written once).
+    hook_json "$dir" "${items[@]}" >"$work/hook-$n.steady.json"
+    "$bin" hook stop <"$work/hook-$n.steady.json" >/dev/null
+    # Steady state: same stop again; nothing to dispatch, nothing changes, nothing is written.
+    state=$(cksum <"$run/state.json")
+    journal=$(cksum <"$run/journal.jsonl")
+    mapfile -t cmd < <(fed "$work/hook-$n.steady.json" "$bin hook stop")
+    bench "hook-steady-$n" --warmup 3 --runs "$runs" \
+        -n "hook stop at $n items: steady (allow; no write)" "${cmd[@]}"
+    [[ $(cksum <"$run/state.json") == "$state" && $(cksum <"$run/journal.jsonl") == "$journal" ]] ||
+        die "the steady stop on r$n changed the run: not the no-write path"
+    [[ -z $("$bin" hook stop <"$work/hook-$n.steady.json") ]] || die "the steady stop on r$n printed something"
+    callgrind "hook-steady-$n" "$work/hook-$n.steady.json"
+    # Dispatch path: the running agents submit and end; the next stop folds the submissions,
+    # dispatches as many new items and rewrites state.json. Restored before each run.
+    for item in "${items[@]}"; do
+        "$bin" -C "$dir" submit "$item" --file "$work/verdict.json" >/dev/null
+    done
+    mkdir -p "$work/snap$n"
+    cp "$run/state.json" "$run/journal.jsonl" "$work/snap$n/"
+    hook_json "$dir" >"$work/hook-$n.dispatch.json"
+    mapfile -t cmd < <(fed "$work/hook-$n.dispatch.json" "$bin hook stop")
+    bench "hook-dispatch-$n" --warmup 3 --runs "$runs" \
+        --prepare "cp $work/snap$n/state.json $work/snap$n/journal.jsonl $run/" \
+        -n "hook stop at $n items: fold ${#items[@]} + dispatch (block; write)" "${cmd[@]}"
+    cp "$work/snap$n/state.json" "$work/snap$n/journal.jsonl" "$run/"
+    callgrind "hook-dispatch-$n" "$work/hook-$n.dispatch.json"
+    cp "$work/snap$n/state.json" "$work/snap$n/journal.jsonl" "$run/"
+    "$bin" hook stop <"$work/hook-$n.dispatch.json" >"$work/hook-$n.dispatch.out"
+    grep -q '"decision":"block"' "$work/hook-$n.dispatch.out" || die "the dispatch stop on r$n did not block"
+}
+
+for n in 10000 100000; do
+    say "2. hook stop on an active run of $n items"
+    hook_run "$n"
+done
+
+if ((profile)); then
+    say "in-process state.json codec timings at 100,000 items"
+    (cd "$root" && cargo build --release --quiet -p self-repair-bench-support --example state_codec)
+    codec="${CARGO_TARGET_DIR:-$root/target}/release/examples/state_codec"
+    [[ $codec = /* ]] || codec="$root/$codec"
+    "$codec" "$work/hook100000/.self-repair/runs/r100000/state.json" 11 >"$work/codec.txt" ||
+        die "state_codec failed"
+fi
+
+# --- 3. submit ----------------------------------------------------------------------------------
+
+for n in 1000 100000; do
+    say "3. submit at $n items"
+    dir=$(project "submit$n")
+    start_run "$dir" "$work/$n.jsonl" jsonl "s$n"
+    result="$dir/.self-repair/runs/s$n/items/t-00500.json"
+    bench "submit-$n" -N --warmup 5 --runs "$((fast_runs / 4))" --prepare "rm -f $result" \
+        -n "submit at $n items" "$bin -C $dir submit t-00500 --file $work/verdict.json"
+    [[ -f $result ]] || die "submit at $n items wrote no result file"
+done
+
+# --- 4. start -----------------------------------------------------------------------------------
+
+say "4. start on 100,000 SARIF results over $files files"
+sarif_dir="$base"
+bench start-sarif -N --warmup 1 --runs "$slow_runs" --prepare "rm -rf $sarif_dir/.self-repair" \
+    -n "start: 100k SARIF results (--format sarif)" "$bin -C $sarif_dir start $work/100k.sarif --format sarif --run-id bench"
+bench start-auto -N --warmup 0 --runs "$slow_runs" --prepare "rm -rf $sarif_dir/.self-repair" \
+    -n "start: 100k SARIF results (--format auto)" "$bin -C $sarif_dir start $work/100k.sarif --format auto --run-id bench"
+rss_kb() {
+    rm -rf "$sarif_dir/.self-repair"
+    /usr/bin/time -v "$bin" -C "$sarif_dir" start "$work/100k.sarif" --format "$1" --run-id bench \
+        >"$work/start-rss.log" 2>&1 || { cat "$work/start-rss.log" >&2; die "start --format $1 failed"; }
+    awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/start-rss.log"
+}
+rss_sarif=$(rss_kb sarif)
+grep -q '100000 findings, 100000 unique' "$work/start-rss.log" ||
+    echo "warning: start did not report 100000 unique findings: $(grep created "$work/start-rss.log")" >&2
+rss_auto=$(rss_kb auto)
+
+# --- table ----------------------------------------------------------------------------------------
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+check() { awk -v v="$1" -v t="$2" 'BEGIN { print (v == "n/a" ? "n/a" : v + 0 <= t + 0 ? "met" : "MISSED") }'; }
+
+t_true=$(median_ms true-N)
+r_norun=$(ratio "$(median_ms hook-norun)" "$t_true")
+r_empty=$(ratio "$(median_ms hook-empty-N)" "$t_true")
+if ((has_input)); then
+    norun_verdict="$(check "$r_norun" 2) (${r_norun}×)"
+else
+    # sh correction is too coarse for a 1 ms command on a busy machine: judge by the -N run
+    # with empty stdin (same start-up work: arguments, stdin, a few stats) and show both.
+    norun_verdict="$(check "$r_empty" 2) (${r_empty}× with empty stdin under -N; ${r_norun}× sh corrected)"
+fi
+r_submit=$(ratio "$(median_ms submit-100000)" "$(median_ms submit-1000)")
+
+table=$(
+    printf '| benchmark | median | mean ± σ | min … max | user+sys | target | result |\n'
+    printf '|---|---:|---:|---:|---:|---|---|\n'
+    while IFS=$'\t' read -r name median mean sd min max cpu; do
+        target="" verdict=""
+        case $name in
+        hook-norun) target="≤ 2× /bin/true (-N)" verdict=$norun_verdict ;;
+        hook-steady-10000 | hook-dispatch-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
+        hook-steady-100000 | hook-dispatch-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
+        submit-100000) target="≤ 1.5× submit at 1,000" verdict="$(check "$r_submit" 1.5) (${r_submit}×)" ;;
+        start-sarif | start-auto) target="≤ 3 s" verdict=$(check "$median" 3000) ;;
+        esac
+        label=$(awk -F, 'NR == 2 { print $1 }' "$work/$name.csv")
+        printf '| %s | %.2f ms | %.2f ± %.2f ms | %.2f … %.2f ms | %.2f ms | %s | %s |\n' \
+            "$label" "$median" "$mean" "$sd" "$min" "$max" "$cpu" "$target" "$verdict"
+    done <"$results"
+    printf '| start: 100k SARIF results: peak RSS (--format sarif) | %.0f MB | | | | ≤ 300 MB | %s |\n' \
+        "$(awk -v k="$rss_sarif" 'BEGIN { print k / 1024 }')" "$(check "$rss_sarif" $((300 * 1024)))"
+    printf '| start: 100k SARIF results: peak RSS (--format auto) | %.0f MB | | | | ≤ 300 MB | %s |\n' \
+        "$(awk -v k="$rss_auto" 'BEGIN { print k / 1024 }')" "$(check "$rss_auto" $((300 * 1024)))"
+)
+
+machine="$(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null), load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) at end"
+((nice_level == 0)) || machine+=", hyperfine at nice $nice_level"
+report=$(
+    printf '# self-repair benchmarks, %s\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+    printf 'Machine: %s. Binary: %s (%s). hyperfine %s.\n\n' "$machine" "$bin" "$built_from" \
+        "$(hyperfine --version | cut -d' ' -f2)"
+    printf '%s\n' "$table"
+    if [[ -s $profile_rows ]]; then
+        printf '\nInstructions per hook stop (valgrind callgrind; independent of machine load):\n\n'
+        printf '| run | instructions | parse state.json | write state.json | drop the state |\n'
+        printf '|---|---:|---:|---:|---:|\n'
+        awk -F'\t' '{ printf "| %s | %d | %.1f %% | %.1f %% | %.1f %% |\n", $1, $2, $3, $4, $5 }' "$profile_rows"
+    fi
+    if [[ -s $work/codec.txt ]]; then
+        fence='```'
+        printf '\nIn-process state.json codec timings (example state_codec, median of 11):\n\n%s\n%s\n%s\n' \
+            "$fence" "$(cat "$work/codec.txt")" "$fence"
+    fi
+)
+printf '\n%s\n' "$report"
+[[ -z $out ]] || printf '%s\n' "$report" >"$out"
