@@ -115,6 +115,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         } => {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
+            triage_only(&dir, "`status --findings`")?;
             let state = load_folded(&dir, true)?;
             let lines = finding_lines(&dir, &state)?;
             Ok(if json {
@@ -143,7 +144,9 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         }
         Command::Next { run } => {
             let project = env.find_project()?;
-            next(&project.run_or_active(run.run.as_deref())?, env.now)
+            let dir = project.run_or_active(run.run.as_deref())?;
+            triage_only(&dir, "`next`")?;
+            next(&dir, env.now)
         }
         Command::Show { item, run, json } | Command::Item { item, run, json } => {
             let project = env.find_project()?;
@@ -160,6 +163,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         Command::Submit { item, file, run } => {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
+            triage_only(&dir, "`submit`")?;
             let content = read_result(file.as_deref())?;
             Ok(submit(&dir, &item, &content, env.now)?.render())
         }
@@ -196,6 +200,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         Command::Finalize { run } => {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
+            triage_only(&dir, "`finalize`")?;
             finalize(&project, &dir, env.now)
         }
         Command::Refs { symbol, max } => {
@@ -380,7 +385,23 @@ fn detect(env: &CommandEnv, only: Option<&str>) -> Result<String, AppError> {
 
 fn steer_run(env: &CommandEnv, run: Option<&str>, event: Event) -> Result<String, AppError> {
     let project = env.find_project()?;
-    steer(&project.run_or_active(run)?, event, env.now)
+    let dir = project.run_or_active(run)?;
+    if self_repair_repair::is_repair_run(&dir) && event == Event::Cancel {
+        return self_repair_repair::cancel_repair(&project, dir, env.now).map_err(repair_error);
+    }
+    triage_only(&dir, "this command")?;
+    steer(&dir, event, env.now)
+}
+
+/// Refuses a repair run for commands of the triage pipeline, saying what works instead.
+fn triage_only(dir: &self_repair_store::RunDir, what: &str) -> Result<(), AppError> {
+    if self_repair_repair::is_repair_run(dir) {
+        return Err(AppError::Usage(format!(
+            "run {} is a repair run (`self-repair check`): {what} is for triage runs; use `self-repair status`, `tick` or `cancel`",
+            dir.id()
+        )));
+    }
+    Ok(())
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {

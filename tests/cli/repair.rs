@@ -426,3 +426,35 @@ fn a_named_check_comes_from_the_config_and_tick_drives_it_outside_claude_code() 
     assert_eq!(assert_every_fix_rechecked(&journal(&project)), 1);
     project.cmd(&["check", "nope"]).run().code(4);
 }
+
+#[test]
+fn triage_commands_refuse_a_repair_run_clearly_and_cancel_ends_it() {
+    let project = toy();
+    start(&project, &[], "grep -q fixed state.txt");
+    for args in [
+        &["next"][..],
+        &["pause"],
+        &["finalize"],
+        &["status", "--findings"],
+    ] {
+        let out = project.cmd(args).run().code(2);
+        assert!(
+            out.stderr.contains("is a repair run"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    let out = project
+        .cmd(&["submit", "t-00001", "--file", "state.txt"])
+        .run()
+        .code(2);
+    assert!(out.stderr.contains("is a repair run"), "{}", out.stderr);
+    let runs = project.cmd(&["runs"]).run().success();
+    assert!(runs.stdout.contains("repair run"), "{}", runs.stdout);
+    project.cmd(&["cancel"]).run().success();
+    assert_eq!(
+        stop(&project, &[]).stdout,
+        "",
+        "a cancelled repair run is never blocked"
+    );
+}

@@ -24,6 +24,12 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
     };
     for id in ids {
         let dir = project.run(&id)?;
+        if self_repair_repair::is_repair_run(&dir) {
+            lines.push(format!(
+                "{id}: repair run (its journal and attempts are not checked by doctor)"
+            ));
+            continue;
+        }
         let _lock = dir.lock()?;
         match dir.load_state() {
             Ok(mut state) => {

@@ -17,7 +17,6 @@ mod simulated_agent;
 mod start;
 mod status;
 mod submit;
-mod template;
 
 pub use app_error::{AppError, ExitStatus};
 pub use classification::{
@@ -40,4 +39,3 @@ pub use status::{
     render_runs, report, runs, status,
 };
 pub use submit::{Submitted, item_input, submit};
-pub use template::{load_template, render_template};

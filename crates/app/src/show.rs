@@ -11,7 +11,7 @@ use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{AppError, load_template, read_findings, render_template};
+use crate::{AppError, read_findings};
 
 /// Most findings listed in a group's prompt.
 const GROUP_FINDINGS: usize = 50;
@@ -76,8 +76,9 @@ pub fn show(
         ("submit", format!("self-repair submit {id}")),
         ("format", format.to_owned()),
     ]);
-    let text = load_template(&project.store_dir(), &template)?;
-    let prompt = render_template(&text, &vars)
+    let text = self_repair_install::load_template(&project.store_dir(), &template)
+        .map_err(AppError::NotFound)?;
+    let prompt = self_repair_engine::render_template(&text, &vars)
         .map_err(|e| AppError::Usage(format!("template {template}: {e}")))?;
     Ok(ShowOutput {
         item: id.to_owned(),

@@ -191,6 +191,22 @@ pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
     let mut lines = Vec::new();
     for id in project.run_ids()? {
         let dir = project.run(&id)?;
+        if self_repair_repair::is_repair_run(&dir) {
+            let report = self_repair_repair::repair_status(&dir);
+            lines.push(RunLine {
+                active: active.as_deref() == Some(id.as_str()),
+                run: id,
+                status: None,
+                phase: None,
+                findings: None,
+                created_at: None,
+                error: Some(match report {
+                    Ok(_) => "repair run: `self-repair status --run <id>` shows it".to_owned(),
+                    Err(e) => e.to_string(),
+                }),
+            });
+            continue;
+        }
         let line = match dir.load_state() {
             Ok(state) => RunLine {
                 active: active.as_deref() == Some(id.as_str()),

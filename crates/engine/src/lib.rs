@@ -16,6 +16,7 @@ mod run_state;
 mod schema;
 mod stable_hash;
 mod submission;
+mod template;
 mod tier;
 pub mod timestamp;
 
@@ -40,4 +41,5 @@ pub use submission::{
     AggregateGroup, AggregateResult, ItemInput, Rejection, Submission, TaskDraft, TriageResult,
     output_schema, parse_submission, parse_value,
 };
+pub use template::render_template;
 pub use tier::Tier;

@@ -15,6 +15,7 @@ mod permission_rules;
 mod plugin_hooks;
 mod scope;
 mod settings_document;
+mod template_source;
 mod uninstall_plan;
 
 pub use bundle_file::{BundleFile, embedded_bundle};
@@ -28,4 +29,5 @@ pub use install_plan::{InstallPlan, plan_install};
 pub use install_spec::{InstallSpec, binary_resolves_from_path};
 pub use plugin_hooks::hooks_json_for_plugin;
 pub use scope::Scope;
+pub use template_source::load_template;
 pub use uninstall_plan::{SettingsOutcome, UninstallPlan, plan_uninstall};

@@ -3,30 +3,11 @@
 
 use std::path::Path;
 
-use self_repair_install::embedded_bundle;
-
 use crate::RepairError;
-
-/// Folder of the bundled templates inside the skill bundle.
-const BUNDLED: &str = "skill/self-repair/templates/";
 
 /// The template `name`: the project's override, else the bundle's.
 pub(crate) fn load_template(store_dir: &Path, name: &str) -> Result<String, RepairError> {
-    let own = store_dir.join("templates").join(name);
-    if own.is_file() {
-        return std::fs::read_to_string(&own).map_err(RepairError::io("read template", &own));
-    }
-    let bundled = format!("{BUNDLED}{name}");
-    embedded_bundle()
-        .iter()
-        .find(|f| f.rel_path == bundled)
-        .map(|f| f.contents.to_owned())
-        .ok_or_else(|| {
-            RepairError::Template(format!(
-                "template {name} is missing from this build of self-repair and from {}",
-                own.display()
-            ))
-        })
+    self_repair_install::load_template(store_dir, name).map_err(RepairError::Template)
 }
 
 /// Replaces every `{{name}}` with its value; an unknown placeholder is an error naming the
@@ -36,28 +17,8 @@ pub(crate) fn render_template(
     template: &str,
     vars: &[(&str, String)],
 ) -> Result<String, RepairError> {
-    let mut out = String::with_capacity(template.len() * 2);
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("}}") else {
-            out.push_str(&rest[start..]);
-            return Ok(out);
-        };
-        let key = after[..end].trim();
-        let Some((_, value)) = vars.iter().find(|(k, _)| *k == key) else {
-            let known: Vec<&str> = vars.iter().map(|(k, _)| *k).collect();
-            return Err(RepairError::Template(format!(
-                "template {name}: unknown placeholder {{{{{key}}}}}; it may use: {}",
-                known.join(", ")
-            )));
-        };
-        out.push_str(value);
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    Ok(out)
+    self_repair_engine::render_template(template, vars)
+        .map_err(|e| RepairError::Template(format!("template {name}: {e}")))
 }
 
 #[cfg(test)]

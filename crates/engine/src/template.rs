@@ -1,36 +1,7 @@
-//! Prompt templates: files with `{{name}}` placeholders. A project overrides any of them with a
-//! file of the same name in `.self-repair/templates/`; otherwise the bundled one is used.
+//! Prompt templates are text with `{{name}}` placeholders; rendering them is pure.
 
-use std::path::Path;
-
-use self_repair_install::embedded_bundle;
-
-use crate::AppError;
-
-/// Folder of the bundled templates inside the skill bundle.
-const BUNDLED: &str = "skill/self-repair/templates/";
-
-/// The template `name` (e.g. `triage-generic.md`): the project's override, else the bundle's.
-pub fn load_template(store_dir: &Path, name: &str) -> Result<String, AppError> {
-    let own = store_dir.join("templates").join(name);
-    if own.is_file() {
-        return std::fs::read_to_string(&own).map_err(AppError::io("read template", &own));
-    }
-    let bundled = format!("{BUNDLED}{name}");
-    embedded_bundle()
-        .iter()
-        .find(|f| f.rel_path == bundled)
-        .map(|f| f.contents.to_owned())
-        .ok_or_else(|| {
-            AppError::NotFound(format!(
-                "template {name} is missing from this build of self-repair and from {}",
-                own.display()
-            ))
-        })
-}
-
-/// Replaces every `{{name}}` with its value. A placeholder with no value is an error, so a typo
-/// in an override is caught instead of reaching an agent.
+/// Replaces every `{{name}}` with its value. A placeholder with no value is an error naming the
+/// placeholders this template may use, so a typo in an override never reaches an agent.
 pub fn render_template(template: &str, vars: &[(&str, String)]) -> Result<String, String> {
     let mut out = String::with_capacity(template.len() * 2);
     let mut rest = template;
