@@ -13,8 +13,17 @@ pub const STOP_FEEDBACK: &str = "Stop hook feedback:";
 /// How the client wraps a background agent's completion.
 pub const TASK_NOTIFICATION: &str = "<task-notification>";
 
-/// The fields of a dispatch entry copied into the `Agent` call.
-const LAUNCH_FIELDS: [&str; 4] = ["subagent_type", "model", "description", "prompt"];
+/// The fields of a dispatch entry copied into the `Agent` call (every field of the `Agent`
+/// tool's input schema: a dispatch entry maps onto it field for field).
+const LAUNCH_FIELDS: [&str; 7] = [
+    "subagent_type",
+    "model",
+    "description",
+    "prompt",
+    "effort",
+    "run_in_background",
+    "isolation",
+];
 
 /// The `launch` entries of the first fenced `json` block in `text` that has `self_repair`.
 pub fn parse_dispatch(text: &str) -> Option<Vec<Value>> {
@@ -136,6 +145,18 @@ mod tests {
             agent_input(&launches[0], Some(&json!({"run_in_background": true}))),
             json!({"subagent_type":"self-repair:triage-investigator","model":"haiku",
                    "description":"triage t-1","prompt":"self-repair item t-1","run_in_background":true})
+        );
+    }
+
+    #[test]
+    fn a_foreground_dispatch_entry_keeps_run_in_background_false() {
+        let entry = json!({"subagent_type":"triage-investigator","model":"haiku",
+            "description":"triage t-1","prompt":"self-repair item t-1","run_in_background":false,
+            "not_an_agent_field":1});
+        assert_eq!(
+            agent_input(&entry, None),
+            json!({"subagent_type":"triage-investigator","model":"haiku",
+                   "description":"triage t-1","prompt":"self-repair item t-1","run_in_background":false})
         );
     }
 

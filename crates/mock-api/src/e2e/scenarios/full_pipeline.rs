@@ -1,14 +1,15 @@
 //! Full pipeline on 14 findings, in both launch modes: background agents (the client's
-//! default; loaded as a plugin) and foreground agents (`run_in_background: false` in every
-//! launch; installed with `self-repair install --project`).
+//! default; loaded as a plugin) and foreground agents (`launch_mode: foreground` in
+//! `.self-repair/config.json`, so every dispatch entry carries `run_in_background: false`;
+//! installed with `self-repair install --project`).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::e2e::claude_run::ClaudeOptions;
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::figures::Figures;
-use crate::e2e::records::launched_items;
+use crate::e2e::records::{agent_launches, launched_items};
 use crate::e2e::run_files::items_of;
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::pipeline_checks::{
@@ -18,6 +19,35 @@ use crate::mock_server::MockServer;
 
 const RUN: &str = "r-full";
 const FINDINGS: usize = 14;
+
+/// The project config that makes the hook dispatch foreground launches.
+pub(crate) const FOREGROUND_CONFIG: (&str, &str) = (
+    ".self-repair/config.json",
+    "{\"launch_mode\": \"foreground\"}\n",
+);
+
+/// Every recorded `Agent` input has `run_in_background: false` in foreground mode and no
+/// `run_in_background` in background mode.
+pub(crate) fn check_launch_mode(
+    ctx: &mut ScenarioContext,
+    records: &[crate::recorded_request::RecordedRequest],
+    foreground: bool,
+) {
+    let want = foreground.then_some(Value::Bool(false));
+    let launches = agent_launches(records);
+    let wrong: Vec<&Value> = launches
+        .iter()
+        .filter(|input| input.get("run_in_background") != want.as_ref())
+        .collect();
+    ctx.checks.that(wrong.is_empty(), || {
+        format!(
+            "{} of {} Agent inputs do not have run_in_background {want:?}; first: {}",
+            wrong.len(),
+            launches.len(),
+            wrong[0]
+        )
+    });
+}
 
 /// Background launches, plugin mode.
 pub(crate) fn background(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
@@ -36,11 +66,10 @@ fn full_pipeline(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2eE
         ("full-pipeline-background", InstallMode::Plugin)
     };
     let project = E2eProject::new(&ctx.tools, name, mode, FINDINGS)?;
-    let mut scenario = pipeline_scenario();
     if foreground {
-        scenario.agent_extra = Some(json!({"run_in_background": false}));
+        project.write(FOREGROUND_CONFIG.0, FOREGROUND_CONFIG.1)?;
     }
-    let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+    let server = MockServer::start_recording(pipeline_scenario(), &project.records_path(1))?;
     let outcome = project
         .claude(
             &server.base_url(),
@@ -56,6 +85,7 @@ fn full_pipeline(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2eE
     let records = server.requests();
     let launched = launched_items(&records);
     check_no_duplicate_launch(ctx, &launched);
+    check_launch_mode(ctx, &records, foreground);
     let items = items_of(&state);
     let dispatches: u64 = state
         .get("items")

@@ -18,11 +18,18 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 7] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 8] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     ("killed-then-adopted", killed_and_adopted::run),
-    ("invalid-results-and-escalation", invalid_results::run),
+    (
+        "invalid-results-and-escalation",
+        invalid_results::background,
+    ),
+    (
+        "invalid-results-and-escalation-foreground",
+        invalid_results::foreground,
+    ),
     ("corrupt-state", corrupt_state::run),
     ("foreign-session", foreign_session::run),
     ("rate-limited-main-thread", rate_limited::run),
