@@ -172,6 +172,13 @@ const NOT_LAUNCHED_LIMIT: u32 = 4;
 fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool {
     let running: Option<HashSet<&str>> = running.map(|r| r.iter().map(String::as_str).collect());
     let lease = state.config.lease_secs();
+    // In foreground mode the stop after a dispatch comes when the batch is over: a second
+    // unanswered dispatch is a failure (the no-progress guard, K = 3, would stop the run first).
+    let not_launched_limit = if state.config.launch_mode == crate::LaunchMode::Foreground {
+        2
+    } else {
+        NOT_LAUNCHED_LIMIT
+    };
     // Foreground launches are never seen running. A batch of which some item was answered was
     // launched, so a sibling that is neither running nor answered ran and failed. (In background
     // mode `background_tasks` is the better evidence, so this inference is not used there.)
@@ -198,10 +205,12 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
                     changed = true;
                 }
             }
+            // A rejected submission since the dispatch proves its agent ran.
             Some(_)
                 if !item.seen_running
+                    && item.last_rejection.is_none()
                     && !answered.contains(&item.batch)
-                    && item.dispatches < NOT_LAUNCHED_LIMIT =>
+                    && item.dispatches < not_launched_limit =>
             {
                 // Never seen running: the main session most likely did not launch it. That is
                 // the no-progress guard's business, not a failed attempt of the item.
@@ -254,14 +263,18 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
         None => item.status = ItemStatus::Quarantined,
     }
     let kind = item.kind;
+    let id = item.id.clone();
     let streak = &mut state.streak;
     if streak.kind == Some(kind) && streak.signature == signature {
-        streak.count += 1;
+        if !streak.items.contains(&id) {
+            streak.items.push(id);
+        }
     } else {
         streak.kind = Some(kind);
         streak.signature = signature;
-        streak.count = 1;
+        streak.items = vec![id];
     }
+    streak.count = streak.items.len() as u32;
     if streak.count >= state.config.circuit_failures && state.status == RunStatus::Active {
         state.status = RunStatus::Paused;
         state.pause = Some(PauseReason::Circuit {

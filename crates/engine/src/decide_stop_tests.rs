@@ -443,3 +443,59 @@ fn background_dispatch_entries_carry_no_run_in_background_field() {
     let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
     assert!(!block(&out).render_json().contains("run_in_background"));
 }
+
+fn reject(state: &mut RunState, item: &str) {
+    apply(
+        state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Rejected {
+                item: item.into(),
+                error: "field `verdict` is missing".into(),
+            },
+        },
+    );
+}
+
+#[test]
+fn one_item_failing_through_every_tier_is_quarantined_without_opening_the_circuit() {
+    let mut state = run(4);
+    let first = ids(block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)));
+    let running: Vec<&str> = first.iter().map(String::as_str).collect();
+    decide_stop(&mut state, &stop("s1", Some(&running)), NOW);
+    for id in &first[1..] {
+        submit(&mut state, id, real("unused import"));
+    }
+    for tier in ["sonnet", "opus"] {
+        reject(&mut state, "t-00001");
+        let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+        assert_eq!(block(&out).launch[0].model, tier);
+        decide_stop(&mut state, &stop("s1", Some(&["t-00001"])), NOW);
+    }
+    reject(&mut state, "t-00001");
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(state.items[0].status, ItemStatus::Quarantined);
+    assert_eq!(state.status, RunStatus::Active, "{:?}", state.pause);
+    assert_eq!(ids(block(&out)), ["agg-1"], "the run goes on");
+}
+
+#[test]
+fn foreground_lone_item_that_was_rejected_escalates_instead_of_looking_unlaunched() {
+    let mut state = run(1);
+    state.config.launch_mode = crate::LaunchMode::Foreground;
+    let mut models = Vec::new();
+    for _ in 0..3 {
+        let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+        models.push(block(&out).launch[0].model.clone());
+        reject(&mut state, "t-00001");
+    }
+    assert_eq!(models, ["haiku", "sonnet", "opus"]);
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(state.items[0].status, ItemStatus::Quarantined);
+    assert_ne!(state.status, RunStatus::Stalled);
+    assert!(
+        matches!(out.decision, Decision::Finalize),
+        "{:?}",
+        out.decision
+    );
+}

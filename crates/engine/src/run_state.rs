@@ -48,12 +48,15 @@ pub enum PauseReason {
     },
 }
 
-/// Consecutive identical failures, tracked to open the circuit.
+/// Consecutive identical failures of distinct items, tracked to open the circuit. One item
+/// failing again (its next tier) does not lengthen the streak: that is its own escalation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct FailureStreak {
     pub kind: Option<ItemKind>,
     pub signature: String,
     pub count: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<String>,
 }
 
 /// One root cause shared by findings (formed by aggregation).
