@@ -42,7 +42,8 @@ pub fn run_command(cli: Cli, env: &CommandEnv) -> ExitStatus {
     }
 }
 
-fn run_hook(event: &HookEvent, env: &CommandEnv) -> ExitStatus {
+/// Runs a hook entry point: reads stdin, prints at most one JSON object, always exit 0.
+pub fn run_hook(event: &HookEvent, env: &CommandEnv) -> ExitStatus {
     let mut stdin = Vec::new();
     let _ = std::io::stdin()
         .take(MAX_HOOK_INPUT)

@@ -226,3 +226,10 @@ fn regex_escape(text: &str) -> String {
         })
         .collect()
 }
+
+/// The run's state, read through the engine's own type (triage items are columns on disk).
+pub fn run_state(project: &TestProject, run: &str) -> self_repair_engine::RunState {
+    let text =
+        std::fs::read_to_string(project.run_dir(run).join("state.json")).expect("state.json");
+    serde_json::from_str(&text).expect("state.json parses")
+}

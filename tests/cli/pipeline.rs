@@ -121,9 +121,11 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
     let state: Value =
         serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
     assert_eq!(state["status"], "complete");
-    let items = state["items"].as_array().unwrap();
+    let items = crate::harness::run_state(&project, "r-test").items;
     assert!(
-        items.iter().all(|i| i["status"] == "done"),
+        items
+            .iter()
+            .all(|i| i.status == self_repair_engine::ItemStatus::Done),
         "every item done"
     );
     assert_eq!(

@@ -31,9 +31,10 @@ pub struct Config {
     pub circuit_failures: u32,
     /// Starting model tier per kind of item (triage tiers come from the route).
     pub tiers: KindTiers,
-    /// `background` (the client's default: a worker pool, agents seen in `background_tasks`)
-    /// or `foreground` (`run_in_background: false`: a batch at a time; measured to cost the
-    /// main session about half the context per item, see reference/design-notes.md).
+    /// `foreground` (default: `run_in_background: false`, a batch at a time; measured on the
+    /// real client to cost the main session half the context per item and half the stops) or
+    /// `background` (the client's default: a worker pool, agents seen in `background_tasks`).
+    /// See reference/design-notes.md.
     pub launch_mode: LaunchMode,
     /// Plugin namespace for agent types: `self-repair:` when installed as a plugin, empty when
     /// the agents were copied into `.claude/agents` by `self-repair install`.
@@ -44,8 +45,8 @@ pub struct Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LaunchMode {
-    #[default]
     Background,
+    #[default]
     Foreground,
 }
 
@@ -108,7 +109,7 @@ impl Default for Config {
             aggregate_batch: 40,
             circuit_failures: 3,
             tiers: KindTiers::default(),
-            launch_mode: LaunchMode::Background,
+            launch_mode: LaunchMode::Foreground,
             agent_prefix: "self-repair:".to_owned(),
         }
     }

@@ -172,13 +172,6 @@ const NOT_LAUNCHED_LIMIT: u32 = 4;
 fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool {
     let running: Option<HashSet<&str>> = running.map(|r| r.iter().map(String::as_str).collect());
     let lease = state.config.lease_secs();
-    // In foreground mode the stop after a dispatch comes when the batch is over: a second
-    // unanswered dispatch is a failure (the no-progress guard, K = 3, would stop the run first).
-    let not_launched_limit = if state.config.launch_mode == crate::LaunchMode::Foreground {
-        2
-    } else {
-        NOT_LAUNCHED_LIMIT
-    };
     // Foreground launches are never seen running. A batch of which some item was answered was
     // launched, so a sibling that is neither running nor answered ran and failed. (In background
     // mode `background_tasks` is the better evidence, so this inference is not used there.)
@@ -210,7 +203,7 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
                 if !item.seen_running
                     && item.last_rejection.is_none()
                     && !answered.contains(&item.batch)
-                    && item.dispatches < not_launched_limit =>
+                    && item.dispatches < NOT_LAUNCHED_LIMIT =>
             {
                 // Never seen running: the main session most likely did not launch it. That is
                 // the no-progress guard's business, not a failed attempt of the item.

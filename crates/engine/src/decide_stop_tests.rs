@@ -21,14 +21,13 @@ fn run(findings: u32) -> RunState {
         routed: findings,
         ..Intake::default()
     };
-    create_run(
-        "r-test".into(),
-        NOW,
-        Config::default(),
-        intake,
-        None,
-        &routed,
-    )
+    // These tests pin the background rules (agents seen in `background_tasks`); foreground
+    // ones set the mode themselves.
+    let config = Config {
+        launch_mode: crate::LaunchMode::Background,
+        ..Config::default()
+    };
+    create_run("r-test".into(), NOW, config, intake, None, &routed)
 }
 
 fn stop(session: &str, running: Option<&[&str]>) -> StopEvent {
@@ -498,4 +497,22 @@ fn foreground_lone_item_that_was_rejected_escalates_instead_of_looking_unlaunche
         "{:?}",
         out.decision
     );
+}
+
+#[test]
+fn foreground_run_whose_session_ignores_the_dispatch_stalls_rather_than_blaming_agents() {
+    let mut state = run(5);
+    state.config.launch_mode = crate::LaunchMode::Foreground;
+    let mut blocks = 0;
+    for _ in 0..50 {
+        if matches!(
+            decide_stop(&mut state, &stop("s1", Some(&[])), NOW).decision,
+            Decision::Block(_)
+        ) {
+            blocks += 1;
+        }
+    }
+    assert_eq!(blocks, 3);
+    assert_eq!(state.status, RunStatus::Stalled);
+    assert!(state.items.iter().all(|i| i.attempts == 0));
 }

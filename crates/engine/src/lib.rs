@@ -10,6 +10,7 @@ mod dispatch;
 mod event;
 mod finding;
 mod item;
+mod item_table;
 mod phase;
 mod route;
 mod run_state;

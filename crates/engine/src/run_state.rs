@@ -156,6 +156,8 @@ pub struct RunState {
     pub tasks: Vec<TaskRecord>,
     /// Bytes of `journal.jsonl` already folded into this state.
     pub journal_offset: u64,
+    /// Triage items are stored as columns in the file (reference/state-file.md).
+    #[serde(with = "crate::item_table")]
     pub items: Vec<WorkItem>,
 }
 

@@ -150,7 +150,11 @@ impl RunDir {
     }
 
     fn decode_state(path: &Path, bytes: &[u8]) -> Result<RunState, StoreError> {
-        match serde_json::from_slice::<RunState>(bytes) {
+        // Validating UTF-8 once up front is cheaper than per string inside `from_slice`.
+        let parsed = std::str::from_utf8(bytes)
+            .map_err(|e| serde::de::Error::custom(format!("not UTF-8: {e}")))
+            .and_then(serde_json::from_str::<RunState>);
+        match parsed {
             Ok(state) if state.schema_version != STATE_SCHEMA_VERSION => {
                 Err(StoreError::SchemaVersion {
                     path: path.to_path_buf(),

@@ -109,9 +109,10 @@ impl Formatter for ShallowPretty {
     }
 }
 
-/// Serializes a value with [`ShallowPretty`] at two levels, ending with a newline.
+/// Serializes the run state: pretty at three levels, so each top-level field, each column of
+/// the triage table and each other item is on its own line. Ends with a newline.
 pub(crate) fn to_shallow_pretty<T: serde::Serialize>(value: &T) -> serde_json::Result<Vec<u8>> {
-    to_pretty_levels(value, 2)
+    to_pretty_levels(value, 3)
 }
 
 /// Serializes a value indenting only its outer `levels` levels, ending with a newline: with 1,
@@ -150,7 +151,7 @@ mod tests {
             items: vec![json!({"id": "t-1"}), json!({"id": "t-2", "n": [1]})],
             config: [("fan_out", 8)].into(),
         };
-        let text = String::from_utf8(to_shallow_pretty(&value).unwrap()).unwrap();
+        let text = String::from_utf8(to_pretty_levels(&value, 2).unwrap()).unwrap();
         assert_eq!(
             text,
             "{\n  \"run\": \"r\",\n  \"empty\": [],\n  \"items\": [\n    {\"id\":\"t-1\"},\n    {\"id\":\"t-2\",\"n\":[1]}\n  ],\n  \"config\": {\n    \"fan_out\": 8\n  }\n}\n"

@@ -70,22 +70,19 @@ impl RunFiles {
     }
 }
 
-/// `state["items"]` as (id, status, kind).
+/// The run's items as (id, status, kind), read through the engine's own state type (triage
+/// items are stored as columns in `state.json`).
 pub(crate) fn items_of(state: &Value) -> Vec<(String, String, String)> {
-    state
-        .get("items")
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
+    serde_json::from_value::<self_repair_engine::RunState>(state.clone())
+        .map(|s| {
+            s.items
                 .iter()
                 .map(|i| {
-                    let field = |name: &str| {
-                        i.get(name)
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned()
-                    };
-                    (field("id"), field("status"), field("kind"))
+                    (
+                        i.id.clone(),
+                        i.status.as_str().to_owned(),
+                        i.kind.as_str().to_owned(),
+                    )
                 })
                 .collect()
         })

@@ -20,10 +20,16 @@ use crate::mock_server::MockServer;
 const RUN: &str = "r-full";
 const FINDINGS: usize = 14;
 
-/// The project config that makes the hook dispatch foreground launches.
+/// The project config that makes the hook dispatch foreground launches (the default).
 pub(crate) const FOREGROUND_CONFIG: (&str, &str) = (
     ".self-repair/config.json",
     "{\"launch_mode\": \"foreground\"}\n",
+);
+
+/// The project config that makes the hook dispatch background launches.
+pub(crate) const BACKGROUND_CONFIG: (&str, &str) = (
+    ".self-repair/config.json",
+    "{\"launch_mode\": \"background\"}\n",
 );
 
 /// Every recorded `Agent` input has `run_in_background: false` in foreground mode and no
@@ -66,9 +72,12 @@ fn full_pipeline(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2eE
         ("full-pipeline-background", InstallMode::Plugin)
     };
     let project = E2eProject::new(&ctx.tools, name, mode, FINDINGS)?;
-    if foreground {
-        project.write(FOREGROUND_CONFIG.0, FOREGROUND_CONFIG.1)?;
-    }
+    let (path, config) = if foreground {
+        FOREGROUND_CONFIG
+    } else {
+        BACKGROUND_CONFIG
+    };
+    project.write(path, config)?;
     let server = MockServer::start_recording(pipeline_scenario(), &project.records_path(1))?;
     let outcome = project
         .claude(

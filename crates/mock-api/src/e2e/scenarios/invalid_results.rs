@@ -8,7 +8,9 @@ use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::records::{item_models, launched_items};
 use crate::e2e::scenarios::ScenarioContext;
-use crate::e2e::scenarios::full_pipeline::{FOREGROUND_CONFIG, check_launch_mode};
+use crate::e2e::scenarios::full_pipeline::{
+    BACKGROUND_CONFIG, FOREGROUND_CONFIG, check_launch_mode,
+};
 use crate::e2e::scenarios::pipeline_checks::{
     check_complete_once, pipeline_scenario, start_prompt,
 };
@@ -68,9 +70,12 @@ fn invalid_results(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2
         ("invalid-results-and-escalation", InstallMode::Plugin)
     };
     let project = E2eProject::new(&ctx.tools, name, mode, FINDINGS)?;
-    if foreground {
-        project.write(FOREGROUND_CONFIG.0, FOREGROUND_CONFIG.1)?;
-    }
+    let (path, config) = if foreground {
+        FOREGROUND_CONFIG
+    } else {
+        BACKGROUND_CONFIG
+    };
+    project.write(path, config)?;
     let scenario = pipeline_scenario()
         .item(rule(FIXES, Behaviour::InvalidFirst))
         .item(rule(FAILS, Behaviour::AlwaysInvalid));
