@@ -215,7 +215,8 @@ pub fn filters(project: &TestProject) -> insta::Settings {
     settings
 }
 
-fn regex_escape(text: &str) -> String {
+/// `text` as a regex matching itself (for insta filters).
+pub fn regex_escape(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             if "\\.+*?()|[]{}^$".contains(c) {

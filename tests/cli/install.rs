@@ -86,7 +86,7 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     assert!(!project.path().join(".claude").exists());
     let mut settings = filters(&project);
     settings.add_filter(
-        &regex_quote(&binary().canonicalize().unwrap().display().to_string()),
+        &crate::harness::regex_escape(&binary().canonicalize().unwrap().display().to_string()),
         "[BINARY]",
     );
     settings.bind(|| {
@@ -113,16 +113,4 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
         .success()
         .json();
     assert_eq!(shown["agent"], "triage-investigator");
-}
-
-fn regex_quote(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            if "\\.+*?()|[]{}^$".contains(c) {
-                vec!['\\', c]
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
 }

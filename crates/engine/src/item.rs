@@ -179,7 +179,7 @@ impl Verdict {
     clippy::trivially_copy_pass_by_ref,
     reason = "serde passes a reference"
 )]
-fn is_zero(n: &u32) -> bool {
+pub(crate) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
@@ -187,7 +187,7 @@ fn is_zero(n: &u32) -> bool {
     clippy::trivially_copy_pass_by_ref,
     reason = "serde passes a reference"
 )]
-fn is_zero_u64(n: &u64) -> bool {
+pub(crate) fn is_zero_u64(n: &u64) -> bool {
     *n == 0
 }
 
@@ -195,7 +195,7 @@ fn is_zero_u64(n: &u64) -> bool {
     clippy::trivially_copy_pass_by_ref,
     reason = "serde passes a reference"
 )]
-fn is_false(b: &bool) -> bool {
+pub(crate) fn is_false(b: &bool) -> bool {
     !*b
 }
 

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::item::{is_false, is_zero, is_zero_u64};
 use crate::{ItemKind, ItemStatus, Tier, Verdict, WorkItem, triage_id};
 
 /// The triage items, column by column: character `i` of each string is item `t-(i+1)`.
@@ -39,13 +40,13 @@ struct TriageColumns {
 /// The fields of a triage item that are usually empty.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct TriageDetail {
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
     batch: u64,
     #[serde(default, skip_serializing_if = "is_false")]
     seen_running: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lease: Option<u64>,
-    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     reroutes: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     last_rejection: Option<String>,
@@ -54,30 +55,6 @@ struct TriageDetail {
     /// Dispatches beyond the column's cap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dispatches: Option<u32>,
-}
-
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde passes a reference"
-)]
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde passes a reference"
-)]
-fn is_zero_u32(n: &u32) -> bool {
-    *n == 0
-}
-
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde passes a reference"
-)]
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 /// The file form of the items.
