@@ -29,9 +29,13 @@ struct TriageColumns {
     routes: Vec<String>,
     /// Finding index runs: `[first item, its finding, run length]`; within a run both advance.
     findings: Vec<[usize; 3]>,
-    /// Distinct root causes, and each item's index into them (-1: none).
+    /// Distinct root causes, and each item's index into them: one base-36 character per item
+    /// (`-`: none) while there are at most 36 causes, else `cause_index` (-1: none).
     causes: Vec<String>,
-    cause: Vec<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cause: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cause_index: Option<Vec<i64>>,
     /// Everything else, only for items that have any, by item index.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     detail: BTreeMap<usize, TriageDetail>,
@@ -108,6 +112,7 @@ fn encode(items: &[WorkItem]) -> ItemTable {
     };
     let mut cause_index: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
     let mut run: Option<[usize; 3]> = None;
+    let mut causes_of: Vec<i64> = Vec::with_capacity(count);
     for (i, item) in triage.iter().enumerate() {
         t.status.push(letter(&STATUS, item.status));
         t.tier.push(letter(&TIER, item.tier));
@@ -137,7 +142,7 @@ fn encode(items: &[WorkItem]) -> ItemTable {
                 Some([i, finding, 1])
             }
         };
-        t.cause.push(match &item.root_cause {
+        causes_of.push(match &item.root_cause {
             None => -1,
             Some(c) => {
                 let next = i64::try_from(t.causes.len()).unwrap_or(i64::MAX);
@@ -171,6 +176,16 @@ fn encode(items: &[WorkItem]) -> ItemTable {
     if let Some(done) = run {
         t.findings.push(done);
     }
+    if t.causes.len() <= 36 {
+        t.cause = Some(
+            causes_of
+                .iter()
+                .map(|&c| u32::try_from(c).map_or('-', digit))
+                .collect(),
+        );
+    } else {
+        t.cause_index = Some(causes_of);
+    }
     ItemTable {
         triage: t,
         work: work.to_vec(),
@@ -195,12 +210,18 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
             ));
         }
     }
-    if t.cause.len() != n {
-        return Err(format!(
-            "items.triage.cause has {} entries for {n} items",
-            t.cause.len()
-        ));
-    }
+    let cause_of: Vec<i64> = match (t.cause.take(), t.cause_index.take()) {
+        (Some(letters), None) if letters.len() == n => letters
+            .bytes()
+            .map(|c| (c as char).to_digit(36).map_or(-1, i64::from))
+            .collect(),
+        (None, Some(indices)) if indices.len() == n => indices,
+        _ => {
+            return Err(format!(
+                "items.triage.cause: expected one entry for each of {n} items"
+            ));
+        }
+    };
     let mut findings = vec![None; n];
     for [start, first, len] in &t.findings {
         for k in 0..*len {
@@ -243,7 +264,7 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
             ),
         };
         item.finding = findings[i];
-        item.root_cause = match t.cause[i] {
+        item.root_cause = match cause_of[i] {
             -1 => None,
             c => Some(
                 usize::try_from(c)
@@ -340,6 +361,18 @@ mod tests {
         let json = serde_json::to_string(&encode(&items)).unwrap();
         let back = decode(serde_json::from_str(&json).unwrap()).unwrap();
         assert_eq!(back, items);
+    }
+
+    #[test]
+    fn more_causes_than_one_character_can_index_round_trip_too() {
+        let mut items = sample();
+        for (n, item) in items.iter_mut().enumerate().take(40) {
+            item.root_cause = Some(format!("cause number {n}"));
+        }
+        let table = encode(&items);
+        assert!(table.triage.cause.is_none() && table.triage.cause_index.is_some());
+        let json = serde_json::to_string(&table).unwrap();
+        assert_eq!(decode(serde_json::from_str(&json).unwrap()).unwrap(), items);
     }
 
     #[test]
