@@ -239,7 +239,7 @@ impl PromptContext<'_> {
             f.symbol.as_deref(),
             &ContextOptions::default(),
         );
-        let route = item.route.clone().unwrap_or_else(|| "generic".to_owned());
+        let route = item.route.as_deref().unwrap_or("generic").to_owned();
         let routes: Vec<String> = ROUTES
             .iter()
             .map(|r| format!("- `{}`: {}", r.name, r.summary))

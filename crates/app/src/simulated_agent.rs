@@ -108,8 +108,9 @@ impl SimulatedAgent<'_> {
             let cause = self
                 .state
                 .item(id)
-                .and_then(|i| i.root_cause.clone())
-                .unwrap_or_else(|| "other".to_owned());
+                .and_then(|i| i.root_cause.as_deref())
+                .unwrap_or("other")
+                .to_owned();
             groups.entry(cause).or_default().push(id.clone());
         }
         json!({"groups": groups.into_iter().map(|(label, items)| json!({

@@ -90,7 +90,7 @@ fn main() -> Result<(), Box<dyn Error>> {
                 i.status,
                 i.tier,
                 i.finding,
-                i.route.clone(),
+                i.route.as_deref().map(str::to_owned),
             )
         })
         .collect();

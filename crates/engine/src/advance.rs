@@ -57,7 +57,12 @@ fn push(state: &mut RunState, id: String, kind: ItemKind) -> &mut WorkItem {
 fn start_aggregate(state: &mut RunState) {
     let reals: Vec<(String, String)> = real_findings(state)
         .iter()
-        .map(|i| (i.id.clone(), i.root_cause.clone().unwrap_or_default()))
+        .map(|i| {
+            (
+                i.id.clone(),
+                i.root_cause.as_deref().unwrap_or_default().to_owned(),
+            )
+        })
         .collect();
     if reals.len() == 1 {
         // One finding needs no aggregator: its own root cause is its group.

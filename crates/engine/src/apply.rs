@@ -142,14 +142,14 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
                 if let Some(r) = route::route(&new_route) {
                     item.tier = item.tier.max(r.tier);
                 }
-                item.route = Some(new_route);
+                item.route = Some(new_route.into());
                 item.status = ItemStatus::Pending;
                 item.seen_running = false;
                 state.progress += 1;
                 return true;
             }
             item.verdict = Some(triage.verdict);
-            item.root_cause = Some(triage.root_cause);
+            item.root_cause = Some(triage.root_cause.into());
         }
         Submission::Aggregate(aggregate) => {
             item.status = ItemStatus::Done;

@@ -57,7 +57,7 @@ pub fn create_run(
         .map(|(i, r)| {
             let mut item = WorkItem::new(triage_id(i + 1), ItemKind::Triage, r.tier);
             item.finding = Some(r.finding);
-            item.route = Some(r.route.clone());
+            item.route = Some(r.route.as_str().into());
             item
         })
         .collect::<Vec<_>>();

@@ -1,5 +1,7 @@
 //! Work items: one unit of LLM work each, with its status, tier, attempts and lease.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{Phase, Tier};
@@ -237,13 +239,13 @@ pub struct WorkItem {
     pub group: Option<u32>,
     /// Diagnosis route (triage items): picks template, and with it the starting tier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub route: Option<String>,
+    pub route: Option<Arc<str>>,
     /// Triage verdict once done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
     /// Triage root-cause label once done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub root_cause: Option<String>,
+    pub root_cause: Option<Arc<str>>,
     /// Times the item was re-routed at an investigator's request.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reroutes: u32,

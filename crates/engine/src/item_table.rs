@@ -4,6 +4,7 @@
 //! hook parses a 100,000-item run in milliseconds (reference/state-file.md).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -123,8 +124,8 @@ fn encode(items: &[WorkItem]) -> ItemTable {
         t.route.push(match &item.route {
             None => '-',
             Some(r) => {
-                let at = t.routes.iter().position(|x| x == r).unwrap_or_else(|| {
-                    t.routes.push(r.clone());
+                let at = t.routes.iter().position(|x| **x == **r).unwrap_or_else(|| {
+                    t.routes.push(r.to_string());
                     t.routes.len() - 1
                 });
                 digit(at as u32)
@@ -146,9 +147,9 @@ fn encode(items: &[WorkItem]) -> ItemTable {
             None => -1,
             Some(c) => {
                 let next = i64::try_from(t.causes.len()).unwrap_or(i64::MAX);
-                let at = *cause_index.entry(c.as_str()).or_insert(next);
+                let at = *cause_index.entry(c).or_insert(next);
                 if at == next {
-                    t.causes.push(c.clone());
+                    t.causes.push(c.to_string());
                 }
                 at
             }
@@ -239,6 +240,9 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
         t.route.as_bytes(),
     );
     let base36 = |c: u8| (c as char).to_digit(36);
+    // Shared: every item of a route or a cause points at the same text.
+    let routes: Vec<Arc<str>> = t.routes.iter().map(|r| Arc::from(r.as_str())).collect();
+    let causes: Vec<Arc<str>> = t.causes.iter().map(|c| Arc::from(c.as_str())).collect();
     let mut items = Vec::with_capacity(n + table.work.len());
     for i in 0..n {
         let bad = |column: &str| format!("items.triage.{column}: bad character at item {}", i + 1);
@@ -258,7 +262,7 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
             b'-' => None,
             c => Some(
                 base36(c)
-                    .and_then(|r| t.routes.get(r as usize))
+                    .and_then(|r| routes.get(r as usize))
                     .ok_or_else(|| bad("route"))?
                     .clone(),
             ),
@@ -269,7 +273,7 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
             c => Some(
                 usize::try_from(c)
                     .ok()
-                    .and_then(|c| t.causes.get(c))
+                    .and_then(|c| causes.get(c))
                     .ok_or_else(|| bad("cause"))?
                     .clone(),
             ),
@@ -316,12 +320,12 @@ mod tests {
         for i in 0..40usize {
             let mut item = WorkItem::new(triage_id(i + 1), ItemKind::Triage, Tier::Haiku);
             item.finding = Some(if i < 20 { i as u32 } else { i as u32 + 3 });
-            item.route = Some(["generic", "dead-code", "security"][i % 3].to_owned());
+            item.route = Some(["generic", "dead-code", "security"][i % 3].into());
             match i % 7 {
                 0 => {
                     item.status = ItemStatus::Done;
                     item.verdict = Some(Verdict::Real);
-                    item.root_cause = Some(format!("cause {}", i % 2));
+                    item.root_cause = Some(format!("cause {}", i % 2).into());
                     item.dispatches = 1;
                     item.batch = 3;
                 }
@@ -367,7 +371,7 @@ mod tests {
     fn more_causes_than_one_character_can_index_round_trip_too() {
         let mut items = sample();
         for (n, item) in items.iter_mut().enumerate().take(40) {
-            item.root_cause = Some(format!("cause number {n}"));
+            item.root_cause = Some(format!("cause number {n}").into());
         }
         let table = encode(&items);
         assert!(table.triage.cause.is_none() && table.triage.cause_index.is_some());
