@@ -18,6 +18,10 @@ bench:
 e2e:
     bash scripts/e2e.sh
 
+# The plugin and the marketplace, validated by the real Claude Code CLI.
+validate-plugin:
+    bash scripts/validate-plugin.sh
+
 # Formatting and lints.
 lint:
     cargo fmt --all --check
