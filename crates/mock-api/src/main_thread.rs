@@ -57,6 +57,39 @@ pub fn agent_input(entry: &Value, extra: Option<&Value>) -> Value {
     Value::Object(input)
 }
 
+/// How a repair run's Stop-hook feedback starts (fix requests, tick requests).
+const REPAIR_FEEDBACK: &str = "self-repair check:";
+
+/// How a repair run's hook asks the session to run the check through `self-repair tick`.
+const TICK_REQUEST: &str = "Run `self-repair tick`";
+
+/// N of a fix request `self-repair check: attempt N of M ...`.
+fn fix_attempt(feedback: &str) -> Option<u32> {
+    let rest = feedback.strip_prefix(REPAIR_FEEDBACK)?.trim_start();
+    let rest = rest.strip_prefix("attempt ")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// The answer to a Stop-hook feedback without a dispatch: a repair run's tick request runs
+/// `self-repair tick`; its fix request runs the scenario's `fix_command`; anything else ends
+/// the turn.
+fn repair_reply(feedback: &str, scenario: &Scenario) -> Reply {
+    let feedback = feedback.trim_start();
+    if !feedback.starts_with(REPAIR_FEEDBACK) {
+        return Reply::text("The stop hook feedback holds no dispatch; ending the turn.");
+    }
+    if feedback.contains(TICK_REQUEST) {
+        return Reply::bash("self-repair tick", "Run the check for self-repair");
+    }
+    match (fix_attempt(feedback), &scenario.fix_command) {
+        (Some(n), Some(command)) => {
+            Reply::bash(command.replace("{attempt}", &n.to_string()), "Fix the code")
+        }
+        _ => Reply::text("No fix scripted for this request; ending the turn."),
+    }
+}
+
 fn is_prompt(conversation: &Conversation<'_>, index: usize) -> bool {
     let text = conversation.text_at(index);
     conversation.outcomes_at(index).is_empty()
@@ -88,7 +121,8 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
     };
     let text = conversation.text_at(last);
     if let Some(at) = text.rfind(STOP_FEEDBACK) {
-        return match parse_dispatch(&text[at..]) {
+        let feedback = &text[at + STOP_FEEDBACK.len()..];
+        return match parse_dispatch(feedback) {
             Some(launches) if !launches.is_empty() => Reply::tools(
                 launches
                     .iter()
@@ -100,7 +134,7 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
                     })
                     .collect(),
             ),
-            _ => Reply::text("The stop hook feedback holds no dispatch; ending the turn."),
+            _ => repair_reply(feedback, scenario),
         };
     }
     if text.contains(TASK_NOTIFICATION) {
@@ -112,6 +146,14 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
             .is_some_and(|i| conversation.calls_at(i).iter().any(|c| c.name == "Agent"));
     if launched_agents {
         return Reply::text("Agents launched; ending the turn.");
+    }
+    let answered_feedback = !conversation.outcomes_at(last).is_empty()
+        && conversation
+            .turn_before(last)
+            .and_then(|i| conversation.turn_before(i))
+            .is_some_and(|i| conversation.text_at(i).contains(STOP_FEEDBACK));
+    if answered_feedback {
+        return Reply::text("Done what the stop hook asked; ending the turn.");
     }
     let Some(prompt) = (0..=last).rev().find(|i| is_prompt(conversation, *i)) else {
         return Reply::text("Done.");
@@ -158,6 +200,87 @@ mod tests {
             json!({"subagent_type":"triage-investigator","model":"haiku",
                    "description":"triage t-1","prompt":"self-repair item t-1","run_in_background":false})
         );
+    }
+
+    fn body(messages: &[Value]) -> Value {
+        json!({"model": "claude-opus-5-5", "tools": [{"name": "Agent"}, {"name": "Bash"}],
+            "messages": messages})
+    }
+
+    fn reply_to(messages: &[Value], scenario: &Scenario) -> Reply {
+        main_reply(&Conversation::new(&body(messages)), scenario)
+    }
+
+    fn bash_command(reply: &Reply) -> Option<String> {
+        match reply.blocks.first() {
+            Some(crate::reply::Block::ToolUse { name, input, .. }) if name == "Bash" => {
+                input["command"].as_str().map(str::to_owned)
+            }
+            _ => None,
+        }
+    }
+
+    const FIX_REQUEST: &str = "Stop hook feedback:\nself-repair check: attempt 3 of 5 — the check `sh -c 'grep -q fixed state.txt'` fails. Fix the code now, in this session.";
+
+    #[test]
+    fn a_repair_fix_request_runs_the_scripted_command_then_ends_the_turn() {
+        let scenario = Scenario::new().on_fix_request_run("echo 'try {attempt}' > state.txt");
+        let prompt = json!({"role": "user", "content": "$ self-repair check -- true"});
+        let ended = json!({"role": "assistant", "content": [{"type": "text", "text": "Ran 1 command(s)."}]});
+        let feedback = json!({"role": "user", "content": FIX_REQUEST});
+        let blocking =
+            json!({"role": "system", "content": "Stop hook blocking error from command: ..."});
+        let reply = reply_to(
+            &[
+                prompt.clone(),
+                ended.clone(),
+                feedback.clone(),
+                blocking.clone(),
+            ],
+            &scenario,
+        );
+        assert_eq!(
+            bash_command(&reply).as_deref(),
+            Some("echo 'try 3' > state.txt")
+        );
+        let call = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "b9",
+            "name": "Bash", "input": {"command": "echo 'try 3' > state.txt"}}]});
+        let result = json!({"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "b9", "content": ""}]});
+        let reply = reply_to(
+            &[prompt, ended, feedback, blocking, call, result],
+            &scenario,
+        );
+        assert_eq!(reply.stop_reason, crate::reply::StopReason::EndTurn);
+        // Without a scripted fix the request just ends the turn.
+        let unscripted = reply_to(
+            &[json!({"role": "user", "content": FIX_REQUEST})],
+            &Scenario::new(),
+        );
+        assert_eq!(unscripted.stop_reason, crate::reply::StopReason::EndTurn);
+    }
+
+    #[test]
+    fn a_repair_tick_request_runs_self_repair_tick() {
+        let text = "Stop hook feedback:\nself-repair check: the check `cargo test` may take up to 120 s, longer than this hook may run. Run `self-repair tick` with the Bash tool (timeout 150 s or more; it runs the check and records the result), then end your turn.";
+        let reply = reply_to(
+            &[json!({"role": "user", "content": text})],
+            &Scenario::new(),
+        );
+        assert_eq!(bash_command(&reply).as_deref(), Some("self-repair tick"));
+    }
+
+    #[test]
+    fn fix_attempt_reads_the_number_of_a_fix_request() {
+        assert_eq!(
+            fix_attempt("self-repair check: attempt 12 of 20 — x"),
+            Some(12)
+        );
+        assert_eq!(
+            fix_attempt("self-repair check: the check `x` may take"),
+            None
+        );
+        assert_eq!(fix_attempt("Triage 2 findings."), None);
     }
 
     #[test]

@@ -88,6 +88,12 @@ pub struct Scenario {
     pub max_submits: usize,
     /// Faults to inject.
     pub faults: Vec<Fault>,
+    /// Repair runs: the Bash command the main session runs when the latest Stop-hook feedback
+    /// is a `self-repair check` fix request (`{attempt}` is its number); `None` ends the turn.
+    pub fix_command: Option<String>,
+    /// Repair runs: the Bash command a fixer sub-agent (`self-repair item fix-N`) runs after
+    /// `self-repair show fix-N` (`{attempt}` is N); `None` ends after `show`.
+    pub fixer_command: Option<String>,
     /// A result chosen in code, asked before the rules' `values` apply.
     #[serde(skip)]
     pub result_fn: Option<ResultFn>,
@@ -104,6 +110,8 @@ impl Default for Scenario {
             items: Vec::new(),
             max_submits: 2,
             faults: Vec::new(),
+            fix_command: None,
+            fixer_command: None,
             result_fn: None,
         }
     }
@@ -148,6 +156,20 @@ impl Scenario {
     #[must_use]
     pub fn fault(mut self, fault: Fault) -> Scenario {
         self.faults.push(fault);
+        self
+    }
+
+    /// Repair runs: the main session answers a fix request by running `command`.
+    #[must_use]
+    pub fn on_fix_request_run(mut self, command: impl Into<String>) -> Scenario {
+        self.fix_command = Some(command.into());
+        self
+    }
+
+    /// Repair runs: a fixer sub-agent runs `command` after reading its task.
+    #[must_use]
+    pub fn fixer_runs(mut self, command: impl Into<String>) -> Scenario {
+        self.fixer_command = Some(command.into());
         self
     }
 

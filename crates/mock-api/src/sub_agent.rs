@@ -30,6 +30,42 @@ pub fn submit_command(scenario: &Scenario, id: &str, text: &str, attempt: usize)
     }
 }
 
+/// How a repair run's fixer items are named (`fix-2`).
+const FIX_ITEM: &str = "fix-";
+
+/// A fixer's policy (`self-repair item fix-N`): `self-repair show fix-N`, then the scenario's
+/// `fixer_command`, then one line.
+fn fixer_reply(conversation: &Conversation<'_>, scenario: &Scenario, id: &str, n: &str) -> Reply {
+    let calls = conversation.calls_since(0);
+    let show = format!("self-repair show {id}");
+    let Some((_, shown)) = calls.iter().find(|(c, _)| c.command() == show) else {
+        return Reply::bash(show, "Read the fix task");
+    };
+    if let Some(failed) = shown.as_ref().filter(|o| o.is_error) {
+        let last = failed
+            .text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or_default();
+        return Reply::text(format!("{id}: error {last}"));
+    }
+    let Some(command) = scenario
+        .fixer_command
+        .as_ref()
+        .map(|c| c.replace("{attempt}", n))
+    else {
+        return Reply::text(format!("{id}: no fix scripted"));
+    };
+    match calls.iter().find(|(c, _)| c.command() == command) {
+        None => Reply::bash(command, "Fix the code"),
+        Some((_, Some(outcome))) if outcome.is_error => {
+            Reply::text(format!("{id}: the fix command failed"))
+        }
+        Some(_) => Reply::text(format!("{id}: ran `{command}`")),
+    }
+}
+
 /// The value to submit on this attempt, or `None` to give up.
 fn choose(show: &ShowOutput, scenario: &Scenario, model: &str, submitted: usize) -> Option<Value> {
     let rule = scenario.rule_for(&show.item, &show.kind, model);
@@ -64,6 +100,9 @@ pub fn sub_agent_reply(
     let Some(id) = item else {
         return Reply::text("My prompt names no item; nothing to do.");
     };
+    if let Some(n) = id.strip_prefix(FIX_ITEM) {
+        return fixer_reply(conversation, scenario, id, n);
+    }
     let calls = conversation.calls_since(0);
     let show_command = scenario.show_for(id);
     let Some((_, show_result)) = calls.iter().find(|(c, _)| c.command() == show_command) else {
@@ -91,5 +130,97 @@ pub fn sub_agent_reply(
             "Submit the result",
         ),
         None => Reply::text(format!("{id}: no accepted result; stopping.")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fixer_body(messages: &[Value]) -> Value {
+        let mut all = vec![json!({"role": "user", "content": [
+            {"type": "text", "text": "<system-reminder>\nAttribution\n</system-reminder>\n"},
+            {"type": "text", "text": "self-repair item fix-2"}]})];
+        all.extend_from_slice(messages);
+        json!({"model": "claude-sonnet-5-5", "messages": all,
+            "system": "x-anthropic-billing-header: cc_is_subagent=true;\nYou are a self-repair fixer."})
+    }
+
+    fn call(id: &str, command: &str) -> Value {
+        json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "Bash",
+            "input": {"command": command}}]})
+    }
+
+    fn result(id: &str, text: &str, is_error: bool) -> Value {
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+            "content": text, "is_error": is_error}]})
+    }
+
+    fn reply(messages: &[Value], scenario: &Scenario) -> Reply {
+        sub_agent_reply(
+            &Conversation::new(&fixer_body(messages)),
+            scenario,
+            Some("fix-2"),
+        )
+    }
+
+    fn command(reply: &Reply) -> String {
+        match reply.blocks.first() {
+            Some(crate::reply::Block::ToolUse { input, .. }) => {
+                input["command"].as_str().unwrap_or_default().to_owned()
+            }
+            other => panic!("expected a Bash call, got {other:?}"),
+        }
+    }
+
+    fn text(reply: &Reply) -> String {
+        match reply.blocks.first() {
+            Some(crate::reply::Block::Text(t)) => t.clone(),
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_fixer_shows_its_task_runs_the_scripted_fix_then_replies_one_line() {
+        let scenario = Scenario::new().fixer_runs("echo fixed-{attempt} > state.txt");
+        assert_eq!(command(&reply(&[], &scenario)), "self-repair show fix-2");
+        let shown = [
+            call("s", "self-repair show fix-2"),
+            result("s", "# self-repair fix-2: fix attempt 2 of 5", false),
+        ];
+        assert_eq!(
+            command(&reply(&shown, &scenario)),
+            "echo fixed-2 > state.txt"
+        );
+        let mut fixed = shown.to_vec();
+        fixed.extend([
+            call("f", "echo fixed-2 > state.txt"),
+            result("f", "", false),
+        ]);
+        assert_eq!(
+            text(&reply(&fixed, &scenario)),
+            "fix-2: ran `echo fixed-2 > state.txt`"
+        );
+    }
+
+    #[test]
+    fn a_fixer_stops_when_show_fails_or_nothing_is_scripted() {
+        let failed = [
+            call("s", "self-repair show fix-2"),
+            result("s", "Exit code 4\nno item fix-2", true),
+        ];
+        assert_eq!(
+            text(&reply(&failed, &Scenario::new().fixer_runs("true"))),
+            "fix-2: error no item fix-2"
+        );
+        let shown = [
+            call("s", "self-repair show fix-2"),
+            result("s", "task", false),
+        ];
+        assert_eq!(
+            text(&reply(&shown, &Scenario::new())),
+            "fix-2: no fix scripted"
+        );
     }
 }

@@ -7,6 +7,7 @@ mod invalid_results;
 mod killed_and_adopted;
 mod pipeline_checks;
 mod rate_limited;
+mod repair_check;
 mod scenario_context;
 
 use std::time::Instant;
@@ -18,7 +19,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 8] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 9] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     ("killed-then-adopted", killed_and_adopted::run),
@@ -33,6 +34,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 8] = [
     ("corrupt-state", corrupt_state::run),
     ("foreign-session", foreign_session::run),
     ("rate-limited-main-thread", rate_limited::run),
+    ("repair-check", repair_check::run),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.
