@@ -35,9 +35,20 @@ impl Journal {
         &self.path
     }
 
-    /// Appends entries and syncs them to disk. Call with the run lock held. A torn last line
-    /// (a writer killed mid-line) is closed with a newline first, so it cannot swallow ours.
+    /// Appends entries and syncs them to disk: what `submit` acknowledges must survive a crash.
+    /// Call with the run lock held. A torn last line (a writer killed mid-line) is closed with a
+    /// newline first, so it cannot swallow ours.
     pub fn append(&self, entries: &[JournalEntry]) -> Result<u64, StoreError> {
+        self.write_entries(entries, true)
+    }
+
+    /// Appends entries without waiting for the disk: the hook's own records of decisions it has
+    /// already saved in `state.json` (a process crash cannot lose them; only the OS can).
+    pub fn append_unsynced(&self, entries: &[JournalEntry]) -> Result<u64, StoreError> {
+        self.write_entries(entries, false)
+    }
+
+    fn write_entries(&self, entries: &[JournalEntry], sync: bool) -> Result<u64, StoreError> {
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -63,8 +74,10 @@ impl Journal {
         }
         file.write_all(text.as_bytes())
             .map_err(StoreError::io("append to journal", &self.path))?;
-        file.sync_data()
-            .map_err(StoreError::io("sync journal", &self.path))?;
+        if sync {
+            file.sync_data()
+                .map_err(StoreError::io("sync journal", &self.path))?;
+        }
         Ok(len + text.len() as u64)
     }
 

@@ -209,7 +209,7 @@ impl RunDir {
         state: &mut RunState,
         entries: &[JournalEntry],
     ) -> Result<(), StoreError> {
-        state.journal_offset = self.journal().append(entries)?;
+        state.journal_offset = self.journal().append_unsynced(entries)?;
         Ok(())
     }
 
