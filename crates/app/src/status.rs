@@ -191,42 +191,31 @@ pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
     let mut lines = Vec::new();
     for id in project.run_ids()? {
         let dir = project.run(&id)?;
-        if self_repair_repair::is_repair_run(&dir) {
-            let report = self_repair_repair::repair_status(&dir);
-            lines.push(RunLine {
-                active: active.as_deref() == Some(id.as_str()),
-                run: id,
-                status: None,
-                phase: None,
-                findings: None,
-                created_at: None,
-                error: Some(match report {
-                    Ok(_) => "repair run: `self-repair status --run <id>` shows it".to_owned(),
-                    Err(e) => e.to_string(),
-                }),
-            });
-            continue;
-        }
-        let line = match dir.load_state() {
-            Ok(state) => RunLine {
-                active: active.as_deref() == Some(id.as_str()),
-                run: id,
-                status: Some(state.status),
-                phase: Some(state.phase),
-                findings: Some(state.intake.unique),
-                created_at: Some(timestamp::rfc3339(state.created_at)),
-                error: None,
-            },
-            Err(e) => RunLine {
-                active: active.as_deref() == Some(id.as_str()),
-                run: id,
-                status: None,
-                phase: None,
-                findings: None,
-                created_at: None,
-                error: Some(e.to_string()),
-            },
+        let mut line = RunLine {
+            active: active.as_deref() == Some(id.as_str()),
+            run: id,
+            status: None,
+            phase: None,
+            findings: None,
+            created_at: None,
+            error: None,
         };
+        if self_repair_repair::is_repair_run(&dir) {
+            line.error = Some(match self_repair_repair::repair_status(&dir) {
+                Ok(_) => "repair run: `self-repair status --run <id>` shows it".to_owned(),
+                Err(e) => e.to_string(),
+            });
+        } else {
+            match dir.load_state() {
+                Ok(state) => {
+                    line.status = Some(state.status);
+                    line.phase = Some(state.phase);
+                    line.findings = Some(state.intake.unique);
+                    line.created_at = Some(timestamp::rfc3339(state.created_at));
+                }
+                Err(e) => line.error = Some(e.to_string()),
+            }
+        }
         lines.push(line);
     }
     Ok(lines)
