@@ -96,15 +96,9 @@ fn full_pipeline(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2eE
     check_no_duplicate_launch(ctx, &launched);
     check_launch_mode(ctx, &records, foreground);
     let items = items_of(&state);
-    let dispatches: u64 = state
-        .get("items")
-        .and_then(Value::as_array)
-        .map_or(0, |items| {
-            items
-                .iter()
-                .filter_map(|i| i.get("dispatches").and_then(Value::as_u64))
-                .sum()
-        });
+    // Triage items are stored as columns: read them through the engine's own state type.
+    let dispatches: u64 = serde_json::from_value::<self_repair_engine::RunState>(state.clone())
+        .map_or(0, |s| s.items.iter().map(|i| u64::from(i.dispatches)).sum());
     ctx.checks.equal(
         "Agent launches (recorded) vs dispatches (state)",
         &(launched.len() as u64),
