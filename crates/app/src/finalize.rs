@@ -96,7 +96,7 @@ pub fn write_reports(
             .ok()
             .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
         {
-            triage.insert(item.id.clone(), result);
+            triage.insert(item.id.to_string(), result);
         }
     }
     let report = RunReport::build(state, findings, &triage);

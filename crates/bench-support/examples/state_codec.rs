@@ -85,7 +85,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .iter()
         .map(|i| {
             (
-                i.id.clone(),
+                i.id.to_string(),
                 i.kind,
                 i.status,
                 i.tier,

@@ -59,7 +59,7 @@ fn start_aggregate(state: &mut RunState) {
         .iter()
         .map(|i| {
             (
-                i.id.clone(),
+                i.id.to_string(),
                 i.root_cause.as_deref().unwrap_or_default().to_owned(),
             )
         })

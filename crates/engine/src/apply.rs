@@ -105,7 +105,7 @@ pub fn item_input(state: &RunState, item: &WorkItem) -> ItemInput {
         })
         .flatten();
     ItemInput {
-        item: item.id.clone(),
+        item: item.id.to_string(),
         kind: item.kind,
         inputs: item.inputs.clone(),
         group,

@@ -20,25 +20,28 @@ const TRIAGE_ID_WIDTH: usize = 5;
 /// The id of the `n`-th (1-based) triage item: `t-00042`. Written by hand because loading a
 /// 100,000-item state builds every id, and `format!` was most of that cost.
 pub fn triage_id(n: usize) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+    triage_item_id(n).into()
+}
+
+/// [`triage_id`] as stored in a [`crate::WorkItem`]: inline, without a heap allocation.
+pub(crate) fn triage_item_id(n: usize) -> compact_str::CompactString {
+    // `t-` + at least TRIAGE_ID_WIDTH digits, written backwards into a stack buffer.
+    let mut buf = [b'0'; 24];
+    let mut at = buf.len();
     let mut rest = n;
     loop {
         at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
+        buf[at] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
-    let len = digits.len() - at;
-    let pad = TRIAGE_ID_WIDTH.saturating_sub(len);
-    let mut id = Vec::with_capacity(2 + pad + len);
-    id.extend_from_slice(b"t-");
-    id.resize(2 + pad, b'0');
-    id.extend_from_slice(&digits[at..]);
-    // Only ASCII digits and `t-` were written.
-    String::from_utf8(id).unwrap_or_default()
+    at = at.min(buf.len() - TRIAGE_ID_WIDTH) - 2;
+    buf[at] = b't';
+    buf[at + 1] = b'-';
+    // Only `t-` and ASCII digits were written.
+    compact_str::CompactString::from_utf8(&buf[at..]).unwrap_or_default()
 }
 
 /// Builds the initial state and advances past empty phases, so a run whose findings were all
@@ -55,7 +58,7 @@ pub fn create_run(
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let mut item = WorkItem::new(triage_id(i + 1), ItemKind::Triage, r.tier);
+            let mut item = WorkItem::new(triage_item_id(i + 1), ItemKind::Triage, r.tier);
             item.finding = Some(r.finding);
             item.route = Some(r.route.as_str().into());
             item

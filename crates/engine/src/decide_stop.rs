@@ -256,7 +256,7 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
         None => item.status = ItemStatus::Quarantined,
     }
     let kind = item.kind;
-    let id = item.id.clone();
+    let id = item.id.to_string();
     let streak = &mut state.streak;
     if streak.kind == Some(kind) && streak.signature == signature {
         if !streak.items.contains(&id) {
@@ -281,7 +281,7 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
 /// Pending items whose dependencies ended without the inputs they need are quarantined.
 fn settle_dependencies(state: &mut RunState) -> bool {
     let first = state.triage_items as usize;
-    let status: HashMap<String, ItemStatus> = state.items[first..]
+    let status: HashMap<compact_str::CompactString, ItemStatus> = state.items[first..]
         .iter()
         .filter(|i| i.kind.phase() == Phase::Plan)
         .map(|i| (i.id.clone(), i.status))
@@ -294,7 +294,12 @@ fn settle_dependencies(state: &mut RunState) -> bool {
         let deps: Vec<ItemStatus> = item
             .depends_on
             .iter()
-            .map(|d| status.get(d).copied().unwrap_or(ItemStatus::Quarantined))
+            .map(|d| {
+                status
+                    .get(d.as_str())
+                    .copied()
+                    .unwrap_or(ItemStatus::Quarantined)
+            })
             .collect();
         if !deps.iter().all(|s| s.is_terminal()) {
             continue;

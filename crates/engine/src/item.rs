@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use crate::{Phase, Tier};
@@ -204,7 +205,9 @@ pub(crate) fn is_false(b: &bool) -> bool {
 /// One unit of LLM work. Kept compact: `state.json` holds one per line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkItem {
-    pub id: String,
+    /// Short ids (`t-00042`, `plan-g2-3`) live inline: no allocation per item when a
+    /// 100,000-item state is loaded.
+    pub id: CompactString,
     pub kind: ItemKind,
     pub status: ItemStatus,
     pub tier: Tier,
@@ -260,9 +263,9 @@ pub struct WorkItem {
 
 impl WorkItem {
     /// A fresh pending item.
-    pub fn new(id: String, kind: ItemKind, tier: Tier) -> WorkItem {
+    pub fn new(id: impl Into<CompactString>, kind: ItemKind, tier: Tier) -> WorkItem {
         WorkItem {
-            id,
+            id: id.into(),
             kind,
             status: ItemStatus::Pending,
             tier,

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::create_run::triage_item_id;
 use crate::item::{is_false, is_zero, is_zero_u64};
-use crate::{ItemKind, ItemStatus, Tier, Verdict, WorkItem, triage_id};
+use crate::{ItemKind, ItemStatus, Tier, Verdict, WorkItem};
 
 /// The triage items, column by column: character `i` of each string is item `t-(i+1)`.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -247,7 +248,7 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
     for i in 0..n {
         let bad = |column: &str| format!("items.triage.{column}: bad character at item {}", i + 1);
         let mut item = WorkItem::new(
-            triage_id(i + 1),
+            triage_item_id(i + 1),
             ItemKind::Triage,
             from_letter(&TIER, tier[i]).ok_or_else(|| bad("tier"))?,
         );
@@ -318,7 +319,7 @@ mod tests {
     fn sample() -> Vec<WorkItem> {
         let mut items = Vec::new();
         for i in 0..40usize {
-            let mut item = WorkItem::new(triage_id(i + 1), ItemKind::Triage, Tier::Haiku);
+            let mut item = WorkItem::new(triage_item_id(i + 1), ItemKind::Triage, Tier::Haiku);
             item.finding = Some(if i < 20 { i as u32 } else { i as u32 + 3 });
             item.route = Some(["generic", "dead-code", "security"][i % 3].into());
             match i % 7 {
@@ -353,7 +354,7 @@ mod tests {
             }
             items.push(item);
         }
-        let mut agg = WorkItem::new("agg-1".into(), ItemKind::Aggregate, Tier::Sonnet);
+        let mut agg = WorkItem::new("agg-1", ItemKind::Aggregate, Tier::Sonnet);
         agg.inputs = vec!["t-00001".into()];
         items.push(agg);
         items

@@ -159,7 +159,7 @@ impl RunReport {
             .iter()
             .filter(|i| i.status == ItemStatus::Quarantined)
             .map(|i| QuarantinedItem {
-                item: i.id.clone(),
+                item: i.id.to_string(),
                 kind: i.kind.as_str().to_owned(),
                 errors: i.errors.clone(),
             })

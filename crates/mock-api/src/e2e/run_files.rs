@@ -79,7 +79,7 @@ pub(crate) fn items_of(state: &Value) -> Vec<(String, String, String)> {
                 .iter()
                 .map(|i| {
                     (
-                        i.id.clone(),
+                        i.id.to_string(),
                         i.status.as_str().to_owned(),
                         i.kind.as_str().to_owned(),
                     )
