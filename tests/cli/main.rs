@@ -5,6 +5,7 @@ mod scripted_agent;
 
 mod backlog_cli;
 mod classification;
+mod commands;
 mod hook_input;
 mod install;
 mod loop_safety;

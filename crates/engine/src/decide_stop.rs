@@ -267,13 +267,13 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
         streak.signature = signature;
         streak.items = vec![id];
     }
-    streak.count = streak.items.len() as u32;
-    if streak.count >= state.config.circuit_failures && state.status == RunStatus::Active {
+    let count = streak.items.len() as u32;
+    if count >= state.config.circuit_failures && state.status == RunStatus::Active {
         state.status = RunStatus::Paused;
         state.pause = Some(PauseReason::Circuit {
             kind,
             signature: streak.signature.clone(),
-            count: streak.count,
+            count,
         });
     }
 }

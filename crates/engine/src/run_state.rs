@@ -54,7 +54,7 @@ pub enum PauseReason {
 pub struct FailureStreak {
     pub kind: Option<ItemKind>,
     pub signature: String,
-    pub count: u32,
+    /// The distinct items that failed this way in a row; their number is the streak.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub items: Vec<String>,
 }

@@ -125,8 +125,11 @@ impl RunDir {
         })
     }
 
-    /// Writes a brand-new run: manifest, initial state, state, input files. Call once.
+    /// Writes a brand-new run: manifest, initial state, state, input files, and the lock file
+    /// (so that readers which take the lock never create a file). Call once.
     pub fn create(&self, state: &RunState) -> Result<(), StoreError> {
+        let lock = self.dir.join("lock");
+        std::fs::write(&lock, b"").map_err(StoreError::io("create", &lock))?;
         let manifest = Manifest {
             schema_version: STATE_SCHEMA_VERSION,
             run: state.run.clone(),

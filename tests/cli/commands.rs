@@ -1,0 +1,137 @@
+//! The smaller commands' user-visible outputs: `next`, `refs`, `hook session-start`, `demo`.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::harness::{TestProject, filters};
+use crate::pipeline::started;
+
+fn files(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(path.display().to_string(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn next_shows_the_dispatch_the_hook_would_give_and_changes_nothing() {
+    let project = started(3);
+    let before = files(&project.path().join(".self-repair"));
+    let out = project.cmd(&["next"]).run().success();
+    assert!(
+        out.stdout.contains("phase triage: launch these 3 agent(s)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("\"prompt\":\"self-repair item t-00003\""),
+        "{}",
+        out.stdout
+    );
+    let after = files(&project.path().join(".self-repair"));
+    let changed: Vec<&String> = after
+        .keys()
+        .chain(before.keys())
+        .filter(|k| after.get(*k) != before.get(*k))
+        .collect();
+    assert!(changed.is_empty(), "next changed {changed:?}");
+    // The hook then gives exactly that dispatch.
+    let stop = project.stop("s1", &[]);
+    let reason = serde_json::from_str::<Value>(&stop.stdout).unwrap()["reason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let json = |text: &str| text[text.find("```json").unwrap()..].trim_end().to_owned();
+    assert_eq!(json(&reason), json(&out.stdout));
+}
+
+#[test]
+fn refs_lists_word_boundary_references_with_file_and_line() {
+    let project = TestProject::new();
+    project
+        .write("a.py", "import os\nposix = 1\nprint(os.sep)\n")
+        .write("b/c.py", "from a import os\n")
+        .write(".gitignore", "skip/\n")
+        .write("skip/d.py", "os\n");
+    let out = project.cmd(&["refs", "os"]).run().success();
+    let settings = filters(&project);
+    settings.bind(|| insta::assert_snapshot!("refs_os", out.stdout));
+    assert!(!out.stdout.contains("posix") && !out.stdout.contains("skip/"));
+}
+
+#[test]
+fn session_start_after_a_compaction_reminds_the_bound_session_of_its_run() {
+    let project = started(3);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    let input = |session: &str, source: &str| {
+        serde_json::json!({"session_id": session, "hook_event_name": "SessionStart",
+            "source": source, "cwd": project.path()})
+        .to_string()
+    };
+    let out = project
+        .cmd(&["hook", "session-start"])
+        .stdin(input("s1", "compact"))
+        .run()
+        .success();
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"],
+        "SessionStart"
+    );
+    let _guard = filters(&project).bind_to_scope();
+    insta::assert_snapshot!(
+        "session_start_context",
+        answer["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+    );
+    for (session, source) in [("s1", "startup"), ("someone-else", "resume")] {
+        let out = project
+            .cmd(&["hook", "session-start"])
+            .stdin(input(session, source))
+            .run()
+            .success();
+        assert_eq!(out.stdout, "", "{session} {source}");
+    }
+}
+
+#[test]
+fn the_demo_runs_the_whole_pipeline_and_says_where_the_outputs_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo");
+    let out = crate::harness::TestProject::new()
+        .cmd(&["demo", "--dir", demo.to_str().unwrap()])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("SIMULATED agent"),
+        "the simulated agent is labelled"
+    );
+    assert!(
+        out.stdout.contains("complete: 26 findings"),
+        "{}",
+        out.stdout
+    );
+    let tasks = std::fs::read_dir(demo.join("backlog/tasks"))
+        .unwrap()
+        .count();
+    assert_eq!(tasks, 8);
+    assert!(out.stdout.contains("tasks (8):"));
+    assert!(out.stdout.contains("report: "));
+    let again = crate::harness::TestProject::new()
+        .cmd(&["demo", "--dir", demo.to_str().unwrap()])
+        .run()
+        .code(2);
+    assert!(again.stderr.contains("already holds a self-repair project"));
+}
