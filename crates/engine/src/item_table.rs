@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::create_run::triage_item_id;
+use crate::create_run::TriageIds;
 use crate::item::{is_false, is_zero, is_zero_u64};
 use crate::{ItemKind, ItemStatus, Tier, Verdict, WorkItem};
 
@@ -244,11 +244,12 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
     // Shared: every item of a route or a cause points at the same text.
     let routes: Vec<Arc<str>> = t.routes.iter().map(|r| Arc::from(r.as_str())).collect();
     let causes: Vec<Arc<str>> = t.causes.iter().map(|c| Arc::from(c.as_str())).collect();
+    let ids = TriageIds::new(n);
     let mut items = Vec::with_capacity(n + table.work.len());
     for i in 0..n {
         let bad = |column: &str| format!("items.triage.{column}: bad character at item {}", i + 1);
         let mut item = WorkItem::new(
-            triage_item_id(i + 1),
+            ids.get(i + 1),
             ItemKind::Triage,
             from_letter(&TIER, tier[i]).ok_or_else(|| bad("tier"))?,
         );
@@ -319,7 +320,7 @@ mod tests {
     fn sample() -> Vec<WorkItem> {
         let mut items = Vec::new();
         for i in 0..40usize {
-            let mut item = WorkItem::new(triage_item_id(i + 1), ItemKind::Triage, Tier::Haiku);
+            let mut item = WorkItem::new(crate::triage_id(i + 1), ItemKind::Triage, Tier::Haiku);
             item.finding = Some(if i < 20 { i as u32 } else { i as u32 + 3 });
             item.route = Some(["generic", "dead-code", "security"][i % 3].into());
             match i % 7 {

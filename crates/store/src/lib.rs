@@ -18,4 +18,4 @@ pub use run_dir::{
 pub use run_id::{check_run_id, is_safe_item_id};
 pub use run_lock::RunLock;
 pub use store_error::StoreError;
-pub use write_atomic::write_atomic;
+pub use write_atomic::{replace_rebuildable, write_atomic};

@@ -9,7 +9,7 @@ use self_repair_engine::{
 use serde::{Deserialize, Serialize};
 
 use crate::state_format::{to_pretty_levels, to_shallow_pretty};
-use crate::{Journal, RunLock, StoreError, is_safe_item_id, write_atomic};
+use crate::{Journal, RunLock, StoreError, is_safe_item_id, replace_rebuildable, write_atomic};
 
 /// How long a writer waits for the run lock before giving up.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -221,7 +221,7 @@ impl RunDir {
     pub fn save_state(&self, state: &RunState, items_before: usize) -> Result<(), StoreError> {
         let path = self.state_path();
         let bytes = encode(&path, state)?;
-        write_atomic(&path, &bytes)?;
+        replace_rebuildable(&path, &bytes)?;
         self.write_inputs(state, items_before)
     }
 
