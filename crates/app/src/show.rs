@@ -105,12 +105,15 @@ impl PromptContext<'_> {
         Ok(match item.kind {
             ItemKind::Triage => self.triage(item)?,
             ItemKind::Aggregate => {
-                let lines: Vec<String> =
-                    item.inputs.iter().map(|id| self.verdict_line(id)).collect();
+                let lines: Vec<String> = item
+                    .inputs()
+                    .iter()
+                    .map(|id| self.verdict_line(id))
+                    .collect();
                 (
                     "aggregate.md".to_owned(),
                     vec![
-                        ("count", item.inputs.len().to_string()),
+                        ("count", item.inputs().len().to_string()),
                         ("slice", fenced_block("text", &lines.join("\n"))),
                     ],
                 )
@@ -155,7 +158,7 @@ impl PromptContext<'_> {
             ItemKind::Synthesize => {
                 let mut vars = self.group_vars(item);
                 let plans: Vec<String> = item
-                    .inputs
+                    .inputs()
                     .iter()
                     .map(|p| match self.result_text(p, "md") {
                         Some(text) => format!("### {p}\n\n{}", fenced_block("markdown", &text)),
@@ -176,7 +179,7 @@ impl PromptContext<'_> {
                 let mut vars = self.group_vars(item);
                 vars.push(("plan", self.merged_plan(item)));
                 let reviews: Vec<String> = item
-                    .depends_on
+                    .depends_on()
                     .iter()
                     .skip(1)
                     .filter_map(|r| {
@@ -340,7 +343,7 @@ impl PromptContext<'_> {
     }
 
     fn merged_plan(&self, item: &WorkItem) -> String {
-        let Some(syn) = item.depends_on.first() else {
+        let Some(syn) = item.depends_on().first() else {
             return "(no merged plan)".to_owned();
         };
         self.result_json(syn)

@@ -37,7 +37,7 @@ impl SimulatedAgent<'_> {
                 }
             ),
             ItemKind::Synthesize => json!({
-                "scores": item.inputs.iter().enumerate().map(|(i, p)| json!({
+                "scores": item.inputs().iter().enumerate().map(|(i, p)| json!({
                     "plan": p, "correctness": 4, "simplicity": 5 - (i % 3), "scope": 4,
                     "tests": 3, "regression_risk": 4})).collect::<Vec<_>>(),
                 "plan": format!("## Merged plan for group {} (simulated)\n\nTake the smallest safe change of plan 1 and the regression test of plan 3.",
@@ -104,7 +104,7 @@ impl SimulatedAgent<'_> {
 
     fn aggregate(&self, item: &WorkItem) -> Value {
         let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for id in &item.inputs {
+        for id in item.inputs() {
             let cause = self
                 .state
                 .item(id)

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::{Group, ItemKind, ItemStatus, Phase, ProposedGroup, RunState, Verdict, WorkItem};
+use crate::{
+    Group, ItemExtra, ItemKind, ItemStatus, Phase, ProposedGroup, RunState, Verdict, WorkItem,
+};
 
 /// Advances through every finished phase, skipping empty ones. Stops at `Finalize`, which the
 /// caller performs (it writes files). Returns true when the phase changed.
@@ -81,7 +83,7 @@ fn start_aggregate(state: &mut RunState) {
         .collect();
     for (n, slice) in slices.into_iter().enumerate() {
         let item = push(state, format!("agg-{}", n + 1), ItemKind::Aggregate);
-        item.inputs = slice;
+        item.extra_mut().inputs = slice;
     }
 }
 
@@ -167,18 +169,21 @@ fn start_plan(state: &mut RunState) {
         let syn = format!("syn-{gid}");
         let item = push(state, syn.clone(), ItemKind::Synthesize);
         item.group = Some(number);
-        item.depends_on.clone_from(&plans);
-        item.inputs = plans;
+        item.set_extra(ItemExtra {
+            depends_on: plans.clone(),
+            inputs: plans,
+            ..ItemExtra::default()
+        });
         let reviews: Vec<String> = (1..=reviewers).map(|r| format!("rev-{gid}-{r}")).collect();
         for id in &reviews {
             let item = push(state, id.clone(), ItemKind::Review);
             item.group = Some(number);
-            item.depends_on = vec![syn.clone()];
+            item.extra_mut().depends_on = vec![syn.clone()];
         }
         let item = push(state, format!("tw-{gid}"), ItemKind::WriteTask);
         item.group = Some(number);
         let mut deps = vec![syn];
         deps.extend(reviews);
-        item.depends_on = deps;
+        item.extra_mut().depends_on = deps;
     }
 }

@@ -17,7 +17,7 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
         Event::Rejected { item, error } => match state.item_mut(item) {
             Some(work) => {
                 work.record_error(format!("rejected: {error}"));
-                work.last_rejection = Some(error.clone());
+                work.extra_mut().last_rejection = Some(error.clone());
                 true
             }
             None => false,
@@ -107,7 +107,7 @@ pub fn item_input(state: &RunState, item: &WorkItem) -> ItemInput {
     ItemInput {
         item: item.id.to_string(),
         kind: item.kind,
-        inputs: item.inputs.clone(),
+        inputs: item.inputs().to_vec(),
         group,
         angle,
     }
@@ -133,7 +133,7 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
         }
     };
     item.lease = None;
-    item.last_rejection = None;
+    item.clear_rejection();
     match submission {
         Submission::Triage(triage) => {
             if let Some(new_route) = triage.reroute.filter(|_| item.reroutes == 0) {

@@ -201,7 +201,7 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
             // A rejected submission since the dispatch proves its agent ran.
             Some(_)
                 if !item.seen_running
-                    && item.last_rejection.is_none()
+                    && item.last_rejection().is_none()
                     && !answered.contains(&item.batch)
                     && item.dispatches < NOT_LAUNCHED_LIMIT =>
             {
@@ -236,10 +236,10 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
 /// tier. Identical failures in a row within one kind open the circuit.
 fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
     let item = &mut state.items[index];
-    let signature = item
-        .last_rejection
-        .take()
-        .map_or_else(|| error.to_owned(), |r| format!("submission rejected: {r}"));
+    let signature = item.last_rejection().map(str::to_owned);
+    item.clear_rejection();
+    let signature =
+        signature.map_or_else(|| error.to_owned(), |r| format!("submission rejected: {r}"));
     item.attempts += 1;
     item.seen_running = false;
     item.lease = None;
@@ -288,11 +288,11 @@ fn settle_dependencies(state: &mut RunState) -> bool {
         .collect();
     let mut changed = false;
     for item in &mut state.items[first..] {
-        if item.status != ItemStatus::Pending || item.depends_on.is_empty() {
+        if item.status != ItemStatus::Pending || item.depends_on().is_empty() {
             continue;
         }
         let deps: Vec<ItemStatus> = item
-            .depends_on
+            .depends_on()
             .iter()
             .map(|d| {
                 status
@@ -313,7 +313,7 @@ fn settle_dependencies(state: &mut RunState) -> bool {
             item.status = ItemStatus::Quarantined;
             item.record_error(format!(
                 "inputs failed: {} ended without a usable result",
-                item.depends_on.join(", ")
+                item.depends_on().join(", ")
             ));
             changed = true;
         }
@@ -342,7 +342,7 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
         .enumerate()
         .filter(|(_, i)| i.status == ItemStatus::Pending && i.kind.phase() == phase)
         .filter(|(_, i)| {
-            i.depends_on
+            i.depends_on()
                 .iter()
                 .all(|d| status.get(d.as_str()).is_some_and(|s| s.is_terminal()))
         })
@@ -361,7 +361,7 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
         item.dispatches += 1;
         item.batch = state.blocks;
         item.seen_running = false;
-        item.last_rejection = None;
+        item.clear_rejection();
         item.lease = Some(now);
         launch.push(Launch {
             subagent_type: format!("{prefix}{}", item.kind.agent()),

@@ -202,8 +202,12 @@ pub(crate) fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// One unit of LLM work. Kept compact: `state.json` holds one per line.
+/// One unit of LLM work. Kept small in memory (128 bytes): a hook stop loads every item of the
+/// run, and at 10,000 items the page faults of a larger vector cost more than its parsing. The
+/// fields most items never set live in [`ItemExtra`], behind one pointer; `state.json` shows all
+/// fields side by side.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "WorkItemFile", into = "WorkItemFile")]
 pub struct WorkItem {
     /// Short ids (`t-00042`, `plan-g2-3`) live inline: no allocation per item when a
     /// 100,000-item state is loaded.
@@ -212,53 +216,150 @@ pub struct WorkItem {
     pub status: ItemStatus,
     pub tier: Tier,
     /// Failed attempts so far (each one escalated the tier).
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub attempts: u32,
     /// Times dispatched; a dispatch never seen running nor answered is not counted as an attempt
     /// the first time (the main session may simply not have launched it).
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub dispatches: u32,
     /// The block that last dispatched it (`RunState::blocks` at that time): items launched in
     /// one message share it.
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub batch: u64,
     /// True once the item's agent was seen in `background_tasks` since its last dispatch.
-    #[serde(default, skip_serializing_if = "is_false")]
     pub seen_running: bool,
     /// Unix seconds of the last dispatch: the lease, used when the client sends no
     /// `background_tasks`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease: Option<u64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub depends_on: Vec<String>,
-    /// Item ids this item works on (an aggregator's slice, a synthesizer's plans).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub inputs: Vec<String>,
     /// Index into the run's findings (triage items).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finding: Option<u32>,
     /// Group number (plan-phase items), 1-based as in `g3`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<u32>,
     /// Diagnosis route (triage items): picks template, and with it the starting tier.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<Arc<str>>,
     /// Triage verdict once done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
     /// Triage root-cause label once done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_cause: Option<Arc<str>>,
     /// Times the item was re-routed at an investigator's request.
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub reroutes: u32,
+    /// `None` while every field of it is empty, as for most items.
+    extra: Option<Box<ItemExtra>>,
+}
+
+/// The fields of a [`WorkItem`] that most items never set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ItemExtra {
+    pub depends_on: Vec<String>,
+    /// Item ids this item works on (an aggregator's slice, a synthesizer's plans).
+    pub inputs: Vec<String>,
     /// The latest rejected submission since the last dispatch: the failure signature if the
     /// agent then ends without a valid result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_rejection: Option<String>,
     /// Errors of failed attempts and rejected submissions, newest last (capped).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+}
+
+impl ItemExtra {
+    fn is_empty(&self) -> bool {
+        self.depends_on.is_empty()
+            && self.inputs.is_empty()
+            && self.last_rejection.is_none()
+            && self.errors.is_empty()
+    }
+}
+
+/// A [`WorkItem`] as `state.json` and `--json` outputs show it: every field at one level.
+#[derive(Clone, Serialize, Deserialize)]
+struct WorkItemFile {
+    id: CompactString,
+    kind: ItemKind,
+    status: ItemStatus,
+    tier: Tier,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    attempts: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    dispatches: u32,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    batch: u64,
+    #[serde(default, skip_serializing_if = "is_false")]
+    seen_running: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lease: Option<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    depends_on: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    inputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    finding: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    group: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    route: Option<Arc<str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    root_cause: Option<Arc<str>>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    reroutes: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_rejection: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    errors: Vec<String>,
+}
+
+impl From<WorkItemFile> for WorkItem {
+    fn from(f: WorkItemFile) -> WorkItem {
+        let mut item = WorkItem {
+            id: f.id,
+            kind: f.kind,
+            status: f.status,
+            tier: f.tier,
+            attempts: f.attempts,
+            dispatches: f.dispatches,
+            batch: f.batch,
+            seen_running: f.seen_running,
+            lease: f.lease,
+            finding: f.finding,
+            group: f.group,
+            route: f.route,
+            verdict: f.verdict,
+            root_cause: f.root_cause,
+            reroutes: f.reroutes,
+            extra: None,
+        };
+        item.set_extra(ItemExtra {
+            depends_on: f.depends_on,
+            inputs: f.inputs,
+            last_rejection: f.last_rejection,
+            errors: f.errors,
+        });
+        item
+    }
+}
+
+impl From<WorkItem> for WorkItemFile {
+    fn from(item: WorkItem) -> WorkItemFile {
+        let extra = item.extra.map(|e| *e).unwrap_or_default();
+        WorkItemFile {
+            id: item.id,
+            kind: item.kind,
+            status: item.status,
+            tier: item.tier,
+            attempts: item.attempts,
+            dispatches: item.dispatches,
+            batch: item.batch,
+            seen_running: item.seen_running,
+            lease: item.lease,
+            depends_on: extra.depends_on,
+            inputs: extra.inputs,
+            finding: item.finding,
+            group: item.group,
+            route: item.route,
+            verdict: item.verdict,
+            root_cause: item.root_cause,
+            reroutes: item.reroutes,
+            last_rejection: extra.last_rejection,
+            errors: extra.errors,
+        }
+    }
 }
 
 impl WorkItem {
@@ -274,16 +375,53 @@ impl WorkItem {
             batch: 0,
             seen_running: false,
             lease: None,
-            depends_on: Vec::new(),
-            inputs: Vec::new(),
             finding: None,
             group: None,
             route: None,
             verdict: None,
             root_cause: None,
             reroutes: 0,
-            last_rejection: None,
-            errors: Vec::new(),
+            extra: None,
+        }
+    }
+
+    /// The items this one waits for.
+    pub fn depends_on(&self) -> &[String] {
+        self.extra.as_ref().map_or(&[], |e| &e.depends_on)
+    }
+
+    /// Item ids this item works on (an aggregator's slice, a synthesizer's plans).
+    pub fn inputs(&self) -> &[String] {
+        self.extra.as_ref().map_or(&[], |e| &e.inputs)
+    }
+
+    /// The latest rejected submission since the last dispatch.
+    pub fn last_rejection(&self) -> Option<&str> {
+        self.extra.as_ref()?.last_rejection.as_deref()
+    }
+
+    /// Errors of failed attempts and rejected submissions, newest last.
+    pub fn errors(&self) -> &[String] {
+        self.extra.as_ref().map_or(&[], |e| &e.errors)
+    }
+
+    /// The rarely set fields, to change them.
+    pub fn extra_mut(&mut self) -> &mut ItemExtra {
+        self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// Replaces the rarely set fields; empty ones take no memory.
+    pub fn set_extra(&mut self, extra: ItemExtra) {
+        self.extra = (!extra.is_empty()).then(|| Box::new(extra));
+    }
+
+    /// Forgets the latest rejected submission (a new dispatch or a valid result).
+    pub fn clear_rejection(&mut self) {
+        if let Some(extra) = &mut self.extra {
+            extra.last_rejection = None;
+            if extra.is_empty() {
+                self.extra = None;
+            }
         }
     }
 
@@ -295,10 +433,26 @@ impl WorkItem {
     /// Keeps the newest errors only, so a flapping item cannot bloat the state.
     pub(crate) fn record_error(&mut self, error: String) {
         const KEEP: usize = 5;
-        self.errors.push(error);
-        if self.errors.len() > KEEP {
-            let extra = self.errors.len() - KEEP;
-            self.errors.drain(..extra);
+        let errors = &mut self.extra_mut().errors;
+        errors.push(error);
+        if errors.len() > KEEP {
+            let extra = errors.len() - KEEP;
+            errors.drain(..extra);
         }
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::WorkItem;
+
+    #[test]
+    fn a_work_item_stays_small() {
+        // A hook stop loads every item: at 10,000 items each 100 bytes more are 250 page faults.
+        assert!(
+            std::mem::size_of::<WorkItem>() <= 128,
+            "{}",
+            std::mem::size_of::<WorkItem>()
+        );
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::create_run::TriageIds;
 use crate::item::{is_false, is_zero, is_zero_u64};
-use crate::{ItemKind, ItemStatus, Tier, Verdict, WorkItem};
+use crate::{ItemExtra, ItemKind, ItemStatus, Tier, Verdict, WorkItem};
 
 /// The triage items, column by column: character `i` of each string is item `t-(i+1)`.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -63,46 +63,73 @@ struct TriageDetail {
     dispatches: Option<u32>,
 }
 
-/// The file form of the items.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// The file form of the items, as read.
+#[derive(Debug, Default, Deserialize)]
 struct ItemTable {
     triage: TriageColumns,
     /// Every other item, in order, one object each.
     work: Vec<WorkItem>,
 }
 
-const STATUS: [(ItemStatus, char); 5] = [
-    (ItemStatus::Pending, 'p'),
-    (ItemStatus::Dispatched, 's'),
-    (ItemStatus::Done, 'd'),
-    (ItemStatus::Failed, 'f'),
-    (ItemStatus::Quarantined, 'q'),
+/// The file form of the items, as written: the other items are borrowed, not copied.
+#[derive(Serialize)]
+struct ItemTableOut<'a> {
+    triage: TriageColumns,
+    work: &'a [WorkItem],
+}
+
+// Each table lists every value in declaration order, so `table[value as usize]` is its entry
+// (a test checks it).
+const STATUS: [(ItemStatus, u8); 5] = [
+    (ItemStatus::Pending, b'p'),
+    (ItemStatus::Dispatched, b's'),
+    (ItemStatus::Done, b'd'),
+    (ItemStatus::Failed, b'f'),
+    (ItemStatus::Quarantined, b'q'),
 ];
-const TIER: [(Tier, char); 3] = [(Tier::Haiku, 'h'), (Tier::Sonnet, 's'), (Tier::Opus, 'o')];
-const VERDICT: [(Verdict, char); 5] = [
-    (Verdict::Real, 'r'),
-    (Verdict::FalsePositive, 'f'),
-    (Verdict::Intended, 'i'),
-    (Verdict::Duplicate, 'd'),
-    (Verdict::Unsure, 'u'),
+const TIER: [(Tier, u8); 3] = [
+    (Tier::Haiku, b'h'),
+    (Tier::Sonnet, b's'),
+    (Tier::Opus, b'o'),
+];
+const VERDICT: [(Verdict, u8); 5] = [
+    (Verdict::Real, b'r'),
+    (Verdict::FalsePositive, b'f'),
+    (Verdict::Intended, b'i'),
+    (Verdict::Duplicate, b'd'),
+    (Verdict::Unsure, b'u'),
 ];
 
-fn letter<T: PartialEq + Copy>(table: &[(T, char)], value: T) -> char {
-    table
-        .iter()
-        .find(|(v, _)| *v == value)
-        .map_or('-', |(_, c)| *c)
+/// What each byte stands for in a column of `table`.
+fn reader<T: Copy>(table: &[(T, u8)]) -> [Option<T>; 256] {
+    let mut read = [None; 256];
+    for &(value, letter) in table {
+        read[usize::from(letter)] = Some(value);
+    }
+    read
 }
 
-fn from_letter<T: Copy>(table: &[(T, char)], c: u8) -> Option<T> {
-    table.iter().find(|(_, l)| *l as u8 == c).map(|(v, _)| *v)
+/// Base-36 digits, as a column of counts or indices shows them.
+fn digit(n: u32) -> u8 {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    DIGITS[n.min(35) as usize]
 }
 
-fn digit(n: u32) -> char {
-    char::from_digit(n.min(35), 36).unwrap_or('z')
+fn digit_reader() -> [Option<u32>; 256] {
+    let mut read = [None; 256];
+    for n in 0..36 {
+        read[usize::from(digit(n))] = Some(n);
+    }
+    read
 }
 
-fn encode(items: &[WorkItem]) -> ItemTable {
+/// A column of ASCII letters as the string the file holds.
+fn column(bytes: Vec<u8>) -> String {
+    // Every byte pushed is an ASCII letter or digit.
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
     let count = items
         .iter()
         .take_while(|i| i.kind == ItemKind::Triage)
@@ -112,25 +139,39 @@ fn encode(items: &[WorkItem]) -> ItemTable {
         count,
         ..TriageColumns::default()
     };
+    let [
+        mut status,
+        mut tier,
+        mut verdict,
+        mut attempts,
+        mut dispatches,
+        mut route,
+    ] = std::array::from_fn(|_| Vec::with_capacity(count));
+    // Consecutive items mostly share a route: the last one found is tried first, by pointer.
+    let mut last_route: Option<(&Arc<str>, u8)> = None;
     let mut cause_index: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
     let mut run: Option<[usize; 3]> = None;
     let mut causes_of: Vec<i64> = Vec::with_capacity(count);
     for (i, item) in triage.iter().enumerate() {
-        t.status.push(letter(&STATUS, item.status));
-        t.tier.push(letter(&TIER, item.tier));
-        t.verdict
-            .push(item.verdict.map_or('-', |v| letter(&VERDICT, v)));
-        t.attempts.push(digit(item.attempts));
-        t.dispatches.push(digit(item.dispatches));
-        t.route.push(match &item.route {
-            None => '-',
-            Some(r) => {
-                let at = t.routes.iter().position(|x| **x == **r).unwrap_or_else(|| {
-                    t.routes.push(r.to_string());
-                    t.routes.len() - 1
-                });
-                digit(at as u32)
-            }
+        status.push(STATUS[item.status as usize].1);
+        tier.push(TIER[item.tier as usize].1);
+        verdict.push(item.verdict.map_or(b'-', |v| VERDICT[v as usize].1));
+        attempts.push(digit(item.attempts));
+        dispatches.push(digit(item.dispatches));
+        route.push(match &item.route {
+            None => b'-',
+            Some(r) => match last_route {
+                Some((last, letter)) if Arc::ptr_eq(last, r) => letter,
+                _ => {
+                    let at = t.routes.iter().position(|x| **x == **r).unwrap_or_else(|| {
+                        t.routes.push(r.to_string());
+                        t.routes.len() - 1
+                    });
+                    let letter = digit(at as u32);
+                    last_route = Some((r, letter));
+                    letter
+                }
+            },
         });
         let finding = item.finding.map_or(usize::MAX, |f| f as usize);
         run = match run {
@@ -155,47 +196,48 @@ fn encode(items: &[WorkItem]) -> ItemTable {
                 at
             }
         });
-        let detail = TriageDetail {
-            batch: item.batch,
-            seen_running: item.seen_running,
-            lease: item.lease,
-            reroutes: item.reroutes,
-            last_rejection: item.last_rejection.clone(),
-            errors: item.errors.clone(),
-            dispatches: (item.dispatches > 35).then_some(item.dispatches),
-        };
-        let empty = detail.batch == 0
-            && !detail.seen_running
-            && detail.lease.is_none()
-            && detail.reroutes == 0
-            && detail.last_rejection.is_none()
-            && detail.errors.is_empty()
-            && detail.dispatches.is_none();
-        if !empty {
-            t.detail.insert(i, detail);
+        let plain = item.batch == 0
+            && !item.seen_running
+            && item.lease.is_none()
+            && item.reroutes == 0
+            && item.last_rejection().is_none()
+            && item.errors().is_empty()
+            && item.dispatches <= 35;
+        if !plain {
+            t.detail.insert(
+                i,
+                TriageDetail {
+                    batch: item.batch,
+                    seen_running: item.seen_running,
+                    lease: item.lease,
+                    reroutes: item.reroutes,
+                    last_rejection: item.last_rejection().map(str::to_owned),
+                    errors: item.errors().to_vec(),
+                    dispatches: (item.dispatches > 35).then_some(item.dispatches),
+                },
+            );
         }
     }
     if let Some(done) = run {
         t.findings.push(done);
     }
+    (t.status, t.tier, t.verdict) = (column(status), column(tier), column(verdict));
+    (t.attempts, t.dispatches, t.route) = (column(attempts), column(dispatches), column(route));
     if t.causes.len() <= 36 {
-        t.cause = Some(
+        t.cause = Some(column(
             causes_of
                 .iter()
-                .map(|&c| u32::try_from(c).map_or('-', digit))
+                .map(|&c| u32::try_from(c).map_or(b'-', digit))
                 .collect(),
-        );
+        ));
     } else {
         t.cause_index = Some(causes_of);
     }
-    ItemTable {
-        triage: t,
-        work: work.to_vec(),
-    }
+    ItemTableOut { triage: t, work }
 }
 
 fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
-    let mut t = table.triage;
+    let t = table.triage;
     let n = t.count;
     for (name, column) in [
         ("status", &t.status),
@@ -212,26 +254,30 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
             ));
         }
     }
-    let cause_of: Vec<i64> = match (t.cause.take(), t.cause_index.take()) {
-        (Some(letters), None) if letters.len() == n => letters
-            .bytes()
-            .map(|c| (c as char).to_digit(36).map_or(-1, i64::from))
-            .collect(),
-        (None, Some(indices)) if indices.len() == n => indices,
-        _ => {
-            return Err(format!(
-                "items.triage.cause: expected one entry for each of {n} items"
-            ));
-        }
-    };
-    let mut findings = vec![None; n];
-    for [start, first, len] in &t.findings {
-        for k in 0..*len {
-            if let Some(slot) = findings.get_mut(start + k) {
-                *slot = (*first != usize::MAX).then(|| (first + k) as u32);
+    let bad =
+        |column: &str, i: usize| format!("items.triage.{column}: bad character at item {}", i + 1);
+    let base36 = digit_reader();
+    // Each item's index into `causes`, `None` for no cause.
+    let cause_of: Box<dyn Fn(usize) -> Result<Option<usize>, String>> =
+        match (&t.cause, &t.cause_index) {
+            (Some(letters), None) if letters.len() == n => {
+                let letters = letters.as_bytes();
+                Box::new(move |i| match letters[i] {
+                    b'-' => Ok(None),
+                    c => base36[usize::from(c)]
+                        .map(|c| Some(c as usize))
+                        .ok_or_else(|| bad("cause", i)),
+                })
             }
-        }
-    }
+            (None, Some(indices)) if indices.len() == n => {
+                Box::new(move |i| Ok(usize::try_from(indices[i]).ok()))
+            }
+            _ => {
+                return Err(format!(
+                    "items.triage.cause: expected one entry for each of {n} items"
+                ));
+            }
+        };
     let (status, tier, verdict, attempts, dispatches, route) = (
         t.status.as_bytes(),
         t.tier.as_bytes(),
@@ -240,58 +286,63 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
         t.dispatches.as_bytes(),
         t.route.as_bytes(),
     );
-    let base36 = |c: u8| (c as char).to_digit(36);
+    let (read_status, read_tier, read_verdict) = (reader(&STATUS), reader(&TIER), reader(&VERDICT));
     // Shared: every item of a route or a cause points at the same text.
     let routes: Vec<Arc<str>> = t.routes.iter().map(|r| Arc::from(r.as_str())).collect();
     let causes: Vec<Arc<str>> = t.causes.iter().map(|c| Arc::from(c.as_str())).collect();
     let ids = TriageIds::new(n);
     let mut items = Vec::with_capacity(n + table.work.len());
     for i in 0..n {
-        let bad = |column: &str| format!("items.triage.{column}: bad character at item {}", i + 1);
         let mut item = WorkItem::new(
             ids.get(i + 1),
             ItemKind::Triage,
-            from_letter(&TIER, tier[i]).ok_or_else(|| bad("tier"))?,
+            read_tier[usize::from(tier[i])].ok_or_else(|| bad("tier", i))?,
         );
-        item.status = from_letter(&STATUS, status[i]).ok_or_else(|| bad("status"))?;
+        item.status = read_status[usize::from(status[i])].ok_or_else(|| bad("status", i))?;
         item.verdict = match verdict[i] {
             b'-' => None,
-            c => Some(from_letter(&VERDICT, c).ok_or_else(|| bad("verdict"))?),
+            c => Some(read_verdict[usize::from(c)].ok_or_else(|| bad("verdict", i))?),
         };
-        item.attempts = base36(attempts[i]).ok_or_else(|| bad("attempts"))?;
-        item.dispatches = base36(dispatches[i]).ok_or_else(|| bad("dispatches"))?;
+        item.attempts = base36[usize::from(attempts[i])].ok_or_else(|| bad("attempts", i))?;
+        item.dispatches = base36[usize::from(dispatches[i])].ok_or_else(|| bad("dispatches", i))?;
         item.route = match route[i] {
             b'-' => None,
             c => Some(
-                base36(c)
+                base36[usize::from(c)]
                     .and_then(|r| routes.get(r as usize))
-                    .ok_or_else(|| bad("route"))?
+                    .ok_or_else(|| bad("route", i))?
                     .clone(),
             ),
         };
-        item.finding = findings[i];
-        item.root_cause = match cause_of[i] {
-            -1 => None,
-            c => Some(
-                usize::try_from(c)
-                    .ok()
-                    .and_then(|c| causes.get(c))
-                    .ok_or_else(|| bad("cause"))?
-                    .clone(),
-            ),
+        item.root_cause = match cause_of(i)? {
+            None => None,
+            Some(c) => Some(causes.get(c).ok_or_else(|| bad("cause", i))?.clone()),
         };
-        if let Some(d) = t.detail.remove(&i) {
-            item.batch = d.batch;
-            item.seen_running = d.seen_running;
-            item.lease = d.lease;
-            item.reroutes = d.reroutes;
-            item.last_rejection = d.last_rejection;
-            item.errors = d.errors;
-            if let Some(n) = d.dispatches {
-                item.dispatches = n;
+        items.push(item);
+    }
+    for [start, first, len] in t.findings {
+        for k in 0..len {
+            if let Some(item) = items.get_mut(start + k) {
+                item.finding = (first != usize::MAX).then(|| (first + k) as u32);
             }
         }
-        items.push(item);
+    }
+    for (i, d) in t.detail {
+        let Some(item) = items.get_mut(i) else {
+            continue;
+        };
+        item.batch = d.batch;
+        item.seen_running = d.seen_running;
+        item.lease = d.lease;
+        item.reroutes = d.reroutes;
+        item.set_extra(ItemExtra {
+            last_rejection: d.last_rejection,
+            errors: d.errors,
+            ..ItemExtra::default()
+        });
+        if let Some(n) = d.dispatches {
+            item.dispatches = n;
+        }
     }
     items.extend(table.work);
     Ok(items)
@@ -342,8 +393,11 @@ mod tests {
                     item.status = ItemStatus::Quarantined;
                     item.tier = Tier::Opus;
                     item.attempts = 3;
-                    item.errors = vec!["attempt 1 (haiku): ended".to_owned()];
-                    item.last_rejection = Some("field `verdict`".to_owned());
+                    item.set_extra(ItemExtra {
+                        errors: vec!["attempt 1 (haiku): ended".to_owned()],
+                        last_rejection: Some("field `verdict`".to_owned()),
+                        ..ItemExtra::default()
+                    });
                 }
                 3 => {
                     item.status = ItemStatus::Pending;
@@ -356,7 +410,7 @@ mod tests {
             items.push(item);
         }
         let mut agg = WorkItem::new("agg-1", ItemKind::Aggregate, Tier::Sonnet);
-        agg.inputs = vec!["t-00001".into()];
+        agg.extra_mut().inputs = vec!["t-00001".into()];
         items.push(agg);
         items
     }
@@ -381,14 +435,49 @@ mod tests {
         assert_eq!(decode(serde_json::from_str(&json).unwrap()).unwrap(), items);
     }
 
+    /// The file form of `items`, to damage by hand.
+    fn read_back(items: &[WorkItem]) -> ItemTable {
+        serde_json::from_value(serde_json::to_value(encode(items)).unwrap()).unwrap()
+    }
+
     #[test]
     fn a_column_of_the_wrong_length_is_an_error_not_a_panic() {
         let items = sample();
-        let mut table = encode(&items);
+        let mut table = read_back(&items);
         table.triage.status.pop();
         assert!(decode(table).unwrap_err().contains("items.triage.status"));
-        let mut table = encode(&items);
+        let mut table = read_back(&items);
         table.triage.tier.replace_range(0..1, "x");
         assert!(decode(table).unwrap_err().contains("tier"));
+        for column in ["verdict", "attempts", "route", "cause"] {
+            let mut table = read_back(&items);
+            let text = match column {
+                "verdict" => &mut table.triage.verdict,
+                "attempts" => &mut table.triage.attempts,
+                "route" => &mut table.triage.route,
+                _ => table.triage.cause.as_mut().unwrap(),
+            };
+            text.replace_range(0..1, "!");
+            let error = decode(table).unwrap_err();
+            assert!(
+                error.contains(column) && error.contains("item 1"),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_letter_table_lists_its_values_in_declaration_order() {
+        for (n, (status, _)) in STATUS.iter().enumerate() {
+            assert_eq!(*status as usize, n);
+        }
+        for (n, (tier, _)) in TIER.iter().enumerate() {
+            assert_eq!(*tier as usize, n);
+        }
+        for (n, (verdict, _)) in VERDICT.iter().enumerate() {
+            assert_eq!(*verdict as usize, n);
+        }
+        assert_eq!(STATUS.len(), 5);
+        assert_eq!(VERDICT.len(), Verdict::ALL.len());
     }
 }

@@ -29,7 +29,7 @@ pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, THEN};
 pub use event::{Event, JournalEntry, StopEvent};
 pub use finding::{Finding, FindingRecord, Level, Occurrence, Predecided};
-pub use item::{ItemKind, ItemStatus, Verdict, WorkItem};
+pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};
 pub use phase::Phase;
 pub use route::{ROUTES, Route, default_route, route, route_names};
 pub use run_state::{

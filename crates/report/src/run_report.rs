@@ -161,7 +161,7 @@ impl RunReport {
             .map(|i| QuarantinedItem {
                 item: i.id.to_string(),
                 kind: i.kind.as_str().to_owned(),
-                errors: i.errors.clone(),
+                errors: i.errors().to_vec(),
             })
             .collect();
         let mut cost: BTreeMap<String, PhaseCost> = BTreeMap::new();
