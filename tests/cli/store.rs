@@ -142,6 +142,48 @@ fn a_corrupt_state_is_reported_kept_aside_and_rebuilt_by_doctor() {
 }
 
 #[test]
+fn a_journal_shorter_than_the_state_says_is_reported_and_rebuilt_by_doctor() {
+    // A crash can keep the new state.json and lose the journal's unsynced tail. Folding on from
+    // the stale offset would skip every later submission, so the store refuses until `doctor`.
+    let project = started(4);
+    project.write(".v", &verdict(1));
+    project
+        .cmd(&["submit", "t-00001", "--file", ".v"])
+        .run()
+        .success();
+    project.stop("s1", &[]);
+    let journal = project.run_dir("r-test").join("journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let first_line = text.find('\n').unwrap() + 1;
+    std::fs::write(&journal, &text[..first_line]).unwrap();
+
+    let out = project.stop("s1", &[]);
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(message.contains("self-repair doctor"), "{message}");
+    let status = project.cmd(&["status"]).run();
+    assert_ne!(status.code, 0);
+    assert!(
+        status.stderr.contains("journal.jsonl") && status.stderr.contains("self-repair doctor"),
+        "{}",
+        status.stderr
+    );
+
+    let doctor = project.cmd(&["doctor"]).run().success();
+    assert!(doctor.stdout.contains("rebuilt"), "{}", doctor.stdout);
+    project.write(".v", &verdict(2));
+    project
+        .cmd(&["submit", "t-00002", "--file", ".v"])
+        .run()
+        .success();
+    let status = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(
+        status["phases"][0]["done"], 2,
+        "the kept submission and the new one both count"
+    );
+}
+
+#[test]
 fn run_ids_and_item_ids_never_become_paths_outside_the_store() {
     let project = TestProject::new();
     project.write("f.jsonl", &crate::harness::jsonl_findings(2));

@@ -31,9 +31,12 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
             continue;
         }
         let _lock = dir.lock()?;
-        match dir.load_state() {
-            Ok(mut state) => {
-                let report = dir.fold(&mut state)?;
+        let loaded = dir.load_state().and_then(|mut state| {
+            let report = dir.fold(&mut state)?;
+            Ok((state, report))
+        });
+        match loaded {
+            Ok((state, report)) => {
                 for skipped in &report.skipped {
                     lines.push(format!(
                         "{id}: {skipped} (a write interrupted mid-line; it was never acknowledged)"
@@ -46,7 +49,11 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
                     report.applied
                 ));
             }
-            Err(e @ (StoreError::CorruptState { .. } | StoreError::Io { .. })) => {
+            Err(
+                e @ (StoreError::CorruptState { .. }
+                | StoreError::JournalBehindState { .. }
+                | StoreError::Io { .. }),
+            ) => {
                 lines.push(format!("{id}: {e}"));
                 let (state, report) = dir.rebuild()?;
                 dir.save_state(&state, state.items.len())?;

@@ -28,6 +28,15 @@ impl HookAnswer {
             stderr: vec![line],
         }
     }
+
+    /// Allows the stop and tells the user, not only stderr: the run cannot go on until they run
+    /// `self-repair doctor` (the error says so).
+    fn needs_doctor(e: &StoreError) -> HookAnswer {
+        HookAnswer {
+            stdout: Some(json!({ "systemMessage": format!("self-repair: {e}") }).to_string()),
+            stderr: vec![format!("self-repair hook stop: {e}")],
+        }
+    }
 }
 
 /// The project and active run a hook input points at, if any (cheap: a few file checks).
@@ -86,12 +95,7 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     };
     let mut state = match dir.load_state() {
         Ok(state) => state,
-        Err(e @ StoreError::CorruptState { .. }) => {
-            return HookAnswer {
-                stdout: Some(json!({ "systemMessage": format!("self-repair: {e}") }).to_string()),
-                stderr: vec![format!("self-repair hook stop: {e}")],
-            };
-        }
+        Err(e @ StoreError::CorruptState { .. }) => return HookAnswer::needs_doctor(&e),
         Err(e) => {
             return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
         }
@@ -129,6 +133,7 @@ fn drive(
     let offset_before = state.journal_offset;
     match dir.fold(state) {
         Ok(report) => stderr.extend(report.skipped),
+        Err(e @ StoreError::JournalBehindState { .. }) => return HookAnswer::needs_doctor(&e),
         Err(e) => {
             return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
         }

@@ -81,18 +81,32 @@ impl Journal {
         Ok(len + text.len() as u64)
     }
 
-    /// Reads complete entries from `offset` on. A missing journal is empty.
+    /// Reads complete entries from `offset` on. A missing journal is empty. An offset past the
+    /// journal's end means the state recorded events the journal lost (a crash between the two
+    /// writes); folding on would skip the next submissions, so it is an error `doctor` repairs.
     pub fn read_from(&self, offset: u64) -> Result<JournalTail, StoreError> {
+        let behind = |len| StoreError::JournalBehindState {
+            path: self.path.clone(),
+            offset,
+            len,
+        };
         let mut file = match File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(JournalTail {
-                    end: offset,
-                    ..JournalTail::default()
-                });
+                return if offset == 0 {
+                    Ok(JournalTail::default())
+                } else {
+                    Err(behind(0))
+                };
             }
             Err(e) => return Err(StoreError::io("open journal", &self.path)(e)),
         };
+        let len = file
+            .seek(SeekFrom::End(0))
+            .map_err(StoreError::io("seek journal", &self.path))?;
+        if offset > len {
+            return Err(behind(len));
+        }
         file.seek(SeekFrom::Start(offset))
             .map_err(StoreError::io("seek journal", &self.path))?;
         let mut bytes = Vec::new();

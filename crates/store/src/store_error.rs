@@ -42,6 +42,14 @@ pub enum StoreError {
         expected: u32,
     },
     #[error(
+        "the run state has folded {offset} bytes of {path}, which holds only {len} (lost in a crash?); run `self-repair doctor` to rebuild the state from the journal"
+    )]
+    JournalBehindState {
+        path: PathBuf,
+        offset: u64,
+        len: u64,
+    },
+    #[error(
         "timed out after {secs} s waiting for the lock {path}; another self-repair is busy. Try again"
     )]
     LockTimeout { path: PathBuf, secs: u64 },
