@@ -249,7 +249,10 @@ hook_run() {
     [[ -z $("$bin" hook stop <"$work/hook-$n.steady.json") ]] || die "the steady stop on r$n printed something"
     callgrind "hook-steady-$n" "$work/hook-$n.steady.json"
     # Dispatch path: the running agents submit and end; the next stop folds the submissions,
-    # dispatches as many new items and rewrites state.json. Restored before each run.
+    # dispatches as many new items and rewrites state.json. Restored before each run as new
+    # files (rm, then cp): `cp` over the old files would truncate them, and ext4 then flushes them
+    # on close (auto_da_alloc), so the hook would pay 0.2-1.4 ms to unlink a file under writeback,
+    # a cost no real stop sees (its state.json was written by the previous hook, never truncated).
     for item in "${items[@]}"; do
         "$bin" -C "$dir" submit "$item" --file "$work/verdict.json" >/dev/null
     done
@@ -258,7 +261,7 @@ hook_run() {
     hook_json "$dir" >"$work/hook-$n.dispatch.json"
     mapfile -t cmd < <(fed "$work/hook-$n.dispatch.json" "$bin hook stop")
     bench "hook-dispatch-$n" --warmup 3 --runs "$runs" \
-        --prepare "cp $work/snap$n/state.json $work/snap$n/journal.jsonl $run/" \
+        --prepare "rm -f $run/state.json $run/journal.jsonl && cp $work/snap$n/state.json $work/snap$n/journal.jsonl $run/" \
         -n "hook stop at $n items: fold ${#items[@]} + dispatch (block; write)" "${cmd[@]}"
     cp "$work/snap$n/state.json" "$work/snap$n/journal.jsonl" "$run/"
     callgrind "hook-dispatch-$n" "$work/hook-$n.dispatch.json"
