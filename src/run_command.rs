@@ -26,14 +26,14 @@ pub fn run_command(cli: Cli, env: &CommandEnv) -> ExitStatus {
     if let Command::Hook { event } = &cli.command {
         return run_hook(event, env);
     }
-    match execute(cli.command, env) {
-        Ok(text) => {
+    match reply(cli.command, env) {
+        Ok(Reply { text, status }) => {
             let mut stdout = std::io::stdout().lock();
             let _ = stdout.write_all(text.as_bytes());
             if !text.is_empty() && !text.ends_with('\n') {
                 let _ = stdout.write_all(b"\n");
             }
-            ExitStatus::Success
+            status
         }
         Err(e) => {
             let _ = writeln!(std::io::stderr().lock(), "self-repair: {e}");
@@ -62,6 +62,39 @@ pub fn run_hook(event: &HookEvent, env: &CommandEnv) -> ExitStatus {
     }
     // A hook always exits 0: a non-zero exit would be shown as an error or block by the client.
     ExitStatus::Success
+}
+
+/// What a command prints on standard output, and its exit status.
+struct Reply {
+    text: String,
+    status: ExitStatus,
+}
+
+/// Runs a command. `check` and `tick` print their attempts table either way and say by their
+/// exit status whether the run gave up; every other command succeeds when it returns.
+fn reply(command: Command, env: &CommandEnv) -> Result<Reply, AppError> {
+    let repair = match command {
+        Command::Check(args) => check(env, args)?,
+        Command::Tick { run } => {
+            let project = env.find_project()?;
+            self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
+                .map_err(repair_error)?
+        }
+        other => {
+            return execute(other, env).map(|text| Reply {
+                text,
+                status: ExitStatus::Success,
+            });
+        }
+    };
+    Ok(Reply {
+        text: repair.text,
+        status: if repair.gave_up {
+            ExitStatus::GaveUp
+        } else {
+            ExitStatus::Success
+        },
+    })
 }
 
 fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
@@ -258,15 +291,11 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             demo(env, &dir, &mut stdout)?;
             Ok(String::new())
         }
-        Command::Check(args) => check(env, args),
-        Command::Tick { run } => {
-            let project = env.find_project()?;
-            self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
-                .map_err(repair_error)
-        }
         Command::Install(args) => install(env, &args),
         Command::Uninstall(args) => uninstall(env, &args),
-        Command::Hook { .. } => Ok(String::new()),
+        Command::Hook { .. } | Command::Check(_) | Command::Tick { .. } => {
+            unreachable!("answered by run_hook and reply before execute")
+        }
     }
 }
 
@@ -299,7 +328,7 @@ fn repair_error(e: self_repair_repair::RepairError) -> AppError {
 }
 
 /// `check`: with `--autofix`, the words after `--` are `FIX... -- CHECK...`.
-fn check(env: &CommandEnv, args: CheckArgs) -> Result<String, AppError> {
+fn check(env: &CommandEnv, args: CheckArgs) -> Result<self_repair_repair::RepairReply, AppError> {
     let (autofix, command) = if args.autofix {
         let Some(split) = args.command.iter().position(|w| w == "--") else {
             return Err(AppError::Usage(

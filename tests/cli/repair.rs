@@ -32,12 +32,17 @@ fn toy() -> TestProject {
     project
 }
 
-/// `self-repair check --run-id r --timeout 10 [extra] -- sh -c CHECK`.
+/// `self-repair check --run-id r --timeout 10 [extra] -- sh -c CHECK`: exit 0 unless the run
+/// ended at once without a pass (exit 6).
 fn start(project: &TestProject, extra: &[&str], script: &str) -> Outcome {
     let mut args = vec!["check", "--run-id", "r", "--timeout", "10"];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--", "sh", "-c", script]);
-    project.cmd(&args).run().success()
+    let out = project.cmd(&args).run();
+    let gave_up = ["quarantined", "escalated", "infra_failure"]
+        .iter()
+        .any(|s| state(project)["status"] == *s);
+    out.code(if gave_up { 6 } else { 0 })
 }
 
 /// A Stop hook call; `running` lists the fix items still running in the background.
@@ -155,6 +160,10 @@ fn success_on_attempt_2_with_a_fixer_and_every_fix_rechecked() {
         ),
         "{reason}"
     );
+    assert!(
+        reason.contains(r#""prompt":"self-repair item fix-2","run_in_background":false"#),
+        "one fixer, in the foreground: {reason}"
+    );
     let shown = project.cmd(&["show", "fix-2"]).run().success();
     insta::assert_snapshot!("repair_fixer_task_2", shown.stdout);
     let json = project
@@ -258,6 +267,10 @@ fn a_permanent_error_escalates_at_once_without_an_attempt() {
         "echo 'open secrets.env: Permission denied' >&2; exit 1",
     );
     assert!(out.stdout.contains("escalated"), "{}", out.stdout);
+    assert_eq!(
+        out.code, 6,
+        "a check that gives up at once says so by its exit status"
+    );
     let s = state(&project);
     assert_eq!(s["status"], "escalated");
     assert_eq!(s["checks"].as_array().unwrap().len(), 1);
@@ -277,7 +290,7 @@ fn a_permanent_error_escalates_at_once_without_an_attempt() {
             "self-repair-no-such-command",
         ])
         .run()
-        .success();
+        .code(6);
     let s = state(&other);
     assert_eq!(s["status"], "escalated");
     assert_eq!(s["checks"][0]["exit_code"], 127);
@@ -425,6 +438,31 @@ fn a_named_check_comes_from_the_config_and_tick_drives_it_outside_claude_code() 
     assert!(done.contains("success"), "{done}");
     assert_eq!(assert_every_fix_rechecked(&journal(&project)), 1);
     project.cmd(&["check", "nope"]).run().code(4);
+}
+
+#[test]
+fn tick_exits_6_when_the_run_gives_up_so_a_script_can_tell() {
+    let project = toy();
+    start(&project, &["--max-attempts", "1"], CHECK);
+    let mut last = project.cmd(&["tick"]).run().success();
+    for _ in 0..5 {
+        if state(&project)["status"] != "active" {
+            break;
+        }
+        // Each attempt changes something, but never fixes it.
+        let n = state(&project)["attempts"].as_array().unwrap().len();
+        project.write("state.txt", &format!("still broken {n}\n"));
+        last = project.cmd(&["tick"]).run();
+    }
+    assert_eq!(state(&project)["status"], "quarantined");
+    assert_eq!(last.code, 6, "{}\n{}", last.stdout, last.stderr);
+    assert!(
+        last.stdout.contains("quarantined") && last.stdout.contains("report.md"),
+        "the table and the hand-off report still go to stdout: {}",
+        last.stdout
+    );
+    // Asking again tells the same, with the same exit status.
+    project.cmd(&["tick"]).run().code(6);
 }
 
 #[test]

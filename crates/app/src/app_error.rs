@@ -20,6 +20,8 @@ pub enum ExitStatus {
     NotFound,
     /// 5: conflicts with what is recorded (a different result for a done item, a run id taken).
     Conflict,
+    /// 6: a repair run ended and its check still fails (quarantined, escalated, infra failure).
+    GaveUp,
 }
 
 impl ExitStatus {
@@ -32,6 +34,7 @@ impl ExitStatus {
             ExitStatus::Rejected => 3,
             ExitStatus::NotFound => 4,
             ExitStatus::Conflict => 5,
+            ExitStatus::GaveUp => 6,
         }
     }
 }

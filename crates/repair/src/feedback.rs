@@ -171,7 +171,9 @@ pub fn render_dispatch(state: &RepairState, n: u32) -> Dispatch {
             model: model.to_owned(),
             description: format!("fix {item}"),
             prompt: format!("self-repair item {item}"),
-            run_in_background: None,
+            // Always in the foreground: one fixer, and the main session must not edit the same
+            // files while it works (reference/repair.md, "The fixer runs in the foreground").
+            run_in_background: Some(false),
         }],
         then: THEN.to_owned(),
         summary: format!(

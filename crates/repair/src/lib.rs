@@ -54,5 +54,5 @@ pub use repair_stop::{
 };
 pub use show_fix::{FixShown, show_fix};
 pub use start_check::start_check;
-pub use tick::tick;
+pub use tick::{RepairReply, tick};
 pub use tree_snapshot::TreeSnapshot;

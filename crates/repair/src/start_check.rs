@@ -6,6 +6,7 @@ use self_repair_install::{Scope, read_manifest};
 use self_repair_store::{Manifest, Project, RunKind, check_run_id, write_json};
 
 use crate::repair_run::{Budget, Pause, RepairRun};
+use crate::tick::RepairReply;
 use crate::{
     CheckRequest, GitBaseline, REPAIR_SCHEMA_VERSION, RepairEnv, RepairError, RepairEvent,
     RepairState, RepairStatus, Step, read_agent_prefix, read_check_config, resolve_spec,
@@ -16,7 +17,7 @@ pub fn start_check(
     project: &Project,
     env: &RepairEnv,
     request: &CheckRequest,
-) -> Result<String, RepairError> {
+) -> Result<RepairReply, RepairError> {
     let config_path = project.store_dir().join("config.json");
     let config = match &request.name {
         Some(name) => {

@@ -7,10 +7,16 @@ use self_repair_store::Project;
 use crate::attempts_table::attempts_table;
 use crate::repair_machine::{Action, next_action};
 use crate::repair_run::{Budget, Pause, RepairRun};
-use crate::{FixTier, RepairEnv, RepairError, RepairEvent, render_feedback, render_fixer_task};
+use crate::{
+    FixTier, RepairEnv, RepairError, RepairEvent, RepairStatus, render_feedback, render_fixer_task,
+};
 
 /// One step; returns what happened and what comes next.
-pub fn tick(project: &Project, env: &RepairEnv, run: Option<&str>) -> Result<String, RepairError> {
+pub fn tick(
+    project: &Project,
+    env: &RepairEnv,
+    run: Option<&str>,
+) -> Result<RepairReply, RepairError> {
     let dir = project.run_or_active(run)?;
     let _lock = dir.lock()?;
     let mut run = RepairRun::load(project.root(), dir, env.now)?;
@@ -27,9 +33,12 @@ pub fn tick(project: &Project, env: &RepairEnv, run: Option<&str>) -> Result<Str
                 FixTier::Agent(_) => render_fixer_task(&store, &run.state, n)?,
             };
             run.save()?;
-            return Ok(format!(
-                "{text}\n\n(attempt {n} asked: make the fix, then run `self-repair tick` again to recheck)"
-            ));
+            return Ok(RepairReply {
+                text: format!(
+                    "{text}\n\n(attempt {n} asked: make the fix, then run `self-repair tick` again to recheck)"
+                ),
+                gave_up: false,
+            });
         }
         Some(Pause::AwaitFix(n)) => {
             run.end_fix(n)?;
@@ -64,8 +73,18 @@ impl RepairRun {
     }
 }
 
+/// What `check` and `tick` print, and whether the run ended without a passing check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepairReply {
+    /// The attempts table and the next step, or the outcome.
+    pub text: String,
+    /// The run is over and the check still fails: quarantined, escalated or an infra failure
+    /// (the text names the hand-off report). Scripts see it as exit 6.
+    pub gave_up: bool,
+}
+
 /// The attempts table and the next step, for `check` and `tick`.
-pub(crate) fn describe(run: &RepairRun, pause: Pause) -> String {
+pub(crate) fn describe(run: &RepairRun, pause: Pause) -> RepairReply {
     let state = &run.state;
     let next = match pause {
         Pause::Finished => run.outcome_line(),
@@ -85,10 +104,18 @@ pub(crate) fn describe(run: &RepairRun, pause: Pause) -> String {
         Pause::DelegateCheck => "next: run the check: `self-repair tick`.".to_owned(),
         Pause::Stalled => "next: stalled; `self-repair tick` continues.".to_owned(),
     };
-    format!(
-        "self-repair check: run {} for `{}`\n\n{}\n{next}\n",
-        state.run,
-        state.spec.command_line(),
-        attempts_table(state)
-    )
+    let gave_up = pause == Pause::Finished
+        && matches!(
+            state.status,
+            RepairStatus::Quarantined | RepairStatus::Escalated | RepairStatus::InfraFailure
+        );
+    RepairReply {
+        text: format!(
+            "self-repair check: run {} for `{}`\n\n{}\n{next}\n",
+            state.run,
+            state.spec.command_line(),
+            attempts_table(state)
+        ),
+        gave_up,
+    }
 }

@@ -238,6 +238,11 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
             &(str_of(launch, "/model"), str_of(launch, "/prompt")),
             &("sonnet", "self-repair item fix-2"),
         );
+        ctx.checks.equal(
+            "the fixer runs in the foreground",
+            &launch.get("run_in_background"),
+            &Some(&Value::Bool(false)),
+        );
     }
     ctx.checks.equal(
         "fix-2's model ids",
