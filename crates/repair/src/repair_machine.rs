@@ -303,26 +303,13 @@ mod tests {
             circuit_breaker: Some(9),
             ..CheckRequest::default()
         };
-        RepairState {
-            schema_version: REPAIR_SCHEMA_VERSION,
-            pipeline: "repair".into(),
-            run: "r".into(),
-            created_at: 0,
-            session: None,
-            spec: resolve_spec(&request, None, String::new()).unwrap(),
-            git: GitBaseline::default(),
-            status: RepairStatus::Active,
-            step: Step::Baseline,
-            checks: Vec::new(),
-            attempts: Vec::new(),
-            autofix: None,
-            transient_retries: 0,
-            backoff_ms: None,
-            wait_until: None,
-            tick_requests: 0,
-            ending: None,
-            announced: false,
-        }
+        RepairState::new(
+            "r".into(),
+            0,
+            None,
+            GitBaseline::default(),
+            resolve_spec(&request, None, String::new()).unwrap(),
+        )
     }
 
     fn failed(state: &mut RepairState, signature: &str, class: FailureClass) {

@@ -158,6 +158,36 @@ pub struct RepairState {
 }
 
 impl RepairState {
+    /// A run that has done nothing yet: the baseline check comes first.
+    pub fn new(
+        run: String,
+        created_at: u64,
+        session: Option<String>,
+        git: GitBaseline,
+        spec: CheckSpec,
+    ) -> RepairState {
+        RepairState {
+            schema_version: REPAIR_SCHEMA_VERSION,
+            pipeline: "repair".to_owned(),
+            run,
+            created_at,
+            session,
+            spec,
+            git,
+            status: RepairStatus::Active,
+            step: Step::Baseline,
+            checks: Vec::new(),
+            attempts: Vec::new(),
+            autofix: None,
+            transient_retries: 0,
+            backoff_ms: None,
+            wait_until: None,
+            tick_requests: 0,
+            ending: None,
+            announced: false,
+        }
+    }
+
     /// The last check run.
     pub fn last_check(&self) -> Option<&CheckRecord> {
         self.checks.last()

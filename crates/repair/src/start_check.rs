@@ -9,7 +9,7 @@ use crate::repair_run::{Budget, Pause, RepairRun};
 use crate::tick::RepairReply;
 use crate::{
     CheckRequest, GitBaseline, REPAIR_SCHEMA_VERSION, RepairEnv, RepairError, RepairEvent,
-    RepairState, RepairStatus, Step, read_agent_prefix, read_check_config, resolve_spec,
+    RepairState, read_agent_prefix, read_check_config, resolve_spec,
 };
 
 /// Creates the run, makes it active, runs the code-only steps, and says what happens next.
@@ -61,26 +61,13 @@ pub fn start_check(
             triage_items: 0,
         },
     )?;
-    let state = RepairState {
-        schema_version: REPAIR_SCHEMA_VERSION,
-        pipeline: "repair".to_owned(),
-        run: run_id.clone(),
-        created_at: env.now,
-        session: env.session.clone(),
-        git: GitBaseline::record(project.root()),
+    let state = RepairState::new(
+        run_id.clone(),
+        env.now,
+        env.session.clone(),
+        GitBaseline::record(project.root()),
         spec,
-        status: RepairStatus::Active,
-        step: Step::Baseline,
-        checks: Vec::new(),
-        attempts: Vec::new(),
-        autofix: None,
-        transient_retries: 0,
-        backoff_ms: None,
-        wait_until: None,
-        tick_requests: 0,
-        ending: None,
-        announced: false,
-    };
+    );
     write_json(&dir.initial_path(), &state)?;
     write_json(&dir.state_path(), &state)?;
     project.set_active(&run_id)?;
