@@ -396,10 +396,7 @@ fn detect(env: &CommandEnv, only: Option<&str>) -> Result<String, AppError> {
             d.input.format.unwrap_or(Format::Auto),
             &options,
         )
-        .map_err(|e| AppError::Ingest {
-            file: d.input.source.clone(),
-            source: Box::new(e),
-        })?;
+        .map_err(|e| AppError::Ingest(Box::new(e)))?;
         out.push_str(&format!(
             "{}: exit {}, {:.1} s, {} finding(s) as {}\n",
             d.name,

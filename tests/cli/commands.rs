@@ -1,4 +1,4 @@
-//! The smaller commands' user-visible outputs: `next`, `refs`, `hook session-start`, `demo`.
+//! The smaller commands' user-visible outputs: `next`, `refs`, `hook session-start`, `demo`, `start`'s errors.
 
 use std::collections::BTreeMap;
 
@@ -134,4 +134,29 @@ fn the_demo_runs_the_whole_pipeline_and_says_where_the_outputs_are() {
         .run()
         .code(2);
     assert!(again.stderr.contains("already holds a self-repair project"));
+}
+
+#[test]
+fn start_on_a_bad_line_names_it_once_exits_2_and_creates_nothing() {
+    let project = TestProject::new();
+    let good = crate::harness::jsonl_findings(3);
+    let mut lines: Vec<&str> = good.lines().collect();
+    lines.insert(1, r#"{"tool":"ruff","message":"no rule id","path":"a.py"}"#);
+    project.write("f.jsonl", &(lines.join("\n") + "\n"));
+
+    let out = project.cmd(&["start", "f.jsonl"]).run().code(2);
+    assert!(
+        out.stderr
+            .starts_with("self-repair: f.jsonl: line 2: missing field `rule_id`"),
+        "the file is named once, with the line and the field: {}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("required: tool, rule_id, message, path")
+    );
+    assert!(
+        !project.path().join(".self-repair").exists(),
+        "nothing is created"
+    );
 }

@@ -46,11 +46,9 @@ pub enum AppError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Report(#[from] ReportError),
-    #[error("{file}: {source}")]
-    Ingest {
-        file: String,
-        source: Box<self_repair_ingest::IngestError>,
-    },
+    /// Every ingest error names its input (file name or `stdin`) itself.
+    #[error(transparent)]
+    Ingest(Box<self_repair_ingest::IngestError>),
     #[error("{0}")]
     Usage(String),
     #[error("{path}: {message}")]
@@ -83,7 +81,7 @@ impl AppError {
                 ExitStatus::Conflict
             }
             AppError::Store(StoreError::BadRunId(_))
-            | AppError::Ingest { .. }
+            | AppError::Ingest(_)
             | AppError::Usage(_)
             | AppError::Config { .. } => ExitStatus::Usage,
             AppError::Rejected { .. } => ExitStatus::Rejected,

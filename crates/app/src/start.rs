@@ -251,13 +251,8 @@ fn read_inputs(
         if let Some(dir) = &spec.relative_to {
             ingest = ingest.with_relative_to(dir.clone());
         }
-        let parsed =
-            parse(&spec.text, spec.format.unwrap_or(Format::Auto), &ingest).map_err(|e| {
-                AppError::Ingest {
-                    file: spec.source.clone(),
-                    source: Box::new(e),
-                }
-            })?;
+        let parsed = parse(&spec.text, spec.format.unwrap_or(Format::Auto), &ingest)
+            .map_err(|e| AppError::Ingest(Box::new(e)))?;
         inputs.push(InputSummary {
             source: spec.source.clone(),
             format: parsed.format.as_str().to_owned(),
