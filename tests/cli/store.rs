@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::harness::{NOW, TestProject, binary};
+use crate::harness::{NOW, Outcome, TestProject, binary};
 use crate::pipeline::started;
 
 fn verdict(i: usize) -> String {
@@ -104,8 +104,8 @@ fn a_torn_journal_line_is_skipped_and_later_submissions_still_count() {
     assert_eq!(status["phases"][0]["done"], 1);
 }
 
-#[test]
-fn a_corrupt_state_is_reported_kept_aside_and_rebuilt_by_doctor() {
+/// A 4-finding run bound to `s1`, with `t-00001` submitted and folded by a stop.
+fn one_submission_folded() -> TestProject {
     let project = started(4);
     assert!(project.stop("s1", &[]).stdout.contains("block"));
     project.write(".v", &verdict(1));
@@ -114,13 +114,26 @@ fn a_corrupt_state_is_reported_kept_aside_and_rebuilt_by_doctor() {
         .run()
         .success();
     project.stop("s1", &[]);
+    project
+}
+
+/// The hook answer's `systemMessage` (it must be there).
+fn system_message(out: &Outcome) -> String {
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    answer["systemMessage"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no systemMessage in {answer}"))
+        .to_owned()
+}
+
+#[test]
+fn a_corrupt_state_is_reported_kept_aside_and_rebuilt_by_doctor() {
+    let project = one_submission_folded();
     let state_path = ".self-repair/runs/r-test/state.json";
     let good: Value = serde_json::from_str(&project.read(state_path)).unwrap();
     project.write(state_path, "{\"schema_version\": 1, \"run\": \"r-te");
 
-    let out = project.stop("s1", &[]);
-    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
-    let message = answer["systemMessage"].as_str().unwrap();
+    let message = system_message(&project.stop("s1", &[]));
     assert!(
         message.contains("state.json") && message.contains("self-repair doctor"),
         "{message}"
@@ -145,21 +158,19 @@ fn a_corrupt_state_is_reported_kept_aside_and_rebuilt_by_doctor() {
 fn a_journal_shorter_than_the_state_says_is_reported_and_rebuilt_by_doctor() {
     // A crash can keep the new state.json and lose the journal's unsynced tail. Folding on from
     // the stale offset would skip every later submission, so the store refuses until `doctor`.
-    let project = started(4);
-    project.write(".v", &verdict(1));
-    project
-        .cmd(&["submit", "t-00001", "--file", ".v"])
-        .run()
-        .success();
-    project.stop("s1", &[]);
+    let project = one_submission_folded();
     let journal = project.run_dir("r-test").join("journal.jsonl");
     let text = std::fs::read_to_string(&journal).unwrap();
-    let first_line = text.find('\n').unwrap() + 1;
-    std::fs::write(&journal, &text[..first_line]).unwrap();
+    // Keep the journal up to the fsync'd submission; lose the hook's unsynced `stop` after it.
+    let submitted = text.find(r#""event":"submitted""#).unwrap();
+    let end = submitted + text[submitted..].find('\n').unwrap() + 1;
+    assert!(
+        end < text.len(),
+        "the stop after the submission is journaled too"
+    );
+    std::fs::write(&journal, &text[..end]).unwrap();
 
-    let out = project.stop("s1", &[]);
-    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
-    let message = answer["systemMessage"].as_str().unwrap();
+    let message = system_message(&project.stop("s1", &[]));
     assert!(message.contains("self-repair doctor"), "{message}");
     let status = project.cmd(&["status"]).run();
     assert_ne!(status.code, 0);
