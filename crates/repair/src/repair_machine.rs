@@ -294,7 +294,7 @@ fn check_finished(state: &mut RepairState, mut record: CheckRecord, at: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{CheckRequest, GitBaseline, REPAIR_SCHEMA_VERSION, resolve_spec};
+    use crate::{CheckRequest, GitBaseline, resolve_spec};
 
     fn state(max_attempts: u32) -> RepairState {
         let request = CheckRequest {
