@@ -272,6 +272,10 @@ pub enum HookEvent {
     Stop,
     /// A turn ended on an API error: pause instead of re-blocking.
     StopFailure,
-    /// After a compaction or resume: a one-paragraph run summary.
+    /// At a session's start: the run summary after a compaction or resume, and a word about a
+    /// waiting run in a new session.
     SessionStart,
+    /// The permission gate: our agents' own commands run without a prompt, nothing else of
+    /// theirs is approved (reference/permissions.md).
+    PreToolUse,
 }

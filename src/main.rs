@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     ExitCode::from(run_command::run_command(cli, &env).code())
 }
 
-/// `hook stop`, `hook stop-failure` or `hook session-start`, given exactly.
+/// `hook stop`, `hook stop-failure`, `hook session-start` or `hook pre-tool-use`, given exactly.
 fn hook_event() -> Option<args::HookEvent> {
     let mut argv = std::env::args_os().skip(1);
     let (Some(first), Some(second), None) = (argv.next(), argv.next(), argv.next()) else {
@@ -35,6 +35,7 @@ fn hook_event() -> Option<args::HookEvent> {
         "stop" => Some(args::HookEvent::Stop),
         "stop-failure" => Some(args::HookEvent::StopFailure),
         "session-start" => Some(args::HookEvent::SessionStart),
+        "pre-tool-use" => Some(args::HookEvent::PreToolUse),
         _ => None,
     }
 }

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
-    finding_lines, hook_session_start, hook_stop, hook_stop_failure, known_add, known_list,
-    load_folded, load_project_config, next, render_findings, render_known, render_rules,
-    render_runs, rules_list, rules_set, run_detectors, runs, save_detections, show, start, status,
-    steer, submit,
+    finding_lines, hook_pre_tool_use, hook_session_start, hook_stop, hook_stop_failure, known_add,
+    known_list, load_folded, load_project_config, next, render_findings, render_known,
+    render_rules, render_runs, rules_list, rules_set, run_detectors, runs, save_detections, show,
+    start, status, steer, submit,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -52,6 +52,10 @@ pub fn run_hook(event: &HookEvent, env: &CommandEnv) -> ExitStatus {
         HookEvent::Stop => hook_stop(env, &stdin),
         HookEvent::StopFailure => hook_stop_failure(env, &stdin),
         HookEvent::SessionStart => hook_session_start(env, &stdin),
+        HookEvent::PreToolUse => {
+            let own_exe = std::env::current_exe().ok();
+            hook_pre_tool_use(env, &stdin, own_exe.as_deref())
+        }
     };
     let mut stderr = std::io::stderr().lock();
     for line in &answer.stderr {

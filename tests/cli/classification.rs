@@ -104,7 +104,7 @@ fn a_finalized_run_fills_known_json_and_measures_rule_proposals() {
         let Ok(answer) = serde_json::from_str::<Value>(&out.stdout) else {
             break;
         };
-        let Some(reason) = answer["reason"].as_str() else {
+        let Some(reason) = crate::scripted_agent::dispatch_reason(&answer) else {
             break;
         };
         let (_, ids) = crate::scripted_agent::launched(reason);

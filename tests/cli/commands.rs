@@ -96,14 +96,59 @@ fn session_start_after_a_compaction_reminds_the_bound_session_of_its_run() {
             .as_str()
             .unwrap()
     );
-    for (session, source) in [("s1", "startup"), ("someone-else", "resume")] {
+    let out = project
+        .cmd(&["hook", "session-start"])
+        .stdin(input("s1", "startup"))
+        .run()
+        .success();
+    assert_eq!(out.stdout, "", "the bound session's own start says nothing");
+}
+
+#[test]
+fn a_new_session_hears_once_that_a_run_waits_for_adopt() {
+    let project = started(3);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    for source in ["startup", "clear", "resume"] {
+        let stdin = serde_json::json!({"session_id": "s2", "hook_event_name": "SessionStart",
+            "source": source, "cwd": project.path()})
+        .to_string();
         let out = project
             .cmd(&["hook", "session-start"])
-            .stdin(input(session, source))
+            .stdin(stdin)
             .run()
             .success();
-        assert_eq!(out.stdout, "", "{session} {source}");
+        let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+        let context = answer["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(context.contains("self-repair adopt"), "{source}: {context}");
+        assert!(
+            answer["systemMessage"]
+                .as_str()
+                .unwrap()
+                .contains("run r-test is waiting"),
+            "{source}"
+        );
     }
+    // The Stop hook stays silent for the other session and writes nothing.
+    assert_eq!(project.stop("s2", &[]).stdout, "");
+}
+
+#[test]
+fn a_session_that_takes_over_a_run_started_in_a_terminal_says_so() {
+    let project = started(3);
+    let out = project.stop("s1", &[]);
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(answer["decision"], "block");
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("this session now drives run r-test"),
+        "{out:?}"
+    );
+    let again: Value = serde_json::from_str(&project.stop("s1", &[]).stdout).unwrap();
+    assert!(again.get("systemMessage").is_none(), "said once");
 }
 
 #[test]

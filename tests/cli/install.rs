@@ -23,7 +23,9 @@ fn install_twice_then_uninstall_returns_a_busy_settings_file_byte_for_byte() {
     let first = project.cmd(&["install", "--project"]).run().success();
     let installed = project.read(".claude/settings.json");
     assert!(
-        installed.contains("\"hook\"") && installed.contains("Bash(self-repair submit:*)"),
+        installed.contains("\"hook\"")
+            && installed.contains("pre-tool-use")
+            && !installed.contains("Bash(self-repair"),
         "{installed}"
     );
     assert!(installed.contains(&binary().canonicalize().unwrap().display().to_string()));

@@ -14,10 +14,12 @@ fn a_thousand_stops_without_submissions_block_at_most_k_times_then_stall() {
     let mut messages = Vec::new();
     for _ in 0..1000 {
         let out = project.stop("s1", &[]);
-        if out.stdout.contains("\"decision\":\"block\"") {
-            assert!(messages.is_empty(), "blocked again after allowing");
+        if out.stdout.contains("```json") {
+            assert!(messages.is_empty(), "dispatched again after the stall");
             blocks += 1;
         } else if !out.stdout.is_empty() {
+            // The stall is said once, as a block asking the session to end its turn with the
+            // line (a systemMessage alone never reaches `claude -p` output).
             messages.push(out.stdout);
         }
     }

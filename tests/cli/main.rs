@@ -9,6 +9,7 @@ mod commands;
 mod hook_input;
 mod install;
 mod loop_safety;
+mod permission_gate;
 mod pipeline;
 mod repair;
 mod resume;

@@ -32,7 +32,7 @@ pub fn drive(
         }
         let answer: Value =
             serde_json::from_str(&out.stdout).expect("hook stdout is one JSON object");
-        let Some(reason) = answer["reason"].as_str() else {
+        let Some(reason) = crate::scripted_agent::dispatch_reason(&answer) else {
             drive.final_message = answer["systemMessage"].as_str().map(str::to_owned);
             break;
         };

@@ -130,6 +130,12 @@ fn enum_of(node: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The block reason of a hook answer that dispatches agents; `None` for an allow and for the
+/// one block that asks the session to end its turn with the run's closing line.
+pub fn dispatch_reason(answer: &Value) -> Option<&str> {
+    answer["reason"].as_str().filter(|r| r.contains("```json"))
+}
+
 /// Item ids of a block reason's dispatch.
 pub fn launched(reason: &str) -> (String, Vec<String>) {
     let start = reason.find("```json\n").expect("json fence") + 8;

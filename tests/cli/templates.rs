@@ -48,7 +48,7 @@ fn every_template_renders_for_each_route_and_kind() {
         let Ok(answer) = serde_json::from_str::<Value>(&out.stdout) else {
             break;
         };
-        let Some(reason) = answer["reason"].as_str() else {
+        let Some(reason) = crate::scripted_agent::dispatch_reason(&answer) else {
             break;
         };
         let (_, ids) = launched(reason);

@@ -165,9 +165,17 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
             );
             break;
         };
-        let dispatch = Dispatch::parse_reason(reason).ok_or_else(|| {
-            AppError::Usage(format!("the hook blocked without a dispatch: {reason}"))
-        })?;
+        let Some(dispatch) = Dispatch::parse_reason(reason) else {
+            // The run's closing line, which the session is asked to end its turn with.
+            say(
+                out,
+                format!(
+                    "[hook] the session ends its turn with: {}",
+                    value["systemMessage"].as_str().unwrap_or(reason)
+                ),
+            );
+            break;
+        };
         let ids: Vec<&str> = dispatch
             .launch
             .iter()

@@ -22,6 +22,22 @@ impl HookAnswer {
         HookAnswer::default()
     }
 
+    /// Adds `message` for the user to whatever this answer prints.
+    fn announce(&mut self, message: &str) {
+        let mut object = self
+            .stdout
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+            .and_then(|value| value.as_object().cloned())
+            .unwrap_or_default();
+        let text = match object.get("systemMessage").and_then(|v| v.as_str()) {
+            Some(existing) => format!("{message}\n{existing}"),
+            None => message.to_owned(),
+        };
+        object.insert("systemMessage".to_owned(), text.into());
+        self.stdout = Some(serde_json::Value::Object(object).to_string());
+    }
+
     fn note(line: String) -> HookAnswer {
         HookAnswer {
             stdout: None,
@@ -108,12 +124,24 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     {
         return HookAnswer::allow();
     }
+    let unbound = state.session.is_none();
     let stop = StopEvent {
         session: Some(session),
         running: input.running_items(),
     };
-    let answer = drive(env, &project, &dir, &mut state, &stop);
+    let mut answer = drive(env, &project, &dir, &mut state, &stop);
     drop(lock);
+    let blocks = answer
+        .stdout
+        .as_deref()
+        .is_some_and(|out| out.contains("\"decision\":\"block\""));
+    if unbound && blocks && state.session.is_some() {
+        answer.announce(&format!(
+            "self-repair: this session now drives run {} (it was started outside Claude Code); \
+             `self-repair adopt` in another session moves it there.",
+            state.run
+        ));
+    }
     // The process ends right after the answer is printed: freeing 100,000 items one by one
     // would be a fifth of the hook's time (reference/benchmarks.md).
     std::mem::forget(state);
@@ -140,6 +168,7 @@ fn drive(
     }
     let mut dirty = state.journal_offset != offset_before;
     let mut decision = Decision::Allow { message: None };
+    let mut finalize_failed = false;
     for _ in 0..3 {
         let outcome = decide_stop(state, stop, env.now);
         if outcome.changed {
@@ -162,6 +191,7 @@ fn drive(
             break;
         }
         if let Err(e) = finalize_run(project.root(), dir, state, env.now) {
+            finalize_failed = true;
             let message = format!(
                 "self-repair run {}: finalize failed: {e}. Fix it, then run `self-repair finalize`.",
                 state.run
@@ -181,10 +211,25 @@ fn drive(
         Decision::Block(dispatch) => {
             Some(json!({ "decision": "block", "reason": dispatch.render_reason() }).to_string())
         }
+        // The run just ended, paused or stalled (the engine says so once, at the transition):
+        // a `systemMessage` reaches neither the model nor `claude -p` output, so the session is
+        // asked, once, to end its turn with the line (reference/design-notes.md, note 15).
+        Decision::Allow { message: Some(m) } if dirty && !finalize_failed => Some(
+            json!({ "decision": "block", "reason": relay_reason(&m), "systemMessage": m })
+                .to_string(),
+        ),
         Decision::Allow { message: Some(m) } => Some(json!({ "systemMessage": m }).to_string()),
         Decision::Allow { message: None } | Decision::Finalize => None,
     };
     HookAnswer { stdout, stderr }
+}
+
+/// What the model reads when the run ended, paused or stalled: the line to end its turn with.
+pub const RELAY_INSTRUCTION: &str =
+    "Reply with exactly the line above as your whole message, then end your turn. Do nothing else.";
+
+fn relay_reason(message: &str) -> String {
+    format!("{message}\n{RELAY_INSTRUCTION}")
 }
 
 /// `self-repair hook stop-failure`: the turn ended on an API error; pause instead of
@@ -245,27 +290,68 @@ pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     }
 }
 
+/// The context and user message for a session that does not drive the project's run.
+fn waiting_run_notice(state: &RunState) -> HookAnswer {
+    let counts = state.counts(state.phase);
+    let driver = if state.session.is_some() {
+        "another Claude Code session drives it"
+    } else {
+        "it was started outside Claude Code"
+    };
+    let summary = format!(
+        "self-repair run {} is waiting in this project: phase {}, {} of {} items done, status \
+         {}; {driver}.",
+        state.run,
+        state.phase.as_str(),
+        counts.done,
+        counts.total(),
+        state.status.as_str()
+    );
+    let context = format!(
+        "{summary} Only if the user asks to continue it: run `self-repair adopt` (and \
+         `self-repair resume` when it is paused or stalled), then end your turn; the Stop hook \
+         then drives it. Otherwise leave it alone."
+    );
+    let message = format!(
+        "{summary} To continue it here, ask Claude to continue the self-repair run, or run \
+         `self-repair adopt`."
+    );
+    HookAnswer {
+        stdout: Some(
+            json!({
+                "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context},
+                "systemMessage": message,
+            })
+            .to_string(),
+        ),
+        stderr: Vec::new(),
+    }
+}
+
 /// `self-repair hook session-start`: after a compaction or a resume, remind the session of the
-/// run in one paragraph (`SessionStart` stdout becomes context).
+/// run in one paragraph (`SessionStart` stdout becomes context); in any other session, say once
+/// that a run is waiting and how to adopt it.
 pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let Ok(input) = HookInput::parse(stdin) else {
         return HookAnswer::allow();
     };
-    if !matches!(input.source.as_deref(), Some("compact" | "resume")) {
-        return HookAnswer::allow();
-    }
     let Some((_, dir)) = active_run(env, &input) else {
         return HookAnswer::allow();
     };
     let Ok(state) = dir.load_state() else {
         return HookAnswer::allow();
     };
-    let ours = match (&state.session, &input.session_id) {
-        (Some(bound), Some(session)) => bound == session,
-        (None, _) => true,
-        (Some(_), None) => false,
-    };
-    if !ours || matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
+    if matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
+        return HookAnswer::allow();
+    }
+    let ours = matches!((&state.session, &input.session_id),
+        (Some(bound), Some(session)) if bound == session);
+    if !ours {
+        // A new session (startup, /clear gives a new id, another terminal): say once that a run
+        // is waiting and how to take it over; the Stop hook stays silent for this session.
+        return waiting_run_notice(&state);
+    }
+    if !matches!(input.source.as_deref(), Some("compact" | "resume")) {
         return HookAnswer::allow();
     }
     let counts = state.counts(state.phase);

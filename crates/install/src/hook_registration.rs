@@ -19,7 +19,7 @@ pub(crate) struct HookRegistration {
 }
 
 /// Every hook we register, in the order they are written.
-pub(crate) const OUR_HOOKS: [HookRegistration; 3] = [
+pub(crate) const OUR_HOOKS: [HookRegistration; 4] = [
     HookRegistration {
         event: "Stop",
         matcher: None,
@@ -33,10 +33,18 @@ pub(crate) const OUR_HOOKS: [HookRegistration; 3] = [
         timeout_secs: 30,
     },
     HookRegistration {
-        // Only after a compaction or a resume does the run summary need re-injecting.
+        // Every source: after a compaction or a resume the run summary is re-injected; a new
+        // session (startup, /clear) hears once that a run is waiting for `self-repair adopt`.
         event: "SessionStart",
-        matcher: Some("compact|resume"),
+        matcher: None,
         subcommand: "session-start",
+        timeout_secs: 30,
+    },
+    HookRegistration {
+        // The permission gate: only Bash calls are ever decided.
+        event: "PreToolUse",
+        matcher: Some("Bash"),
+        subcommand: "pre-tool-use",
         timeout_secs: 30,
     },
 ];
@@ -114,10 +122,10 @@ mod tests {
     }
 
     #[test]
-    fn session_start_group_has_source_matcher() {
-        let group = OUR_HOOKS[2].group("self-repair");
-        assert_eq!(group["matcher"], "compact|resume");
-        assert_eq!(group["hooks"][0]["args"], json!(["hook", "session-start"]));
+    fn the_permission_gate_sees_only_bash_calls() {
+        let group = OUR_HOOKS[3].group("self-repair");
+        assert_eq!(group["matcher"], "Bash");
+        assert_eq!(group["hooks"][0]["args"], json!(["hook", "pre-tool-use"]));
         assert_eq!(group["hooks"][0]["timeout"], 30);
     }
 }

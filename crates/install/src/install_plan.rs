@@ -11,7 +11,6 @@ use crate::install_manifest::{
     read_manifest, sha256_hex,
 };
 use crate::install_spec::InstallSpec;
-use crate::permission_rules::permission_rules;
 use crate::settings_document::{SettingsDocument, push_unique};
 
 /// Everything `install` would change. Nothing is written until [`InstallPlan::apply`].
@@ -23,8 +22,8 @@ pub struct InstallPlan {
 }
 
 /// Computes every change `install` makes under `root_or_home` (the project root for
-/// [`crate::Scope::Project`], the home directory for [`crate::Scope::User`]): our hooks and
-/// permission rules in the settings file, the `bundle` copied into `.claude/`, and the
+/// [`crate::Scope::Project`], the home directory for [`crate::Scope::User`]): our hooks in the
+/// settings file (and no permission rule: the `PreToolUse` gate decides our commands), the `bundle` copied into `.claude/`, and the
 /// manifest. Reads files; writes nothing. An invalid settings file is an error.
 pub fn plan_install(
     root_or_home: &Path,
@@ -66,21 +65,14 @@ pub fn plan_install(
         push_unique(&mut hooks, hook);
     }
 
-    let wanted_rules = permission_rules(binary, spec.binary_on_path);
-    let mut permissions = previous
+    // Installs before the permission gate (`hook pre-tool-use`) wrote `Bash(self-repair ...)`
+    // allow rules; the gate now decides our commands in both install paths, so they go.
+    let stale_rules: Vec<String> = previous
         .as_ref()
         .map(|p| p.settings.permissions.clone())
         .unwrap_or_default();
-    let stale_rules: Vec<String> = permissions
-        .iter()
-        .filter(|rule| !wanted_rules.contains(rule))
-        .cloned()
-        .collect();
     doc.remove_permissions(&stale_rules);
-    permissions.retain(|rule| !stale_rules.contains(rule));
-    for rule in doc.add_permissions(&wanted_rules, &mut created_keys)? {
-        push_unique(&mut permissions, rule);
-    }
+    let permissions: Vec<String> = Vec::new();
 
     let settings_changed = doc.root() != pristine.root();
     let new_settings = if settings_changed {
@@ -121,7 +113,7 @@ pub fn plan_install(
     if !spec.binary_on_path {
         notes.push(format!(
             "`self-repair` on PATH is not {binary}: sub-agents call `self-repair` by name, so \
-             put its directory first on PATH (rules for the full path were added too)"
+             put its directory first on PATH"
         ));
     }
     changes.push(FileChange {

@@ -11,7 +11,6 @@ mod install_error;
 mod install_manifest;
 mod install_plan;
 mod install_spec;
-mod permission_rules;
 mod plugin_hooks;
 mod scope;
 mod settings_document;

@@ -21,8 +21,9 @@ pub fn hooks_json_for_plugin() -> String {
     root.insert(
         "description".to_owned(),
         Value::from(
-            "self-repair: drive the pipeline on every stop, pause on API failures, \
-             re-inject the run summary after compact or resume",
+            "self-repair: drive the pipeline on every stop, pause on API failures, re-inject \
+             the run summary at session start, and let its agents run their own commands \
+             without a prompt (PreToolUse permission gate)",
         ),
     );
     root.insert("hooks".to_owned(), Value::Object(hooks));

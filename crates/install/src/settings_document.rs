@@ -118,23 +118,6 @@ impl SettingsDocument {
         Ok(touched)
     }
 
-    /// Appends each of `rules` missing from `permissions.allow`; returns the ones added.
-    pub(crate) fn add_permissions(
-        &mut self,
-        rules: &[String],
-        created_keys: &mut Vec<String>,
-    ) -> Result<Vec<String>, InstallError> {
-        let allow = self.array_at("permissions", "allow", created_keys)?;
-        let mut added = Vec::new();
-        for rule in rules {
-            if !allow.iter().any(|existing| existing.as_str() == Some(rule)) {
-                allow.push(Value::from(rule.as_str()));
-                added.push(rule.clone());
-            }
-        }
-        Ok(added)
-    }
-
     /// Removes every `permissions.allow` rule listed in `rules`.
     pub(crate) fn remove_permissions(&mut self, rules: &[String]) {
         if let Some(allow) = self

@@ -31,17 +31,6 @@ fn settings_that_are_not_an_object_are_refused() {
 }
 
 #[test]
-fn permissions_allow_that_is_not_an_array_is_refused() {
-    let project = Project::with_settings(r#"{"permissions": {"allow": "Bash(*)"}}"#);
-    let err = project.plan().unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("`permissions.allow` should be an array"),
-        "{err}"
-    );
-}
-
-#[test]
 fn relative_binary_is_refused() {
     let project = Project::new();
     let spec = InstallSpec {

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use crate::harness::{BUSY, FAKE_BIN, Project, our_entries};
 
 #[test]
-fn install_on_empty_project_registers_three_exec_form_hooks_and_rules() {
+fn install_on_empty_project_registers_four_exec_form_hooks_and_no_permission_rule() {
     let project = Project::new();
     project.install();
     let settings = project.settings_json();
@@ -17,33 +17,46 @@ fn install_on_empty_project_registers_three_exec_form_hooks_and_rules() {
         settings["hooks"]["StopFailure"][0]["hooks"][0]["args"],
         json!(["hook", "stop-failure"])
     );
-    assert_eq!(
-        settings["hooks"]["SessionStart"][0]["matcher"],
-        "compact|resume"
+    // Every session start: a new session hears about a waiting run.
+    assert!(
+        settings["hooks"]["SessionStart"][0]
+            .get("matcher")
+            .is_none()
     );
     assert_eq!(
         settings["hooks"]["SessionStart"][0]["hooks"][0]["args"],
         json!(["hook", "session-start"])
     );
-    let allow: Vec<&str> = settings["permissions"]["allow"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r.as_str().unwrap())
-        .collect();
+    assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "Bash");
     assert_eq!(
-        allow,
-        [
-            "Bash(self-repair show:*)",
-            "Bash(self-repair submit:*)",
-            "Bash(self-repair item:*)",
-            "Bash(self-repair status:*)",
-            "Bash(self-repair next:*)",
-            "Bash(self-repair start:*)",
-            "Bash(self-repair refs:*)",
-        ]
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["args"],
+        json!(["hook", "pre-tool-use"])
     );
+    // The permission gate decides our agents' commands: no allow rule is written.
+    assert!(settings.get("permissions").is_none(), "{settings}");
     assert!(project.settings().ends_with("}\n"));
+}
+
+#[test]
+fn an_upgrade_removes_the_allow_rules_an_older_install_wrote() {
+    let project = Project::with_settings(BUSY);
+    project.install();
+    let manifest_path = ".self-repair/install.json";
+    let mut manifest: Value = serde_json::from_str(&project.read(manifest_path)).unwrap();
+    manifest["settings"]["permissions"] = json!(["Bash(self-repair show:*)"]);
+    let mut settings = project.settings_json();
+    settings["permissions"]["allow"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("Bash(self-repair show:*)"));
+    project.write(manifest_path, &manifest.to_string());
+    project.write(".claude/settings.json", &settings.to_string());
+    project.install();
+    let before: Value = serde_json::from_str(BUSY).unwrap();
+    assert_eq!(
+        project.settings_json()["permissions"]["allow"],
+        before["permissions"]["allow"]
+    );
 }
 
 #[test]
@@ -63,19 +76,18 @@ fn install_on_busy_settings_keeps_every_key_hook_and_rule_in_order() {
         keys(&after["hooks"]),
         ["PreToolUse", "Stop", "StopFailure", "SessionStart"]
     );
-    assert_eq!(after["hooks"]["PreToolUse"], before["hooks"]["PreToolUse"]);
+    // The user's PreToolUse group stays first and untouched; our gate is a group after it.
+    assert_eq!(
+        after["hooks"]["PreToolUse"][0],
+        before["hooks"]["PreToolUse"][0]
+    );
+    assert_eq!(after["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
     // The user's Stop group stays first and untouched; ours is a separate group after it.
     assert_eq!(after["hooks"]["Stop"][0], before["hooks"]["Stop"][0]);
     assert_eq!(after["hooks"]["Stop"][1]["hooks"][0]["command"], FAKE_BIN);
     assert_eq!(after["hooks"]["Stop"].as_array().unwrap().len(), 2);
-    // User rules first, ours appended; deny and defaultMode untouched.
-    let allow = after["permissions"]["allow"].as_array().unwrap();
-    assert_eq!(
-        allow[..3],
-        before["permissions"]["allow"].as_array().unwrap()[..]
-    );
-    assert_eq!(allow.len(), 3 + 7);
-    assert_eq!(after["permissions"]["deny"], before["permissions"]["deny"]);
+    // The user's permissions are untouched: we add no rule.
+    assert_eq!(after["permissions"], before["permissions"]);
     assert_eq!(after["permissions"]["defaultMode"], "acceptEdits");
     assert_eq!(after["env"], before["env"]);
     assert_eq!(after["zz_team_notes"], "keep this key last");
@@ -118,7 +130,7 @@ fn hand_added_hook_without_manifest_is_pointed_at_the_binary_not_duplicated() {
 }
 
 #[test]
-fn binary_not_on_path_adds_full_path_rules_and_a_note() {
+fn binary_not_on_path_adds_a_note() {
     let project = Project::new();
     let mut spec = project.spec(FAKE_BIN);
     spec.binary_on_path = false;
@@ -126,22 +138,12 @@ fn binary_not_on_path_adds_full_path_rules_and_a_note() {
         self_repair_install::plan_install(project.root(), &spec, crate::harness::TEST_BUNDLE)
             .unwrap();
     plan.apply().unwrap();
-    let allow = project.settings_json()["permissions"]["allow"].clone();
-    assert!(
-        allow
-            .as_array()
-            .unwrap()
-            .contains(&json!("Bash(/opt/fake/bin/self-repair submit:*)"))
-    );
     assert!(
         plan.notes()
             .iter()
             .any(|n| n.contains("not /opt/fake/bin/self-repair"))
     );
-    // Back on PATH: the full-path rules we added are dropped again.
-    project.install();
-    let allow = project.settings_json()["permissions"]["allow"].clone();
-    assert_eq!(allow.as_array().unwrap().len(), 7);
+    assert!(project.settings_json().get("permissions").is_none());
 }
 
 #[test]

@@ -106,10 +106,25 @@ impl E2eProject {
             runs: Cell::new(0),
         };
         project.write("findings.jsonl", &jsonl_findings(count))?;
+        project.trust()?;
         if mode == InstallMode::Project {
             project.self_repair_ok(&["install", "--project"])?;
         }
         Ok(project)
+    }
+
+    /// Marks the project as trusted in the client's config, as a user who accepted the trust
+    /// dialog: only then does the client apply the project's `.claude/settings.json` allow
+    /// rules. Nothing else is granted: no `--allowedTools`, the default permission mode.
+    fn trust(&self) -> Result<(), E2eError> {
+        let config = json!({
+            "hasCompletedOnboarding": true,
+            "projects": {
+                self.path().to_string_lossy(): {"hasTrustDialogAccepted": true}
+            }
+        });
+        let path = self.root.join("config/.claude.json");
+        fs::write(&path, format!("{config:#}\n")).map_err(E2eError::io(&path))
     }
 
     /// The project folder (the sessions' working directory).
@@ -249,12 +264,7 @@ impl E2eProject {
             .envs(options.env.iter().map(|(k, v)| (k, v)))
             .arg("-p")
             .arg(prompt)
-            .args([
-                "--output-format",
-                "json",
-                "--allowedTools",
-                "Agent Bash Read",
-            ])
+            .args(["--output-format", "json"])
             .arg("--debug-file")
             .arg(&debug);
         if self.mode == InstallMode::Plugin {
