@@ -29,6 +29,11 @@ fn next_shows_the_dispatch_the_hook_would_give_and_changes_nothing() {
     let before = files(&project.path().join(".self-repair"));
     let out = project.cmd(&["next"]).run().success();
     assert!(
+        out.stdout.starts_with("PREVIEW ONLY, changes nothing"),
+        "a model must not launch from next: {}",
+        out.stdout
+    );
+    assert!(
         out.stdout.contains("phase triage: launch these 3 agent(s)"),
         "{}",
         out.stdout

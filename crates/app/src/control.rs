@@ -47,6 +47,11 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
     })
 }
 
+/// The first line of `next`'s dispatch preview: a model reading it must not launch from it.
+pub const NEXT_PREVIEW: &str = "PREVIEW ONLY, changes nothing: this is what the Stop hook would \
+     dispatch at the next stop. Do not launch these agents yourself; end your turn and let the \
+     hook dispatch them.";
+
 /// `self-repair next`: the dispatch the hook would give now, without changing anything.
 pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
     let mut state = load_folded(dir, false)?;
@@ -60,7 +65,7 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
     };
     let outcome = decide_stop(&mut state, &stop, now);
     Ok(match outcome.decision {
-        Decision::Block(dispatch) => dispatch.render_reason(),
+        Decision::Block(dispatch) => format!("{NEXT_PREVIEW}\n{}", dispatch.render_reason()),
         Decision::Finalize => {
             "the next stop finalizes the run: tasks and reports are written".to_owned()
         }

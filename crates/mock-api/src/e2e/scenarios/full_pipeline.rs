@@ -122,10 +122,21 @@ fn full_pipeline(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2eE
         .iter()
         .filter(|r| r.thread == "main" && r.answer.contains("Agent"))
         .count();
+    // Every block launches agents, but the last: it asks the session to end its turn with the
+    // run's closing line, which is how a `claude -p` user sees how the run ended.
     ctx.checks.equal(
-        "Stop hook blocks vs main-thread answers that launch agents",
+        "Stop hook blocks vs main-thread answers that launch agents, plus the closing line",
         &blocks,
-        &launching,
+        &(launching + 1),
+    );
+    let result = outcome
+        .json
+        .get("result")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    ctx.checks.that(
+        result.contains(&format!("self-repair run {RUN} complete:")),
+        || format!("claude -p's result does not say how the run ended: {result:?}"),
     );
     for hook in &hooks {
         ctx.checks.that(hook.status == 0, || {

@@ -106,6 +106,13 @@ fn rechecked_attempts(journal: &[Value]) -> Result<Vec<u64>, String> {
 pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let project = E2eProject::new(&ctx.tools, "repair-check", InstallMode::Plugin, 0)?;
     project.write("state.txt", "broken\n")?;
+    // The user's own rules for their own check and its fixes (what a user who runs repairs
+    // unattended allows in `.claude/settings.local.json`): self-repair's gate never approves
+    // `check` (it runs a command) or the fixer's edits.
+    project.write(
+        ".claude/settings.local.json",
+        "{\"permissions\": {\"allow\": [\"Bash(self-repair check:*)\", \"Bash(echo:*)\", \"Edit(state.txt)\"]}}\n",
+    )?;
     git(&project, &["init", "-q"])?;
     git(&project, &["add", "."])?;
     git(&project, &["commit", "-qm", "start"])?;
