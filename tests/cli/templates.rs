@@ -110,3 +110,39 @@ trait Pipe: Sized {
 }
 
 impl Pipe for String {}
+
+/// The tools Claude Code 2.1.330 offers a sub-agent whose definition names them (recorded
+/// `tools` of every sub-agent request in the e2e scenarios: `Grep` and `Glob` are dropped).
+const CLIENT_SUB_AGENT_TOOLS: [&str; 4] = ["Bash", "Read", "Edit", "Write"];
+
+#[test]
+fn no_agent_definition_or_template_names_a_tool_the_client_does_not_offer() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["agents", "skill/self-repair/templates"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+    }
+    files.sort();
+    let mut wrong = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        if let Some(line) = text.lines().find(|l| l.starts_with("tools:")) {
+            for tool in line["tools:".len()..].split(',').map(str::trim) {
+                if !CLIENT_SUB_AGENT_TOOLS.contains(&tool) {
+                    wrong.push(format!("{}: tools lists {tool}", path.display()));
+                }
+            }
+        }
+        for tool in ["Grep", "Glob"] {
+            let named = text
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|word| word == tool);
+            if named {
+                wrong.push(format!("{}: names the {tool} tool", path.display()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

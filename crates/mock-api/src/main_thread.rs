@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::conversation::Conversation;
 use crate::reply::Reply;
-use crate::scenario::Scenario;
+use crate::scenario::{MainHabit, Scenario};
 
 /// How the client shows a Stop hook's block reason to the model.
 pub const STOP_FEEDBACK: &str = "Stop hook feedback:";
@@ -97,6 +97,96 @@ fn repair_reply(feedback: &str, scenario: &Scenario) -> Reply {
     }
 }
 
+/// Whether the main session launched any agent before.
+fn launched_before(conversation: &Conversation<'_>) -> bool {
+    conversation
+        .calls_since(0)
+        .iter()
+        .any(|(call, _)| call.name == "Agent")
+}
+
+/// The item id a dispatch entry's description names (`triage t-00003` -> `t-00003`).
+fn entry_id(entry: &Value) -> String {
+    entry
+        .get("description")
+        .and_then(Value::as_str)
+        .and_then(|d| d.split_whitespace().last())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The entries to launch for a dispatch, after the scenario's habits.
+fn with_habits(launches: &[Value], scenario: &Scenario, first: bool) -> Vec<Value> {
+    let mut chosen: Vec<Value> = launches.to_vec();
+    if first && scenario.has(MainHabit::SkipLast) && chosen.len() > 1 {
+        chosen.pop();
+    }
+    if first
+        && scenario.has(MainHabit::LaunchTwice)
+        && let Some(entry) = chosen.first().cloned()
+    {
+        chosen.insert(1, entry);
+    }
+    if scenario.has(MainHabit::Paraphrase) {
+        for entry in &mut chosen {
+            let id = entry_id(entry);
+            entry["description"] = Value::from(format!("Investigate {id} for self-repair"));
+        }
+    }
+    chosen
+}
+
+fn launch(entries: &[Value], scenario: &Scenario) -> Reply {
+    Reply::tools(
+        entries
+            .iter()
+            .map(|e| {
+                (
+                    "Agent".to_owned(),
+                    agent_input(e, scenario.agent_extra.as_ref()),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// With [`MainHabit::SplitLaunch`]: after the first half's results, the entries of the latest
+/// dispatch not launched since it.
+fn split_remainder(
+    conversation: &Conversation<'_>,
+    last: usize,
+    scenario: &Scenario,
+) -> Option<Vec<Value>> {
+    let feedback_at = (0..=last)
+        .rev()
+        .find(|i| conversation.is_user(*i) && conversation.text_at(*i).contains(STOP_FEEDBACK))?;
+    let text = conversation.text_at(feedback_at);
+    let at = text.rfind(STOP_FEEDBACK)?;
+    let launches = parse_dispatch(&text[at + STOP_FEEDBACK.len()..])?;
+    let first = !launched_before_index(conversation, feedback_at);
+    let wanted = with_habits(&launches, scenario, first);
+    let launched: Vec<String> = conversation
+        .calls_since(feedback_at)
+        .iter()
+        .filter(|(call, _)| call.name == "Agent")
+        .map(|(call, _)| entry_id(&call.input))
+        .collect();
+    let rest: Vec<Value> = wanted
+        .into_iter()
+        .filter(|e| !launched.contains(&entry_id(e)))
+        .collect();
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// Whether an agent was launched before message `index`.
+fn launched_before_index(conversation: &Conversation<'_>, index: usize) -> bool {
+    let all = conversation.calls_since(0).len();
+    let since = conversation.calls_since(index).len();
+    conversation.calls_since(0)[..all - since]
+        .iter()
+        .any(|(call, _)| call.name == "Agent")
+}
+
 fn is_prompt(conversation: &Conversation<'_>, index: usize) -> bool {
     let text = conversation.text_at(index);
     conversation.outcomes_at(index).is_empty()
@@ -130,19 +220,21 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
     if let Some(at) = text.rfind(STOP_FEEDBACK) {
         let feedback = &text[at + STOP_FEEDBACK.len()..];
         return match parse_dispatch(feedback) {
-            Some(launches) if !launches.is_empty() => Reply::tools(
-                launches
-                    .iter()
-                    .map(|e| {
-                        (
-                            "Agent".to_owned(),
-                            agent_input(e, scenario.agent_extra.as_ref()),
-                        )
-                    })
-                    .collect(),
-            ),
+            Some(launches) if !launches.is_empty() => {
+                let first = !launched_before(conversation);
+                let mut chosen = with_habits(&launches, scenario, first);
+                if scenario.has(MainHabit::SplitLaunch) && chosen.len() > 1 {
+                    chosen.truncate(chosen.len().div_ceil(2));
+                }
+                launch(&chosen, scenario)
+            }
             _ => repair_reply(feedback, scenario),
         };
+    }
+    if scenario.has(MainHabit::SplitLaunch)
+        && let Some(rest) = split_remainder(conversation, last, scenario)
+    {
+        return launch(&rest, scenario);
     }
     if text.contains(TASK_NOTIFICATION) {
         return Reply::text("Noted.");

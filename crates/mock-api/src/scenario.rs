@@ -28,6 +28,21 @@ pub enum Behaviour {
     NeverSubmit,
 }
 
+/// A habit of real models in the main session, applied to the dispatches it launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MainHabit {
+    /// Launches each dispatch over two messages: the first half, then the rest once the first
+    /// half's results are in.
+    SplitLaunch,
+    /// Rewrites every description in its own words, keeping the item id.
+    Paraphrase,
+    /// Launches the first entry of the first dispatch twice, in the same message.
+    LaunchTwice,
+    /// Never launches the last entry of the first dispatch.
+    SkipLast,
+}
+
 /// Per-item behaviour; the first rule whose every given matcher fits wins.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -94,6 +109,8 @@ pub struct Scenario {
     /// Repair runs: the Bash command a fixer sub-agent (`self-repair item fix-N`) runs after
     /// `self-repair show fix-N` (`{attempt}` is N); `None` ends after `show`.
     pub fixer_command: Option<String>,
+    /// Habits of the main session (none: it launches every entry verbatim, once).
+    pub habits: Vec<MainHabit>,
     /// A result chosen in code, asked before the rules' `values` apply.
     #[serde(skip)]
     pub result_fn: Option<ResultFn>,
@@ -112,6 +129,7 @@ impl Default for Scenario {
             faults: Vec::new(),
             fix_command: None,
             fixer_command: None,
+            habits: Vec::new(),
             result_fn: None,
         }
     }
@@ -171,6 +189,18 @@ impl Scenario {
     pub fn fixer_runs(mut self, command: impl Into<String>) -> Scenario {
         self.fixer_command = Some(command.into());
         self
+    }
+
+    /// Gives the main session a habit.
+    #[must_use]
+    pub fn habit(mut self, habit: MainHabit) -> Scenario {
+        self.habits.push(habit);
+        self
+    }
+
+    /// Whether the main session has `habit`.
+    pub fn has(&self, habit: MainHabit) -> bool {
+        self.habits.contains(&habit)
     }
 
     /// Chooses results in code.

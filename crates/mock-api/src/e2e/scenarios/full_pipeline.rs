@@ -16,6 +16,7 @@ use crate::e2e::scenarios::pipeline_checks::{
     check_complete_once, check_no_duplicate_launch, pipeline_scenario, start_prompt,
 };
 use crate::mock_server::MockServer;
+use crate::recorded_request::RecordedRequest;
 
 const RUN: &str = "r-full";
 const FINDINGS: usize = 14;
@@ -57,20 +58,56 @@ pub(crate) fn check_launch_mode(
 
 /// Background launches, plugin mode.
 pub(crate) fn background(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    full_pipeline(ctx, false)
+    full_pipeline(ctx, "full-pipeline-background", InstallMode::Plugin, false)
 }
 
 /// Foreground launches, `install --project` mode.
 pub(crate) fn foreground(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    full_pipeline(ctx, true)
+    full_pipeline(ctx, "full-pipeline-foreground", InstallMode::Project, true)
 }
 
-fn full_pipeline(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2eError> {
-    let (name, mode) = if foreground {
-        ("full-pipeline-foreground", InstallMode::Project)
-    } else {
-        ("full-pipeline-background", InstallMode::Plugin)
-    };
+/// Background launches, `install --project` mode.
+pub(crate) fn background_installed(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    full_pipeline(
+        ctx,
+        "full-pipeline-background-install",
+        InstallMode::Project,
+        false,
+    )
+}
+
+/// Foreground launches, plugin mode.
+pub(crate) fn foreground_plugin(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    full_pipeline(
+        ctx,
+        "full-pipeline-foreground-plugin",
+        InstallMode::Plugin,
+        true,
+    )
+}
+
+/// The tools the client offers our read-only agents (their definitions name exactly these).
+const AGENT_TOOLS: [&str; 2] = ["Bash", "Read"];
+
+/// Every sub-agent request offered exactly the tools the agent definitions name.
+fn check_agent_tools(ctx: &mut ScenarioContext, records: &[RecordedRequest]) {
+    for record in records.iter().filter(|r| r.thread.starts_with("item:")) {
+        let tools = record.tool_names();
+        ctx.checks.that(tools == AGENT_TOOLS, || {
+            format!(
+                "{} was offered {tools:?}, its definition names {AGENT_TOOLS:?}",
+                record.thread
+            )
+        });
+    }
+}
+
+fn full_pipeline(
+    ctx: &mut ScenarioContext,
+    name: &str,
+    mode: InstallMode,
+    foreground: bool,
+) -> Result<(), E2eError> {
     let project = E2eProject::new(&ctx.tools, name, mode, FINDINGS)?;
     let (path, config) = if foreground {
         FOREGROUND_CONFIG
@@ -95,6 +132,7 @@ fn full_pipeline(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2eE
     let launched = launched_items(&records);
     check_no_duplicate_launch(ctx, &launched);
     check_launch_mode(ctx, &records, foreground);
+    check_agent_tools(ctx, &records);
     let items = items_of(&state);
     // Triage items are stored as columns: read them through the engine's own state type.
     let dispatches: u64 = serde_json::from_value::<self_repair_engine::RunState>(state.clone())
@@ -146,11 +184,15 @@ fn full_pipeline(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2eE
             )
         });
     }
-    let label = if foreground {
-        "full pipeline, foreground agents (install --project)"
-    } else {
-        "full pipeline, background agents (plugin)"
-    };
+    let label = format!(
+        "full pipeline, {} agents ({})",
+        if foreground {
+            "foreground"
+        } else {
+            "background"
+        },
+        mode.label()
+    );
     ctx.notes.push(format!(
         "{label}: {} agents, {} Stop hook runs ({blocks} blocks), claude -p {:.1} s",
         launched.len(),

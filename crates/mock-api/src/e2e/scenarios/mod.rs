@@ -5,6 +5,7 @@ mod foreign_session;
 mod full_pipeline;
 mod invalid_results;
 mod killed_and_adopted;
+mod model_habits;
 mod pipeline_checks;
 mod rate_limited;
 mod repair_check;
@@ -19,9 +20,17 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 9] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 15] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
+    (
+        "full-pipeline-background-install",
+        full_pipeline::background_installed,
+    ),
+    (
+        "full-pipeline-foreground-plugin",
+        full_pipeline::foreground_plugin,
+    ),
     ("killed-then-adopted", killed_and_adopted::run),
     (
         "invalid-results-and-escalation",
@@ -35,6 +44,10 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 9] = [
     ("foreign-session", foreign_session::run),
     ("rate-limited-main-thread", rate_limited::run),
     ("repair-check", repair_check::run),
+    ("habit-split-launch", model_habits::split_launch),
+    ("habit-paraphrase", model_habits::paraphrase),
+    ("habit-launch-twice", model_habits::launch_twice),
+    ("habit-skip-part", model_habits::skip_part),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.
