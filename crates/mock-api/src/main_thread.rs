@@ -162,9 +162,9 @@ fn split_remainder(
         .find(|i| conversation.is_user(*i) && conversation.text_at(*i).contains(STOP_FEEDBACK))?;
     let text = conversation.text_at(feedback_at);
     let at = text.rfind(STOP_FEEDBACK)?;
-    let launches = parse_dispatch(&text[at + STOP_FEEDBACK.len()..])?;
+    let dispatch = parse_dispatch(&text[at + STOP_FEEDBACK.len()..])?;
     let first = !launched_before_index(conversation, feedback_at);
-    let wanted = with_habits(&launches, scenario, first);
+    let wanted = with_habits(&dispatch, scenario, first);
     let launched: Vec<String> = conversation
         .calls_since(feedback_at)
         .iter()
