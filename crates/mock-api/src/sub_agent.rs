@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::conversation::{Conversation, ToolOutcome};
 use crate::reply::Reply;
 use crate::result_generator::{generate_invalid, generate_with, submission_text};
-use crate::scenario::{Behaviour, Scenario};
+use crate::scenario::{Behaviour, FORBIDDEN_COMMAND, Scenario};
 use crate::show_output::ShowOutput;
 
 const HEREDOC: &str = "SELF_REPAIR_EOF";
@@ -71,13 +71,17 @@ fn choose(show: &ShowOutput, scenario: &Scenario, model: &str, submitted: usize)
     let rule = scenario.rule_for(&show.item, &show.kind, model);
     let give_up_at =
         scenario.max_submits.max(1) + usize::from(rule.behaviour == Behaviour::InvalidFirst);
-    if rule.behaviour == Behaviour::NeverSubmit || submitted >= give_up_at {
+    let never = matches!(
+        rule.behaviour,
+        Behaviour::NeverSubmit | Behaviour::ClaimsWithoutSubmit
+    );
+    if never || submitted >= give_up_at {
         return None;
     }
     let invalid = match rule.behaviour {
         Behaviour::InvalidFirst => submitted == 0,
         Behaviour::AlwaysInvalid => true,
-        Behaviour::Valid | Behaviour::NeverSubmit => false,
+        _ => false,
     };
     if invalid {
         return Some(generate_invalid(&show.output_schema));
@@ -104,6 +108,13 @@ pub fn sub_agent_reply(
         return fixer_reply(conversation, scenario, id, n);
     }
     let calls = conversation.calls_since(0);
+    let rule = scenario.rule_for(id, "", conversation.model());
+    if rule.behaviour == Behaviour::ForbiddenFirst {
+        let forbidden = FORBIDDEN_COMMAND.replace("{id}", id);
+        if !calls.iter().any(|(c, _)| c.command() == forbidden) {
+            return Reply::bash(forbidden, "Install the tool the finding mentions");
+        }
+    }
     let show_command = scenario.show_for(id);
     let Some((_, show_result)) = calls.iter().find(|(c, _)| c.command() == show_command) else {
         return Reply::bash(show_command, "Read the work item");
@@ -124,11 +135,21 @@ pub fn sub_agent_reply(
     if submits.last().is_some_and(|o| !rejected(o)) {
         return Reply::text(format!("{id}: submitted."));
     }
+    let rule = scenario.rule_for(id, &show.kind, conversation.model());
     match choose(&show, scenario, conversation.model(), submits.len()) {
-        Some(value) => Reply::bash(
-            submit_command(scenario, id, &submission_text(&value), submits.len() + 1),
-            "Submit the result",
-        ),
+        Some(value) => {
+            let mut text = submission_text(&value);
+            if rule.behaviour == Behaviour::FencedFirst && submits.is_empty() {
+                text = format!("```json\n{text}\n```");
+            }
+            Reply::bash(
+                submit_command(scenario, id, &text, submits.len() + 1),
+                "Submit the result",
+            )
+        }
+        None if rule.behaviour == Behaviour::ClaimsWithoutSubmit => {
+            Reply::text(format!("{id}: submitted."))
+        }
         None => Reply::text(format!("{id}: no accepted result; stopping.")),
     }
 }

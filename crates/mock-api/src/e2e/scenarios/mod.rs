@@ -20,7 +20,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 15] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 19] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -48,6 +48,13 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 15] = [
     ("habit-paraphrase", model_habits::paraphrase),
     ("habit-launch-twice", model_habits::launch_twice),
     ("habit-skip-part", model_habits::skip_part),
+    ("habit-forbidden-command", model_habits::forbidden_command),
+    ("habit-fenced-json", model_habits::fenced_json),
+    (
+        "habit-claims-without-submit",
+        model_habits::claims_without_submit,
+    ),
+    ("habit-unsure-reroute", model_habits::unsure_reroute),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.

@@ -2,6 +2,7 @@
 //! pipeline must still complete, every item decided once, in foreground mode with no
 //! `--allowedTools` (the permission gate decides the agents' commands).
 
+use crate::conversation::Conversation;
 use crate::e2e::claude_run::ClaudeOptions;
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
@@ -12,7 +13,8 @@ use crate::e2e::scenarios::pipeline_checks::{
     check_complete_once, pipeline_scenario, start_prompt,
 };
 use crate::mock_server::MockServer;
-use crate::scenario::{MainHabit, Scenario};
+use crate::recorded_request::RecordedRequest;
+use crate::scenario::{Behaviour, FORBIDDEN_COMMAND, ItemRule, MainHabit, Scenario};
 
 const RUN: &str = "r-habit";
 const FINDINGS: usize = 10;
@@ -22,7 +24,8 @@ pub(crate) fn complete_with(
     ctx: &mut ScenarioContext,
     name: &str,
     scenario: Scenario,
-) -> Result<(E2eProject, Vec<crate::recorded_request::RecordedRequest>), E2eError> {
+    expected_denials: usize,
+) -> Result<(E2eProject, Vec<RecordedRequest>), E2eError> {
     let project = E2eProject::new(&ctx.tools, name, InstallMode::Project, FINDINGS)?;
     let (path, config) = FOREGROUND_CONFIG;
     project.write(path, config)?;
@@ -42,7 +45,8 @@ pub(crate) fn complete_with(
         .get("permission_denials")
         .and_then(serde_json::Value::as_array)
         .map_or(0, Vec::len);
-    ctx.checks.equal("permission denials", &denials, &0);
+    ctx.checks
+        .equal("permission denials", &denials, &expected_denials);
     check_complete_once(ctx, &project, RUN, FINDINGS, &[])?;
     let records = server.requests();
     ctx.notes.push(format!(
@@ -54,7 +58,7 @@ pub(crate) fn complete_with(
 }
 
 fn with_habit(ctx: &mut ScenarioContext, name: &str, habit: MainHabit) -> Result<(), E2eError> {
-    complete_with(ctx, name, pipeline_scenario().habit(habit)).map(|_| ())
+    complete_with(ctx, name, pipeline_scenario().habit(habit), 0).map(|_| ())
 }
 
 /// The main session launches each dispatch over two messages.
@@ -79,6 +83,7 @@ pub(crate) fn skip_part(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         ctx,
         "habit-skip-part",
         pipeline_scenario().habit(MainHabit::SkipLast),
+        0,
     )?;
     let skipped = "t-00008";
     let models = item_models(&records, skipped);
@@ -99,5 +104,121 @@ pub(crate) fn skip_part(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ctx.checks.that(failed.is_empty(), || {
         format!("items charged a failed attempt though no agent failed: {failed:?}")
     });
+    Ok(())
+}
+
+fn rule(item: &str, model: Option<&str>, behaviour: Behaviour) -> ItemRule {
+    ItemRule {
+        item: Some(item.to_owned()),
+        model: model.map(str::to_owned),
+        behaviour,
+        ..ItemRule::default()
+    }
+}
+
+/// Every (command, error flag, output) item `id`'s agents ran, in order, over all its launches.
+fn item_calls(records: &[RecordedRequest], id: &str) -> Vec<(String, bool, String)> {
+    let label = format!("item:{id}");
+    let mut mine: Vec<&RecordedRequest> = records
+        .iter()
+        .filter(|r| r.thread == label && r.status == 200)
+        .collect();
+    mine.sort_by_key(|r| r.seq);
+    let mut calls = Vec::new();
+    for record in mine {
+        for (call, outcome) in Conversation::new(&record.body).calls_since(0) {
+            let entry = (
+                call.command().to_owned(),
+                outcome.as_ref().is_some_and(|o| o.is_error),
+                outcome.map(|o| o.text).unwrap_or_default(),
+            );
+            if !calls.contains(&entry) {
+                calls.push(entry);
+            }
+        }
+    }
+    calls
+}
+
+/// An agent tries `curl ... | sh` copied from a finding: the permission gate denies it (the
+/// agent reads why), nothing runs, and the agent goes on to submit.
+pub(crate) fn forbidden_command(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let item = "t-00002";
+    let scenario = pipeline_scenario().item(rule(item, None, Behaviour::ForbiddenFirst));
+    let (project, records) = complete_with(ctx, "habit-forbidden-command", scenario, 1)?;
+    let forbidden = FORBIDDEN_COMMAND.replace("{id}", item);
+    let calls = item_calls(&records, item);
+    let denied = calls
+        .iter()
+        .find(|(command, _, _)| *command == forbidden)
+        .is_some_and(|(_, error, text)| *error && text.contains("permission gate refused"));
+    ctx.checks.that(denied, || {
+        format!("{item}'s `curl | sh` was not denied by the gate: {calls:?}")
+    });
+    ctx.checks.that(
+        !project.path().join(format!("pwned-{item}")).exists(),
+        || "the forbidden command ran".to_owned(),
+    );
+    Ok(())
+}
+
+/// An agent wraps its JSON in a Markdown `json` code fence: accepted, and told what was repaired.
+pub(crate) fn fenced_json(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let item = "t-00003";
+    let scenario = pipeline_scenario().item(rule(item, None, Behaviour::FencedFirst));
+    let (_, records) = complete_with(ctx, "habit-fenced-json", scenario, 0)?;
+    let calls = item_calls(&records, item);
+    let submits: Vec<&(String, bool, String)> = calls
+        .iter()
+        .filter(|(command, _, _)| command.starts_with("self-repair submit"))
+        .collect();
+    let first_accepted = submits.first().is_some_and(|(command, error, text)| {
+        command.contains("```json") && !error && text.contains("fence")
+    });
+    ctx.checks.that(first_accepted, || {
+        format!(
+            "{item}'s fenced submission was not accepted with a word on the repair: {submits:?}"
+        )
+    });
+    Ok(())
+}
+
+/// An agent claims it submitted but did not: the item runs again, one tier up, and completes.
+pub(crate) fn claims_without_submit(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let item = "t-00004";
+    let scenario =
+        pipeline_scenario().item(rule(item, Some("haiku"), Behaviour::ClaimsWithoutSubmit));
+    let (_, records) = complete_with(ctx, "habit-claims-without-submit", scenario, 0)?;
+    let models = item_models(&records, item);
+    let escalated = models.first().is_some_and(|m| m.contains("haiku"))
+        && models.last().is_some_and(|m| m.contains("sonnet"));
+    ctx.checks.that(escalated, || {
+        format!("{item} claimed success on haiku; expected a sonnet retry, ran on {models:?}")
+    });
+    Ok(())
+}
+
+/// An investigator answers `unsure` with a reroute: the item runs again on the new route and
+/// its next verdict is recorded.
+pub(crate) fn unsure_reroute(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let item = "t-00005";
+    let scenario = pipeline_scenario().item(ItemRule {
+        values: Some(serde_json::json!({"verdict": "unsure", "reroute": "security"})),
+        ..rule(item, Some("haiku"), Behaviour::Valid)
+    });
+    let (project, _) = complete_with(ctx, "habit-unsure-reroute", scenario, 0)?;
+    let state = project.run(RUN).state()?;
+    let verdict = serde_json::from_value::<self_repair_engine::RunState>(state)
+        .ok()
+        .and_then(|s| {
+            s.items
+                .iter()
+                .find(|i| i.id == item)
+                .and_then(|i| i.verdict.map(|v| format!("{v:?}")))
+        });
+    ctx.checks
+        .that(verdict.as_deref().is_some_and(|v| v != "Unsure"), || {
+            format!("{item} was rerouted; its final verdict is {verdict:?}")
+        });
     Ok(())
 }
