@@ -14,6 +14,8 @@
 #
 # Measures, with hyperfine, on data generated in a temp folder:
 #   1. `hook stop` with no run in the project vs spawning /bin/true   (target: within 2x)
+#      1b. `hook pre-tool-use` (the permission gate) on a sub-agent's submit: it runs before
+#          every Bash call of every session                            (target: within 2x)
 #   2. `hook stop` on an active run of 10,000 / 100,000 items           (target: median <= 5 / 50 ms)
 #      - steady state: run bound to the session, every in-flight item reported running in
 #        background_tasks, so nothing is dispatched and nothing is written ("allow silently")
@@ -219,6 +221,14 @@ bench hook-norun --warmup 50 --runs "$fast_runs" -n "hook stop with no run ($via
 callgrind true "$work/norun.json" /bin/true
 callgrind hook-norun "$work/norun.json"
 
+# --- 1b. the permission gate (PreToolUse): it runs before every Bash call of every session --------
+
+say "1b. hook pre-tool-use: a sub-agent's submit with a JSON heredoc"
+printf '%s\n' '{"session_id":"s1","cwd":"'"$norun"'","hook_event_name":"PreToolUse","tool_name":"Bash","agent_type":"self-repair:triage-investigator","agent_id":"a1","tool_input":{"command":"self-repair submit t-00042 --run r-1 <<'"'"'SELF_REPAIR_EOF'"'"'\n{\"verdict\":\"real\",\"root_cause\":\"unused import\",\"reason\":\"never used\",\"confidence\":0.9}\nSELF_REPAIR_EOF"}}' >"$work/gate.json"
+"$bin" hook pre-tool-use <"$work/gate.json" | grep -q '"permissionDecision":"allow"' || die "the gate did not allow an agent's submit"
+mapfile -t cmd < <(fed "$work/gate.json" "$bin hook pre-tool-use")
+bench hook-gate --warmup 50 --runs "$fast_runs" -n "hook pre-tool-use, agent submit ($via)" "${cmd[@]}"
+
 # --- 2. hook on an active run -------------------------------------------------------------------
 
 # hook_run N: creates run rN in its own project, binds it to session s1 and dispatches the first
@@ -323,6 +333,7 @@ check() { awk -v v="$1" -v t="$2" 'BEGIN { print (v == "n/a" ? "n/a" : v + 0 <= 
 t_true=$(median_ms true-N)
 r_norun=$(ratio "$(median_ms hook-norun)" "$t_true")
 r_empty=$(ratio "$(median_ms hook-empty-N)" "$t_true")
+r_gate=$(ratio "$(median_ms hook-gate)" "$(median_ms true-fed)")
 if ((has_input)); then
     norun_verdict="$(check "$r_norun" 2) (${r_norun}×)"
 else
@@ -339,6 +350,7 @@ table=$(
         target="" verdict=""
         case $name in
         hook-norun) target="≤ 2× /bin/true (-N)" verdict=$norun_verdict ;;
+        hook-gate) target="≤ 2× /bin/true ($via)" verdict="$(check "$r_gate" 2) (${r_gate}×)" ;;
         hook-steady-10000 | hook-dispatch-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
         hook-steady-100000 | hook-dispatch-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
         submit-100000) target="≤ 1.5× submit at 1,000" verdict="$(check "$r_submit" 1.5) (${r_submit}×)" ;;
