@@ -50,20 +50,6 @@ impl RecordedRequest {
         self.target.split('?').next() == Some("/v1/messages")
     }
 
-    /// The names of the tools the request offered the model, in order.
-    pub fn tool_names(&self) -> Vec<&str> {
-        self.body
-            .get("tools")
-            .and_then(Value::as_array)
-            .map(|tools| {
-                tools
-                    .iter()
-                    .filter_map(|t| t.get("name").and_then(Value::as_str))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
     /// The first value of header `name` (lower case).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers

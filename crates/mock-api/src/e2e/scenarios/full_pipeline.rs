@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::e2e::claude_run::ClaudeOptions;
+use crate::conversation::Conversation;
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::figures::Figures;
@@ -13,9 +13,8 @@ use crate::e2e::records::{agent_launches, launched_items};
 use crate::e2e::run_files::items_of;
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::pipeline_checks::{
-    check_complete_once, check_no_duplicate_launch, pipeline_scenario, start_prompt,
+    check_complete_once, check_no_duplicate_launch, pipeline_scenario, start_and_wait,
 };
-use crate::mock_server::MockServer;
 use crate::recorded_request::RecordedRequest;
 
 const RUN: &str = "r-full";
@@ -92,7 +91,7 @@ const AGENT_TOOLS: [&str; 2] = ["Bash", "Read"];
 /// Every sub-agent request offered exactly the tools the agent definitions name.
 fn check_agent_tools(ctx: &mut ScenarioContext, records: &[RecordedRequest]) {
     for record in records.iter().filter(|r| r.thread.starts_with("item:")) {
-        let tools = record.tool_names();
+        let tools = Conversation::new(&record.body).tool_names();
         ctx.checks.that(tools == AGENT_TOOLS, || {
             format!(
                 "{} was offered {tools:?}, its definition names {AGENT_TOOLS:?}",
@@ -115,17 +114,7 @@ fn full_pipeline(
         BACKGROUND_CONFIG
     };
     project.write(path, config)?;
-    let server = MockServer::start_recording(pipeline_scenario(), &project.records_path(1))?;
-    let outcome = project
-        .claude(
-            &server.base_url(),
-            &start_prompt(RUN),
-            &ClaudeOptions::default(),
-        )?
-        .wait(ctx.claude_timeout())?;
-    ctx.checks.that(outcome.succeeded(), || {
-        format!("claude -p: {}", outcome.describe())
-    });
+    let (server, outcome) = start_and_wait(ctx, &project, pipeline_scenario(), RUN)?;
 
     let state = check_complete_once(ctx, &project, RUN, FINDINGS, &[])?;
     let records = server.requests();

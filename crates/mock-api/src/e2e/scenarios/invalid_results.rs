@@ -3,7 +3,6 @@
 //! run completes.
 
 use crate::conversation::Conversation;
-use crate::e2e::claude_run::ClaudeOptions;
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::records::{item_models, launched_items};
@@ -12,9 +11,8 @@ use crate::e2e::scenarios::full_pipeline::{
     BACKGROUND_CONFIG, FOREGROUND_CONFIG, check_launch_mode,
 };
 use crate::e2e::scenarios::pipeline_checks::{
-    check_complete_once, pipeline_scenario, start_prompt,
+    check_complete_once, pipeline_scenario, start_and_wait,
 };
-use crate::mock_server::MockServer;
 use crate::recorded_request::RecordedRequest;
 use crate::scenario::{Behaviour, ItemRule};
 
@@ -80,17 +78,7 @@ fn invalid_results(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2
     let scenario = pipeline_scenario()
         .item(rule(FIXES, Behaviour::InvalidFirst))
         .item(rule(FAILS, Behaviour::AlwaysInvalid));
-    let server = MockServer::start_recording(scenario, &project.records_path(1))?;
-    let outcome = project
-        .claude(
-            &server.base_url(),
-            &start_prompt(RUN),
-            &ClaudeOptions::default(),
-        )?
-        .wait(ctx.claude_timeout())?;
-    ctx.checks.that(outcome.succeeded(), || {
-        format!("claude -p: {}", outcome.describe())
-    });
+    let (server, _) = start_and_wait(ctx, &project, scenario, RUN)?;
     check_complete_once(ctx, &project, RUN, FINDINGS, &[FAILS])?;
     let records = server.requests();
 

@@ -3,16 +3,14 @@
 //! `--allowedTools` (the permission gate decides the agents' commands).
 
 use crate::conversation::Conversation;
-use crate::e2e::claude_run::ClaudeOptions;
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::records::{item_models, launched_items};
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::full_pipeline::FOREGROUND_CONFIG;
 use crate::e2e::scenarios::pipeline_checks::{
-    check_complete_once, pipeline_scenario, start_prompt,
+    check_complete_once, pipeline_scenario, start_and_wait,
 };
-use crate::mock_server::MockServer;
 use crate::recorded_request::RecordedRequest;
 use crate::scenario::{Behaviour, FORBIDDEN_COMMAND, ItemRule, MainHabit, Scenario};
 
@@ -29,17 +27,7 @@ pub(crate) fn complete_with(
     let project = E2eProject::new(&ctx.tools, name, InstallMode::Project, FINDINGS)?;
     let (path, config) = FOREGROUND_CONFIG;
     project.write(path, config)?;
-    let server = MockServer::start_recording(scenario, &project.records_path(1))?;
-    let outcome = project
-        .claude(
-            &server.base_url(),
-            &start_prompt(RUN),
-            &ClaudeOptions::default(),
-        )?
-        .wait(ctx.claude_timeout())?;
-    ctx.checks.that(outcome.succeeded(), || {
-        format!("claude -p: {}", outcome.describe())
-    });
+    let (server, outcome) = start_and_wait(ctx, &project, scenario, RUN)?;
     let denials = outcome
         .json
         .get("permission_denials")

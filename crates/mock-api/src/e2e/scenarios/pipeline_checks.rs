@@ -6,16 +6,40 @@ use std::fs;
 
 use serde_json::{Value, json};
 
+use crate::e2e::claude_run::{ClaudeOptions, ClaudeOutcome};
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::E2eProject;
 use crate::e2e::run_files::{field, items_of};
 use crate::e2e::scenarios::ScenarioContext;
+use crate::mock_server::MockServer;
 use crate::scenario::Scenario;
 use crate::show_output::ShowOutput;
 
 /// The prompt that starts run `run` in the session (the main thread runs the `$` line).
 pub(crate) fn start_prompt(run: &str) -> String {
     format!("Start the self-repair run.\n$ self-repair start findings.jsonl --run-id {run}")
+}
+
+/// Serves `scenario`, runs `claude -p` with the start prompt of `run` in `project` until it
+/// exits, and checks it exited 0; returns the server (its records) and the outcome.
+pub(crate) fn start_and_wait(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    scenario: Scenario,
+    run: &str,
+) -> Result<(MockServer, ClaudeOutcome), E2eError> {
+    let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+    let outcome = project
+        .claude(
+            &server.base_url(),
+            &start_prompt(run),
+            &ClaudeOptions::default(),
+        )?
+        .wait(ctx.claude_timeout())?;
+    ctx.checks.that(outcome.succeeded(), || {
+        format!("claude -p: {}", outcome.describe())
+    });
+    Ok((server, outcome))
 }
 
 /// The aggregate item's slice split into two root-cause groups (so the run writes two tasks),
