@@ -18,6 +18,7 @@ mod simulated_agent;
 mod start;
 mod status;
 mod submit;
+mod verdict_table;
 
 pub use app_error::{AppError, ExitStatus};
 pub use classification::{

@@ -11,12 +11,13 @@ use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::verdict_table::VerdictTable;
 use crate::{AppError, read_findings};
 
 /// Most findings listed in a group's prompt.
 const GROUP_FINDINGS: usize = 50;
-/// Most verdict lines the rule reviewer sees.
-const RULE_REVIEW_LINES: usize = 2000;
+/// Most rows of the rule reviewer's verdict table (one row per rule and cause).
+const RULE_REVIEW_ROWS: usize = 100;
 
 /// What `show --json` prints.
 #[derive(Debug, Clone, Serialize)]
@@ -119,31 +120,22 @@ impl PromptContext<'_> {
                 )
             }
             ItemKind::RuleReview => {
-                let done: Vec<&WorkItem> = self.state.items[..self.state.triage_items as usize]
+                let mut table = VerdictTable::default();
+                let mut count = 0;
+                for done in self.state.items[..self.state.triage_items as usize]
                     .iter()
                     .filter(|i| i.status == ItemStatus::Done)
-                    .collect();
-                let mut lines: Vec<String> = done
-                    .iter()
-                    .take(RULE_REVIEW_LINES)
-                    .map(|i| self.rule_line(i))
-                    .collect();
-                if done.len() > RULE_REVIEW_LINES {
-                    lines.push(format!("... and {} more", done.len() - RULE_REVIEW_LINES));
+                {
+                    table.add(done, self.record(done).map(|r| &r.finding));
+                    count += 1;
                 }
                 (
                     "rule-review.md".to_owned(),
                     vec![
-                        ("count", done.len().to_string()),
+                        ("count", count.to_string()),
                         (
                             "verdicts",
-                            fenced_block(
-                                "text",
-                                &format!(
-                                    "item | tool | rule | level | path | symbol | verdict | root cause\n{}",
-                                    lines.join("\n")
-                                ),
-                            ),
+                            fenced_block("text", &table.render(RULE_REVIEW_ROWS)),
                         ),
                     ],
                 )
@@ -318,26 +310,6 @@ impl PromptContext<'_> {
             .unwrap_or_default();
         format!(
             "{id} | {what} | {at} | {message} | {} | {reason}",
-            item.root_cause.as_deref().unwrap_or("-")
-        )
-    }
-
-    fn rule_line(&self, item: &WorkItem) -> String {
-        let (tool, rule, level, path, symbol) =
-            self.record(item).map_or_else(Default::default, |r| {
-                let f = &r.finding;
-                (
-                    f.tool.clone(),
-                    f.rule_id.clone(),
-                    f.level.as_str().to_owned(),
-                    f.path.clone(),
-                    f.symbol.clone().unwrap_or_else(|| "-".to_owned()),
-                )
-            });
-        format!(
-            "{} | {tool} | {rule} | {level} | {path} | {symbol} | {} | {}",
-            item.id,
-            item.verdict.map_or("-", |v| v.as_str()),
             item.root_cause.as_deref().unwrap_or("-")
         )
     }
