@@ -4,6 +4,7 @@ mod harness;
 mod scripted_agent;
 
 mod backlog_cli;
+mod bounded_prompts;
 mod classification;
 mod commands;
 mod hook_input;

@@ -14,8 +14,15 @@ use serde_json::Value;
 use crate::verdict_table::VerdictTable;
 use crate::{AppError, read_findings};
 
-/// Most findings listed in a group's prompt.
+/// Most findings listed in a planner's prompt.
 const GROUP_FINDINGS: usize = 50;
+/// Most findings listed in the prompts that also embed plans or reviews (synthesis, review,
+/// task writing): the plans already say what the group is.
+const GROUP_FINDINGS_WITH_PLANS: usize = 20;
+/// Characters of other agents' documents (plans, reviews) one prompt embeds in all; each gets an
+/// equal share, and a longer one is cut with a note naming its file (invariant 7: no prompt
+/// grows with the size of the run or of a group).
+const EMBEDDED_CHARS: usize = 18_000;
 /// Most rows of the rule reviewer's verdict table (one row per rule and cause).
 const RULE_REVIEW_ROWS: usize = 100;
 
@@ -142,18 +149,19 @@ impl PromptContext<'_> {
             }
             ItemKind::Plan => {
                 let n = item.id.rsplit('-').next().unwrap_or("1").to_owned();
-                let mut vars = self.group_vars(item);
+                let mut vars = self.group_vars(item, GROUP_FINDINGS);
                 vars.push(("planner", n));
                 vars.push(("planners", self.state.config.planners.to_string()));
                 ("plan.md".to_owned(), vars)
             }
             ItemKind::Synthesize => {
-                let mut vars = self.group_vars(item);
+                let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
+                let share = EMBEDDED_CHARS / item.inputs().len().max(1);
                 let plans: Vec<String> = item
                     .inputs()
                     .iter()
                     .map(|p| match self.result_text(p, "md") {
-                        Some(text) => format!("### {p}\n\n{}", fenced_block("markdown", &text)),
+                        Some(text) => format!("### {p}\n\n{}", self.embed(&text, p, "md", share)),
                         None => format!("### {p}\n\n(no plan: this planner failed)\n"),
                     })
                     .collect();
@@ -161,15 +169,16 @@ impl PromptContext<'_> {
                 ("synthesize.md".to_owned(), vars)
             }
             ItemKind::Review => {
-                let mut vars = self.group_vars(item);
+                let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
                 let angle = crate::show_angle(self.state, item);
                 vars.push(("angle", angle));
-                vars.push(("plan", self.merged_plan(item)));
+                vars.push(("plan", self.merged_plan(item, EMBEDDED_CHARS)));
                 ("review.md".to_owned(), vars)
             }
             ItemKind::WriteTask => {
-                let mut vars = self.group_vars(item);
-                vars.push(("plan", self.merged_plan(item)));
+                let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
+                let share = EMBEDDED_CHARS / item.depends_on().len().max(1);
+                vars.push(("plan", self.merged_plan(item, share)));
                 let reviews: Vec<String> = item
                     .depends_on()
                     .iter()
@@ -179,7 +188,10 @@ impl PromptContext<'_> {
                         let angle = crate::show_angle(self.state, review);
                         Some(match self.result_text(r, "md") {
                             Some(text) => {
-                                format!("### {angle} ({r})\n\n{}", fenced_block("markdown", &text))
+                                format!(
+                                    "### {angle} ({r})\n\n{}",
+                                    self.embed(&text, r, "md", share)
+                                )
                             }
                             None => {
                                 format!("### {angle} ({r})\n\n(no review: this reviewer failed)\n")
@@ -251,7 +263,7 @@ impl PromptContext<'_> {
         ))
     }
 
-    fn group_vars(&self, item: &WorkItem) -> Vars {
+    fn group_vars(&self, item: &WorkItem, most: usize) -> Vars {
         let Some(group) = item
             .group
             .and_then(|g| self.state.groups.get(g as usize - 1))
@@ -261,14 +273,11 @@ impl PromptContext<'_> {
         let mut lines: Vec<String> = group
             .members
             .iter()
-            .take(GROUP_FINDINGS)
+            .take(most)
             .map(|id| self.verdict_line(id))
             .collect();
-        if group.members.len() > GROUP_FINDINGS {
-            lines.push(format!(
-                "... and {} more",
-                group.members.len() - GROUP_FINDINGS
-            ));
+        if group.members.len() > most {
+            lines.push(format!("... and {} more", group.members.len() - most));
         }
         vec![
             (
@@ -314,13 +323,43 @@ impl PromptContext<'_> {
         )
     }
 
-    fn merged_plan(&self, item: &WorkItem) -> String {
+    fn merged_plan(&self, item: &WorkItem, share: usize) -> String {
         let Some(syn) = item.depends_on().first() else {
             return "(no merged plan)".to_owned();
         };
         self.result_json(syn)
-            .and_then(|v| v["plan"].as_str().map(|p| fenced_block("markdown", p)))
+            .and_then(|v| {
+                v["plan"]
+                    .as_str()
+                    .map(|p| self.embed(p, syn, "json", share))
+            })
             .unwrap_or_else(|| "(no merged plan: the synthesizer failed)".to_owned())
+    }
+
+    /// Another agent's document as a fenced block of at most `share` characters; a longer one
+    /// is cut at a line end, with a note naming the file that holds all of it.
+    fn embed(&self, text: &str, id: &str, ext: &str, share: usize) -> String {
+        let total = text.chars().count();
+        if total <= share {
+            return fenced_block("markdown", text);
+        }
+        let head: String = text.chars().take(share).collect();
+        let head = head.rsplit_once('\n').map_or(head.as_str(), |(h, _)| h);
+        let file = self.dir.item_file(id, ext).map_or_else(
+            || format!("the result of {id}"),
+            |path| {
+                path.strip_prefix(self.root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string()
+            },
+        );
+        format!(
+            "{}(cut after {} of {total} characters: the whole text is in `{file}`; read it with \
+             Read when the part above is not enough)\n",
+            fenced_block("markdown", head),
+            head.chars().count()
+        )
     }
 
     fn result_text(&self, id: &str, ext: &str) -> Option<String> {
