@@ -71,6 +71,11 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
         if same {
             return Ok(Submitted::AlreadyRecorded(what));
         }
+        if let Some(earlier) = rerouted_answer(dir, item, &existing, &canonical)? {
+            return Ok(earlier);
+        }
+    }
+    if result_path.exists() {
         return Err(AppError::Conflict(format!(
             "{item} already has a different result ({}); a result is final once recorded. If it \
              was wrong, say so in your reply instead of resubmitting.",
@@ -87,6 +92,43 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
     }])?;
     write_atomic(&result_path, stored.as_bytes())?;
     Ok(Submitted::Recorded(what))
+}
+
+/// A triage answer that asked for a re-route (`unsure` + `reroute`) is not final: the item is
+/// dispatched again on the new route, and that agent's answer replaces it. The first answer is
+/// kept as `items/<id>.reroute.json` (report.json lists it) and `Ok(None)` lets the new result
+/// be recorded. Only one re-route is honoured, as in the engine: once the history file exists,
+/// the current result is final. Resubmitting the first answer again is "already recorded".
+fn rerouted_answer(
+    dir: &RunDir,
+    item: &str,
+    existing: &str,
+    new: &Value,
+) -> Result<Option<Submitted>, AppError> {
+    if ItemKind::of_id(item) != Some(ItemKind::Triage) {
+        return Ok(None);
+    }
+    let Some(history) = dir.item_file(item, "reroute.json") else {
+        return Ok(None);
+    };
+    if let Ok(earlier) = std::fs::read_to_string(&history) {
+        if serde_json::from_str::<Value>(&earlier).is_ok_and(|v| v == *new) {
+            return Ok(Some(Submitted::AlreadyRecorded(format!(
+                "{item}: the answer that asked for a re-route (superseded by the re-routed agent's)"
+            ))));
+        }
+        return Ok(None);
+    }
+    let asked_reroute = serde_json::from_str::<Value>(existing)
+        .is_ok_and(|v| v.get("reroute").is_some_and(Value::is_string));
+    if asked_reroute {
+        write_atomic(&history, existing.as_bytes())?;
+        let current = dir
+            .item_file(item, "json")
+            .ok_or_else(|| AppError::NotFound(format!("no item `{item}`")))?;
+        std::fs::remove_file(&current).map_err(AppError::io("remove", &current))?;
+    }
+    Ok(None)
 }
 
 /// What an item works on, read cheaply: triage ids are checked against `run.json`, other items

@@ -35,6 +35,10 @@ pub struct FindingOutcome {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The investigator's first answer when it asked for a re-route (`unsure` + `reroute`);
+    /// `verdict` is then the re-routed agent's answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerouted_from: Option<TriageResult>,
 }
 
 /// A group and its task.
@@ -139,6 +143,7 @@ impl RunReport {
                         .as_deref()
                         .and_then(|id| group_of.get(id))
                         .map(|g| (*g).to_owned()),
+                    rerouted_from: None,
                 }
             })
             .collect();
@@ -195,6 +200,17 @@ impl RunReport {
         }
     }
 
+    /// Adds the first answers of re-routed items (item id -> the `unsure` + `reroute` answer).
+    #[must_use]
+    pub fn with_rerouted_answers(mut self, earlier: &HashMap<String, TriageResult>) -> RunReport {
+        for finding in &mut self.findings {
+            if let Some(answer) = finding.item.as_ref().and_then(|id| earlier.get(id)) {
+                finding.rerouted_from = Some(answer.clone());
+            }
+        }
+        self
+    }
+
     /// `report.md`.
     pub fn render_markdown(&self) -> String {
         let mut out = format!("# self-repair run {}\n\n{}\n\n", self.run, self.summary);
@@ -240,6 +256,27 @@ impl RunReport {
                     q.item,
                     q.kind,
                     q.errors.last().map_or("", String::as_str)
+                ));
+            }
+        }
+        let rerouted: Vec<&FindingOutcome> = self
+            .findings
+            .iter()
+            .filter(|f| f.rerouted_from.is_some())
+            .collect();
+        if !rerouted.is_empty() {
+            out.push_str("\n## Re-routed findings\n\n");
+            for f in rerouted {
+                let route = f
+                    .rerouted_from
+                    .as_ref()
+                    .and_then(|r| r.reroute.as_deref())
+                    .unwrap_or("?");
+                out.push_str(&format!(
+                    "- `{}`: the first investigator was unsure and re-routed it to `{route}`; the \
+                     re-routed agent answered {}\n",
+                    f.item.as_deref().unwrap_or("-"),
+                    f.verdict.as_deref().unwrap_or("nothing")
                 ));
             }
         }

@@ -1,0 +1,92 @@
+//! Issue 11, item 6: engine defects a real session hits (re-routes, partly launched batches,
+//! dropped models, stalled runs).
+
+use serde_json::Value;
+
+use crate::harness::TestProject;
+use crate::pipeline::{drive, started};
+use crate::scripted_agent::{ScriptedAgent, launched};
+
+const SESSION: &str = "session-1";
+
+fn agent(project: &TestProject) -> ScriptedAgent<'_> {
+    ScriptedAgent {
+        project,
+        run: "r-test".into(),
+    }
+}
+
+/// The block reason of a stop, or `None` when it allowed.
+fn block(project: &TestProject, running: &[&str]) -> Option<(String, Vec<String>)> {
+    let out = project.stop(SESSION, running);
+    let answer: Value = serde_json::from_str(&out.stdout).ok()?;
+    answer["reason"].as_str().map(launched)
+}
+
+#[test]
+fn a_rerouted_item_takes_the_rerouted_agents_verdict_instead_of_refusing_it() {
+    let project = started(3);
+    let agent = agent(&project);
+    let (_, first) = block(&project, &[]).expect("triage dispatch");
+    assert_eq!(first, ["t-00001", "t-00002", "t-00003"]);
+    agent
+        .submit(
+            "t-00001",
+            r#"{"verdict":"unsure","root_cause":"needs a security look","reason":"reads user input","reroute":"security"}"#,
+        )
+        .success();
+    agent.work("t-00002").success();
+    agent.work("t-00003").success();
+    let (_, again) = block(&project, &[]).expect("the re-routed item is dispatched again");
+    assert_eq!(again, ["t-00001"]);
+    let verdict = agent.work("t-00001").success();
+    assert!(
+        verdict.stdout.starts_with("recorded t-00001: real"),
+        "{}",
+        verdict.stdout
+    );
+    // The first answer is kept; resubmitting it is harmless, a third answer is refused.
+    let history = project.read(".self-repair/runs/r-test/items/t-00001.reroute.json");
+    assert!(history.contains("\"reroute\": \"security\""), "{history}");
+    let late = agent
+        .submit(
+            "t-00001",
+            r#"{"verdict":"unsure","root_cause":"needs a security look","reason":"reads user input","reroute":"security"}"#,
+        )
+        .success();
+    assert!(
+        late.stdout.starts_with("already recorded"),
+        "{}",
+        late.stdout
+    );
+    agent
+        .submit(
+            "t-00001",
+            r#"{"verdict":"intended","root_cause":"kept on purpose","reason":"the second agent changed its mind"}"#,
+        )
+        .code(5);
+
+    drive(&project, &agent, SESSION, usize::MAX);
+    let state = crate::harness::run_state(&project, "r-test");
+    let item = &state.items[0];
+    assert_eq!(item.status, self_repair_engine::ItemStatus::Done);
+    assert_eq!(
+        item.attempts,
+        0,
+        "no attempt was burnt: {:?}",
+        item.errors()
+    );
+    let report: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/report.json")).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["item"], "t-00001");
+    assert_eq!(finding["verdict"], "real");
+    assert_eq!(finding["rerouted_from"]["reroute"], "security");
+    assert_eq!(report["quarantined"], serde_json::json!([]));
+    let markdown = project.read(".self-repair/runs/r-test/report.md");
+    assert!(!markdown.contains("ended without submitting"), "{markdown}");
+    assert!(
+        markdown.contains("re-routed it to `security`"),
+        "{markdown}"
+    );
+}
