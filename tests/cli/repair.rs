@@ -161,7 +161,7 @@ fn success_on_attempt_2_with_a_fixer_and_every_fix_rechecked() {
         "{reason}"
     );
     assert!(
-        reason.contains(r#""prompt":"self-repair item fix-2","run_in_background":false"#),
+        reason.contains(r#""prompt":"self-repair item fix-2 --run r","run_in_background":false"#),
         "one fixer, in the foreground: {reason}"
     );
     let shown = project.cmd(&["show", "fix-2"]).run().success();

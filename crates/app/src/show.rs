@@ -73,7 +73,11 @@ pub fn show(
                 &serde_json::to_string_pretty(&schema).unwrap_or_default(),
             ),
         ),
-        ("submit", format!("self-repair submit {id}")),
+        (
+            "submit",
+            format!("self-repair submit {id} --run {}", state.run),
+        ),
+        ("show", format!("self-repair show {id} --run {}", state.run)),
         ("format", format.to_owned()),
     ]);
     let text = self_repair_install::load_template(&project.store_dir(), &template)

@@ -367,7 +367,7 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
             subagent_type: format!("{prefix}{}", item.kind.agent()),
             model: item.tier.as_str().to_owned(),
             description: item.description(),
-            prompt: format!("self-repair item {}", item.id),
+            prompt: format!("self-repair item {} --run {}", item.id, state.run),
             run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
         });
     }

@@ -66,7 +66,13 @@ fn ids(dispatch: &Dispatch) -> Vec<String> {
     dispatch
         .launch
         .iter()
-        .map(|l| l.prompt.trim_start_matches("self-repair item ").to_owned())
+        .map(|l| {
+            l.prompt
+                .split_whitespace()
+                .nth(2)
+                .unwrap_or_default()
+                .to_owned()
+        })
         .collect()
 }
 
@@ -210,7 +216,7 @@ fn row7_dispatch_follows_the_contract() {
         parsed,
         json!({"self_repair": 1, "run": "r-test", "phase": "triage",
                "launch": [{"subagent_type": "self-repair:triage-investigator", "model": "haiku",
-                           "description": "triage t-00001", "prompt": "self-repair item t-00001"}],
+                           "description": "triage t-00001", "prompt": "self-repair item t-00001 --run r-test"}],
                "then": "end your turn; do not read or relay the agents' results"})
     );
     let reason = dispatch.render_reason();
