@@ -12,6 +12,7 @@ mod loop_safety;
 mod pipeline;
 mod repair;
 mod resume;
+mod run_identity;
 mod session_habits;
 mod store;
 mod submit;

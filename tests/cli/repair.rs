@@ -488,7 +488,8 @@ fn triage_commands_refuse_a_repair_run_clearly_and_cancel_ends_it() {
         .code(2);
     assert!(out.stderr.contains("is a repair run"), "{}", out.stderr);
     let runs = project.cmd(&["runs"]).run().success();
-    assert!(runs.stdout.contains("repair run"), "{}", runs.stdout);
+    assert!(runs.stdout.contains("* r  repair  "), "{}", runs.stdout);
+    assert!(!runs.stdout.contains("unreadable"), "{}", runs.stdout);
     project.cmd(&["cancel"]).run().success();
     assert_eq!(
         stop(&project, &[]).stdout,

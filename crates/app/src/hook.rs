@@ -174,6 +174,14 @@ fn drive(
         }
         dirty = true;
     }
+    if let Decision::Block(dispatch) = &decision {
+        // Before the agents can exist: `submit` refuses items its run never dispatched.
+        for launch in &dispatch.launch {
+            if let Err(e) = mark_dispatched(dir, &launch.item) {
+                stderr.push(format!("self-repair hook stop: {e}"));
+            }
+        }
+    }
     if dirty && let Err(e) = dir.save_state(state, items_before) {
         stderr.push(format!("self-repair hook stop: {e}"));
     }
@@ -185,6 +193,29 @@ fn drive(
         Decision::Allow { message: None } | Decision::Finalize => None,
     };
     HookAnswer { stdout, stderr }
+}
+
+/// Leaves `items/<id>.dispatched`, the cheap proof `submit` checks that this run launched an
+/// agent for the item (design note 4: `submit` never reads the state). Empty and not synced:
+/// at most the fan-out's worth of small creates per block.
+fn mark_dispatched(dir: &RunDir, item: &str) -> Result<(), crate::AppError> {
+    let Some(path) = dir.item_file(item, "dispatched") else {
+        return Ok(());
+    };
+    if path.exists() {
+        return Ok(());
+    }
+    if let Err(first) = std::fs::write(&path, b"") {
+        // A run created before `items/` existed: make it once and retry.
+        std::fs::create_dir_all(dir.items_dir())
+            .map_err(crate::AppError::io("create", dir.items_dir()))?;
+        std::fs::write(&path, b"").map_err(|_| crate::AppError::Io {
+            action: "write",
+            path: path.clone(),
+            source: first,
+        })?;
+    }
+    Ok(())
 }
 
 /// `self-repair hook stop-failure`: the turn ended on an API error; pause instead of

@@ -30,6 +30,7 @@ impl Submitted {
 /// journaled too (so identical failures across agents are recognised) and returned.
 pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submitted, AppError> {
     let input = item_input(dir, item)?;
+    ensure_dispatched(dir, item)?;
     let manifest = dir.manifest()?;
     let routes = route_names();
     let parsed = parse_submission(&input, content, &routes, manifest.triage_items);
@@ -92,6 +93,26 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
     }])?;
     write_atomic(&result_path, stored.as_bytes())?;
     Ok(Submitted::Recorded(what))
+}
+
+/// Refuses a result for an item this run never dispatched: no agent of this run works on it,
+/// so the submission is most likely meant for another run's item of the same id (the project's
+/// active run changed under a running agent). One `stat` of the marker the hook leaves.
+fn ensure_dispatched(dir: &RunDir, item: &str) -> Result<(), AppError> {
+    let dispatched = dir
+        .item_file(item, "dispatched")
+        .is_some_and(|marker| marker.exists());
+    if dispatched {
+        return Ok(());
+    }
+    let run = dir.id();
+    Err(AppError::NotDispatched(format!(
+        "{item} was never dispatched in run {run}: no agent of this run works on it, so nothing \
+         was recorded. An agent answers the run its prompt names: your prompt is \
+         `self-repair item <ID> --run <RUN>`, so submit with `self-repair submit <ID> --run \
+         <RUN>`. `self-repair runs` lists the runs; `self-repair status --run {run}` shows which \
+         items of {run} are dispatched."
+    )))
 }
 
 /// A triage answer that asked for a re-route (`unsure` + `reroute`) is not final: the item is

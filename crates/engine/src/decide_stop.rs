@@ -369,6 +369,7 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
             description: item.description(),
             prompt: format!("self-repair item {} --run {}", item.id, state.run),
             run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
+            item: item.id.to_string(),
         });
     }
     let counts = state.counts(state.phase);

@@ -174,6 +174,7 @@ pub fn render_dispatch(state: &RepairState, n: u32) -> Dispatch {
             // Always in the foreground: one fixer, and the main session must not edit the same
             // files while it works (reference/repair.md, "The fixer runs in the foreground").
             run_in_background: Some(false),
+            item: item.clone(),
         }],
         then: THEN.to_owned(),
         summary: format!(
