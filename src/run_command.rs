@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
     finding_lines, hook_session_start, hook_stop, hook_stop_failure, known_add, known_list,
-    load_folded, load_project_config, next, render_findings, render_known, render_rules,
-    render_runs, replace_run_in_progress, rules_list, rules_set, run_detectors, runs,
+    load_folded, load_project_config, next, record_shown, render_findings, render_known,
+    render_rules, render_runs, replace_run_in_progress, rules_list, rules_set, run_detectors, runs,
     save_detections, show, start, status, steer, submit,
 };
 use self_repair_classify::RuleStatus;
@@ -194,6 +194,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             }
             let state = load_folded(&dir, false)?;
             let shown = show(&project, &dir, &state, &item)?;
+            record_shown(&dir, &state, &item, env.now)?;
             Ok(if json { to_json(&shown) } else { shown.prompt })
         }
         Command::Submit { item, file, run } => {

@@ -90,3 +90,64 @@ fn a_rerouted_item_takes_the_rerouted_agents_verdict_instead_of_refusing_it() {
         "{markdown}"
     );
 }
+
+#[test]
+fn foreground_entries_the_session_never_launched_are_not_blamed_escalated_or_circuit_broken() {
+    let project = started(10);
+    let agent = agent(&project);
+    let (_, first) = block(&project, &[]).expect("triage dispatch");
+    assert_eq!(first.len(), 8);
+    // The session launches three of the eight: two answer, one reads its task and dies.
+    agent.work("t-00001").success();
+    agent.work("t-00002").success();
+    agent.show("t-00003");
+    let (_, second) = block(&project, &[]).expect("next dispatch");
+    let state = crate::harness::run_state(&project, "r-test");
+    let by_id = |id: &str| state.items.iter().find(|i| i.id == id).unwrap().clone();
+    assert_eq!(
+        by_id("t-00003").attempts,
+        1,
+        "it ran (showed its task) and failed"
+    );
+    assert_eq!(by_id("t-00003").tier, self_repair_engine::Tier::Sonnet);
+    for id in ["t-00004", "t-00005", "t-00006", "t-00007", "t-00008"] {
+        let item = by_id(id);
+        assert_eq!(
+            item.attempts,
+            0,
+            "{id} was never launched: {:?}",
+            item.errors()
+        );
+        assert_eq!(item.tier, self_repair_engine::Tier::Haiku, "{id}");
+        assert!(second.contains(&id.to_owned()), "{id} dispatched again");
+    }
+    // Three more rounds of the same habit: only launched entries ever count.
+    for _ in 0..3 {
+        let Some((_, ids)) = block(&project, &[]) else {
+            break;
+        };
+        for id in ids.iter().take(2) {
+            agent.work(id).success();
+        }
+    }
+    let state = crate::harness::run_state(&project, "r-test");
+    assert_eq!(
+        state.status,
+        self_repair_engine::RunStatus::Active,
+        "{:?}",
+        state.pause
+    );
+    assert!(
+        state
+            .items
+            .iter()
+            .filter(|i| i.id != "t-00003")
+            .all(|i| i.attempts == 0),
+        "{:?}",
+        state
+            .items
+            .iter()
+            .map(|i| (i.id.to_string(), i.attempts))
+            .collect::<Vec<_>>()
+    );
+}

@@ -33,7 +33,7 @@ pub use hook::{HookAnswer, hook_session_start, hook_stop, hook_stop_failure};
 pub use hook_input::{BackgroundTask, HookInput};
 pub use project_config::{Detector, ProjectConfig, load_config, load_project_config};
 pub use run_in_progress::{replace_run_in_progress, run_in_progress};
-pub use show::{ShowOutput, show, show_angle};
+pub use show::{ShowOutput, record_shown, show, show_angle};
 pub use simulated_agent::SimulatedAgent;
 pub use start::{InputSpec, InputSummary, StartOptions, StartReport, start};
 pub use status::{

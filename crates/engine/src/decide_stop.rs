@@ -162,67 +162,50 @@ pub fn settle(state: &mut RunState) -> bool {
     }
 }
 
-/// Dispatches of an item never seen running before they count as failed attempts. Above the
-/// default no-progress guard (3), so a session that ignores its instructions stalls the run
-/// rather than burning every item's tiers; an agent that dies before any stop sees it is still
-/// caught eventually.
-const NOT_LAUNCHED_LIMIT: u32 = 4;
-
 /// Finds what became of dispatched items: still running, answered, or ended without a result.
+/// An attempt is charged only on evidence that the item's agent ran: the client listed it in
+/// `background_tasks`, it rendered its task (`Event::Shown`), or it sent a rejected submission.
+/// Without any, the main session most likely never launched it (a partly launched batch): it
+/// goes back to pending uncharged, and the no-progress guard bounds the loop.
 fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool {
     let running: Option<HashSet<&str>> = running.map(|r| r.iter().map(String::as_str).collect());
     let lease = state.config.lease_secs();
-    // Foreground launches are never seen running. A batch of which some item was answered was
-    // launched, so a sibling that is neither running nor answered ran and failed. (In background
-    // mode `background_tasks` is the better evidence, so this inference is not used there.)
-    let answered: HashSet<u64> = if state.config.launch_mode == crate::LaunchMode::Foreground {
-        state
-            .items
-            .iter()
-            .filter(|i| i.status == ItemStatus::Done && i.batch > 0)
-            .map(|i| i.batch)
-            .collect()
-    } else {
-        HashSet::new()
-    };
     let mut failures = Vec::new();
     let mut changed = false;
     for (index, item) in state.items.iter_mut().enumerate() {
         if item.status != ItemStatus::Dispatched {
             continue;
         }
-        match &running {
+        let ended = match &running {
             Some(set) if set.contains(item.id.as_str()) => {
                 if !item.seen_running {
                     item.seen_running = true;
                     changed = true;
                 }
+                None
             }
-            // A rejected submission since the dispatch proves its agent ran.
-            Some(_)
-                if !item.seen_running
-                    && item.last_rejection().is_none()
-                    && !answered.contains(&item.batch)
-                    && item.dispatches < NOT_LAUNCHED_LIMIT =>
-            {
-                // Never seen running: the main session most likely did not launch it. That is
-                // the no-progress guard's business, not a failed attempt of the item.
-                item.status = ItemStatus::Pending;
-                item.lease = None;
-                changed = true;
-            }
-            Some(_) => failures.push((index, "ended without submitting a result".to_owned())),
-            None => {
-                if item.lease.is_none_or(|at| now.saturating_sub(at) >= lease) {
-                    failures.push((
-                        index,
-                        format!(
-                            "no result within the {}-minute lease",
-                            state.config.lease_minutes
-                        ),
-                    ));
-                }
-            }
+            Some(_) => Some("ended without submitting a result".to_owned()),
+            None => item
+                .lease
+                .is_none_or(|at| now.saturating_sub(at) >= lease)
+                .then(|| {
+                    format!(
+                        "no result within the {}-minute lease",
+                        state.config.lease_minutes
+                    )
+                }),
+        };
+        let Some(error) = ended else {
+            continue;
+        };
+        if item.seen_running || item.last_rejection().is_some() {
+            failures.push((index, error));
+        } else {
+            // Never launched, as far as anything shows: not the item's failure.
+            item.status = ItemStatus::Pending;
+            item.lease = None;
+            item.dispatches = item.dispatches.saturating_sub(1);
+            changed = true;
         }
     }
     for (index, error) in failures {

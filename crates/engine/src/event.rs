@@ -31,6 +31,11 @@ pub enum Event {
         error: String,
     },
     Stop(StopEvent),
+    /// The item's task was rendered (`self-repair show`/`item`) while it was dispatched: its
+    /// agent ran. The evidence that charges an attempt when it then ends without a result.
+    Shown {
+        item: String,
+    },
     /// The client reported a failed turn (`StopFailure`: rate limit, overload, auth).
     StopFailure {
         error: String,

@@ -217,13 +217,15 @@ pub struct WorkItem {
     pub tier: Tier,
     /// Failed attempts so far (each one escalated the tier).
     pub attempts: u32,
-    /// Times dispatched; a dispatch never seen running nor answered is not counted as an attempt
-    /// the first time (the main session may simply not have launched it).
+    /// Times dispatched to an agent that (as far as anything shows) was launched: a dispatch
+    /// whose agent never showed its task, never appeared running and never submitted is taken
+    /// back (the main session did not launch it) and counts neither here nor as an attempt.
     pub dispatches: u32,
     /// The block that last dispatched it (`RunState::blocks` at that time): items launched in
     /// one message share it.
     pub batch: u64,
-    /// True once the item's agent was seen in `background_tasks` since its last dispatch.
+    /// True once the item's agent was seen in `background_tasks`, or rendered its task
+    /// (`self-repair show`), since its last dispatch: evidence that it ran.
     pub seen_running: bool,
     /// Unix seconds of the last dispatch: the lease, used when the client sends no
     /// `background_tasks`.
