@@ -151,3 +151,57 @@ fn foreground_entries_the_session_never_launched_are_not_blamed_escalated_or_cir
             .collect::<Vec<_>>()
     );
 }
+
+/// A stop that starts a turn (`stop_hook_active: false`): the user sent a prompt.
+fn new_turn_stop(project: &TestProject) -> Value {
+    let input = serde_json::json!({"session_id": SESSION, "hook_event_name": "Stop",
+        "stop_hook_active": false, "cwd": project.path(), "background_tasks": []});
+    let out = project
+        .cmd(&["hook", "stop"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    serde_json::from_str(&out.stdout).unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_stalled_run_says_to_run_resume_and_carry_on_in_a_new_turn_resumes_it() {
+    let project = started(3);
+    let mut message = None;
+    for _ in 0..10 {
+        let out = project.stop(SESSION, &[]);
+        let answer: Value = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
+        if let Some(m) = answer["systemMessage"].as_str() {
+            message = Some(m.to_owned());
+            break;
+        }
+    }
+    let message = message.expect("the no-progress guard stalls the run");
+    assert!(message.contains("stalled"), "{message}");
+    assert!(message.contains("run `self-repair resume`"), "{message}");
+    assert!(message.contains("carry on"), "{message}");
+    // Within the same turn it stays stalled.
+    assert_eq!(project.stop(SESSION, &[]).stdout, "");
+    // A resumed session is told exactly what to run.
+    let input = serde_json::json!({"session_id": SESSION, "hook_event_name": "SessionStart",
+        "source": "resume", "cwd": project.path()});
+    let out = project
+        .cmd(&["hook", "session-start"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    let context: Value = serde_json::from_str(&out.stdout).unwrap();
+    let context = context["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(context.contains("status stalled"), "{context}");
+    assert!(
+        context.contains("run `self-repair resume --run r-test`, then end your turn"),
+        "{context}"
+    );
+    // The user says "carry on": the first stop of that turn resumes the run and dispatches.
+    let answer = new_turn_stop(&project);
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let state = crate::harness::run_state(&project, "r-test");
+    assert_eq!(state.status, self_repair_engine::RunStatus::Active);
+}

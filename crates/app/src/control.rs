@@ -57,6 +57,7 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
     let stop = StopEvent {
         session: Some(session),
         running: None,
+        new_turn: false,
     };
     let outcome = decide_stop(&mut state, &stop, now);
     Ok(match outcome.decision {

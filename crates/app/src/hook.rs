@@ -111,6 +111,7 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let stop = StopEvent {
         session: Some(session),
         running: input.running_items(),
+        new_turn: input.stop_hook_active == Some(false),
     };
     let answer = drive(env, &project, &dir, &mut state, &stop);
     drop(lock);
@@ -276,6 +277,32 @@ pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     }
 }
 
+/// What the session must do for the run to go on, by its status (`SessionStart` context).
+fn how_to_continue(state: &RunState) -> String {
+    use self_repair_engine::PauseReason;
+    let resume = format!(
+        "run `self-repair resume --run {}`, then end your turn",
+        state.run
+    );
+    match (state.status, &state.pause) {
+        (RunStatus::Stalled, _) => format!(
+            "The Stop hook does NOT drive a stalled run until it is resumed: to continue, {resume} \
+             (a new user prompt also resumes it at its first stop)."
+        ),
+        (RunStatus::Paused, Some(PauseReason::Circuit { signature, .. })) => format!(
+            "It is paused because agents kept failing the same way ({signature}): fix the cause, \
+             then {resume}."
+        ),
+        (RunStatus::Paused, Some(PauseReason::ApiError { .. })) => {
+            "It is paused after an API error and resumes by itself at the next stop.".to_owned()
+        }
+        (RunStatus::Paused, _) => {
+            format!("It is paused by the user: only when asked to continue, {resume}.")
+        }
+        _ => "The Stop hook drives it.".to_owned(),
+    }
+}
+
 /// `self-repair hook session-start`: after a compaction or a resume, remind the session of the
 /// run in one paragraph (`SessionStart` stdout becomes context).
 pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
@@ -302,14 +329,15 @@ pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let counts = state.counts(state.phase);
     let context = format!(
         "A self-repair run is in progress in this project: run {}, phase {}, {} of {} items \
-         done, status {}. The Stop hook drives it: when it blocks with a dispatch, launch every \
-         entry of its JSON block with the Agent tool in one message, then end your turn; never \
-         read or relay the agents' results. `self-repair status` shows progress.",
+         done, status {}. {} When the Stop hook blocks with a dispatch, launch every entry of \
+         its JSON block with the Agent tool in one message, then end your turn; never read or \
+         relay the agents' results. `self-repair status` shows progress.",
         state.run,
         state.phase.as_str(),
         counts.done,
         counts.total(),
-        state.status.as_str()
+        state.status.as_str(),
+        how_to_continue(&state)
     );
     HookAnswer {
         stdout: Some(

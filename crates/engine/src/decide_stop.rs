@@ -72,7 +72,9 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
             }
         }
         RunStatus::Stalled => {
-            if state.stalled_at.is_some_and(|at| state.progress > at) {
+            // Progress since the stall, or a new turn ("carry on"): worth another try; the
+            // no-progress guard stalls it again after K more empty blocks.
+            if state.stalled_at.is_some_and(|at| state.progress > at) || stop.new_turn {
                 resume(state);
                 changed = true;
             } else {
@@ -118,7 +120,8 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
         let message = format!(
             "self-repair run {}: stalled — {} instructions in a row brought no progress, so \
              this stop is allowed. Nothing is lost. To continue, run `self-repair resume` and \
-             end your turn; `self-repair status` shows where the run is.",
+             end your turn (or send a new prompt such as \"carry on\": the first stop of a new \
+             turn resumes a stalled run); `self-repair status` shows where the run is.",
             state.run, state.config.stall_blocks
         );
         return outcome(Decision::tell(message), true);

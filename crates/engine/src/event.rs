@@ -14,6 +14,10 @@ pub struct StopEvent {
     /// `background_tasks` field (leases decide then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running: Option<Vec<String>>,
+    /// The first stop of a turn the user (or a notification) started (`stop_hook_active:
+    /// false`): someone asked the session to go on, so a stalled run is resumed.
+    #[serde(default, skip_serializing_if = "crate::item::is_false")]
+    pub new_turn: bool,
 }
 
 /// Something that happened to a run.
