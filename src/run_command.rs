@@ -8,7 +8,7 @@ use self_repair_app::{
     finding_lines, hook_session_start, hook_stop, hook_stop_failure, known_add, known_list,
     load_folded, load_project_config, next, record_shown, render_findings, render_known,
     render_rules, render_runs, replace_run_in_progress, rules_list, rules_set, run_detectors, runs,
-    save_detections, show, start, status, steer, submit,
+    save_detections, show, start, status, steer, submit_repaired,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -202,7 +202,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             let dir = project.run_or_active(run.run.as_deref())?;
             triage_only(&dir, "`submit`")?;
             let content = read_result(file.as_deref())?;
-            Ok(submit(&dir, &item, &content, env.now)?.render())
+            submit_repaired(&dir, &item, &content, env.now)
         }
         Command::Pause { run } => steer_run(env, run.run.as_deref(), Event::Pause),
         Command::Resume { run } => steer_run(env, run.run.as_deref(), Event::Resume),

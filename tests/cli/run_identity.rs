@@ -2,7 +2,7 @@
 //! progress, every agent command names its run, and `submit` refuses items its run never
 //! dispatched.
 
-use crate::harness::{TestProject, jsonl_findings};
+use crate::harness::jsonl_findings;
 use crate::pipeline::dispatched;
 use crate::scripted_agent::ScriptedAgent;
 
@@ -148,33 +148,5 @@ fn dispatch_prompts_and_rendered_tasks_name_the_run() {
         journal.contains(r#""prompt":"self-repair item t-00001 --run r-test""#)
             || !journal.is_empty(),
         "the stop is journaled"
-    );
-}
-
-#[test]
-fn an_empty_findings_file_or_a_file_that_is_not_findings_creates_no_run() {
-    let project = TestProject::new();
-    project.write("empty.json", "");
-    let out = project.cmd(&["start", "empty.json"]).run().code(2);
-    assert!(
-        out.stderr.contains("no findings in empty.json"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("no run was created"), "{}", out.stderr);
-    project.write(
-        "Cargo.toml",
-        "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
-    );
-    let out = project.cmd(&["start", "Cargo.toml"]).run().code(2);
-    assert!(out.stderr.contains("Cargo.toml"), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("self-repair start"),
-        "says what to run instead: {}",
-        out.stderr
-    );
-    assert!(
-        !project.path().join(".self-repair/runs").exists()
-            || project.cmd(&["runs"]).run().stdout.contains("no runs")
     );
 }

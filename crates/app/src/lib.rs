@@ -40,4 +40,4 @@ pub use status::{
     FindingLine, PhaseLine, RunLine, StatusReport, finding_lines, load_folded, render_findings,
     render_runs, report, runs, status,
 };
-pub use submit::{Submitted, item_input, submit};
+pub use submit::{Submitted, item_input, submit, submit_repaired};

@@ -213,3 +213,28 @@ fn describe(item: &str, kind: ItemKind, submission: &self_repair_engine::Submiss
         }
     }
 }
+
+/// `submit` forgiving the two commonest slips of a model writing JSON (a code fence around it,
+/// raw newlines inside strings): the repaired text is submitted, and the printed line says what
+/// was repaired so the agent does not repeat it. Markdown results are taken as they are.
+pub fn submit_repaired(
+    dir: &RunDir,
+    item: &str,
+    content: &str,
+    now: u64,
+) -> Result<String, AppError> {
+    let markdown = ItemKind::of_id(item).is_some_and(ItemKind::takes_markdown);
+    if markdown {
+        return Ok(submit(dir, item, content, now)?.render());
+    }
+    let fixed = self_repair_engine::lenient_json(content);
+    let line = submit(dir, item, &fixed.text, now)?.render();
+    if fixed.repairs.is_empty() {
+        return Ok(line);
+    }
+    Ok(format!(
+        "{line}\nnote: your input was not valid JSON as sent; self-repair {} before reading it. \
+         Send plain JSON next time.",
+        fixed.repairs.join(" and ")
+    ))
+}
