@@ -205,3 +205,106 @@ fn a_stalled_run_says_to_run_resume_and_carry_on_in_a_new_turn_resumes_it() {
     let state = crate::harness::run_state(&project, "r-test");
     assert_eq!(state.status, self_repair_engine::RunStatus::Active);
 }
+
+/// A stop of `SESSION` whose transcript is `transcript` (no agent running).
+fn stop_with_transcript(project: &TestProject, transcript: &std::path::Path) -> Value {
+    let input = serde_json::json!({"session_id": SESSION, "hook_event_name": "Stop",
+        "stop_hook_active": true, "cwd": project.path(), "background_tasks": [],
+        "transcript_path": transcript});
+    let out = project
+        .cmd(&["hook", "stop"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    serde_json::from_str(&out.stdout).unwrap_or(Value::Null)
+}
+
+/// The main session's `Agent` call for `item`, as its transcript records it.
+fn launch_row(transcript: &std::path::Path, item: &str, model: Option<&str>) {
+    use std::io::Write;
+    let mut input = serde_json::json!({"subagent_type": "self-repair:triage-investigator",
+        "description": format!("triage {item}"), "prompt": format!("self-repair item {item} --run r-test")});
+    if let Some(model) = model {
+        input["model"] = model.into();
+    }
+    let row = serde_json::json!({"type": "assistant", "message": {"role": "assistant",
+        "content": [{"type": "tool_use", "id": format!("toolu_{}", rand_id(transcript)), "name": "Agent", "input": input}]}});
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(transcript)
+        .unwrap();
+    writeln!(file, "{row}").unwrap();
+}
+
+fn rand_id(transcript: &std::path::Path) -> u64 {
+    std::fs::metadata(transcript).map_or(0, |m| m.len())
+}
+
+#[test]
+fn a_retry_launched_without_its_model_is_not_reported_as_the_escalated_tier_and_is_redispatched_insisting_on_it()
+ {
+    let project = started(1);
+    let agent = agent(&project);
+    let transcript = project.path().join(".home/session.jsonl");
+    project.write(".home/session.jsonl", "");
+    let first = stop_with_transcript(&project, &transcript);
+    assert!(
+        first["reason"]
+            .as_str()
+            .unwrap()
+            .contains("\"model\":\"haiku\"")
+    );
+    // Attempt 1 at haiku: launched as dispatched, reads its task, dies.
+    launch_row(&transcript, "t-00001", Some("haiku"));
+    agent.show("t-00001");
+    let second = stop_with_transcript(&project, &transcript);
+    let reason = second["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("\"model\":\"sonnet\""),
+        "escalated: {reason}"
+    );
+    // The main session drops `model`: the agent definition's haiku runs, and dies too.
+    launch_row(&transcript, "t-00001", None);
+    agent.show("t-00001");
+    let third = stop_with_transcript(&project, &transcript);
+    let reason = third["reason"].as_str().unwrap();
+    assert!(reason.contains("\"model\":\"sonnet\""), "{reason}");
+    assert!(
+        reason.contains(
+            "t-00001 MUST keep \"model\": \"sonnet\" (its last launch dropped it and ran on haiku)"
+        ),
+        "{reason}"
+    );
+    let state = crate::harness::run_state(&project, "r-test");
+    assert_eq!(
+        state.items[0].attempts, 1,
+        "the haiku run is not sonnet's attempt"
+    );
+    assert_eq!(state.items[0].tier, self_repair_engine::Tier::Sonnet);
+    assert!(
+        state.items[0]
+            .errors()
+            .iter()
+            .any(|e| e.contains("ran on haiku")),
+        "{:?}",
+        state.items[0].errors()
+    );
+    // Launched at sonnet this time, it answers.
+    launch_row(&transcript, "t-00001", Some("sonnet"));
+    agent.work("t-00001").success();
+    stop_with_transcript(&project, &transcript);
+    drive(&project, &agent, SESSION, usize::MAX);
+    let report: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/report.json")).unwrap();
+    assert_eq!(
+        report["findings"][0]["ran_model"], "sonnet",
+        "{}",
+        report["findings"][0]
+    );
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(findings[0]["ran_model"], "sonnet", "{findings}");
+}

@@ -108,9 +108,15 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     {
         return HookAnswer::allow();
     }
+    let launched = crate::agent_launches::launches_since_last_stop(
+        &dir,
+        input.transcript_path.as_deref(),
+        &state.run,
+    );
     let stop = StopEvent {
         session: Some(session),
         running: input.running_items(),
+        launched,
         new_turn: input.stop_hook_active == Some(false),
     };
     let answer = drive(env, &project, &dir, &mut state, &stop);

@@ -1,6 +1,7 @@
 //! The commands of `self-repair`, as library functions the binary calls: each takes a
 //! [`CommandEnv`] (folder, time, session) so outputs are reproducible in tests.
 
+mod agent_launches;
 mod app_error;
 mod classification;
 mod command_env;

@@ -285,6 +285,9 @@ pub struct FindingLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
     pub reason: String,
+    /// The model tier its agent's latest launch really ran at, when the transcript showed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran_model: Option<String>,
 }
 
 /// Every finding of the run with how it was decided.
@@ -334,6 +337,11 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 decided_by,
                 verdict,
                 reason,
+                ran_model: record
+                    .item
+                    .as_deref()
+                    .and_then(|id| state.item(id)?.ran)
+                    .map(|t| t.as_str().to_owned()),
             }
         })
         .collect())

@@ -82,6 +82,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
             }
         }
     }
+    changed |= note_launches(state, &stop.launched);
     changed |= reconcile(state, stop.running.as_deref(), now);
     if let Some(PauseReason::Circuit {
         kind,
@@ -218,9 +219,51 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
     changed
 }
 
+/// Records the tier each launch really ran at: the `Agent` call's `model`, or the agent
+/// definition's default when the main session dropped it.
+fn note_launches(state: &mut RunState, launched: &[crate::AgentLaunch]) -> bool {
+    let mut changed = false;
+    for launch in launched {
+        let Some(index) = state.index_of(&launch.item) else {
+            continue;
+        };
+        let item = &mut state.items[index];
+        let ran = match &launch.model {
+            None => Some(item.kind.default_tier()),
+            Some(model) => crate::Tier::parse(model),
+        };
+        if ran.is_some() && item.ran != ran {
+            item.ran = ran;
+            changed = true;
+        }
+        // The client's own record of the launch: the agent ran.
+        if item.status == ItemStatus::Dispatched && !item.seen_running {
+            item.seen_running = true;
+            changed = true;
+        }
+    }
+    changed
+}
+
 /// Counts a failed attempt: escalate the tier and retry, or quarantine after the strongest
-/// tier. Identical failures in a row within one kind open the circuit.
+/// tier. Identical failures in a row within one kind open the circuit. A launch that ran below
+/// the dispatched tier (the main session dropped `model`) is not that tier's attempt: it is
+/// recorded, and the item is dispatched again at the same tier, insisting on the model.
 fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
+    let item = &mut state.items[index];
+    if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
+        item.clear_rejection();
+        item.seen_running = false;
+        item.lease = None;
+        item.status = ItemStatus::Pending;
+        item.record_error(format!(
+            "launch dispatched at {} ran on {} (the Agent call dropped `model`), not counted as \
+             an attempt: {error}",
+            item.tier.as_str(),
+            ran.as_str()
+        ));
+        return;
+    }
     let item = &mut state.items[index];
     let signature = item.last_rejection().map(str::to_owned);
     item.clear_rejection();
@@ -341,8 +384,18 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
     let prefix = state.config.agent_prefix.clone();
     let launch_mode = state.config.launch_mode;
     let mut launch = Vec::with_capacity(ready.len());
+    let mut insist = Vec::new();
     for &index in ready {
         let item = &mut state.items[index];
+        if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
+            insist.push(format!(
+                "{} MUST keep \"model\": \"{}\" (its last launch dropped it and ran on {})",
+                item.id,
+                item.tier.as_str(),
+                ran.as_str()
+            ));
+        }
+        item.ran = None;
         item.status = ItemStatus::Dispatched;
         item.dispatches += 1;
         item.batch = state.blocks;
@@ -359,7 +412,7 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
         });
     }
     let counts = state.counts(state.phase);
-    let summary = format!(
+    let mut summary = format!(
         "self-repair run {}, phase {}: launch these {} agent(s) with the Agent tool, all in one \
          message, then end your turn ({} of {} items done, {} already running).",
         state.run,
@@ -369,6 +422,12 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
         counts.total(),
         in_flight
     );
+    if !insist.is_empty() {
+        summary.push_str(&format!(
+            " Pass every entry's \"model\" as given: {}.",
+            insist.join("; ")
+        ));
+    }
     Dispatch {
         self_repair: DISPATCH_VERSION,
         run: state.run.clone(),

@@ -34,6 +34,7 @@ fn stop(session: &str, running: Option<&[&str]>) -> StopEvent {
     StopEvent {
         session: Some(session.into()),
         running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
+        launched: Vec::new(),
         new_turn: false,
     }
 }

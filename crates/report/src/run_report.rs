@@ -35,6 +35,10 @@ pub struct FindingOutcome {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The model tier the answering agent really ran at (from the session transcript), when
+    /// known; it can be lower than the tier dispatched when the launch dropped `model`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran_model: Option<String>,
     /// The investigator's first answer when it asked for a re-route (`unsure` + `reroute`);
     /// `verdict` is then the re-routed agent's answer.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,7 +71,8 @@ pub struct PhaseCost {
     pub items: u32,
     pub launches: u32,
     pub failed_attempts: u32,
-    /// Launches by the tier the item ended on.
+    /// Items by the tier their last launch ran at (the transcript's evidence; the dispatched
+    /// tier when there is none): a tier that never ran is never counted.
     pub by_tier: BTreeMap<String, u32>,
 }
 
@@ -144,6 +149,11 @@ impl RunReport {
                         .and_then(|id| group_of.get(id))
                         .map(|g| (*g).to_owned()),
                     rerouted_from: None,
+                    ran_model: record
+                        .item
+                        .as_deref()
+                        .and_then(|id| state.item(id)?.ran)
+                        .map(|t| t.as_str().to_owned()),
                 }
             })
             .collect();
@@ -181,7 +191,7 @@ impl RunReport {
             phase.failed_attempts += item.attempts;
             *phase
                 .by_tier
-                .entry(item.tier.as_str().to_owned())
+                .entry(item.ran.unwrap_or(item.tier).as_str().to_owned())
                 .or_default() += 1;
         }
         RunReport {
