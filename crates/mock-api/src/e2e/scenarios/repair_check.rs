@@ -252,7 +252,10 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ctx.checks.equal(
         "fix-2's Bash commands",
         &bash_commands(&records, "item:fix-2"),
-        &vec!["self-repair show fix-2 --run r".to_owned(), FIXER_FIX.to_owned()],
+        &vec![
+            "self-repair show fix-2 --run r".to_owned(),
+            FIXER_FIX.to_owned(),
+        ],
     );
     let fixer_read_its_task = records.iter().any(|r| {
         r.thread == "item:fix-2"
