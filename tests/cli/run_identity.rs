@@ -123,11 +123,17 @@ fn a_late_submit_of_the_replaced_runs_agent_lands_on_its_own_run_not_on_the_new_
 
 #[test]
 fn dispatch_prompts_and_rendered_tasks_name_the_run() {
-    let project = dispatched(3);
-    let agent = ScriptedAgent {
-        project: &project,
-        run: "r-test".into(),
-    };
+    let project = crate::pipeline::started(3);
+    let out = project.stop("s1", &[]);
+    let answer: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(
+            r#""description":"triage t-00001","prompt":"self-repair item t-00001 --run r-test""#
+        ),
+        "{reason}"
+    );
+    // The prompt works as a command: it prints the task, which names the run in every command.
     let shown = project
         .cmd(&["item", "t-00001", "--run", "r-test"])
         .run()
@@ -141,12 +147,13 @@ fn dispatch_prompts_and_rendered_tasks_name_the_run() {
         shown.contains("`self-repair show t-00001 --run r-test`"),
         "{shown}"
     );
-    let next = agent.show("t-00001");
-    assert_eq!(next["item"], "t-00001");
-    let journal = project.read(".self-repair/runs/r-test/journal.jsonl");
-    assert!(
-        journal.contains(r#""prompt":"self-repair item t-00001 --run r-test""#)
-            || !journal.is_empty(),
-        "the stop is journaled"
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    assert_eq!(
+        agent.show("t-00001")["item"],
+        "t-00001",
+        "without --run: the active run"
     );
 }
