@@ -49,6 +49,9 @@ pub enum Command {
         /// Also run the detectors of `.self-repair/config.json` and ingest their output.
         #[arg(long)]
         detect: bool,
+        /// Cancel the active run if it is still in progress (without it, `start` refuses).
+        #[arg(long)]
+        replace: bool,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -242,6 +245,9 @@ pub struct CheckArgs {
     /// First wait before rerunning a transient failure, in seconds (doubles, cap 60; default 2).
     #[arg(long, value_name = "SECS")]
     pub backoff: Option<f64>,
+    /// Cancel the active run if it is still in progress (without it, `check` refuses).
+    #[arg(long)]
+    pub replace: bool,
     /// Seconds the Stop hook may spend running the check itself (default 25); a longer check is
     /// run by `self-repair tick`.
     #[arg(long, value_name = "SECS")]

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
     finding_lines, hook_pre_tool_use, hook_session_start, hook_stop, hook_stop_failure, known_add,
-    known_list, load_folded, load_project_config, next, render_findings, render_known,
-    render_rules, render_runs, rules_list, rules_set, run_detectors, runs, save_detections, show,
-    start, status, steer, submit,
+    known_list, load_folded, load_project_config, next, record_shown, render_findings,
+    render_known, render_rules, render_runs, replace_run_in_progress, rules_list, rules_set,
+    run_detectors, runs, save_detections, show, start, status, steer, submit_repaired,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -111,6 +111,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             base,
             relative_to,
             detect,
+            replace,
             json,
         } => {
             let format: Format = format
@@ -138,6 +139,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     relative_to,
                     prepared: Vec::new(),
                     detect,
+                    replace,
                 },
             )?;
             Ok(if json {
@@ -196,6 +198,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             }
             let state = load_folded(&dir, false)?;
             let shown = show(&project, &dir, &state, &item)?;
+            record_shown(&dir, &state, &item, env.now)?;
             Ok(if json { to_json(&shown) } else { shown.prompt })
         }
         Command::Submit { item, file, run } => {
@@ -203,7 +206,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             let dir = project.run_or_active(run.run.as_deref())?;
             triage_only(&dir, "`submit`")?;
             let content = read_result(file.as_deref())?;
-            Ok(submit(&dir, &item, &content, env.now)?.render())
+            submit_repaired(&dir, &item, &content, env.now)
         }
         Command::Pause { run } => steer_run(env, run.run.as_deref(), Event::Pause),
         Command::Resume { run } => steer_run(env, run.run.as_deref(), Event::Resume),
@@ -363,7 +366,23 @@ fn check(env: &CommandEnv, args: CheckArgs) -> Result<self_repair_repair::Repair
         Some(root) => Project::at(root.clone()),
         None => Project::find_or_choose(env.start_dir()),
     };
-    self_repair_repair::start_check(&project, &repair_env(env), &request).map_err(repair_error)
+    let replaced = replace_run_in_progress(&project, args.replace, &check_again(), env.now)?;
+    let mut reply = self_repair_repair::start_check(&project, &repair_env(env), &request)
+        .map_err(repair_error)?;
+    if let Some(line) = replaced {
+        reply.text = format!("{line}\n{}", reply.text);
+    }
+    Ok(reply)
+}
+
+/// This `check` command line with `--replace` added before its `--`.
+fn check_again() -> String {
+    let mut words: Vec<String> = std::env::args().skip(1).collect();
+    if !words.iter().any(|w| w == "--replace") {
+        let at = words.iter().position(|w| w == "--").unwrap_or(words.len());
+        words.insert(at, "--replace".to_owned());
+    }
+    format!("self-repair {}", words.join(" "))
 }
 
 /// The submission text: from `--file`, else standard input.

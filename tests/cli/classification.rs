@@ -44,7 +44,14 @@ fn a_second_start_after_known_add_and_rules_accept_dispatches_fewer_items_and_sa
     assert!(out.stderr.contains("no rule `nope`"));
 
     let second = project
-        .cmd(&["start", "findings.jsonl", "--run-id", "r-2", "--json"])
+        .cmd(&[
+            "start",
+            "findings.jsonl",
+            "--run-id",
+            "r-2",
+            "--json",
+            "--replace",
+        ])
         .run()
         .success()
         .json();

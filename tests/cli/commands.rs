@@ -40,7 +40,7 @@ fn next_shows_the_dispatch_the_hook_would_give_and_changes_nothing() {
     );
     assert!(
         out.stdout
-            .contains("\"prompt\":\"self-repair item t-00003\""),
+            .contains("\"prompt\":\"self-repair item t-00003 --run r-test\""),
         "{}",
         out.stdout
     );

@@ -228,6 +228,17 @@ pub fn regex_escape(text: &str) -> String {
         .collect()
 }
 
+/// Leaves the marker the Stop hook writes when it dispatches an item, for triage items 1..=n:
+/// tests of `submit` itself (concurrency, crash safety) answer more items than one block
+/// dispatches.
+pub fn mark_dispatched(project: &TestProject, run: &str, n: usize) {
+    let items = project.run_dir(run).join("items");
+    std::fs::create_dir_all(&items).expect("items dir");
+    for i in 1..=n {
+        std::fs::write(items.join(format!("t-{i:05}.dispatched")), b"").expect("marker");
+    }
+}
+
 /// The run's state, read through the engine's own type (triage items are columns on disk).
 pub fn run_state(project: &TestProject, run: &str) -> self_repair_engine::RunState {
     let text =

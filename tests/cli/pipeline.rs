@@ -75,6 +75,14 @@ pub fn submissions(project: &TestProject, run: &str) -> std::collections::HashMa
     counts
 }
 
+/// A project with `count` findings and a run `r-test` whose first stop (session `s1`) dispatched
+/// the first batch, so those items take submissions.
+pub fn dispatched(count: usize) -> TestProject {
+    let project = started(count);
+    project.stop("s1", &[]);
+    project
+}
+
 /// A project with `count` findings and a started run `r-test`.
 pub fn started(count: usize) -> TestProject {
     let project = TestProject::new();
@@ -192,9 +200,15 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
 #[test]
 fn run_whose_findings_need_no_agent_completes_at_the_first_stop() {
     let project = TestProject::new();
-    project.write("empty.jsonl", "\n");
+    project.write("findings.jsonl", &jsonl_findings(1));
+    project.write(
+        ".self-repair/rules.json",
+        r#"{"schema_version": 1, "rules": [
+            {"id": "all-ruff", "name": "ruff is noise here", "when": {"tool": "ruff"},
+             "verdict": "false_positive", "reason": "generated code", "status": "accepted"}]}"#,
+    );
     project
-        .cmd(&["start", "empty.jsonl", "--run-id", "r-empty"])
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-empty"])
         .run()
         .success();
     let out = project.stop("s1", &[]);

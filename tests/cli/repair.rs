@@ -161,7 +161,7 @@ fn success_on_attempt_2_with_a_fixer_and_every_fix_rechecked() {
         "{reason}"
     );
     assert!(
-        reason.contains(r#""prompt":"self-repair item fix-2","run_in_background":false"#),
+        reason.contains(r#""prompt":"self-repair item fix-2 --run r","run_in_background":false"#),
         "one fixer, in the foreground: {reason}"
     );
     let shown = project.cmd(&["show", "fix-2"]).run().success();
@@ -488,7 +488,8 @@ fn triage_commands_refuse_a_repair_run_clearly_and_cancel_ends_it() {
         .code(2);
     assert!(out.stderr.contains("is a repair run"), "{}", out.stderr);
     let runs = project.cmd(&["runs"]).run().success();
-    assert!(runs.stdout.contains("repair run"), "{}", runs.stdout);
+    assert!(runs.stdout.contains("* r  repair  "), "{}", runs.stdout);
+    assert!(!runs.stdout.contains("unreadable"), "{}", runs.stdout);
     project.cmd(&["cancel"]).run().success();
     assert_eq!(
         stop(&project, &[]).stdout,

@@ -146,10 +146,13 @@ pub fn launched(reason: &str) -> (String, Vec<String>) {
         .expect("launch")
         .iter()
         .map(|l| {
+            // `self-repair item <id> --run <run>`
             l["prompt"]
                 .as_str()
                 .expect("prompt")
-                .trim_start_matches("self-repair item ")
+                .split_whitespace()
+                .nth(2)
+                .expect("item id")
                 .to_owned()
         })
         .collect();

@@ -19,6 +19,7 @@ fn verdict(i: usize) -> String {
 fn twenty_concurrent_submitters_of_fifty_items_each_lose_nothing() {
     let project = started(1000);
     assert!(project.stop("s1", &[]).stdout.contains("block"));
+    crate::harness::mark_dispatched(&project, "r-test", 1000);
     let root = project.path().to_path_buf();
     let workers: Vec<_> = (0..20)
         .map(|w| {
@@ -89,6 +90,7 @@ fn killing_submit_at_any_moment_never_leaves_a_state_that_fails_to_load() {
 #[test]
 fn a_torn_journal_line_is_skipped_and_later_submissions_still_count() {
     let project = started(3);
+    crate::harness::mark_dispatched(&project, "r-test", 3);
     let journal = project.run_dir("r-test").join("journal.jsonl");
     std::fs::write(
         &journal,

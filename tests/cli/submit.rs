@@ -1,12 +1,12 @@
 //! `submit`: validation messages that say what to fix, idempotency, final results.
 
 use crate::harness::filters;
-use crate::pipeline::started;
+use crate::pipeline::dispatched;
 use crate::scripted_agent::ScriptedAgent;
 
 #[test]
 fn invalid_results_are_rejected_with_the_field_and_allowed_values() {
-    let project = started(3);
+    let project = dispatched(3);
     let settings = filters(&project);
     let _guard = settings.bind_to_scope();
     let agent = ScriptedAgent {
@@ -36,7 +36,7 @@ fn invalid_results_are_rejected_with_the_field_and_allowed_values() {
 
 #[test]
 fn the_same_result_twice_is_fine_and_a_different_one_is_refused() {
-    let project = started(3);
+    let project = dispatched(3);
     let agent = ScriptedAgent {
         project: &project,
         run: "r-test".into(),
@@ -68,7 +68,7 @@ fn the_same_result_twice_is_fine_and_a_different_one_is_refused() {
 
 #[test]
 fn unknown_items_and_items_of_later_phases_are_not_found() {
-    let project = started(3);
+    let project = dispatched(3);
     let agent = ScriptedAgent {
         project: &project,
         run: "r-test".into(),
@@ -87,7 +87,7 @@ fn unknown_items_and_items_of_later_phases_are_not_found() {
 
 #[test]
 fn show_json_gives_the_contract_fields_and_a_draft_2020_12_schema() {
-    let project = started(3);
+    let project = dispatched(3);
     let agent = ScriptedAgent {
         project: &project,
         run: "r-test".into(),

@@ -22,6 +22,11 @@ pub enum ExitStatus {
     Conflict,
     /// 6: a repair run ended and its check still fails (quarantined, escalated, infra failure).
     GaveUp,
+    /// 7: `start`/`check` refused: another run is still in progress (`--replace` cancels it).
+    RunInProgress,
+    /// 8: a submission for an item its run has not dispatched (never launched, or already
+    /// answered differently): most likely an agent of another run.
+    NotDispatched,
 }
 
 impl ExitStatus {
@@ -35,6 +40,8 @@ impl ExitStatus {
             ExitStatus::NotFound => 4,
             ExitStatus::Conflict => 5,
             ExitStatus::GaveUp => 6,
+            ExitStatus::RunInProgress => 7,
+            ExitStatus::NotDispatched => 8,
         }
     }
 }
@@ -65,6 +72,12 @@ pub enum AppError {
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
+    /// `submit` for an item its run has not dispatched (exit 8).
+    #[error("{0}")]
+    NotDispatched(String),
+    /// `start`/`check` while another run is still in progress (exit 7).
+    #[error("{0}")]
+    RunInProgress(String),
     #[error(transparent)]
     Install(#[from] self_repair_install::InstallError),
 }
@@ -85,6 +98,8 @@ impl AppError {
             | AppError::Usage(_)
             | AppError::Config { .. } => ExitStatus::Usage,
             AppError::Rejected { .. } => ExitStatus::Rejected,
+            AppError::RunInProgress(_) => ExitStatus::RunInProgress,
+            AppError::NotDispatched(_) => ExitStatus::NotDispatched,
             AppError::Store(_)
             | AppError::Report(_)
             | AppError::Io { .. }

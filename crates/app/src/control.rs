@@ -62,6 +62,8 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
     let stop = StopEvent {
         session: Some(session),
         running: None,
+        launched: Vec::new(),
+        new_turn: false,
     };
     let outcome = decide_stop(&mut state, &stop, now);
     Ok(match outcome.decision {

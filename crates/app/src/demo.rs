@@ -179,7 +179,7 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
         let ids: Vec<&str> = dispatch
             .launch
             .iter()
-            .map(|l| l.prompt.trim_start_matches("self-repair item "))
+            .map(|l| l.prompt.split_whitespace().nth(2).unwrap_or_default())
             .collect();
         say(
             out,

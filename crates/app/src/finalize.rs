@@ -99,7 +99,22 @@ pub fn write_reports(
             triage.insert(item.id.to_string(), result);
         }
     }
-    let report = RunReport::build(state, findings, &triage);
+    let mut rerouted = HashMap::new();
+    for item in state.items[..state.triage_items as usize]
+        .iter()
+        .filter(|i| i.reroutes > 0)
+    {
+        let Some(path) = dir.item_file(&item.id, "reroute.json") else {
+            continue;
+        };
+        if let Some(result) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
+        {
+            rerouted.insert(item.id.to_string(), result);
+        }
+    }
+    let report = RunReport::build(state, findings, &triage).with_rerouted_answers(&rerouted);
     write_json(&dir.path().join("report.json"), &report)?;
     write_atomic(
         &dir.path().join("report.md"),

@@ -125,9 +125,16 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         return HookAnswer::allow();
     }
     let unbound = state.session.is_none();
+    let launched = crate::agent_launches::launches_since_last_stop(
+        &dir,
+        input.transcript_path.as_deref(),
+        &state.run,
+    );
     let stop = StopEvent {
         session: Some(session),
         running: input.running_items(),
+        launched,
+        new_turn: input.stop_hook_active == Some(false),
     };
     let mut answer = drive(env, &project, &dir, &mut state, &stop);
     drop(lock);
@@ -204,6 +211,14 @@ fn drive(
         }
         dirty = true;
     }
+    if let Decision::Block(dispatch) = &decision {
+        // Before the agents can exist: `submit` refuses items its run never dispatched.
+        for launch in &dispatch.launch {
+            if let Err(e) = mark_dispatched(dir, &launch.item) {
+                stderr.push(format!("self-repair hook stop: {e}"));
+            }
+        }
+    }
     if dirty && let Err(e) = dir.save_state(state, items_before) {
         stderr.push(format!("self-repair hook stop: {e}"));
     }
@@ -230,6 +245,29 @@ pub const RELAY_INSTRUCTION: &str =
 
 fn relay_reason(message: &str) -> String {
     format!("{message}\n{RELAY_INSTRUCTION}")
+}
+
+/// Leaves `items/<id>.dispatched`, the cheap proof `submit` checks that this run launched an
+/// agent for the item (design note 4: `submit` never reads the state). Empty and not synced:
+/// at most the fan-out's worth of small creates per block.
+fn mark_dispatched(dir: &RunDir, item: &str) -> Result<(), crate::AppError> {
+    let Some(path) = dir.item_file(item, "dispatched") else {
+        return Ok(());
+    };
+    if path.exists() {
+        return Ok(());
+    }
+    if let Err(first) = std::fs::write(&path, b"") {
+        // A run created before `items/` existed: make it once and retry.
+        std::fs::create_dir_all(dir.items_dir())
+            .map_err(crate::AppError::io("create", dir.items_dir()))?;
+        std::fs::write(&path, b"").map_err(|_| crate::AppError::Io {
+            action: "write",
+            path: path.clone(),
+            source: first,
+        })?;
+    }
+    Ok(())
 }
 
 /// `self-repair hook stop-failure`: the turn ended on an API error; pause instead of
@@ -328,6 +366,32 @@ fn waiting_run_notice(state: &RunState) -> HookAnswer {
     }
 }
 
+/// What the session must do for the run to go on, by its status (`SessionStart` context).
+fn how_to_continue(state: &RunState) -> String {
+    use self_repair_engine::PauseReason;
+    let resume = format!(
+        "run `self-repair resume --run {}`, then end your turn",
+        state.run
+    );
+    match (state.status, &state.pause) {
+        (RunStatus::Stalled, _) => format!(
+            "The Stop hook does NOT drive a stalled run until it is resumed: to continue, {resume} \
+             (a new user prompt also resumes it at its first stop)."
+        ),
+        (RunStatus::Paused, Some(PauseReason::Circuit { signature, .. })) => format!(
+            "It is paused because agents kept failing the same way ({signature}): fix the cause, \
+             then {resume}."
+        ),
+        (RunStatus::Paused, Some(PauseReason::ApiError { .. })) => {
+            "It is paused after an API error and resumes by itself at the next stop.".to_owned()
+        }
+        (RunStatus::Paused, _) => {
+            format!("It is paused by the user: only when asked to continue, {resume}.")
+        }
+        _ => "The Stop hook drives it.".to_owned(),
+    }
+}
+
 /// `self-repair hook session-start`: after a compaction or a resume, remind the session of the
 /// run in one paragraph (`SessionStart` stdout becomes context); in any other session, say once
 /// that a run is waiting and how to adopt it.
@@ -357,14 +421,15 @@ pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let counts = state.counts(state.phase);
     let context = format!(
         "A self-repair run is in progress in this project: run {}, phase {}, {} of {} items \
-         done, status {}. The Stop hook drives it: when it blocks with a dispatch, launch every \
-         entry of its JSON block with the Agent tool in one message, then end your turn; never \
-         read or relay the agents' results. `self-repair status` shows progress.",
+         done, status {}. {} When the Stop hook blocks with a dispatch, launch every entry of \
+         its JSON block with the Agent tool in one message, then end your turn; never read or \
+         relay the agents' results. `self-repair status` shows progress.",
         state.run,
         state.phase.as_str(),
         counts.done,
         counts.total(),
-        state.status.as_str()
+        state.status.as_str(),
+        how_to_continue(&state)
     );
     HookAnswer {
         stdout: Some(

@@ -27,6 +27,9 @@ pub struct HookInput {
     pub cwd: Option<PathBuf>,
     #[serde(default)]
     pub stop_hook_active: Option<bool>,
+    /// The main session's transcript (JSONL): the `Agent` calls it really made.
+    #[serde(default)]
+    pub transcript_path: Option<PathBuf>,
     /// `None` when the client sent no such field (older clients): leases decide then.
     #[serde(default)]
     pub background_tasks: Option<Vec<BackgroundTask>>,

@@ -1,6 +1,7 @@
 //! The commands of `self-repair`, as library functions the binary calls: each takes a
 //! [`CommandEnv`] (folder, time, session) so outputs are reproducible in tests.
 
+mod agent_launches;
 mod app_error;
 mod classification;
 mod command_env;
@@ -13,6 +14,7 @@ mod hook;
 mod hook_input;
 mod pre_tool_use;
 mod project_config;
+mod run_in_progress;
 mod show;
 mod simulated_agent;
 mod start;
@@ -34,11 +36,12 @@ pub use hook::{HookAnswer, hook_session_start, hook_stop, hook_stop_failure};
 pub use hook_input::{BackgroundTask, HookInput};
 pub use pre_tool_use::hook_pre_tool_use;
 pub use project_config::{Detector, ProjectConfig, load_config, load_project_config};
-pub use show::{ShowOutput, show, show_angle};
+pub use run_in_progress::{replace_run_in_progress, run_in_progress};
+pub use show::{ShowOutput, record_shown, show, show_angle};
 pub use simulated_agent::SimulatedAgent;
 pub use start::{InputSpec, InputSummary, StartOptions, StartReport, start};
 pub use status::{
     FindingLine, PhaseLine, RunLine, StatusReport, finding_lines, load_folded, render_findings,
     render_runs, report, runs, status,
 };
-pub use submit::{Submitted, item_input, submit};
+pub use submit::{Submitted, item_input, submit, submit_repaired};

@@ -81,7 +81,11 @@ pub fn show(
                 &serde_json::to_string_pretty(&schema).unwrap_or_default(),
             ),
         ),
-        ("submit", format!("self-repair submit {id}")),
+        (
+            "submit",
+            format!("self-repair submit {id} --run {}", state.run),
+        ),
+        ("show", format!("self-repair show {id} --run {}", state.run)),
         ("format", format.to_owned()),
     ]);
     let text = self_repair_install::load_template(&project.store_dir(), &template)
@@ -97,6 +101,27 @@ pub fn show(
         prompt,
         output_schema: schema,
     })
+}
+
+/// Journals that a dispatched item's task was rendered: its agent ran, so if it then ends
+/// without a result that is a failed attempt (a partly launched batch is not). Once per
+/// dispatch; one unsynced journal line, nothing when the item is not in flight.
+pub fn record_shown(dir: &RunDir, state: &RunState, id: &str, now: u64) -> Result<(), AppError> {
+    let in_flight = state
+        .item(id)
+        .is_some_and(|i| i.status == ItemStatus::Dispatched && !i.seen_running);
+    if !in_flight {
+        return Ok(());
+    }
+    let _lock = dir.lock()?;
+    dir.journal()
+        .append_unsynced(&[self_repair_engine::JournalEntry {
+            at: now,
+            event: self_repair_engine::Event::Shown {
+                item: id.to_owned(),
+            },
+        }])?;
+    Ok(())
 }
 
 struct PromptContext<'a> {

@@ -13,7 +13,8 @@ use self_repair_store::{Project, write_json_rows};
 use serde::Serialize;
 
 use crate::{
-    AppError, CommandEnv, load_config, load_project_config, run_detectors, save_detections,
+    AppError, CommandEnv, load_config, load_project_config, replace_run_in_progress, run_detectors,
+    save_detections,
 };
 
 /// What `start` reads and how.
@@ -34,6 +35,8 @@ pub struct StartOptions {
     pub prepared: Vec<InputSpec>,
     /// Also run the detectors of `.self-repair/config.json` and ingest their output.
     pub detect: bool,
+    /// Cancel the active run if it is still in progress (else `start` refuses).
+    pub replace: bool,
 }
 
 /// One input already read: its name, text, and how to read it.
@@ -64,12 +67,19 @@ pub struct StartReport {
     /// Routed findings per route.
     pub routes: Vec<(String, u32)>,
     pub session: Option<String>,
+    /// The run in progress this one replaced (`--replace`), in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
 }
 
 impl StartReport {
     /// The text `start` prints.
     pub fn render(&self) -> String {
         let mut out = String::new();
+        if let Some(replaced) = &self.replaced {
+            out.push_str(replaced);
+            out.push('\n');
+        }
         for input in &self.inputs {
             out.push_str(&format!(
                 "read {} finding(s) from {} as {}\n",
@@ -172,6 +182,11 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         rules: by_rules,
         routed: routed.len() as u32,
     };
+    if intake.findings == 0 {
+        return Err(no_findings(&inputs));
+    }
+    let replaced =
+        replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?;
     let run_id = match &options.run_id {
         Some(id) => id.clone(),
         None => free_run_id(&project, env.now)?,
@@ -199,7 +214,42 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         phase: state.phase,
         routes: route_counts,
         session: env.session.clone(),
+        replaced,
     })
+}
+
+/// The `start` command line again, with `--replace` (as far as the options tell it).
+fn start_again(options: &StartOptions) -> String {
+    let mut words = vec!["self-repair start".to_owned()];
+    words.extend(options.files.iter().map(|f| f.display().to_string()));
+    if options.detect {
+        words.push("--detect".to_owned());
+    }
+    if let Some(id) = &options.run_id {
+        words.push(format!("--run-id {id}"));
+    }
+    words.push("--replace".to_owned());
+    words.join(" ")
+}
+
+/// No run is created from inputs without a finding: it would replace the active run with
+/// nothing to do, and an empty or wrong file is almost always a slip.
+fn no_findings(inputs: &[InputSummary]) -> AppError {
+    let read: Vec<String> = inputs
+        .iter()
+        .map(|i| format!("{} (read as {})", i.source, i.format))
+        .collect();
+    AppError::Usage(format!(
+        "no findings in {}: no run was created and the active run, if any, is untouched. Give \
+         the analyzer's report, e.g. `ruff check --output-format json . > ruff.json` then \
+         `self-repair start ruff.json` (formats: `self-repair start --help`), or configure \
+         detectors and run `self-repair start --detect`.",
+        if read.is_empty() {
+            "the input".to_owned()
+        } else {
+            read.join(", ")
+        }
+    ))
 }
 
 /// `classify` errors are about the user's `known.json` / `rules.json`: usage errors.

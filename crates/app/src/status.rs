@@ -176,9 +176,15 @@ impl StatusReport {
 pub struct RunLine {
     pub run: String,
     pub active: bool,
-    pub status: Option<RunStatus>,
-    pub phase: Option<Phase>,
+    /// `triage` (`self-repair start`) or `repair` (`self-repair check`).
+    pub kind: &'static str,
+    /// The run's status (`active`, `complete`, ...; a repair run's `success`, `quarantined`, ...).
+    pub status: Option<String>,
+    /// Triage runs: the phase; repair runs: the step (`ask`, `fixing`, `recheck`, `done`, ...).
+    pub phase: Option<String>,
     pub findings: Option<u32>,
+    /// How far it got, in words (`12 of 40 triage items done`, `2 fix attempt(s) of 5`).
+    pub progress: Option<String>,
     pub created_at: Option<String>,
     /// Why the state could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -194,23 +200,40 @@ pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
         let mut line = RunLine {
             active: active.as_deref() == Some(id.as_str()),
             run: id,
+            kind: "triage",
             status: None,
             phase: None,
             findings: None,
+            progress: None,
             created_at: None,
             error: None,
         };
         if self_repair_repair::is_repair_run(&dir) {
-            line.error = Some(match self_repair_repair::repair_status(&dir) {
-                Ok(_) => "repair run: `self-repair status --run <id>` shows it".to_owned(),
-                Err(e) => e.to_string(),
-            });
+            line.kind = "repair";
+            match self_repair_repair::repair_status(&dir) {
+                Ok(report) => {
+                    line.status = Some(report.status.as_str().to_owned());
+                    line.phase = serde_json::to_value(report.step)
+                        .ok()
+                        .and_then(|v| v["kind"].as_str().map(str::to_owned));
+                    line.progress = Some(format!("{} fix attempt(s)", report.attempts.len()));
+                    line.created_at = Some(report.created_at);
+                }
+                Err(e) => line.error = Some(e.to_string()),
+            }
         } else {
             match dir.load_state() {
                 Ok(state) => {
-                    line.status = Some(state.status);
-                    line.phase = Some(state.phase);
+                    let counts = state.counts(state.phase);
+                    line.status = Some(state.status.as_str().to_owned());
+                    line.phase = Some(state.phase.as_str().to_owned());
                     line.findings = Some(state.intake.unique);
+                    line.progress = Some(format!(
+                        "{} of {} {} items done",
+                        counts.done,
+                        counts.total(),
+                        state.phase.as_str()
+                    ));
                     line.created_at = Some(timestamp::rfc3339(state.created_at));
                 }
                 Err(e) => line.error = Some(e.to_string()),
@@ -233,11 +256,15 @@ pub fn render_runs(lines: &[RunLine]) -> String {
         match &l.error {
             Some(e) => out.push_str(&format!("{mark} {}  unreadable: {e}\n", l.run)),
             None => out.push_str(&format!(
-                "{mark} {}  {}  {}  {} findings  {}\n",
+                "{mark} {}  {}  {}  {}  {}{}  {}\n",
                 l.run,
-                l.status.map_or("?", RunStatus::as_str),
-                l.phase.map_or("?", Phase::as_str),
-                l.findings.unwrap_or(0),
+                l.kind,
+                l.status.as_deref().unwrap_or("?"),
+                l.phase.as_deref().unwrap_or("?"),
+                l.findings
+                    .map(|n| format!("{n} findings, "))
+                    .unwrap_or_default(),
+                l.progress.as_deref().unwrap_or("?"),
                 l.created_at.as_deref().unwrap_or("?")
             )),
         }
@@ -258,6 +285,9 @@ pub struct FindingLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
     pub reason: String,
+    /// The model tier its agent's latest launch really ran at, when the transcript showed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran_model: Option<String>,
 }
 
 /// Every finding of the run with how it was decided.
@@ -307,6 +337,11 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 decided_by,
                 verdict,
                 reason,
+                ran_model: record
+                    .item
+                    .as_deref()
+                    .and_then(|id| state.item(id)?.ran)
+                    .map(|t| t.as_str().to_owned()),
             }
         })
         .collect())

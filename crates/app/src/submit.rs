@@ -30,6 +30,7 @@ impl Submitted {
 /// journaled too (so identical failures across agents are recognised) and returned.
 pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submitted, AppError> {
     let input = item_input(dir, item)?;
+    ensure_dispatched(dir, item)?;
     let manifest = dir.manifest()?;
     let routes = route_names();
     let parsed = parse_submission(&input, content, &routes, manifest.triage_items);
@@ -71,6 +72,11 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
         if same {
             return Ok(Submitted::AlreadyRecorded(what));
         }
+        if let Some(earlier) = rerouted_answer(dir, item, &existing, &canonical)? {
+            return Ok(earlier);
+        }
+    }
+    if result_path.exists() {
         return Err(AppError::Conflict(format!(
             "{item} already has a different result ({}); a result is final once recorded. If it \
              was wrong, say so in your reply instead of resubmitting.",
@@ -87,6 +93,63 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
     }])?;
     write_atomic(&result_path, stored.as_bytes())?;
     Ok(Submitted::Recorded(what))
+}
+
+/// Refuses a result for an item this run never dispatched: no agent of this run works on it,
+/// so the submission is most likely meant for another run's item of the same id (the project's
+/// active run changed under a running agent). One `stat` of the marker the hook leaves.
+fn ensure_dispatched(dir: &RunDir, item: &str) -> Result<(), AppError> {
+    let dispatched = dir
+        .item_file(item, "dispatched")
+        .is_some_and(|marker| marker.exists());
+    if dispatched {
+        return Ok(());
+    }
+    let run = dir.id();
+    Err(AppError::NotDispatched(format!(
+        "{item} was never dispatched in run {run}: no agent of this run works on it, so nothing \
+         was recorded. An agent answers the run its prompt names: your prompt is \
+         `self-repair item <ID> --run <RUN>`, so submit with `self-repair submit <ID> --run \
+         <RUN>`. `self-repair runs` lists the runs; `self-repair status --run {run}` shows which \
+         items of {run} are dispatched."
+    )))
+}
+
+/// A triage answer that asked for a re-route (`unsure` + `reroute`) is not final: the item is
+/// dispatched again on the new route, and that agent's answer replaces it. The first answer is
+/// kept as `items/<id>.reroute.json` (report.json lists it) and `Ok(None)` lets the new result
+/// be recorded. Only one re-route is honoured, as in the engine: once the history file exists,
+/// the current result is final. Resubmitting the first answer again is "already recorded".
+fn rerouted_answer(
+    dir: &RunDir,
+    item: &str,
+    existing: &str,
+    new: &Value,
+) -> Result<Option<Submitted>, AppError> {
+    if ItemKind::of_id(item) != Some(ItemKind::Triage) {
+        return Ok(None);
+    }
+    let Some(history) = dir.item_file(item, "reroute.json") else {
+        return Ok(None);
+    };
+    if let Ok(earlier) = std::fs::read_to_string(&history) {
+        if serde_json::from_str::<Value>(&earlier).is_ok_and(|v| v == *new) {
+            return Ok(Some(Submitted::AlreadyRecorded(format!(
+                "{item}: the answer that asked for a re-route (superseded by the re-routed agent's)"
+            ))));
+        }
+        return Ok(None);
+    }
+    let asked_reroute = serde_json::from_str::<Value>(existing)
+        .is_ok_and(|v| v.get("reroute").is_some_and(Value::is_string));
+    if asked_reroute {
+        write_atomic(&history, existing.as_bytes())?;
+        let current = dir
+            .item_file(item, "json")
+            .ok_or_else(|| AppError::NotFound(format!("no item `{item}`")))?;
+        std::fs::remove_file(&current).map_err(AppError::io("remove", &current))?;
+    }
+    Ok(None)
 }
 
 /// What an item works on, read cheaply: triage ids are checked against `run.json`, other items
@@ -149,4 +212,29 @@ fn describe(item: &str, kind: ItemKind, submission: &self_repair_engine::Submiss
             format!("{item}: {}", kind.as_str())
         }
     }
+}
+
+/// `submit` forgiving the two commonest slips of a model writing JSON (a code fence around it,
+/// raw newlines inside strings): the repaired text is submitted, and the printed line says what
+/// was repaired so the agent does not repeat it. Markdown results are taken as they are.
+pub fn submit_repaired(
+    dir: &RunDir,
+    item: &str,
+    content: &str,
+    now: u64,
+) -> Result<String, AppError> {
+    let markdown = ItemKind::of_id(item).is_some_and(ItemKind::takes_markdown);
+    if markdown {
+        return Ok(submit(dir, item, content, now)?.render());
+    }
+    let fixed = self_repair_engine::lenient_json(content);
+    let line = submit(dir, item, &fixed.text, now)?.render();
+    if fixed.repairs.is_empty() {
+        return Ok(line);
+    }
+    Ok(format!(
+        "{line}\nnote: your input was not valid JSON as sent; self-repair {} before reading it. \
+         Send plain JSON next time.",
+        fixed.repairs.join(" and ")
+    ))
 }

@@ -22,6 +22,13 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
             }
             None => false,
         },
+        Event::Shown { item } => match state.item_mut(item) {
+            Some(work) if work.status == ItemStatus::Dispatched && !work.seen_running => {
+                work.seen_running = true;
+                true
+            }
+            _ => false,
+        },
         Event::StopFailure { error } => {
             if state.status == RunStatus::Active {
                 state.status = RunStatus::Paused;

@@ -72,7 +72,9 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
             }
         }
         RunStatus::Stalled => {
-            if state.stalled_at.is_some_and(|at| state.progress > at) {
+            // Progress since the stall, or a new turn ("carry on"): worth another try; the
+            // no-progress guard stalls it again after K more empty blocks.
+            if state.stalled_at.is_some_and(|at| state.progress > at) || stop.new_turn {
                 resume(state);
                 changed = true;
             } else {
@@ -80,6 +82,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
             }
         }
     }
+    changed |= note_launches(state, &stop.launched);
     changed |= reconcile(state, stop.running.as_deref(), now);
     if let Some(PauseReason::Circuit {
         kind,
@@ -118,7 +121,8 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
         let message = format!(
             "self-repair run {}: stalled — {} instructions in a row brought no progress, so \
              this stop is allowed. Nothing is lost. To continue, run `self-repair resume` and \
-             end your turn; `self-repair status` shows where the run is.",
+             end your turn (or send a new prompt such as \"carry on\": the first stop of a new \
+             turn resumes a stalled run); `self-repair status` shows where the run is.",
             state.run, state.config.stall_blocks
         );
         return outcome(Decision::tell(message), true);
@@ -162,67 +166,50 @@ pub fn settle(state: &mut RunState) -> bool {
     }
 }
 
-/// Dispatches of an item never seen running before they count as failed attempts. Above the
-/// default no-progress guard (3), so a session that ignores its instructions stalls the run
-/// rather than burning every item's tiers; an agent that dies before any stop sees it is still
-/// caught eventually.
-const NOT_LAUNCHED_LIMIT: u32 = 4;
-
 /// Finds what became of dispatched items: still running, answered, or ended without a result.
+/// An attempt is charged only on evidence that the item's agent ran: the client listed it in
+/// `background_tasks`, it rendered its task (`Event::Shown`), or it sent a rejected submission.
+/// Without any, the main session most likely never launched it (a partly launched batch): it
+/// goes back to pending uncharged, and the no-progress guard bounds the loop.
 fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool {
     let running: Option<HashSet<&str>> = running.map(|r| r.iter().map(String::as_str).collect());
     let lease = state.config.lease_secs();
-    // Foreground launches are never seen running. A batch of which some item was answered was
-    // launched, so a sibling that is neither running nor answered ran and failed. (In background
-    // mode `background_tasks` is the better evidence, so this inference is not used there.)
-    let answered: HashSet<u64> = if state.config.launch_mode == crate::LaunchMode::Foreground {
-        state
-            .items
-            .iter()
-            .filter(|i| i.status == ItemStatus::Done && i.batch > 0)
-            .map(|i| i.batch)
-            .collect()
-    } else {
-        HashSet::new()
-    };
     let mut failures = Vec::new();
     let mut changed = false;
     for (index, item) in state.items.iter_mut().enumerate() {
         if item.status != ItemStatus::Dispatched {
             continue;
         }
-        match &running {
+        let ended = match &running {
             Some(set) if set.contains(item.id.as_str()) => {
                 if !item.seen_running {
                     item.seen_running = true;
                     changed = true;
                 }
+                None
             }
-            // A rejected submission since the dispatch proves its agent ran.
-            Some(_)
-                if !item.seen_running
-                    && item.last_rejection().is_none()
-                    && !answered.contains(&item.batch)
-                    && item.dispatches < NOT_LAUNCHED_LIMIT =>
-            {
-                // Never seen running: the main session most likely did not launch it. That is
-                // the no-progress guard's business, not a failed attempt of the item.
-                item.status = ItemStatus::Pending;
-                item.lease = None;
-                changed = true;
-            }
-            Some(_) => failures.push((index, "ended without submitting a result".to_owned())),
-            None => {
-                if item.lease.is_none_or(|at| now.saturating_sub(at) >= lease) {
-                    failures.push((
-                        index,
-                        format!(
-                            "no result within the {}-minute lease",
-                            state.config.lease_minutes
-                        ),
-                    ));
-                }
-            }
+            Some(_) => Some("ended without submitting a result".to_owned()),
+            None => item
+                .lease
+                .is_none_or(|at| now.saturating_sub(at) >= lease)
+                .then(|| {
+                    format!(
+                        "no result within the {}-minute lease",
+                        state.config.lease_minutes
+                    )
+                }),
+        };
+        let Some(error) = ended else {
+            continue;
+        };
+        if item.seen_running || item.last_rejection().is_some() {
+            failures.push((index, error));
+        } else {
+            // Never launched, as far as anything shows: not the item's failure.
+            item.status = ItemStatus::Pending;
+            item.lease = None;
+            item.dispatches = item.dispatches.saturating_sub(1);
+            changed = true;
         }
     }
     for (index, error) in failures {
@@ -232,9 +219,51 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
     changed
 }
 
+/// Records the tier each launch really ran at: the `Agent` call's `model`, or the agent
+/// definition's default when the main session dropped it.
+fn note_launches(state: &mut RunState, launched: &[crate::AgentLaunch]) -> bool {
+    let mut changed = false;
+    for launch in launched {
+        let Some(index) = state.index_of(&launch.item) else {
+            continue;
+        };
+        let item = &mut state.items[index];
+        let ran = match &launch.model {
+            None => Some(item.kind.default_tier()),
+            Some(model) => crate::Tier::parse(model),
+        };
+        if ran.is_some() && item.ran != ran {
+            item.ran = ran;
+            changed = true;
+        }
+        // The client's own record of the launch: the agent ran.
+        if item.status == ItemStatus::Dispatched && !item.seen_running {
+            item.seen_running = true;
+            changed = true;
+        }
+    }
+    changed
+}
+
 /// Counts a failed attempt: escalate the tier and retry, or quarantine after the strongest
-/// tier. Identical failures in a row within one kind open the circuit.
+/// tier. Identical failures in a row within one kind open the circuit. A launch that ran below
+/// the dispatched tier (the main session dropped `model`) is not that tier's attempt: it is
+/// recorded, and the item is dispatched again at the same tier, insisting on the model.
 fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
+    let item = &mut state.items[index];
+    if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
+        item.clear_rejection();
+        item.seen_running = false;
+        item.lease = None;
+        item.status = ItemStatus::Pending;
+        item.record_error(format!(
+            "launch dispatched at {} ran on {} (the Agent call dropped `model`), not counted as \
+             an attempt: {error}",
+            item.tier.as_str(),
+            ran.as_str()
+        ));
+        return;
+    }
     let item = &mut state.items[index];
     let signature = item.last_rejection().map(str::to_owned);
     item.clear_rejection();
@@ -355,8 +384,18 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
     let prefix = state.config.agent_prefix.clone();
     let launch_mode = state.config.launch_mode;
     let mut launch = Vec::with_capacity(ready.len());
+    let mut insist = Vec::new();
     for &index in ready {
         let item = &mut state.items[index];
+        if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
+            insist.push(format!(
+                "{} MUST keep \"model\": \"{}\" (its last launch dropped it and ran on {})",
+                item.id,
+                item.tier.as_str(),
+                ran.as_str()
+            ));
+        }
+        item.ran = None;
         item.status = ItemStatus::Dispatched;
         item.dispatches += 1;
         item.batch = state.blocks;
@@ -367,12 +406,13 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
             subagent_type: format!("{prefix}{}", item.kind.agent()),
             model: item.tier.as_str().to_owned(),
             description: item.description(),
-            prompt: format!("self-repair item {}", item.id),
+            prompt: format!("self-repair item {} --run {}", item.id, state.run),
             run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
+            item: item.id.to_string(),
         });
     }
     let counts = state.counts(state.phase);
-    let summary = format!(
+    let mut summary = format!(
         "self-repair run {}, phase {}: launch these {} agent(s) with the Agent tool, all in one \
          message, then end your turn ({} of {} items done, {} already running).",
         state.run,
@@ -382,6 +422,12 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
         counts.total(),
         in_flight
     );
+    if !insist.is_empty() {
+        summary.push_str(&format!(
+            " Pass every entry's \"model\" as given: {}.",
+            insist.join("; ")
+        ));
+    }
     Dispatch {
         self_repair: DISPATCH_VERSION,
         run: state.run.clone(),

@@ -34,6 +34,8 @@ fn stop(session: &str, running: Option<&[&str]>) -> StopEvent {
     StopEvent {
         session: Some(session.into()),
         running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
+        launched: Vec::new(),
+        new_turn: false,
     }
 }
 
@@ -66,7 +68,13 @@ fn ids(dispatch: &Dispatch) -> Vec<String> {
     dispatch
         .launch
         .iter()
-        .map(|l| l.prompt.trim_start_matches("self-repair item ").to_owned())
+        .map(|l| {
+            l.prompt
+                .split_whitespace()
+                .nth(2)
+                .unwrap_or_default()
+                .to_owned()
+        })
         .collect()
 }
 
@@ -210,7 +218,7 @@ fn row7_dispatch_follows_the_contract() {
         parsed,
         json!({"self_repair": 1, "run": "r-test", "phase": "triage",
                "launch": [{"subagent_type": "self-repair:triage-investigator", "model": "haiku",
-                           "description": "triage t-00001", "prompt": "self-repair item t-00001"}],
+                           "description": "triage t-00001", "prompt": "self-repair item t-00001 --run r-test"}],
                "then": "end your turn; do not read or relay the agents' results"})
     );
     let reason = dispatch.render_reason();
@@ -283,6 +291,7 @@ fn item_that_ends_without_result_escalates_then_quarantines() {
 fn lease_expiry_counts_as_failure_when_no_background_tasks_are_reported() {
     let mut state = run(1);
     decide_stop(&mut state, &stop("s1", None), NOW);
+    shown(&mut state, "t-00001");
     let out = decide_stop(&mut state, &stop("s1", None), NOW + 60);
     assert_eq!(
         out.decision,
@@ -291,6 +300,20 @@ fn lease_expiry_counts_as_failure_when_no_background_tasks_are_reported() {
     );
     let out = decide_stop(&mut state, &stop("s1", None), NOW + 15 * 60);
     assert_eq!(block(&out).launch[0].model, "sonnet");
+    // An agent that never showed its task within the lease was not launched: no attempt.
+    let out = decide_stop(&mut state, &stop("s1", None), NOW + 30 * 60);
+    assert_eq!(block(&out).launch[0].model, "sonnet");
+    assert_eq!(state.items[0].attempts, 1);
+}
+
+fn shown(state: &mut RunState, item: &str) {
+    apply(
+        state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Shown { item: item.into() },
+        },
+    );
 }
 
 #[test]
@@ -414,7 +437,7 @@ fn plan_phase_runs_groups_in_parallel_with_dependencies() {
 }
 
 #[test]
-fn foreground_launches_mark_the_dispatch_and_an_unanswered_sibling_counts_as_failed() {
+fn foreground_agent_that_showed_its_task_and_ended_without_a_result_counts_as_failed() {
     let mut state = run(3);
     state.config.launch_mode = crate::LaunchMode::Foreground;
     let first = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
@@ -425,15 +448,54 @@ fn foreground_launches_mark_the_dispatch_and_an_unanswered_sibling_counts_as_fai
             .render_json()
             .contains("\"run_in_background\":false")
     );
-    // The batch ran in the foreground: two answered, one ended without a result.
+    // The batch ran in the foreground: two answered, one showed its task and ended without
+    // a result.
+    for id in ["t-00001", "t-00002", "t-00003"] {
+        shown(&mut state, id);
+    }
     submit(&mut state, "t-00001", real("unused import"));
     submit(&mut state, "t-00002", real("unused import"));
     let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
-    assert_eq!(
-        state.items[2].attempts, 1,
-        "a sibling of an answered batch failed"
-    );
+    assert_eq!(state.items[2].attempts, 1, "it ran and failed");
     assert_eq!(block(&out).launch[0].model, "sonnet");
+}
+
+#[test]
+fn foreground_items_the_session_never_launched_are_not_charged_and_never_open_the_circuit() {
+    let mut state = run(8);
+    state.config.launch_mode = crate::LaunchMode::Foreground;
+    // Every block, the session launches only the first two entries of the batch.
+    for _ in 0..10 {
+        let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+        let Decision::Block(dispatch) = out.decision else {
+            break;
+        };
+        if dispatch.phase != "triage" {
+            break;
+        }
+        for launch in dispatch.launch.iter().take(2) {
+            let id = launch.prompt.split_whitespace().nth(2).unwrap().to_owned();
+            shown(&mut state, &id);
+            submit(&mut state, &id, real("unused import"));
+        }
+    }
+    assert!(
+        state.items[..8]
+            .iter()
+            .all(|i| i.attempts == 0 && i.tier == Tier::Haiku && i.dispatches == 1),
+        "nobody was charged: {:?}",
+        state
+            .items
+            .iter()
+            .map(|i| (i.id.as_str(), i.attempts))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(state.status, RunStatus::Active, "{:?}", state.pause);
+    assert_eq!(
+        state.counts(Phase::Triage).done,
+        8,
+        "all answered in the end"
+    );
 }
 
 #[test]

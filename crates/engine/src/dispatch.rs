@@ -18,6 +18,9 @@ pub struct Launch {
     /// `false` in foreground launch mode; absent (the client's default, background) otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_in_background: Option<bool>,
+    /// The item it launches (not part of the `Agent` tool's input).
+    #[serde(skip)]
+    pub item: String,
 }
 
 /// The JSON block of a block reason.
@@ -73,6 +76,15 @@ impl Dispatch {
         let end = start + reason[start..].find("\n```")?;
         let mut dispatch: Dispatch = serde_json::from_str(&reason[start..end]).ok()?;
         reason[..reason.find("\n```json")?].clone_into(&mut dispatch.summary);
+        for launch in &mut dispatch.launch {
+            // `self-repair item <id> --run <run>`
+            launch.item = launch
+                .prompt
+                .split_whitespace()
+                .nth(2)
+                .unwrap_or_default()
+                .to_owned();
+        }
         Some(dispatch)
     }
 }

@@ -14,6 +14,24 @@ pub struct StopEvent {
     /// `background_tasks` field (leases decide then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running: Option<Vec<String>>,
+    /// `Agent` calls the main session made since the previous stop, read from its transcript:
+    /// which item each launched and at which model, so a dropped `model` is seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub launched: Vec<AgentLaunch>,
+    /// The first stop of a turn the user (or a notification) started (`stop_hook_active:
+    /// false`): someone asked the session to go on, so a stalled run is resumed.
+    #[serde(default, skip_serializing_if = "crate::item::is_false")]
+    pub new_turn: bool,
+}
+
+/// One `Agent` tool call of the main session, as its transcript recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct AgentLaunch {
+    /// The item id its `description` names.
+    pub item: String,
+    /// Its `model` field; `None` when the call dropped it (the agent definition's default runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// Something that happened to a run.
@@ -31,6 +49,11 @@ pub enum Event {
         error: String,
     },
     Stop(StopEvent),
+    /// The item's task was rendered (`self-repair show`/`item`) while it was dispatched: its
+    /// agent ran. The evidence that charges an attempt when it then ends without a result.
+    Shown {
+        item: String,
+    },
     /// The client reported a failed turn (`StopFailure`: rate limit, overload, auth).
     StopFailure {
         error: String,

@@ -71,6 +71,18 @@ impl ItemKind {
         }
     }
 
+    /// The tier of the agent definition's `model:` (agents/*.md): what the client runs when a
+    /// launch drops the dispatch's `model`.
+    pub fn default_tier(self) -> Tier {
+        match self {
+            ItemKind::Triage | ItemKind::WriteTask => Tier::Haiku,
+            ItemKind::Synthesize => Tier::Opus,
+            ItemKind::Aggregate | ItemKind::RuleReview | ItemKind::Plan | ItemKind::Review => {
+                Tier::Sonnet
+            }
+        }
+    }
+
     /// The phase whose items are of this kind.
     pub fn phase(self) -> Phase {
         match self {
@@ -217,13 +229,15 @@ pub struct WorkItem {
     pub tier: Tier,
     /// Failed attempts so far (each one escalated the tier).
     pub attempts: u32,
-    /// Times dispatched; a dispatch never seen running nor answered is not counted as an attempt
-    /// the first time (the main session may simply not have launched it).
+    /// Times dispatched to an agent that (as far as anything shows) was launched: a dispatch
+    /// whose agent never showed its task, never appeared running and never submitted is taken
+    /// back (the main session did not launch it) and counts neither here nor as an attempt.
     pub dispatches: u32,
     /// The block that last dispatched it (`RunState::blocks` at that time): items launched in
     /// one message share it.
     pub batch: u64,
-    /// True once the item's agent was seen in `background_tasks` since its last dispatch.
+    /// True once the item's agent was seen in `background_tasks`, or rendered its task
+    /// (`self-repair show`), since its last dispatch: evidence that it ran.
     pub seen_running: bool,
     /// Unix seconds of the last dispatch: the lease, used when the client sends no
     /// `background_tasks`.
@@ -240,6 +254,10 @@ pub struct WorkItem {
     pub root_cause: Option<Arc<str>>,
     /// Times the item was re-routed at an investigator's request.
     pub reroutes: u32,
+    /// The tier its latest launch really ran at, as the main session's transcript shows the
+    /// `Agent` call (its `model`, or the agent definition's default when the call dropped it);
+    /// `None` when nothing showed it. Reset by each dispatch.
+    pub ran: Option<Tier>,
     /// `None` while every field of it is empty, as for most items.
     extra: Option<Box<ItemExtra>>,
 }
@@ -300,6 +318,8 @@ struct WorkItemFile {
     #[serde(default, skip_serializing_if = "is_zero")]
     reroutes: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    ran: Option<Tier>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     last_rejection: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     errors: Vec<String>,
@@ -323,6 +343,7 @@ impl From<WorkItemFile> for WorkItem {
             verdict: f.verdict,
             root_cause: f.root_cause,
             reroutes: f.reroutes,
+            ran: f.ran,
             extra: None,
         };
         item.set_extra(ItemExtra {
@@ -356,6 +377,7 @@ impl From<WorkItem> for WorkItemFile {
             verdict: item.verdict,
             root_cause: item.root_cause,
             reroutes: item.reroutes,
+            ran: item.ran,
             last_rejection: extra.last_rejection,
             errors: extra.errors,
         }
@@ -381,6 +403,7 @@ impl WorkItem {
             verdict: None,
             root_cause: None,
             reroutes: 0,
+            ran: None,
             extra: None,
         }
     }

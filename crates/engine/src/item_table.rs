@@ -38,6 +38,10 @@ struct TriageColumns {
     cause: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cause_index: Option<Vec<i64>>,
+    /// The tier each item's latest launch really ran at (`h`, `s`, `o`; `-` unknown); absent
+    /// while no item has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ran: Option<String>,
     /// Everything else, only for items that have any, by item index.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     detail: BTreeMap<usize, TriageDetail>,
@@ -221,6 +225,14 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
     if let Some(done) = run {
         t.findings.push(done);
     }
+    if triage.iter().any(|i| i.ran.is_some()) {
+        t.ran = Some(column(
+            triage
+                .iter()
+                .map(|i| i.ran.map_or(b'-', |r| TIER[r as usize].1))
+                .collect(),
+        ));
+    }
     (t.status, t.tier, t.verdict) = (column(status), column(tier), column(verdict));
     (t.attempts, t.dispatches, t.route) = (column(attempts), column(dispatches), column(route));
     if t.causes.len() <= 36 {
@@ -319,6 +331,20 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
             Some(c) => Some(causes.get(c).ok_or_else(|| bad("cause", i))?.clone()),
         };
         items.push(item);
+    }
+    if let Some(ran) = &t.ran {
+        if ran.len() != n {
+            return Err(format!(
+                "items.triage.ran has {} characters for {n} items",
+                ran.len()
+            ));
+        }
+        for (i, c) in ran.bytes().enumerate() {
+            items[i].ran = match c {
+                b'-' => None,
+                c => Some(read_tier[usize::from(c)].ok_or_else(|| bad("ran", i))?),
+            };
+        }
     }
     for [start, first, len] in t.findings {
         for k in 0..len {

@@ -11,6 +11,7 @@ mod event;
 mod finding;
 mod item;
 mod item_table;
+mod lenient_json;
 mod phase;
 mod route;
 mod run_state;
@@ -27,9 +28,10 @@ pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode}
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, THEN};
-pub use event::{Event, JournalEntry, StopEvent};
+pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};
 pub use finding::{Finding, FindingRecord, Level, Occurrence, Predecided};
 pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};
+pub use lenient_json::{LenientJson, lenient_json};
 pub use phase::Phase;
 pub use route::{ROUTES, Route, default_route, route, route_names};
 pub use run_state::{

@@ -37,7 +37,8 @@ pub(crate) fn sniff(text: &str, source: &str) -> Result<Format, IngestError> {
     if trimmed.is_empty() {
         return Ok(Format::Jsonl);
     }
-    if trimmed.starts_with('[') {
+    // `[package]` (a TOML file given by mistake) is not a JSON array.
+    if trimmed.starts_with('[') && trimmed[1..].trim_start().starts_with(['{', ']']) {
         return sniff_array(trimmed).ok_or_else(|| {
             unrecognized("a JSON array whose objects have neither `filePath` nor `filename`".into())
         });

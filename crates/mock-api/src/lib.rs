@@ -39,4 +39,4 @@ pub use scenario::{
 pub use show_output::ShowOutput;
 pub use sse::{MessageMeta, SseEvent, encode_events, encode_message};
 pub use sub_agent::{sub_agent_reply, submit_command};
-pub use thread::{SUB_AGENT_BILLING_FLAG, Thread, item_of_prompt};
+pub use thread::{SUB_AGENT_BILLING_FLAG, Thread, item_of_prompt, run_of_prompt};

@@ -99,9 +99,10 @@ impl fmt::Debug for ResultFn {
 pub struct Scenario {
     /// Text that marks a sub-agent's system prompt.
     pub sub_agent_marker: String,
-    /// `show` command; `{id}` is replaced by the item id.
+    /// `show` command; `{id}` is replaced by the item id, `{run}` by the run the agent's prompt
+    /// names (` --run {run}` is dropped when it names none).
     pub show_command: String,
-    /// `submit` command; `{id}` is the item id. With `{file}`, the result is first written to
+    /// `submit` command; `{id}` is the item id, `{run}` as for `show_command`. With `{file}`, the result is first written to
     /// that file with `cat >`; without, it goes on stdin through a heredoc.
     pub submit_command: String,
     /// Commands the main thread runs (one Bash call each, in order) on a user prompt that has
@@ -132,8 +133,8 @@ impl Default for Scenario {
     fn default() -> Scenario {
         Scenario {
             sub_agent_marker: DEFAULT_SUB_AGENT_MARKER.to_owned(),
-            show_command: "self-repair show {id} --json".to_owned(),
-            submit_command: "self-repair submit {id}".to_owned(),
+            show_command: "self-repair show {id} --run {run} --json".to_owned(),
+            submit_command: "self-repair submit {id} --run {run}".to_owned(),
             prompt_commands: Vec::new(),
             agent_extra: None,
             items: Vec::new(),
@@ -234,13 +235,22 @@ impl Scenario {
             .unwrap_or_default()
     }
 
-    /// `show_command` for `id`.
-    pub fn show_for(&self, id: &str) -> String {
-        self.show_command.replace("{id}", id)
+    /// `show_command` for `id` of `run` (the run the agent's prompt names, if any).
+    pub fn show_for(&self, id: &str, run: Option<&str>) -> String {
+        fill(&self.show_command, id, run)
     }
 
     /// The part of a command template before `{id}`: how earlier calls are recognised.
     pub(crate) fn prefix_of(template: &str) -> &str {
         template.split("{id}").next().unwrap_or(template)
+    }
+}
+
+/// A command template with `{id}` and `{run}` replaced; without a run, ` --run {run}` goes.
+pub(crate) fn fill(template: &str, id: &str, run: Option<&str>) -> String {
+    let template = template.replace("{id}", id);
+    match run {
+        Some(run) => template.replace("{run}", run),
+        None => template.replace(" --run {run}", "").replace("{run}", ""),
     }
 }

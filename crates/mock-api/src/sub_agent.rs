@@ -16,9 +16,15 @@ fn rejected(outcome: &ToolOutcome) -> bool {
     outcome.is_error
 }
 
-/// The Bash command that submits `text` for `id` (the `attempt`-th submission).
-pub fn submit_command(scenario: &Scenario, id: &str, text: &str, attempt: usize) -> String {
-    let submit = scenario.submit_command.replace("{id}", id);
+/// The Bash command that submits `text` for `id` of `run` (the `attempt`-th submission).
+pub fn submit_command(
+    scenario: &Scenario,
+    id: &str,
+    run: Option<&str>,
+    text: &str,
+    attempt: usize,
+) -> String {
+    let submit = crate::scenario::fill(&scenario.submit_command, id, run);
     if submit.contains("{file}") {
         let path = format!("/tmp/self-repair-mock-{id}-{attempt}.txt");
         format!(
@@ -35,9 +41,15 @@ const FIX_ITEM: &str = "fix-";
 
 /// A fixer's policy (`self-repair item fix-N`): `self-repair show fix-N`, then the scenario's
 /// `fixer_command`, then one line.
-fn fixer_reply(conversation: &Conversation<'_>, scenario: &Scenario, id: &str, n: &str) -> Reply {
+fn fixer_reply(
+    conversation: &Conversation<'_>,
+    scenario: &Scenario,
+    id: &str,
+    run: Option<&str>,
+    n: &str,
+) -> Reply {
     let calls = conversation.calls_since(0);
-    let show = format!("self-repair show {id}");
+    let show = crate::scenario::fill("self-repair show {id} --run {run}", id, run);
     let Some((_, shown)) = calls.iter().find(|(c, _)| c.command() == show) else {
         return Reply::bash(show, "Read the fix task");
     };
@@ -104,8 +116,10 @@ pub fn sub_agent_reply(
     let Some(id) = item else {
         return Reply::text("My prompt names no item; nothing to do.");
     };
+    let run = crate::thread::run_of_prompt(&conversation.first_user_text());
+    let run = run.as_deref();
     if let Some(n) = id.strip_prefix(FIX_ITEM) {
-        return fixer_reply(conversation, scenario, id, n);
+        return fixer_reply(conversation, scenario, id, run, n);
     }
     let calls = conversation.calls_since(0);
     let rule = scenario.rule_for(id, "", conversation.model());
@@ -115,7 +129,7 @@ pub fn sub_agent_reply(
             return Reply::bash(forbidden, "Install the tool the finding mentions");
         }
     }
-    let show_command = scenario.show_for(id);
+    let show_command = scenario.show_for(id, run);
     let Some((_, show_result)) = calls.iter().find(|(c, _)| c.command() == show_command) else {
         return Reply::bash(show_command, "Read the work item");
     };
@@ -143,7 +157,7 @@ pub fn sub_agent_reply(
                 text = format!("```json\n{text}\n```");
             }
             Reply::bash(
-                submit_command(scenario, id, &text, submits.len() + 1),
+                submit_command(scenario, id, run, &text, submits.len() + 1),
                 "Submit the result",
             )
         }

@@ -50,12 +50,27 @@ impl Thread {
     }
 }
 
-/// The id after the last `self-repair item ` in `text`.
+/// The id after the last `self-repair item ` in `text` (a `--run <run>` after it is allowed:
+/// `self-repair item t-00042 --run r-20261122-0930`).
 pub fn item_of_prompt(text: &str) -> Option<String> {
     let at = text.rfind("self-repair item ")? + "self-repair item ".len();
-    let id: String = text[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        .collect();
+    let id = word_at(&text[at..]);
     (!id.is_empty()).then_some(id)
+}
+
+/// The run of the last `self-repair item <id> --run <run>` in `text`, if the prompt names one.
+pub fn run_of_prompt(text: &str) -> Option<String> {
+    let at = text.rfind("self-repair item ")? + "self-repair item ".len();
+    let rest = &text[at..];
+    let after_id = rest.trim_start_matches(|c: char| is_word_char(c));
+    let run = word_at(after_id.strip_prefix(" --run ")?);
+    (!run.is_empty()).then_some(run)
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
+fn word_at(text: &str) -> String {
+    text.chars().take_while(|c| is_word_char(*c)).collect()
 }

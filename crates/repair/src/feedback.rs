@@ -170,10 +170,11 @@ pub fn render_dispatch(state: &RepairState, n: u32) -> Dispatch {
             subagent_type: format!("{}{FIXER_AGENT}", state.spec.agent_prefix),
             model: model.to_owned(),
             description: format!("fix {item}"),
-            prompt: format!("self-repair item {item}"),
+            prompt: format!("self-repair item {item} --run {}", state.run),
             // Always in the foreground: one fixer, and the main session must not edit the same
             // files while it works (reference/repair.md, "The fixer runs in the foreground").
             run_in_background: Some(false),
+            item: item.clone(),
         }],
         then: THEN.to_owned(),
         summary: format!(

@@ -35,6 +35,14 @@ pub struct FindingOutcome {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The model tier the answering agent really ran at (from the session transcript), when
+    /// known; it can be lower than the tier dispatched when the launch dropped `model`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran_model: Option<String>,
+    /// The investigator's first answer when it asked for a re-route (`unsure` + `reroute`);
+    /// `verdict` is then the re-routed agent's answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerouted_from: Option<TriageResult>,
 }
 
 /// A group and its task.
@@ -63,7 +71,8 @@ pub struct PhaseCost {
     pub items: u32,
     pub launches: u32,
     pub failed_attempts: u32,
-    /// Launches by the tier the item ended on.
+    /// Items by the tier their last launch ran at (the transcript's evidence; the dispatched
+    /// tier when there is none): a tier that never ran is never counted.
     pub by_tier: BTreeMap<String, u32>,
 }
 
@@ -139,6 +148,12 @@ impl RunReport {
                         .as_deref()
                         .and_then(|id| group_of.get(id))
                         .map(|g| (*g).to_owned()),
+                    rerouted_from: None,
+                    ran_model: record
+                        .item
+                        .as_deref()
+                        .and_then(|id| state.item(id)?.ran)
+                        .map(|t| t.as_str().to_owned()),
                 }
             })
             .collect();
@@ -176,7 +191,7 @@ impl RunReport {
             phase.failed_attempts += item.attempts;
             *phase
                 .by_tier
-                .entry(item.tier.as_str().to_owned())
+                .entry(item.ran.unwrap_or(item.tier).as_str().to_owned())
                 .or_default() += 1;
         }
         RunReport {
@@ -193,6 +208,17 @@ impl RunReport {
             quarantined,
             cost,
         }
+    }
+
+    /// Adds the first answers of re-routed items (item id -> the `unsure` + `reroute` answer).
+    #[must_use]
+    pub fn with_rerouted_answers(mut self, earlier: &HashMap<String, TriageResult>) -> RunReport {
+        for finding in &mut self.findings {
+            if let Some(answer) = finding.item.as_ref().and_then(|id| earlier.get(id)) {
+                finding.rerouted_from = Some(answer.clone());
+            }
+        }
+        self
     }
 
     /// `report.md`.
@@ -240,6 +266,27 @@ impl RunReport {
                     q.item,
                     q.kind,
                     q.errors.last().map_or("", String::as_str)
+                ));
+            }
+        }
+        let rerouted: Vec<&FindingOutcome> = self
+            .findings
+            .iter()
+            .filter(|f| f.rerouted_from.is_some())
+            .collect();
+        if !rerouted.is_empty() {
+            out.push_str("\n## Re-routed findings\n\n");
+            for f in rerouted {
+                let route = f
+                    .rerouted_from
+                    .as_ref()
+                    .and_then(|r| r.reroute.as_deref())
+                    .unwrap_or("?");
+                out.push_str(&format!(
+                    "- `{}`: the first investigator was unsure and re-routed it to `{route}`; the \
+                     re-routed agent answered {}\n",
+                    f.item.as_deref().unwrap_or("-"),
+                    f.verdict.as_deref().unwrap_or("nothing")
                 ));
             }
         }

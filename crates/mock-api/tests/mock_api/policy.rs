@@ -225,7 +225,7 @@ fn file_submission_writes_with_cat_then_passes_the_path() {
         "self-repair show {id}",
         "self-repair submit {id} --file {file}",
     );
-    let command = submit_command(&scenario, "t-7", "{\"a\":1}", 2);
+    let command = submit_command(&scenario, "t-7", None, "{\"a\":1}", 2);
     assert_eq!(
         command,
         "cat > /tmp/self-repair-mock-t-7-2.txt <<'SELF_REPAIR_EOF'\n{\"a\":1}\nSELF_REPAIR_EOF\nself-repair submit t-7 --file /tmp/self-repair-mock-t-7-2.txt"
@@ -244,4 +244,39 @@ fn scenario_json_reads_rules_and_faults() {
     assert_eq!(scenario.faults.len(), 2);
     assert_eq!(scenario.sub_agent_marker, "self-repair sub-agent");
     assert!(serde_json::from_value::<Scenario>(json!({"itemz": []})).is_err());
+}
+
+#[test]
+fn a_sub_agent_whose_prompt_names_the_run_shows_and_submits_with_that_run() {
+    let scenario = Scenario::new();
+    let mut body = sub_body("claude-haiku-5-5", vec![]);
+    body["messages"][0]["content"][1]["text"] = json!("self-repair item t-1 --run r-20261122-0930");
+    let (thread, reply) = respond(&body, &scenario);
+    assert_eq!(
+        thread,
+        Thread::SubAgent {
+            item: Some("t-1".into())
+        }
+    );
+    let show = "self-repair show t-1 --run r-20261122-0930 --json";
+    assert_eq!(command_of(&reply), show);
+    let mut shown = body.clone();
+    let messages = shown["messages"].as_array_mut().unwrap();
+    messages.push(bash_call("s1", show));
+    messages.push(result("s1", SHOW, false));
+    let (_, reply) = respond(&shown, &scenario);
+    assert!(
+        command_of(&reply)
+            .starts_with("self-repair submit t-1 --run r-20261122-0930 <<'SELF_REPAIR_EOF'\n"),
+        "{}",
+        command_of(&reply)
+    );
+    assert_eq!(
+        self_repair_mock_api::run_of_prompt("self-repair item t-1 --run r-1"),
+        Some("r-1".to_owned())
+    );
+    assert_eq!(
+        self_repair_mock_api::run_of_prompt("self-repair item t-1"),
+        None
+    );
 }

@@ -243,7 +243,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         ctx.checks.equal(
             "the launch's model and prompt",
             &(str_of(launch, "/model"), str_of(launch, "/prompt")),
-            &("sonnet", "self-repair item fix-2"),
+            &("sonnet", "self-repair item fix-2 --run r"),
         );
         ctx.checks.equal(
             "the fixer runs in the foreground",
@@ -259,7 +259,10 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ctx.checks.equal(
         "fix-2's Bash commands",
         &bash_commands(&records, "item:fix-2"),
-        &vec!["self-repair show fix-2".to_owned(), FIXER_FIX.to_owned()],
+        &vec![
+            "self-repair show fix-2 --run r".to_owned(),
+            FIXER_FIX.to_owned(),
+        ],
     );
     let fixer_read_its_task = records.iter().any(|r| {
         r.thread == "item:fix-2"

@@ -1,0 +1,314 @@
+//! Issue 11, item 6: engine defects a real session hits (re-routes, partly launched batches,
+//! dropped models, stalled runs).
+
+use serde_json::Value;
+
+use crate::harness::TestProject;
+use crate::pipeline::{drive, started};
+use crate::scripted_agent::{ScriptedAgent, launched};
+
+const SESSION: &str = "session-1";
+
+fn agent(project: &TestProject) -> ScriptedAgent<'_> {
+    ScriptedAgent {
+        project,
+        run: "r-test".into(),
+    }
+}
+
+/// The block reason of a stop, or `None` when it allowed.
+fn block(project: &TestProject, running: &[&str]) -> Option<(String, Vec<String>)> {
+    let out = project.stop(SESSION, running);
+    let answer: Value = serde_json::from_str(&out.stdout).ok()?;
+    answer["reason"].as_str().map(launched)
+}
+
+#[test]
+fn a_rerouted_item_takes_the_rerouted_agents_verdict_instead_of_refusing_it() {
+    let project = started(3);
+    let agent = agent(&project);
+    let (_, first) = block(&project, &[]).expect("triage dispatch");
+    assert_eq!(first, ["t-00001", "t-00002", "t-00003"]);
+    agent
+        .submit(
+            "t-00001",
+            r#"{"verdict":"unsure","root_cause":"needs a security look","reason":"reads user input","reroute":"security"}"#,
+        )
+        .success();
+    agent.work("t-00002").success();
+    agent.work("t-00003").success();
+    let (_, again) = block(&project, &[]).expect("the re-routed item is dispatched again");
+    assert_eq!(again, ["t-00001"]);
+    let verdict = agent.work("t-00001").success();
+    assert!(
+        verdict.stdout.starts_with("recorded t-00001: real"),
+        "{}",
+        verdict.stdout
+    );
+    // The first answer is kept; resubmitting it is harmless, a third answer is refused.
+    let history = project.read(".self-repair/runs/r-test/items/t-00001.reroute.json");
+    assert!(history.contains("\"reroute\": \"security\""), "{history}");
+    let late = agent
+        .submit(
+            "t-00001",
+            r#"{"verdict":"unsure","root_cause":"needs a security look","reason":"reads user input","reroute":"security"}"#,
+        )
+        .success();
+    assert!(
+        late.stdout.starts_with("already recorded"),
+        "{}",
+        late.stdout
+    );
+    agent
+        .submit(
+            "t-00001",
+            r#"{"verdict":"intended","root_cause":"kept on purpose","reason":"the second agent changed its mind"}"#,
+        )
+        .code(5);
+
+    drive(&project, &agent, SESSION, usize::MAX);
+    let state = crate::harness::run_state(&project, "r-test");
+    let item = &state.items[0];
+    assert_eq!(item.status, self_repair_engine::ItemStatus::Done);
+    assert_eq!(
+        item.attempts,
+        0,
+        "no attempt was burnt: {:?}",
+        item.errors()
+    );
+    let report: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/report.json")).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["item"], "t-00001");
+    assert_eq!(finding["verdict"], "real");
+    assert_eq!(finding["rerouted_from"]["reroute"], "security");
+    assert_eq!(report["quarantined"], serde_json::json!([]));
+    let markdown = project.read(".self-repair/runs/r-test/report.md");
+    assert!(!markdown.contains("ended without submitting"), "{markdown}");
+    assert!(
+        markdown.contains("re-routed it to `security`"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn foreground_entries_the_session_never_launched_are_not_blamed_escalated_or_circuit_broken() {
+    let project = started(10);
+    let agent = agent(&project);
+    let (_, first) = block(&project, &[]).expect("triage dispatch");
+    assert_eq!(first.len(), 8);
+    // The session launches three of the eight: two answer, one reads its task and dies.
+    agent.work("t-00001").success();
+    agent.work("t-00002").success();
+    agent.show("t-00003");
+    let (_, second) = block(&project, &[]).expect("next dispatch");
+    let state = crate::harness::run_state(&project, "r-test");
+    let by_id = |id: &str| state.items.iter().find(|i| i.id == id).unwrap().clone();
+    assert_eq!(
+        by_id("t-00003").attempts,
+        1,
+        "it ran (showed its task) and failed"
+    );
+    assert_eq!(by_id("t-00003").tier, self_repair_engine::Tier::Sonnet);
+    for id in ["t-00004", "t-00005", "t-00006", "t-00007", "t-00008"] {
+        let item = by_id(id);
+        assert_eq!(
+            item.attempts,
+            0,
+            "{id} was never launched: {:?}",
+            item.errors()
+        );
+        assert_eq!(item.tier, self_repair_engine::Tier::Haiku, "{id}");
+        assert!(second.contains(&id.to_owned()), "{id} dispatched again");
+    }
+    // Three more rounds of the same habit: only launched entries ever count.
+    for _ in 0..3 {
+        let Some((_, ids)) = block(&project, &[]) else {
+            break;
+        };
+        for id in ids.iter().take(2) {
+            agent.work(id).success();
+        }
+    }
+    let state = crate::harness::run_state(&project, "r-test");
+    assert_eq!(
+        state.status,
+        self_repair_engine::RunStatus::Active,
+        "{:?}",
+        state.pause
+    );
+    assert!(
+        state
+            .items
+            .iter()
+            .filter(|i| i.id != "t-00003")
+            .all(|i| i.attempts == 0),
+        "{:?}",
+        state
+            .items
+            .iter()
+            .map(|i| (i.id.to_string(), i.attempts))
+            .collect::<Vec<_>>()
+    );
+}
+
+/// A stop that starts a turn (`stop_hook_active: false`): the user sent a prompt.
+fn new_turn_stop(project: &TestProject) -> Value {
+    let input = serde_json::json!({"session_id": SESSION, "hook_event_name": "Stop",
+        "stop_hook_active": false, "cwd": project.path(), "background_tasks": []});
+    let out = project
+        .cmd(&["hook", "stop"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    serde_json::from_str(&out.stdout).unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_stalled_run_says_to_run_resume_and_carry_on_in_a_new_turn_resumes_it() {
+    let project = started(3);
+    let mut message = None;
+    for _ in 0..10 {
+        let out = project.stop(SESSION, &[]);
+        let answer: Value = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
+        // The first block also says this session took the run over; the stall comes later.
+        if let Some(m) = answer["systemMessage"]
+            .as_str()
+            .filter(|m| m.contains("stalled"))
+        {
+            message = Some(m.to_owned());
+            break;
+        }
+    }
+    let message = message.expect("the no-progress guard stalls the run");
+    assert!(message.contains("stalled"), "{message}");
+    assert!(message.contains("run `self-repair resume`"), "{message}");
+    assert!(message.contains("carry on"), "{message}");
+    // Within the same turn it stays stalled.
+    assert_eq!(project.stop(SESSION, &[]).stdout, "");
+    // A resumed session is told exactly what to run.
+    let input = serde_json::json!({"session_id": SESSION, "hook_event_name": "SessionStart",
+        "source": "resume", "cwd": project.path()});
+    let out = project
+        .cmd(&["hook", "session-start"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    let context: Value = serde_json::from_str(&out.stdout).unwrap();
+    let context = context["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(context.contains("status stalled"), "{context}");
+    assert!(
+        context.contains("run `self-repair resume --run r-test`, then end your turn"),
+        "{context}"
+    );
+    // The user says "carry on": the first stop of that turn resumes the run and dispatches.
+    let answer = new_turn_stop(&project);
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let state = crate::harness::run_state(&project, "r-test");
+    assert_eq!(state.status, self_repair_engine::RunStatus::Active);
+}
+
+/// A stop of `SESSION` whose transcript is `transcript` (no agent running).
+fn stop_with_transcript(project: &TestProject, transcript: &std::path::Path) -> Value {
+    let input = serde_json::json!({"session_id": SESSION, "hook_event_name": "Stop",
+        "stop_hook_active": true, "cwd": project.path(), "background_tasks": [],
+        "transcript_path": transcript});
+    let out = project
+        .cmd(&["hook", "stop"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    serde_json::from_str(&out.stdout).unwrap_or(Value::Null)
+}
+
+/// The main session's `Agent` call for `item`, as its transcript records it.
+fn launch_row(transcript: &std::path::Path, item: &str, model: Option<&str>) {
+    use std::io::Write;
+    let mut input = serde_json::json!({"subagent_type": "self-repair:triage-investigator",
+        "description": format!("triage {item}"), "prompt": format!("self-repair item {item} --run r-test")});
+    if let Some(model) = model {
+        input["model"] = model.into();
+    }
+    let row = serde_json::json!({"type": "assistant", "message": {"role": "assistant",
+        "content": [{"type": "tool_use", "id": format!("toolu_{}", rand_id(transcript)), "name": "Agent", "input": input}]}});
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(transcript)
+        .unwrap();
+    writeln!(file, "{row}").unwrap();
+}
+
+fn rand_id(transcript: &std::path::Path) -> u64 {
+    std::fs::metadata(transcript).map_or(0, |m| m.len())
+}
+
+#[test]
+fn a_retry_launched_without_its_model_is_not_reported_as_the_escalated_tier_and_is_redispatched_insisting_on_it()
+ {
+    let project = started(1);
+    let agent = agent(&project);
+    let transcript = project.path().join(".home/session.jsonl");
+    project.write(".home/session.jsonl", "");
+    let first = stop_with_transcript(&project, &transcript);
+    assert!(
+        first["reason"]
+            .as_str()
+            .unwrap()
+            .contains("\"model\":\"haiku\"")
+    );
+    // Attempt 1 at haiku: launched as dispatched, reads its task, dies.
+    launch_row(&transcript, "t-00001", Some("haiku"));
+    agent.show("t-00001");
+    let second = stop_with_transcript(&project, &transcript);
+    let reason = second["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("\"model\":\"sonnet\""),
+        "escalated: {reason}"
+    );
+    // The main session drops `model`: the agent definition's haiku runs, and dies too.
+    launch_row(&transcript, "t-00001", None);
+    agent.show("t-00001");
+    let third = stop_with_transcript(&project, &transcript);
+    let reason = third["reason"].as_str().unwrap();
+    assert!(reason.contains("\"model\":\"sonnet\""), "{reason}");
+    assert!(
+        reason.contains(
+            "t-00001 MUST keep \"model\": \"sonnet\" (its last launch dropped it and ran on haiku)"
+        ),
+        "{reason}"
+    );
+    let state = crate::harness::run_state(&project, "r-test");
+    assert_eq!(
+        state.items[0].attempts, 1,
+        "the haiku run is not sonnet's attempt"
+    );
+    assert_eq!(state.items[0].tier, self_repair_engine::Tier::Sonnet);
+    assert!(
+        state.items[0]
+            .errors()
+            .iter()
+            .any(|e| e.contains("ran on haiku")),
+        "{:?}",
+        state.items[0].errors()
+    );
+    // Launched at sonnet this time, it answers.
+    launch_row(&transcript, "t-00001", Some("sonnet"));
+    agent.work("t-00001").success();
+    stop_with_transcript(&project, &transcript);
+    drive(&project, &agent, SESSION, usize::MAX);
+    let report: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/report.json")).unwrap();
+    assert_eq!(
+        report["findings"][0]["ran_model"], "sonnet",
+        "{}",
+        report["findings"][0]
+    );
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(findings[0]["ran_model"], "sonnet", "{findings}");
+}
