@@ -1,8 +1,13 @@
-//! Reads what Claude Code's session transcript (`transcript_path`, JSONL) shows and the hook
-//! input does not: the `Agent` calls the main session really made, with their `model`.
+//! Reads what Claude Code's transcripts (`transcript_path`, JSONL, and the sub-agents' beside
+//! it) show and the hook input does not: the `Agent` calls the main session really made, with
+//! their `model`, and the token usage of every model response.
 
 mod agent_call;
+mod response_usage;
 mod transcript_error;
+mod usage;
 
 pub use agent_call::{AgentCall, read_agent_calls};
+pub use response_usage::{ModelUsage, UsageCursor};
 pub use transcript_error::TranscriptError;
+pub use usage::Usage;

@@ -1,0 +1,144 @@
+//! The `usage` of every model response in a transcript, read incrementally. One API response is
+//! written as several rows sharing `message.id` and `requestId`, the early ones with placeholder
+//! usage; a row with a `stop_reason` is final. Each response is counted once: its first row
+//! adds its usage, a later row of the same response adds only what it grew by (so a response
+//! split across two reads is still counted once), and `<synthetic>` or API-error rows count
+//! nothing.
+
+use std::collections::VecDeque;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::TranscriptError;
+use crate::usage::Usage;
+
+/// Responses remembered between reads so a later row of one is not counted again; responses
+/// are written in order, so a short window suffices.
+const REMEMBERED_RESPONSES: usize = 64;
+
+/// Where the last read of one transcript stopped, and the responses it last saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UsageCursor {
+    /// Byte offset after the last complete line read.
+    pub offset: u64,
+    /// `(message id, request id, usage counted so far)` of the latest responses.
+    #[serde(default)]
+    pub recent: VecDeque<(String, String, Usage)>,
+    /// The item a sub-agent transcript worked on (`self-repair item <id>` in its first user
+    /// message), once seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    /// The run named with `--run` in that message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+}
+
+/// Usage added by one read, by model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelUsage {
+    pub model: String,
+    pub usage: Usage,
+}
+
+impl UsageCursor {
+    /// Reads what `path` gained since the last read; returns the usage it adds, by model. A
+    /// torn last line waits for the next read; a line that is not JSON is skipped; a file
+    /// shorter than the offset was replaced and is read from its start.
+    pub fn read(&mut self, path: &Path) -> Result<Vec<ModelUsage>, TranscriptError> {
+        let error = |source| TranscriptError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = std::fs::File::open(path).map_err(error)?;
+        let len = file.metadata().map_err(error)?.len();
+        if self.offset > len {
+            *self = UsageCursor::default();
+        }
+        file.seek(SeekFrom::Start(self.offset)).map_err(error)?;
+        let mut bytes = Vec::new();
+        file.take(len - self.offset)
+            .read_to_end(&mut bytes)
+            .map_err(error)?;
+        let complete = bytes
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        let mut added: Vec<ModelUsage> = Vec::new();
+        for line in bytes[..complete].split(|&b| b == b'\n') {
+            let is_user = self.item.is_none() && contains(line, b"\"user\"");
+            if !contains(line, b"\"usage\"") && !is_user {
+                continue;
+            }
+            let Ok(row) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            if is_user && row["type"] == "user" {
+                self.note_item(&row);
+            }
+            if let Some((model, usage)) = self.counted(&row) {
+                match added.iter_mut().find(|m| m.model == model) {
+                    Some(entry) => entry.usage.add(&usage),
+                    None => added.push(ModelUsage { model, usage }),
+                }
+            }
+        }
+        self.offset += complete as u64;
+        Ok(added)
+    }
+
+    /// The usage this row adds over earlier rows of its response, with the model.
+    fn counted(&mut self, row: &Value) -> Option<(String, Usage)> {
+        let message = &row["message"];
+        let model = message["model"].as_str()?;
+        if model == "<synthetic>" || row["isApiErrorMessage"] == true {
+            return None;
+        }
+        let usage = Usage::from_json(message.get("usage")?);
+        let id = message["id"].as_str().unwrap_or_default().to_owned();
+        let request = row["requestId"].as_str().unwrap_or_default().to_owned();
+        let known = self
+            .recent
+            .iter_mut()
+            .find(|(m, r, _)| !id.is_empty() && *m == id && *r == request);
+        let delta = if let Some((_, _, counted)) = known {
+            let delta = usage.since(counted);
+            counted.add(&delta);
+            delta
+        } else {
+            self.recent.push_back((id, request, usage));
+            if self.recent.len() > REMEMBERED_RESPONSES {
+                self.recent.pop_front();
+            }
+            usage
+        };
+        Some((model.to_owned(), delta))
+    }
+
+    /// Reads the item and run of a sub-agent from its first user message.
+    fn note_item(&mut self, row: &Value) {
+        let content = &row["message"]["content"];
+        let text = match content {
+            Value::String(s) => s.clone(),
+            Value::Array(blocks) => blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => return,
+        };
+        let Some(rest) = text.split("self-repair item ").nth(1) else {
+            return;
+        };
+        let mut words = rest.split_whitespace();
+        self.item = words.next().map(str::to_owned);
+        let mut words = words.skip_while(|w| *w != "--run");
+        self.run = words.nth(1).map(str::to_owned);
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
