@@ -110,6 +110,9 @@ mod tests {
                 output: 2.0,
             },
         )]);
-        assert!(same(overridden.price("claude-fable-5-2").unwrap().output, 2.0));
+        assert!(same(
+            overridden.price("claude-fable-5-2").unwrap().output,
+            2.0
+        ));
     }
 }

@@ -136,6 +136,29 @@ fn with_habits(launches: &[Value], scenario: &Scenario, first: bool) -> Vec<Valu
     chosen
 }
 
+/// [`MainHabit::DropModel`]: removes `model` from each entry above haiku whose item never had
+/// its model dropped before in this conversation.
+fn drop_models_once(conversation: &Conversation<'_>, entries: &mut [Value]) {
+    let dropped_before: Vec<String> = conversation
+        .calls_since(0)
+        .iter()
+        .filter(|(call, _)| call.name == "Agent" && call.input.get("model").is_none())
+        .map(|(call, _)| entry_id(&call.input))
+        .collect();
+    for entry in entries.iter_mut() {
+        let above_first = entry
+            .get("model")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m != "haiku");
+        if above_first
+            && !dropped_before.contains(&entry_id(entry))
+            && let Some(map) = entry.as_object_mut()
+        {
+            map.remove("model");
+        }
+    }
+}
+
 fn launch(entries: &[Value], scenario: &Scenario) -> Reply {
     Reply::tools(
         entries
@@ -223,6 +246,9 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
             Some(launches) if !launches.is_empty() => {
                 let first = !launched_before(conversation);
                 let mut chosen = with_habits(&launches, scenario, first);
+                if scenario.has(MainHabit::DropModel) {
+                    drop_models_once(conversation, &mut chosen);
+                }
                 if scenario.has(MainHabit::SplitLaunch) && chosen.len() > 1 {
                     chosen.truncate(chosen.len().div_ceil(2));
                 }

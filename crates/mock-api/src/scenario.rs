@@ -53,6 +53,9 @@ pub enum MainHabit {
     LaunchTwice,
     /// Never launches the last entry of the first dispatch.
     SkipLast,
+    /// Drops `model` from an entry above the first tier, once per item: that launch runs on the
+    /// agent definition's default model.
+    DropModel,
 }
 
 /// Per-item behaviour; the first rule whose every given matcher fits wins.

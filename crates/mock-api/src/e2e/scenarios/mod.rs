@@ -20,7 +20,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 19] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 20] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -55,6 +55,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 19] = [
         model_habits::claims_without_submit,
     ),
     ("habit-unsure-reroute", model_habits::unsure_reroute),
+    ("habit-drop-model", model_habits::drop_model),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.

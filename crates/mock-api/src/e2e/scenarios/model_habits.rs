@@ -210,3 +210,42 @@ pub(crate) fn unsure_reroute(ctx: &mut ScenarioContext) -> Result<(), E2eError> 
         });
     Ok(())
 }
+
+/// The main session drops `model` from a retry: that launch runs on the definition's default
+/// (haiku), the hook sees it in the transcript, does not count it as the escalation, and
+/// re-dispatches insisting on the model; the item still reaches sonnet and opus before it is
+/// quarantined, and the run completes.
+pub(crate) fn drop_model(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let item = "t-00003";
+    let scenario = pipeline_scenario().habit(MainHabit::DropModel).item(rule(
+        item,
+        None,
+        Behaviour::AlwaysInvalid,
+    ));
+    let project = E2eProject::new(
+        &ctx.tools,
+        "habit-drop-model",
+        InstallMode::Project,
+        FINDINGS,
+    )?;
+    let (path, config) = FOREGROUND_CONFIG;
+    project.write(path, config)?;
+    let (server, _) = start_and_wait(ctx, &project, scenario, RUN)?;
+    check_complete_once(ctx, &project, RUN, FINDINGS, &[item])?;
+    let records = server.requests();
+    let models = item_models(&records, item);
+    let reached = |tier: &str| models.iter().any(|m| m.contains(tier));
+    ctx.checks.that(reached("sonnet") && reached("opus"), || {
+        format!("{item} must still run on sonnet and opus after a dropped model; ran on {models:?}")
+    });
+    let insisted = records.iter().any(|r| {
+        r.thread == "main"
+            && Conversation::new(&r.body)
+                .last_user_index()
+                .is_some_and(|i| Conversation::new(&r.body).text_at(i).contains("MUST keep"))
+    });
+    ctx.checks.that(insisted, || {
+        "no block insisted on the dropped model (\"MUST keep\")".to_owned()
+    });
+    Ok(())
+}
