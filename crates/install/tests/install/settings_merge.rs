@@ -41,6 +41,7 @@ fn install_on_empty_project_registers_three_exec_form_hooks_and_rules() {
             "Bash(self-repair next:*)",
             "Bash(self-repair start:*)",
             "Bash(self-repair refs:*)",
+            "Bash(self-repair tick:*)",
         ]
     );
     assert!(project.settings().ends_with("}\n"));
@@ -74,7 +75,7 @@ fn install_on_busy_settings_keeps_every_key_hook_and_rule_in_order() {
         allow[..3],
         before["permissions"]["allow"].as_array().unwrap()[..]
     );
-    assert_eq!(allow.len(), 3 + 7);
+    assert_eq!(allow.len(), 3 + 8);
     assert_eq!(after["permissions"]["deny"], before["permissions"]["deny"]);
     assert_eq!(after["permissions"]["defaultMode"], "acceptEdits");
     assert_eq!(after["env"], before["env"]);
@@ -141,7 +142,7 @@ fn binary_not_on_path_adds_full_path_rules_and_a_note() {
     // Back on PATH: the full-path rules we added are dropped again.
     project.install();
     let allow = project.settings_json()["permissions"]["allow"].clone();
-    assert_eq!(allow.as_array().unwrap().len(), 7);
+    assert_eq!(allow.as_array().unwrap().len(), 8);
 }
 
 #[test]
