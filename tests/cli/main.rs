@@ -7,6 +7,7 @@ mod backlog_cli;
 mod classification;
 mod commands;
 mod hook_input;
+mod ingest;
 mod install;
 mod loop_safety;
 mod pipeline;

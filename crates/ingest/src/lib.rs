@@ -11,6 +11,7 @@ mod json_document;
 mod parse;
 mod parsed;
 mod path_resolver;
+mod project_files;
 mod sniff;
 mod source_lines;
 mod symbol_hint;

@@ -31,5 +31,9 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         Format::Bandit => bandit::parse_bandit(input, &paths)?,
         Format::TsPrune => ts_prune::parse_ts_prune(input, &paths)?,
     };
-    Ok(Parsed { format, findings })
+    Ok(Parsed {
+        format,
+        findings,
+        inferred_base: paths.inferred_base(),
+    })
 }
