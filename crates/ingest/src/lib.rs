@@ -2,6 +2,7 @@
 //! ts-prune, generic JSONL) into `Finding`s with project-relative paths, and fingerprints
 //! them so a finding is recognised again after unrelated edits.
 
+mod control_character;
 mod fingerprint;
 mod format;
 mod formats;
