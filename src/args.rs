@@ -40,7 +40,8 @@ pub enum Command {
         /// Config file (default `.self-repair/config.json` when present).
         #[arg(long, value_name = "PATH")]
         config: Option<PathBuf>,
-        /// Absolute prefix to strip from paths an analyzer wrote on another machine.
+        /// Absolute prefix to strip from paths an analyzer wrote on another machine (default:
+        /// inferred from the project's files when they lie outside the project).
         #[arg(long, value_name = "DIR")]
         base: Option<PathBuf>,
         /// Project folder the analyzer ran in: relative paths in its output are under it.

@@ -9,6 +9,7 @@ mod classification;
 mod commands;
 mod forgiving_input;
 mod hook_input;
+mod ingest;
 mod install;
 mod loop_safety;
 mod permission_gate;

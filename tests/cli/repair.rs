@@ -497,3 +497,213 @@ fn triage_commands_refuse_a_repair_run_clearly_and_cancel_ends_it() {
         "a cancelled repair run is never blocked"
     );
 }
+
+/// The path a message names after "Hand-off report" (or "hand-off report (...)"), checked to
+/// exist in the project.
+fn assert_named_report_exists(project: &TestProject, text: &str) {
+    let at = text
+        .rfind(".self-repair/runs/")
+        .unwrap_or_else(|| panic!("no hand-off report named: {text}"));
+    let named: String = text[at..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    assert!(named.ends_with("handoff/report.md"), "{text}");
+    assert!(
+        project.path().join(&named).is_file(),
+        "the message names {named}, which does not exist: {text}"
+    );
+    assert!(
+        project.run_dir("r").join("handoff/metadata.json").is_file(),
+        "the whole bundle is written, not only the report"
+    );
+}
+
+#[test]
+fn tick_ending_the_run_writes_the_handoff_it_names() {
+    // The bug: tick's recheck after an attempt ended the run (circuit open), named
+    // handoff/report.md, and never wrote the hand-off folder.
+    let project = toy();
+    start(
+        &project,
+        &["--max-attempts", "4", "--hook-budget", "0"],
+        CHECK,
+    );
+    let mut last = None;
+    for n in 1..=4 {
+        // Each attempt changes something, never what matters: the failure stays identical.
+        project.write("notes.txt", &format!("tried {n}\n"));
+        let out = project.cmd(&["tick"]).run();
+        let over = state(&project)["status"] != "active";
+        last = Some(out);
+        if over {
+            break;
+        }
+    }
+    let last = last.unwrap();
+    assert_eq!(state(&project)["status"], "quarantined");
+    assert!(
+        last.stdout.contains("3 identical failures"),
+        "{}",
+        last.stdout
+    );
+    assert_named_report_exists(&project, &last.stdout);
+}
+
+#[test]
+fn the_hook_ending_the_run_writes_the_handoff_it_names() {
+    let project = toy();
+    start(&project, &["--max-attempts", "4"], CHECK);
+    block_reason(&stop(&project, &[]));
+    let mut done = String::new();
+    for n in 1..=4 {
+        project.write("notes.txt", &format!("tried {n}\n"));
+        let out = stop(&project, &[]);
+        if answer(&out)["decision"] != "block" {
+            done = message(&out);
+            break;
+        }
+    }
+    assert!(done.contains("3 identical failures"), "{done}");
+    assert_named_report_exists(&project, &done);
+}
+
+#[test]
+fn check_ending_the_run_at_once_writes_the_handoff_it_names() {
+    let project = toy();
+    let out = start(
+        &project,
+        &[],
+        "echo 'open x: Permission denied' >&2; exit 1",
+    );
+    assert_named_report_exists(&project, &out.stdout);
+}
+
+#[test]
+fn cancel_writes_the_handoff_it_names() {
+    let project = toy();
+    start(&project, &[], CHECK);
+    block_reason(&stop(&project, &[]));
+    project.write("notes.txt", "half done\n");
+    let out = project.cmd(&["cancel"]).run().success();
+    assert_named_report_exists(&project, &out.stdout);
+    let diff = project.read(".self-repair/runs/r/handoff/diff.patch");
+    assert!(diff.contains("+half done"), "{diff}");
+    assert_eq!(state(&project)["status"], "cancelled");
+}
+
+#[test]
+fn an_infra_failure_writes_the_handoff_it_names() {
+    let project = toy();
+    start(&project, &[], CHECK);
+    block_reason(&stop(&project, &[]));
+    project.write("state.txt", "attempted\n");
+    // The recheck's log cannot be created: self-repair itself cannot go on.
+    std::fs::create_dir_all(project.run_dir("r").join("attempts/1.log")).unwrap();
+    let done = message(&stop(&project, &[]));
+    assert!(done.contains("infra_failure"), "{done}");
+    assert_named_report_exists(&project, &done);
+}
+
+/// A check that fails fast unless `state.txt` says `slow` (then it sleeps `secs` first).
+fn slow_when_asked(secs: &str) -> String {
+    format!("if grep -q slow state.txt; then sleep {secs}; fi; {CHECK}")
+}
+
+#[test]
+fn a_fast_check_runs_in_the_hook_without_a_tick_turn() {
+    // The bug: with the default 120 s timeout and 25 s budget, the hook asked for
+    // `self-repair tick` after every fix even when the check took 0.15 s.
+    let project = toy();
+    project
+        .cmd(&["check", "--run-id", "r", "--", "sh", "-c", CHECK])
+        .run()
+        .success();
+    block_reason(&stop(&project, &[]));
+    project.write("state.txt", "wrong\n");
+    let (_, ids) = launched(&block_reason(&stop(&project, &[])));
+    assert_eq!(ids, ["fix-2"], "rechecked in the hook, then attempt 2");
+    project.write("state.txt", "fixed\n");
+    let done = message(&stop(&project, &[]));
+    assert!(done.contains("success"), "{done}");
+    assert!(
+        !journal(&project)
+            .iter()
+            .any(|e| e["event"] == "tick_requested"),
+        "no turn spent on `self-repair tick`"
+    );
+}
+
+#[test]
+fn a_check_slower_than_the_hook_budget_allows_is_handed_to_tick() {
+    let project = toy();
+    project.write("state.txt", "broken slow\n");
+    git(&project, &["commit", "-qam", "slow"]);
+    project
+        .cmd(&[
+            "check",
+            "--run-id",
+            "r",
+            "--hook-budget",
+            "1",
+            "--",
+            "sh",
+            "-c",
+            &slow_when_asked("0.6"),
+        ])
+        .run()
+        .success();
+    block_reason(&stop(&project, &[]));
+    project.write("state.txt", "still slow\n");
+    let reason = block_reason(&stop(&project, &[]));
+    assert!(
+        reason.contains("Run `self-repair tick`") && reason.contains("in its recent runs"),
+        "0.6 s measured, doubled plus 1 s, does not fit 1 s: {reason}"
+    );
+    assert_eq!(state(&project)["checks"].as_array().unwrap().len(), 1);
+    let ticked = project.cmd(&["tick"]).run().success().stdout;
+    assert!(ticked.contains("attempt 2"), "{ticked}");
+}
+
+#[test]
+fn a_check_that_overruns_the_hook_budget_is_stopped_and_handed_to_tick() {
+    let project = toy();
+    project
+        .cmd(&[
+            "check",
+            "--run-id",
+            "r",
+            "--hook-budget",
+            "1.5",
+            "--",
+            "sh",
+            "-c",
+            &slow_when_asked("3"),
+        ])
+        .run()
+        .success();
+    block_reason(&stop(&project, &[]));
+    // The fix makes the check slow: it ran fast before, so the hook tries it, and cuts it.
+    project.write("state.txt", "slow\n");
+    let reason = block_reason(&stop(&project, &[]));
+    assert!(
+        reason.contains("Run `self-repair tick`") && reason.contains("was stopped"),
+        "{reason}"
+    );
+    let s = state(&project);
+    assert!(s["hook_overrun_ms"].as_u64().unwrap() >= 400, "{s}");
+    assert_eq!(
+        s["checks"].as_array().unwrap().len(),
+        1,
+        "the cut run is not a result"
+    );
+    assert!(
+        journal(&project)
+            .iter()
+            .any(|e| e["event"] == "check_overran")
+    );
+    // tick reruns it with the full timeout; the hook leaves later checks to tick too.
+    let ticked = project.cmd(&["tick"]).run().success().stdout;
+    assert!(ticked.contains("attempt 2"), "{ticked}");
+    assert_eq!(state(&project)["checks"][1]["timed_out"], false);
+}

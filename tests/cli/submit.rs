@@ -106,3 +106,73 @@ fn show_json_gives_the_contract_fields_and_a_draft_2020_12_schema() {
         serde_json::json!(["verdict", "root_cause", "reason"])
     );
 }
+
+/// R5: `show --json`'s `output_schema` was looser than `submit`. Each body submit refuses is
+/// refused by the schema too: the conditions are stated, and a body the schema accepts passes.
+#[test]
+fn output_schema_states_every_rule_submit_enforces() {
+    let project = dispatched(3);
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    let shown = project
+        .cmd(&["show", "t-00001", "--json"])
+        .run()
+        .success()
+        .json();
+    let schema = &shown["output_schema"];
+    let rules = schema["allOf"]
+        .as_array()
+        .expect("the conditions are stated");
+    let stated = serde_json::to_string(rules).unwrap();
+    for needle in [
+        r#""then":{"required":["duplicate_of"]}"#,
+        r#""if":{"required":["duplicate_of"]}"#,
+        r#""if":{"required":["reroute"]}"#,
+    ] {
+        assert!(stated.contains(needle), "{needle} missing from {stated}");
+    }
+    let duplicate_of = schema["properties"]["duplicate_of"]["pattern"]
+        .as_str()
+        .unwrap();
+    assert!(
+        !duplicate_of.contains("t-[0-9]+"),
+        "names only other items of this run: {duplicate_of}"
+    );
+    for (body, field) in [
+        (
+            r#"{"verdict":"duplicate","root_cause":"same helper","reason":"same finding as another one in the file"}"#,
+            "duplicate_of",
+        ),
+        (
+            r#"{"verdict":"real","root_cause":"dead helper","reason":"nothing calls it anywhere","duplicate_of":"t-00002"}"#,
+            "duplicate_of",
+        ),
+        (
+            r#"{"verdict":"real","root_cause":"dead helper","reason":"nothing calls it anywhere","reroute":"security"}"#,
+            "reroute",
+        ),
+        (
+            r#"{"verdict":"duplicate","root_cause":"same helper","reason":"same finding as itself, spelled short","duplicate_of":"t-1"}"#,
+            "duplicate_of",
+        ),
+        (
+            "{\"verdict\":\"real\",\"root_cause\":\"dead\\nhelper\",\"reason\":\"nothing calls it anywhere\"}",
+            "root_cause",
+        ),
+    ] {
+        let out = agent.submit("t-00001", body).code(3);
+        assert!(
+            out.stderr.contains(&format!("`{field}`")),
+            "{body}: {}",
+            out.stderr
+        );
+    }
+    agent
+        .submit(
+            "t-00001",
+            r#"{"verdict":"duplicate","root_cause":"same helper","reason":"same finding as t-00002","duplicate_of":"t-2"}"#,
+        )
+        .success();
+}

@@ -53,7 +53,7 @@ pub fn show(
     })?;
     let input = item_input(state, item);
     let routes = route_names();
-    let schema = output_schema(&input, &routes).to_json_schema(&format!(
+    let schema = output_schema(&input, &routes, state.triage_items).to_json_schema(&format!(
         "self-repair {} result for {id}",
         item.kind.as_str()
     ));

@@ -54,6 +54,10 @@ pub struct InputSummary {
     pub source: String,
     pub format: String,
     pub findings: usize,
+    /// The folder the analyzer ran in on another machine, inferred from the project's files
+    /// because its absolute paths lay outside the project and no `--base` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inferred_base: Option<String>,
 }
 
 /// What `start` did.
@@ -85,6 +89,11 @@ impl StartReport {
                 "read {} finding(s) from {} as {}\n",
                 input.findings, input.source, input.format
             ));
+            if let Some(base) = &input.inferred_base {
+                out.push_str(&format!(
+                    "  its paths were written under {base} (inferred from the project's files; pass --base DIR to choose another)\n"
+                ));
+            }
         }
         let i = &self.intake;
         out.push_str(&format!(
@@ -307,6 +316,7 @@ fn read_inputs(
             source: spec.source.clone(),
             format: parsed.format.as_str().to_owned(),
             findings: parsed.findings.len(),
+            inferred_base: parsed.inferred_base.clone(),
         });
         findings.extend(parsed.findings);
     }

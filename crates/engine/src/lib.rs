@@ -16,8 +16,12 @@ mod phase;
 mod route;
 mod run_state;
 mod schema;
+#[cfg(test)]
+mod schema_sampler;
 mod stable_hash;
 mod submission;
+#[cfg(test)]
+mod submission_contract_tests;
 mod template;
 mod tier;
 pub mod timestamp;
@@ -38,7 +42,7 @@ pub use run_state::{
     FailureStreak, Group, Intake, PauseReason, PhaseCounts, ProposedGroup, RunState, RunStatus,
     STATE_SCHEMA_VERSION, TaskRecord,
 };
-pub use schema::{Field, Pattern, Schema};
+pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
 pub use stable_hash::StableHash;
 pub use submission::{
     AggregateGroup, AggregateResult, ItemInput, Rejection, Submission, TaskDraft, TriageResult,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::schema::{Field, Pattern, Schema};
+use crate::schema::{Field, Pattern, Rule, Schema, trim_markdown};
 use crate::{ItemKind, ProposedGroup, Verdict};
 
 /// What an item works on, beyond its kind: `items/<id>.input.json` for non-triage items.
@@ -98,11 +98,22 @@ const CRITERIA: [&str; 5] = [
     "regression_risk",
 ];
 
-/// The accepted shape for an item. `routes` are the diagnosis routes an investigator may ask
-/// to be re-routed to.
-pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
+/// The accepted shape for an item: the whole contract of `submit`. `routes` are the diagnosis
+/// routes an investigator may ask to be re-routed to; `triage_items` is the run's number of
+/// triage items (what `duplicate_of` and rule evidence may name).
+pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> Schema {
+    let this_triage = (input.kind == ItemKind::Triage)
+        .then(|| input.item.strip_prefix("t-")?.parse::<u32>().ok())
+        .flatten();
+    let any_triage = Schema::pattern(
+        Pattern::TriageIdOf {
+            count: triage_items,
+            except: None,
+        },
+        20,
+    );
     match input.kind {
-        ItemKind::Triage => Schema::Object(vec![
+        ItemKind::Triage => Schema::object(vec![
             Field::required(
                 "verdict",
                 "real: a defect worth fixing; false_positive: the tool is wrong; intended: \
@@ -113,7 +124,7 @@ pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
             Field::required(
                 "root_cause",
                 "short label of the underlying cause, shared by findings with the same cause",
-                Schema::text(3, 120),
+                Schema::line(3, 120),
             ),
             Field::required(
                 "reason",
@@ -127,26 +138,48 @@ pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
             ),
             Field::optional(
                 "duplicate_of",
-                "with verdict duplicate: the triage item this one duplicates",
-                Schema::pattern(Pattern::TriageId, 20),
+                "the other triage item this one duplicates, e.g. \"t-00007\"; with verdict \
+                 duplicate only",
+                Schema::pattern(
+                    Pattern::TriageIdOf {
+                        count: triage_items,
+                        except: this_triage,
+                    },
+                    20,
+                ),
             ),
             Field::optional(
                 "reroute",
-                "with verdict unsure: a diagnosis route that fits this finding better",
+                "only with verdict unsure: a diagnosis route that fits this finding better",
                 Schema::one_of(routes.iter().copied()),
             ),
-        ]),
+        ])
+        .with_rule(Rule::RequiredWhen {
+            field: "duplicate_of",
+            when: "verdict",
+            value: "duplicate",
+        })
+        .with_rule(Rule::OnlyWhen {
+            field: "duplicate_of",
+            when: "verdict",
+            value: "duplicate",
+        })
+        .with_rule(Rule::OnlyWhen {
+            field: "reroute",
+            when: "verdict",
+            value: "unsure",
+        }),
         ItemKind::Aggregate => {
             let slice = input.inputs.len().max(1);
-            Schema::Object(vec![Field::required(
+            Schema::object(vec![Field::required(
                 "groups",
                 "root-cause groups; every item of the slice in exactly one group",
                 Schema::array(
-                    Schema::Object(vec![
+                    Schema::object(vec![
                         Field::required(
                             "label",
                             "short name of the root cause",
-                            Schema::text(3, 80),
+                            Schema::line(3, 80),
                         ),
                         Field::required(
                             "root_cause",
@@ -155,27 +188,29 @@ pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
                         ),
                         Field::required(
                             "items",
-                            "triage item ids in this group",
-                            Schema::array(Schema::one_of(input.inputs.clone()), 1, slice),
+                            "triage item ids in this group, each once",
+                            Schema::array(Schema::one_of(input.inputs.clone()), 1, slice)
+                                .with_unique_items(),
                         ),
                     ]),
                     1,
                     slice,
-                ),
+                )
+                .with_each_once("items", input.inputs.clone()),
             )])
         }
-        ItemKind::RuleReview => Schema::Object(vec![Field::required(
+        ItemKind::RuleReview => Schema::object(vec![Field::required(
             "rules",
             "proposed deterministic rules (may be empty)",
             Schema::array(
-                Schema::Object(vec![
-                    Field::required("name", "what the rule recognises", Schema::text(3, 80)),
+                Schema::object(vec![
+                    Field::required("name", "what the rule recognises", Schema::line(3, 80)),
                     Field::required(
                         "when",
                         "conditions, all of which must hold (at least one)",
-                        Schema::Object(vec![
-                            Field::optional("tool", "detector name", Schema::text(1, 100)),
-                            Field::optional("rule_id", "detector rule id", Schema::text(1, 200)),
+                        Schema::object(vec![
+                            Field::optional("tool", "detector name", Schema::line(1, 100)),
+                            Field::optional("rule_id", "detector rule id", Schema::line(1, 200)),
                             Field::optional(
                                 "level",
                                 "finding level",
@@ -184,19 +219,20 @@ pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
                             Field::optional(
                                 "path_glob",
                                 "glob over the project-relative path",
-                                Schema::text(1, 300),
+                                Schema::line(1, 300),
                             ),
                             Field::optional(
                                 "message_regex",
                                 "regex over the message",
-                                Schema::text(1, 300),
+                                Schema::line(1, 300),
                             ),
                             Field::optional(
                                 "symbol_regex",
                                 "regex over the symbol",
-                                Schema::text(1, 300),
+                                Schema::line(1, 300),
                             ),
-                        ]),
+                        ])
+                        .with_min_properties(1),
                     ),
                     Field::required(
                         "verdict",
@@ -207,7 +243,7 @@ pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
                     Field::required(
                         "evidence",
                         "triage items the rule would have decided",
-                        Schema::array(Schema::pattern(Pattern::TriageId, 20), 1, 500),
+                        Schema::array(any_triage, 1, 500),
                     ),
                 ]),
                 0,
@@ -232,11 +268,11 @@ pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
                     Schema::Integer { min: 1, max: 5 },
                 )
             }));
-            Schema::Object(vec![
+            Schema::object(vec![
                 Field::required(
                     "scores",
                     "one entry per plan",
-                    Schema::array(Schema::Object(score_fields), 1, plans),
+                    Schema::array(Schema::object(score_fields), 1, plans),
                 ),
                 Field::required(
                     "plan",
@@ -245,8 +281,12 @@ pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
                 ),
             ])
         }
-        ItemKind::WriteTask => Schema::Object(vec![
-            Field::required("title", "under 70 characters", Schema::text(5, 69)),
+        ItemKind::WriteTask => Schema::object(vec![
+            Field::required(
+                "title",
+                "one line, under 70 characters",
+                Schema::line(5, 69),
+            ),
             Field::required(
                 "description",
                 "what to change and why, for the engineer who picks the task up",
@@ -254,8 +294,8 @@ pub fn output_schema(input: &ItemInput, routes: &[&str]) -> Schema {
             ),
             Field::required(
                 "acceptance_criteria",
-                "one checkable criterion per entry",
-                Schema::array(Schema::text(5, 300), 1, 20),
+                "one checkable criterion per entry, each one line",
+                Schema::array(Schema::line(5, 300), 1, 20),
             ),
             Field::optional(
                 "labels",
@@ -279,15 +319,14 @@ pub fn parse_submission(
     routes: &[&str],
     triage_items: u32,
 ) -> Result<(Submission, Value), Rejection> {
-    let schema = output_schema(input, routes);
+    let schema = output_schema(input, routes, triage_items);
     if input.kind.takes_markdown() {
-        let text = raw.trim().to_owned();
-        let value = Value::String(text.clone());
-        let problems = schema.violations(&value);
+        let problems = schema.violations(&Value::String(raw.to_owned()));
         if !problems.is_empty() {
             return Err(Rejection { problems });
         }
-        return Ok((Submission::Markdown(text), value));
+        let text = trim_markdown(raw).to_owned();
+        return Ok((Submission::Markdown(text.clone()), Value::String(text)));
     }
     let value: Value = serde_json::from_str(raw).map_err(|e| {
         Rejection::one(format!(
@@ -300,11 +339,12 @@ pub fn parse_submission(
 /// Like [`parse_submission`], for a value already parsed (the journal's form).
 pub fn parse_value(
     input: &ItemInput,
-    value: Value,
+    mut value: Value,
     routes: &[&str],
     triage_items: u32,
 ) -> Result<(Submission, Value), Rejection> {
-    let schema = output_schema(input, routes);
+    let schema = output_schema(input, routes, triage_items);
+    schema.normalize(&mut value);
     let problems = schema.violations(&value);
     if !problems.is_empty() {
         return Err(Rejection { problems });
@@ -313,121 +353,23 @@ pub fn parse_value(
     let submission = match input.kind {
         ItemKind::Triage => {
             let result: TriageResult = serde_json::from_value(value.clone()).map_err(decode)?;
-            check_triage(input, &result, triage_items)?;
             Submission::Triage(result)
         }
         ItemKind::Aggregate => {
             let result: AggregateResult = serde_json::from_value(value.clone()).map_err(decode)?;
-            check_aggregate(input, &result)?;
             Submission::Aggregate(result)
         }
-        ItemKind::RuleReview => {
-            check_rules(&value)?;
-            Submission::RuleReview(value.clone())
-        }
+        ItemKind::RuleReview => Submission::RuleReview(value.clone()),
         ItemKind::Plan | ItemKind::Review => {
             Submission::Markdown(value.as_str().unwrap_or_default().to_owned())
         }
         ItemKind::Synthesize => Submission::Synthesize(value.clone()),
         ItemKind::WriteTask => {
             let draft: TaskDraft = serde_json::from_value(value.clone()).map_err(decode)?;
-            if draft.title.contains('\n') {
-                return Err(Rejection::one("field `title`: must be one line".to_owned()));
-            }
             Submission::WriteTask(draft)
         }
     };
     Ok((submission, value))
-}
-
-fn check_triage(
-    input: &ItemInput,
-    result: &TriageResult,
-    triage_items: u32,
-) -> Result<(), Rejection> {
-    match (&result.verdict, &result.duplicate_of) {
-        (Verdict::Duplicate, None) => {
-            return Err(Rejection::one(
-                "field `duplicate_of` is missing: with verdict duplicate, name the triage item \
-                 this finding duplicates (e.g. \"t-00007\")"
-                    .to_owned(),
-            ));
-        }
-        (Verdict::Duplicate, Some(other)) => {
-            let n: u32 = other
-                .strip_prefix("t-")
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
-            if other == &input.item || n == 0 || n > triage_items {
-                return Err(Rejection::one(format!(
-                    "field `duplicate_of`: {other} is not another triage item of this run \
-                     (t-1 to t-{triage_items})"
-                )));
-            }
-        }
-        (_, Some(_)) => {
-            return Err(Rejection::one(
-                "field `duplicate_of` is only allowed with verdict duplicate".to_owned(),
-            ));
-        }
-        (_, None) => {}
-    }
-    if result.reroute.is_some() && result.verdict != Verdict::Unsure {
-        return Err(Rejection::one(
-            "field `reroute` is only allowed with verdict unsure".to_owned(),
-        ));
-    }
-    Ok(())
-}
-
-fn check_aggregate(input: &ItemInput, result: &AggregateResult) -> Result<(), Rejection> {
-    let mut seen: Vec<&str> = Vec::new();
-    let mut problems = Vec::new();
-    for group in &result.groups {
-        for item in &group.items {
-            if seen.contains(&item.as_str()) {
-                problems.push(format!("item {item} appears in more than one group"));
-            }
-            seen.push(item);
-        }
-    }
-    let missing: Vec<&str> = input
-        .inputs
-        .iter()
-        .map(String::as_str)
-        .filter(|id| !seen.contains(id))
-        .collect();
-    if !missing.is_empty() {
-        problems.push(format!(
-            "every item of the slice must be in exactly one group; missing: {}",
-            missing.join(", ")
-        ));
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Rejection { problems })
-    }
-}
-
-fn check_rules(value: &Value) -> Result<(), Rejection> {
-    let empty = Vec::new();
-    let rules = value["rules"].as_array().unwrap_or(&empty);
-    let problems: Vec<String> = rules
-        .iter()
-        .enumerate()
-        .filter(|(_, rule)| {
-            rule["when"]
-                .as_object()
-                .is_none_or(serde_json::Map::is_empty)
-        })
-        .map(|(i, _)| format!("field `rules[{i}].when`: give at least one condition"))
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Rejection { problems })
-    }
 }
 
 impl AggregateResult {

@@ -85,8 +85,12 @@ pub enum IngestError {
 pub enum PathRefusal {
     /// A relative path whose `..` climbs above the project root.
     EscapesRoot,
-    /// An absolute path under neither the project root nor `--base`.
+    /// An absolute path under neither the project root nor `--base`, and (without `--base`)
+    /// no tail of it names a file of the project.
     AbsoluteOutside,
+    /// An absolute path outside the project and outside the base inferred from the input's
+    /// earlier paths: no one base fits them all.
+    OutsideInferredBase,
     /// A URI with a scheme other than `file:`.
     NotAFileUri,
 }
@@ -101,6 +105,9 @@ impl PathRefusal {
             PathRefusal::AbsoluteOutside => {
                 "pass --base DIR naming the directory the analyzer ran in (absolute paths under it are made relative to the project root), or run the analyzer inside the project"
             }
+            PathRefusal::OutsideInferredBase => {
+                "pass --base DIR naming the directory the analyzer ran in; without it, the paths of one input must all lie under one folder whose layout matches the project's files"
+            }
             PathRefusal::NotAFileUri => {
                 "only `file:` URIs and relative references name project files; re-run the analyzer so it reports file paths"
             }
@@ -114,6 +121,9 @@ impl std::fmt::Display for PathRefusal {
             PathRefusal::EscapesRoot => "climbs out of the project root with `..`",
             PathRefusal::AbsoluteOutside => {
                 "is absolute and lies neither under the project root nor under --base"
+            }
+            PathRefusal::OutsideInferredBase => {
+                "is absolute and lies neither under the project root nor under the base inferred from this input's earlier paths"
             }
             PathRefusal::NotAFileUri => "is a URI whose scheme is not `file:`",
         })

@@ -2,6 +2,7 @@
 //! ts-prune, generic JSONL) into `Finding`s with project-relative paths, and fingerprints
 //! them so a finding is recognised again after unrelated edits.
 
+mod control_character;
 mod fingerprint;
 mod format;
 mod formats;
@@ -11,6 +12,7 @@ mod json_document;
 mod parse;
 mod parsed;
 mod path_resolver;
+mod project_files;
 mod sniff;
 mod source_lines;
 mod symbol_hint;

@@ -1,5 +1,6 @@
 //! The entry point: text + format + options → findings.
 
+use crate::control_character::finding_control_problem;
 use crate::format::Format;
 use crate::formats::{bandit, clippy, eslint, jsonl, knip, ruff, sarif, ts_prune, vulture};
 use crate::ingest_error::IngestError;
@@ -7,6 +8,10 @@ use crate::ingest_options::IngestOptions;
 use crate::parsed::Parsed;
 use crate::path_resolver::PathResolver;
 use crate::sniff::sniff;
+
+/// What identifier fields must be, for the message refusing one.
+const IDENTIFIERS: &str =
+    "tool, rule id, path, symbol and help URI each on one line, without control characters";
 
 /// Reads one analyzer output. With `Format::Auto` the format is sniffed from
 /// `options.source` and the content, and `Parsed::format` names the one chosen.
@@ -31,5 +36,27 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         Format::Bandit => bandit::parse_bandit(input, &paths)?,
         Format::TsPrune => ts_prune::parse_ts_prune(input, &paths)?,
     };
-    Ok(Parsed { format, findings })
+    // Every format, whatever its parser checked: identifiers stay one line (JSONL names the
+    // line itself, above).
+    for (index, finding) in findings.iter().enumerate() {
+        if let Some(problem) = finding_control_problem(finding) {
+            return Err(IngestError::BadDocument {
+                input: options.source.clone(),
+                format,
+                location: format!(
+                    "finding {} ({}{})",
+                    index + 1,
+                    finding.path.escape_debug(),
+                    finding.line.map_or(String::new(), |l| format!(":{l}"))
+                ),
+                problem,
+                expected: IDENTIFIERS,
+            });
+        }
+    }
+    Ok(Parsed {
+        format,
+        findings,
+        inferred_base: paths.inferred_base(),
+    })
 }

@@ -11,4 +11,7 @@ pub struct Parsed {
     pub format: Format,
     /// The findings, in input order, paths relative to the project root with `/`.
     pub findings: Vec<Finding>,
+    /// The folder the analyzer ran in, when its absolute paths were outside the project and
+    /// no `--base` was given: inferred from the project's files (`/home/runner/work/app/app`).
+    pub inferred_base: Option<String>,
 }

@@ -1,9 +1,12 @@
 //! Turns the paths and `file://` URIs analyzers print into project-relative `/` paths.
 
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashSet;
 use std::path::Path;
 
 use crate::ingest_error::{IngestError, PathRefusal};
 use crate::ingest_options::IngestOptions;
+use crate::project_files::project_files;
 
 /// Makes finding paths project-relative. Built once per input; all checks are lexical (no file
 /// system access per path), so a path is accepted only if it provably stays under the root.
@@ -15,6 +18,15 @@ pub(crate) struct PathResolver<'a> {
     root_display: String,
     /// Folder (project-relative) that relative paths are under.
     relative_to: Option<&'a str>,
+    /// The project root, for listing its files.
+    root: &'a Path,
+    /// Whether `--base` was given: then nothing is inferred.
+    explicit_base: bool,
+    /// The base inferred from the first absolute path outside the project (see
+    /// [`PathResolver::infer_base`]); every later such path must be under it.
+    inferred: RefCell<Option<String>>,
+    /// The project's files, listed on the first path that needs them.
+    files: OnceCell<HashSet<String>>,
 }
 
 impl<'a> PathResolver<'a> {
@@ -37,7 +49,45 @@ impl<'a> PathResolver<'a> {
             prefixes,
             root_display: options.project_root.display().to_string(),
             relative_to: options.relative_to.as_deref(),
+            root: &options.project_root,
+            explicit_base: options.base.is_some(),
+            inferred: RefCell::new(None),
+            files: OnceCell::new(),
         }
+    }
+
+    /// The base inferred for this input's absolute paths, if one was needed.
+    pub(crate) fn inferred_base(&self) -> Option<String> {
+        self.inferred.borrow().as_ref().map(|base| {
+            if base.is_empty() {
+                "/".to_owned()
+            } else {
+                base.clone()
+            }
+        })
+    }
+
+    /// `path` (absolute, outside the root and `--base`) made relative through the inferred
+    /// base: the one inferred before, or one inferred now when none was. A base is inferred
+    /// from the longest tail of `path` that names a file of the project: the analyzer ran in
+    /// the folder before that tail (`/home/runner/work/app/app` for
+    /// `/home/runner/work/app/app/src/x.py` when `src/x.py` exists here).
+    fn through_inferred_base(&self, path: &str) -> Result<String, PathRefusal> {
+        if self.explicit_base {
+            return Err(PathRefusal::AbsoluteOutside);
+        }
+        if let Some(base) = self.inferred.borrow().as_deref() {
+            return strip_dir_prefix(path, base)
+                .map(str::to_owned)
+                .ok_or(PathRefusal::OutsideInferredBase);
+        }
+        let files = self.files.get_or_init(|| project_files(self.root));
+        let base = infer_base(path, files).ok_or(PathRefusal::AbsoluteOutside)?;
+        let rest = strip_dir_prefix(path, &base)
+            .map(str::to_owned)
+            .ok_or(PathRefusal::AbsoluteOutside)?;
+        *self.inferred.borrow_mut() = Some(base);
+        Ok(rest)
     }
 
     /// The input's name, for messages.
@@ -84,6 +134,7 @@ impl<'a> PathResolver<'a> {
             path
         };
         let joined;
+        let inferred;
         let relative = if is_absolute(path) {
             let stripped = self
                 .prefixes
@@ -91,9 +142,13 @@ impl<'a> PathResolver<'a> {
                 .find_map(|prefix| strip_dir_prefix(path, prefix));
             match stripped {
                 Some(rest) => rest,
-                None => {
-                    return Err(self.refuse(as_written, PathRefusal::AbsoluteOutside, location));
-                }
+                None => match self.through_inferred_base(path) {
+                    Ok(rest) => {
+                        inferred = rest;
+                        inferred.as_str()
+                    }
+                    Err(refusal) => return Err(self.refuse(as_written, refusal, location)),
+                },
             }
         } else if let Some(dir) = self.relative_to {
             joined = format!("{dir}/{path}");
@@ -113,14 +168,37 @@ impl<'a> PathResolver<'a> {
         refusal: PathRefusal,
         location: impl FnOnce() -> String,
     ) -> IngestError {
+        let root = match self.inferred_base() {
+            Some(base) if refusal == PathRefusal::OutsideInferredBase => format!(
+                "{}; base inferred from the input's earlier paths: {base}",
+                self.root_display
+            ),
+            _ => self.root_display.clone(),
+        };
         IngestError::PathOutsideProject {
             input: self.input.to_owned(),
             location: location(),
             path: path.to_owned(),
             refusal,
-            root: self.root_display.clone(),
+            root,
         }
     }
+}
+
+/// The folder `path` is under such that the rest is the longest tail naming a project file.
+fn infer_base(path: &str, files: &HashSet<String>) -> Option<String> {
+    let normal = normalized_prefix(Path::new(path));
+    let mut at = 0;
+    while let Some(slash) = normal[at..].find('/') {
+        let cut = at + slash;
+        let tail = &normal[cut + 1..];
+        if !tail.is_empty() && files.contains(tail) {
+            // The file system root is the empty prefix, as `normalized_prefix` writes it.
+            return Some(normal[..cut].to_owned());
+        }
+        at = cut + 1;
+    }
+    None
 }
 
 /// `path` as a `/`-separated absolute prefix without trailing `/` (lexically normalized).
@@ -323,6 +401,28 @@ mod tests {
                 .unwrap(),
             "js/a.ts"
         );
+    }
+
+    #[test]
+    fn the_inferred_base_leaves_the_longest_tail_that_names_a_project_file() {
+        let files: HashSet<String> = ["src/x.py", "x.py", "app/src/x.py"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            infer_base("/home/runner/work/app/app/src/x.py", &files).as_deref(),
+            Some("/home/runner/work/app")
+        );
+        assert_eq!(infer_base("/ci/y.py", &files), None);
+        assert_eq!(infer_base("/x.py", &files).as_deref(), Some(""));
+        let options = IngestOptions::new("in", "/nonexistent-project");
+        let resolver = PathResolver::new(&options);
+        resolver.files.get_or_init(|| files.clone());
+        assert_eq!(
+            resolver.resolve_path("/x.py", String::new).as_deref(),
+            Ok("x.py")
+        );
+        assert_eq!(resolver.inferred_base().as_deref(), Some("/"));
     }
 
     #[test]

@@ -387,7 +387,8 @@ mod tests {
 
     #[test]
     fn a_repair_tick_request_runs_self_repair_tick() {
-        let text = "Stop hook feedback:\nself-repair check: the check `cargo test` may take up to 120 s, longer than this hook may run. Run `self-repair tick` with the Bash tool (timeout 150 s or more; it runs the check and records the result), then end your turn.";
+        // The hook's request, as it words it when the check's recent runs do not fit its budget.
+        let text = "Stop hook feedback:\nself-repair check: the check `cargo test` took up to 40.2 s in its recent runs, longer than this hook may run. Run `self-repair tick` with the Bash tool (timeout 150 s or more; it runs the check and records the result), then end your turn. Do not fix anything in this turn.";
         let reply = reply_to(
             &[json!({"role": "user", "content": text})],
             &Scenario::new(),

@@ -1,6 +1,7 @@
 //! Builds a submission from an item's `output_schema` (JSON Schema draft 2020-12): required
-//! fields only, first enum value, strings of at least `minLength`, arrays of `minItems`, numbers
-//! at `minimum`; plus a deliberately broken variant for "submit invalid" scenarios.
+//! fields only (plus those an `if`/`then` requires), first enum value, strings of at least
+//! `minLength`, arrays of `minItems`, numbers at `minimum`; plus a deliberately broken variant
+//! for "submit invalid" scenarios.
 
 use serde_json::{Map, Value, json};
 
@@ -19,6 +20,9 @@ pub fn generate(schema: &Value) -> Value {
 
 /// `generate(schema)` with `overrides`' top-level keys replacing (or adding) fields; for a
 /// markdown schema a string override replaces the text.
+///
+/// Fields an `if`/`then` of the schema requires once the overrides are in (`duplicate_of` after
+/// `"verdict": "duplicate"`) are generated too.
 pub fn generate_with(schema: &Value, overrides: &Value) -> Value {
     let mut value = generate(schema);
     match (&mut value, overrides) {
@@ -26,11 +30,42 @@ pub fn generate_with(schema: &Value, overrides: &Value) -> Value {
             for (k, v) in extra {
                 map.insert(k.clone(), v.clone());
             }
+            add_conditionally_required(schema, map);
         }
         (Value::String(_), Value::String(text)) => value = Value::String(text.clone()),
         _ => {}
     }
     value
+}
+
+/// For each `if`/`then` of `schema` whose `if` holds (`required` and `const` properties),
+/// generates the fields its `then` requires that `map` lacks.
+fn add_conditionally_required(schema: &Value, map: &mut Map<String, Value>) {
+    let rules = schema.get("allOf").and_then(Value::as_array);
+    for rule in rules.into_iter().flatten() {
+        let (Some(cond), Some(then)) = (rule.get("if"), rule.get("then")) else {
+            continue;
+        };
+        let holds = required(cond).iter().all(|f| map.contains_key(*f))
+            && cond
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .all(|(name, c)| c.get("const").is_none_or(|k| map.get(name) == Some(k)));
+        if !holds {
+            continue;
+        }
+        for field in required(then) {
+            if !map.contains_key(field) {
+                let child = schema
+                    .get("properties")
+                    .and_then(|p| p.get(field))
+                    .unwrap_or(&Value::Null);
+                map.insert(field.to_owned(), node(child, field));
+            }
+        }
+    }
 }
 
 /// A value `submit` must reject: an object loses its first required field and gains an
@@ -124,7 +159,11 @@ fn array(schema: &Value, name: &str) -> Value {
 fn string(schema: &Value, name: &str) -> String {
     let min = usize_of(schema, "minLength").unwrap_or(0);
     let max = usize_of(schema, "maxLength").unwrap_or(usize::MAX);
-    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+    if let Some(pattern) = schema
+        .get("pattern")
+        .and_then(Value::as_str)
+        .filter(|_| !is_markdown(schema))
+    {
         return sample_of_pattern(pattern);
     }
     let mut text = if is_markdown(schema) {
@@ -132,7 +171,8 @@ fn string(schema: &Value, name: &str) -> String {
     } else {
         format!("mock {name}")
     };
-    while text.chars().count() < min {
+    // Counted as `submit` counts markdown: without the spaces and line breaks at either end.
+    while text.trim().chars().count() < min {
         text.push_str(if is_markdown(schema) {
             "- more detail\n"
         } else {
@@ -143,13 +183,30 @@ fn string(schema: &Value, name: &str) -> String {
 }
 
 /// One string matching a simple anchored regex: literals, `[...]` classes (first member),
-/// `\d`, and the quantifiers `+ * ? {n} {n,m}` (minimum count, at least one for `+`).
+/// `\d`, groups `(a|b)` (first alternative), and the quantifiers `+ * ? {n} {n,m}` (minimum
+/// count, at least one for `+`).
 pub fn sample_of_pattern(pattern: &str) -> String {
     let body = pattern.trim_start_matches('^').trim_end_matches('$');
     let chars: Vec<char> = body.chars().collect();
+    sample_of_chars(&chars)
+}
+
+fn sample_of_chars(chars: &[char]) -> String {
     let mut out = String::new();
     let mut i = 0;
     while i < chars.len() {
+        if chars[i] == '(' {
+            let close = group_end(chars, i);
+            let inner = &chars[i + 1..close.min(chars.len())];
+            let first = first_alternative(inner);
+            let (count, after) = quantifier(chars, close + 1);
+            let text = sample_of_chars(first);
+            for _ in 0..count {
+                out.push_str(&text);
+            }
+            i = after;
+            continue;
+        }
         let (atom, next) = match chars[i] {
             '[' => {
                 let close = chars[i..]
@@ -177,13 +234,57 @@ pub fn sample_of_pattern(pattern: &str) -> String {
             '.' => ('a', i + 1),
             literal => (literal, i + 1),
         };
-        let (count, after) = quantifier(&chars, next);
+        let (count, after) = quantifier(chars, next);
         for _ in 0..count {
             out.push(atom);
         }
         i = after;
     }
     out
+}
+
+/// The index of the `)` closing the group opened at `open`.
+fn group_end(chars: &[char], open: usize) -> usize {
+    let mut depth = 0;
+    let mut in_class = false;
+    let mut i = open;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    chars.len()
+}
+
+/// The first top-level alternative of a group's body.
+fn first_alternative(inner: &[char]) -> &[char] {
+    let mut depth = 0;
+    let mut in_class = false;
+    let mut i = 0;
+    while i < inner.len() {
+        match inner[i] {
+            '\\' => i += 1,
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => depth -= 1,
+            '|' if !in_class && depth == 0 => return &inner[..i],
+            _ => {}
+        }
+        i += 1;
+    }
+    inner
 }
 
 fn quantifier(chars: &[char], at: usize) -> (usize, usize) {

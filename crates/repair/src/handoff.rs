@@ -28,17 +28,19 @@ fn write_text(path: &Path, text: &str) -> Result<(), RepairError> {
     Ok(())
 }
 
-/// Writes `summary.md` (success) or the hand-off bundle (quarantined, escalated, infra failure).
+/// Writes `summary.md` (success) or the hand-off bundle (quarantined, escalated, infra failure,
+/// cancelled: the person who takes over gets the logs and the diff either way).
 pub(crate) fn write_ending(run: &RepairRun) -> Result<(), RepairError> {
     match run.state.status {
         RepairStatus::Success => write_text(
             &run.dir.path().join("summary.md"),
             &render_summary(&run.state),
         ),
-        RepairStatus::Quarantined | RepairStatus::Escalated | RepairStatus::InfraFailure => {
-            write_handoff(run)
-        }
-        _ => Ok(()),
+        RepairStatus::Quarantined
+        | RepairStatus::Escalated
+        | RepairStatus::InfraFailure
+        | RepairStatus::Cancelled => write_handoff(run),
+        RepairStatus::Active | RepairStatus::Waiting | RepairStatus::Stalled => Ok(()),
     }
 }
 
@@ -66,7 +68,9 @@ fn write_handoff(run: &RepairRun) -> Result<(), RepairError> {
     if let Ok(entries) = std::fs::read_dir(&attempts) {
         for entry in entries.filter_map(Result::ok) {
             let name = entry.file_name();
-            if name.to_string_lossy().ends_with(".log") {
+            // Only logs the runs wrote: whatever else sits there must not cost the report.
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            if is_file && name.to_string_lossy().ends_with(".log") {
                 let to = logs.join(&name);
                 std::fs::copy(entry.path(), &to).map_err(RepairError::io("copy a log to", &to))?;
             }
@@ -168,6 +172,11 @@ fn next_steps(state: &RepairState, no_diff: bool) -> Vec<String> {
         ),
         RepairStatus::InfraFailure => steps.push(
             "self-repair itself failed (see the reason above); fix that, then start again."
+                .to_owned(),
+        ),
+        RepairStatus::Cancelled => steps.push(
+            "The run was cancelled before the check passed: pick up from the last error report \
+             in errors/, or start again with `self-repair check`."
                 .to_owned(),
         ),
         _ if reason.contains("changed no file") => steps.push(

@@ -46,7 +46,8 @@ pub use repair_env::RepairEnv;
 pub use repair_error::RepairError;
 pub use repair_machine::{Action, RepairEvent, apply_event, new_attempt, next_action};
 pub use repair_state::{
-    Attempt, AutofixRecord, Ending, REPAIR_SCHEMA_VERSION, RepairState, RepairStatus, Step,
+    Attempt, AutofixRecord, Ending, RECENT_CHECKS, REPAIR_SCHEMA_VERSION, RepairState,
+    RepairStatus, Step,
 };
 pub use repair_status::{RepairStatusReport, repair_status};
 pub use repair_stop::{

@@ -38,6 +38,9 @@ pub enum RepairEvent {
     },
     /// The hook asked the session to run `self-repair tick` (the check is too long for it).
     TickRequested,
+    /// A check run in the Stop hook reached the hook's budget after `ms` and was stopped; it
+    /// is not a result: `self-repair tick` reruns it with the full timeout.
+    CheckOverran { ms: u64 },
     /// Too many tick requests without a check: the hook allowed the stop.
     Stalled,
     /// self-repair could not go on.
@@ -169,6 +172,7 @@ pub fn apply_event(state: &mut RepairState, event: &RepairEvent, at: u64) {
             state.step = Step::Recheck { attempt: *attempt };
         }
         RepairEvent::TickRequested => state.tick_requests += 1,
+        RepairEvent::CheckOverran { ms } => state.hook_overrun_ms = Some(*ms),
         RepairEvent::Stalled => state.status = RepairStatus::Stalled,
         RepairEvent::InfraFailure { error } => {
             end(

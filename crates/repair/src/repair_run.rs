@@ -23,12 +23,34 @@ pub(crate) enum Budget {
     Until(Instant),
 }
 
+/// The margin a check must leave in the Stop hook's budget: its expected duration is doubled
+/// and one second added before it is compared with the time left.
+const HOOK_MARGIN_MS: u64 = 1000;
+
 impl Budget {
     fn fits(self, ms: u64) -> bool {
         match self {
             Budget::Unbounded => true,
             Budget::Until(deadline) => {
                 deadline.saturating_duration_since(Instant::now()) >= Duration::from_millis(ms)
+            }
+        }
+    }
+
+    /// How long a check may run under this budget, or `None` when the hook should hand it over
+    /// to `self-repair tick`: the hook runs it when the longest of the recent runs, doubled and
+    /// plus [`HOOK_MARGIN_MS`], fits the time left; the run is then cut at the time left.
+    fn check_limit(self, expected_ms: Option<u64>, timeout_ms: u64) -> Option<u64> {
+        match self {
+            Budget::Unbounded => Some(timeout_ms),
+            Budget::Until(deadline) => {
+                let left = deadline
+                    .saturating_duration_since(Instant::now())
+                    .as_millis() as u64;
+                let needed = expected_ms?
+                    .saturating_mul(2)
+                    .saturating_add(HOOK_MARGIN_MS);
+                (needed <= left).then(|| left.min(timeout_ms))
             }
         }
     }
@@ -102,7 +124,10 @@ impl RepairRun {
     }
 
     /// Applies an event and appends it to the journal.
+    /// The event that ends the run also writes its ending (the summary or the hand-off bundle),
+    /// whichever path recorded it: hook, `tick`, `check`, `cancel` or an infra failure.
     pub fn record(&mut self, event: &RepairEvent) -> Result<(), RepairError> {
+        let was_over = self.state.status.is_final();
         apply_event(&mut self.state, event, self.now);
         self.dirty = true;
         append_event(
@@ -111,7 +136,11 @@ impl RepairRun {
             event,
             self.state.step,
             self.state.status,
-        )
+        )?;
+        if !was_over && self.state.status.is_final() {
+            handoff::write_ending(self)?;
+        }
+        Ok(())
     }
 
     fn log_name(&self, attempt: u32) -> String {
@@ -128,15 +157,28 @@ impl RepairRun {
         }
     }
 
-    fn run_check(&mut self, purpose: CheckPurpose, attempt: u32) -> Result<(), RepairError> {
+    /// Runs the check for at most `limit_ms`; returns whether it overran a limit shorter than
+    /// the check's own timeout (the hook's budget), which is recorded but is not a result.
+    fn run_check(
+        &mut self,
+        purpose: CheckPurpose,
+        attempt: u32,
+        limit_ms: u64,
+    ) -> Result<bool, RepairError> {
         let log = self.log_name(attempt);
         let spec = &self.state.spec;
         let run = run_logged(
             &self.root,
             &spec.command,
-            Duration::from_millis(spec.timeout_ms),
+            Duration::from_millis(limit_ms),
             &self.dir.path().join(&log),
         )?;
+        if run.timed_out && limit_ms < spec.timeout_ms {
+            self.record(&RepairEvent::CheckOverran {
+                ms: run.duration_ms,
+            })?;
+            return Ok(true);
+        }
         let root = self.root.display().to_string();
         let class = classify(&spec.classify, run.exit_code, &run.output);
         let record = CheckRecord {
@@ -156,7 +198,8 @@ impl RepairRun {
             log,
             at: self.now,
         };
-        self.record(&RepairEvent::CheckFinished { record })
+        self.record(&RepairEvent::CheckFinished { record })?;
+        Ok(false)
     }
 
     fn run_autofix(&mut self) -> Result<(), RepairError> {
@@ -224,10 +267,19 @@ impl RepairRun {
     pub fn step(&mut self, budget: Budget) -> Result<Option<Pause>, RepairError> {
         match next_action(&self.state, self.now) {
             Action::RunCheck { purpose, attempt } => {
-                if !budget.fits(self.state.spec.timeout_ms) {
+                let Some(limit_ms) =
+                    budget.check_limit(self.state.expected_check_ms(), self.state.spec.timeout_ms)
+                else {
+                    return Ok(Some(Pause::DelegateCheck));
+                };
+                let mut overran = false;
+                self.guard(|run| {
+                    overran = run.run_check(purpose, attempt, limit_ms)?;
+                    Ok(())
+                })?;
+                if overran {
                     return Ok(Some(Pause::DelegateCheck));
                 }
-                self.guard(|run| run.run_check(purpose, attempt))?;
             }
             Action::RunAutofix => {
                 if !budget.fits(self.state.spec.timeout_ms) {
@@ -250,10 +302,8 @@ impl RepairRun {
             Action::Ask { attempt } => return Ok(Some(Pause::Ask(attempt))),
             Action::AwaitFix { attempt } => return Ok(Some(Pause::AwaitFix(attempt))),
             Action::Stalled => return Ok(Some(Pause::Stalled)),
-            Action::Finished => {
-                handoff::write_ending(self)?;
-                return Ok(Some(Pause::Finished));
-            }
+            // `record` wrote the ending when the run ended.
+            Action::Finished => return Ok(Some(Pause::Finished)),
         }
         Ok(None)
     }
@@ -291,7 +341,10 @@ impl RepairRun {
                 "self-repair check `{command}`: success, {reason} (run {}; `self-repair status` shows the attempts).",
                 state.run
             ),
-            RepairStatus::Cancelled => format!("self-repair check `{command}`: {reason}."),
+            RepairStatus::Cancelled => format!(
+                "self-repair check `{command}`: {reason}. Hand-off report: {}",
+                handoff::report_path(&self.root, &self.dir).display()
+            ),
             _ => format!(
                 "self-repair check `{command}`: {} — {reason}. Hand-off report: {}",
                 state.status.as_str(),

@@ -7,6 +7,9 @@ use crate::{Approach, CheckRecord, CheckSpec, FixTier, GitBaseline};
 /// Version of the repair `state.json` layout.
 pub const REPAIR_SCHEMA_VERSION: u32 = 1;
 
+/// Check runs whose durations predict the next one.
+pub const RECENT_CHECKS: usize = 3;
+
 /// Where the run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -150,6 +153,10 @@ pub struct RepairState {
     /// Hook blocks asking for `self-repair tick` since the last check ran.
     #[serde(default)]
     pub tick_requests: u32,
+    /// How long a check ran in the Stop hook before the hook's budget cut it short: from then
+    /// on the checks of this run are left to `self-repair tick`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook_overrun_ms: Option<u64>,
     #[serde(default)]
     pub ending: Option<Ending>,
     /// The final outcome was shown to the user.
@@ -183,6 +190,7 @@ impl RepairState {
             backoff_ms: None,
             wait_until: None,
             tick_requests: 0,
+            hook_overrun_ms: None,
             ending: None,
             announced: false,
         }
@@ -215,6 +223,21 @@ impl RepairState {
         1 + counted
             .take_while(|c| !c.passed() && c.signature == last.signature)
             .count() as u32
+    }
+
+    /// How long the next check is expected to take, from measured runs: the longest of the last
+    /// [`RECENT_CHECKS`] runs. `None` before any run was measured and after a run overran the
+    /// Stop hook's budget (then only `self-repair tick` runs the check).
+    pub fn expected_check_ms(&self) -> Option<u64> {
+        if self.hook_overrun_ms.is_some() {
+            return None;
+        }
+        self.checks
+            .iter()
+            .rev()
+            .take(RECENT_CHECKS)
+            .map(|c| c.duration_ms)
+            .max()
     }
 
     /// Attempts that changed no file.

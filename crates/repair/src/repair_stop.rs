@@ -8,7 +8,7 @@ use self_repair_store::{Project, RunDir, RunKind, StoreError};
 use serde_json::json;
 
 use crate::repair_run::{Budget, Pause, RepairRun, load_repair_state};
-use crate::{FixTier, RepairError, RepairEvent, render_dispatch, render_feedback};
+use crate::{FixTier, RepairError, RepairEvent, render_dispatch, render_feedback, report_path};
 
 /// Requests for `self-repair tick` without a check running before the hook lets the session stop.
 const TICK_REQUESTS: u32 = 3;
@@ -105,7 +105,8 @@ pub fn repair_stop(project: &Project, dir: RunDir, now: u64, input: &StopInput) 
                 error: e.to_string(),
             });
             StopAnswer::tell(&format!(
-                "self-repair check: stopped on an error of self-repair itself: {e}"
+                "self-repair check: stopped on an error of self-repair itself: {e}. Hand-off report: {}",
+                report_path(project.root(), &run.dir).display()
             ))
         }
     };
@@ -168,9 +169,9 @@ fn drive(
                 run.record(&RepairEvent::TickRequested)?;
                 let secs = run.state.spec.timeout_ms.div_ceil(1000) + 30;
                 return Ok(StopAnswer::block(&format!(
-                    "self-repair check: the check `{}` may take up to {} s, longer than this hook may run. Run `self-repair tick` with the Bash tool (timeout {secs} s or more; it runs the check and records the result), then end your turn. Do not fix anything in this turn.",
+                    "self-repair check: the check `{}` {}, longer than this hook may run. Run `self-repair tick` with the Bash tool (timeout {secs} s or more; it runs the check and records the result), then end your turn. Do not fix anything in this turn.",
                     run.state.spec.command_line(),
-                    run.state.spec.timeout_ms.div_ceil(1000)
+                    why_tick(&run.state)
                 )));
             }
             Pause::Waiting { until, new } => {
@@ -192,6 +193,16 @@ fn drive(
         }
     }
     Ok(StopAnswer::allow())
+}
+
+/// Why the hook hands the check over to `self-repair tick`, from what was measured.
+fn why_tick(state: &crate::RepairState) -> String {
+    let secs = |ms: u64| format!("{:.1} s", ms as f64 / 1000.0);
+    match (state.hook_overrun_ms, state.expected_check_ms()) {
+        (Some(ms), _) => format!("ran {} in this hook and was stopped", secs(ms)),
+        (None, Some(ms)) => format!("took up to {} in its recent runs", secs(ms)),
+        (None, None) => format!("may take up to {} s", state.spec.timeout_ms.div_ceil(1000)),
+    }
 }
 
 /// `self-repair hook stop-failure` for a repair run: the turn ended on an API error. Nothing is
@@ -222,5 +233,9 @@ pub fn cancel_repair(project: &Project, dir: RunDir, now: u64) -> Result<String,
     run.record(&RepairEvent::Cancelled)?;
     run.record(&RepairEvent::Announced)?;
     run.save()?;
-    Ok(format!("run {} cancelled", run.state.run))
+    Ok(format!(
+        "run {} cancelled; hand-off report (logs, diff, errors): {}",
+        run.state.run,
+        report_path(&run.root, &run.dir).display()
+    ))
 }

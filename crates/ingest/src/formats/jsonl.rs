@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use self_repair_engine::{Finding, Level};
 
+use crate::control_character::control_problem;
 use crate::format::Format;
 use crate::ingest_error::IngestError;
 use crate::json_document::without_position;
@@ -100,6 +101,18 @@ pub(crate) fn parse_jsonl(text: &str, paths: &PathResolver) -> Result<Vec<Findin
         ] {
             if value.trim().is_empty() {
                 return Err(bad(format!("field `{name}` is empty")));
+            }
+        }
+        for (name, value) in [
+            ("tool", Some(&parsed.tool)),
+            ("rule_id", Some(&parsed.rule_id)),
+            ("path", Some(&parsed.path)),
+            ("symbol", parsed.symbol.as_ref()),
+            ("help_uri", parsed.help_uri.as_ref()),
+            ("level", parsed.level.as_ref()),
+        ] {
+            if let Some(problem) = value.and_then(|text| control_problem(name, text)) {
+                return Err(bad(problem));
             }
         }
         let level = match parsed.level.as_deref() {

@@ -113,3 +113,57 @@ fn invalid_result_drops_the_first_required_field_and_adds_an_unknown_one() {
     let markdown = json!({"type": "string", "contentMediaType": "text/markdown", "minLength": 40});
     assert_eq!(generate_invalid(&markdown), json!("tbd"));
 }
+
+#[test]
+fn results_generated_from_every_item_kind_schema_are_accepted_by_submit() {
+    use self_repair_engine::{ItemInput, ItemKind, output_schema, parse_submission, route_names};
+    let routes = route_names();
+    let cases = [
+        (ItemKind::Triage, "t-00001", vec![]),
+        (
+            ItemKind::Aggregate,
+            "agg-1",
+            vec!["t-00001", "t-00004", "t-00009"],
+        ),
+        (ItemKind::RuleReview, "rr-1", vec![]),
+        (ItemKind::Plan, "plan-g1-1", vec![]),
+        (ItemKind::Review, "rev-g1-1", vec![]),
+        (
+            ItemKind::Synthesize,
+            "syn-g1",
+            vec!["plan-g1-1", "plan-g1-2"],
+        ),
+        (ItemKind::WriteTask, "tw-g1", vec![]),
+    ];
+    for (kind, item, inputs) in cases {
+        let input = ItemInput {
+            item: item.to_owned(),
+            kind,
+            inputs: inputs.into_iter().map(str::to_owned).collect(),
+            group: Some("g1".to_owned()),
+            angle: None,
+        };
+        let schema = output_schema(&input, &routes, 12).to_json_schema("t");
+        let text = submission_text(&generate(&schema));
+        if let Err(e) = parse_submission(&input, &text, &routes, 12) {
+            panic!("{kind:?}: {text}\n{e}");
+        }
+        let invalid = submission_text(&generate_invalid(&schema));
+        assert!(parse_submission(&input, &invalid, &routes, 12).is_err());
+        if kind == ItemKind::Triage {
+            // A duplicate verdict gets the duplicate_of its schema requires.
+            let value = generate_with(&schema, &json!({"verdict": "duplicate"}));
+            let text = submission_text(&value);
+            assert!(value["duplicate_of"].is_string(), "{value}");
+            if let Err(e) = parse_submission(&input, &text, &routes, 12) {
+                panic!("{text}\n{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn groups_in_patterns_sample_their_first_alternative() {
+    assert_eq!(sample_of_pattern("^t-0*([2-9]|1[0-2])$"), "t-2");
+    assert_eq!(sample_of_pattern("^a(b|c)d$"), "abd");
+}
