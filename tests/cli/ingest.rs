@@ -194,3 +194,42 @@ fn a_sarif_rule_id_or_uri_holding_a_line_break_is_refused_with_the_field() {
         out.stderr
     );
 }
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The real corpus (tests/fixtures/corpus): Ruff's SARIF written on another machine
+/// (`file:///tmp/corpus/jinja2-3.1.6/src/...`) for the Jinja2 sources now in this project.
+#[test]
+fn the_real_jinja2_ruff_report_ingests_without_base_and_names_the_base_it_inferred() {
+    let corpus =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/jinja2-3.1.6");
+    let project = TestProject::new();
+    copy_tree(&corpus.join("src"), &project.path().join("src"));
+    let sarif = corpus.join("ruff-0.17.6-select-all.sarif");
+    let out = project
+        .cmd(&["start", sarif.to_str().unwrap(), "--run-id", "r-jinja"])
+        .run()
+        .success();
+    assert!(
+        out.stdout
+            .contains("its paths were written under /tmp/corpus/jinja2-3.1.6"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("2637 findings, 2221 unique"),
+        "{}",
+        out.stdout
+    );
+}

@@ -9,7 +9,7 @@ use crate::e2e::records::{item_models, launched_items};
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::full_pipeline::FOREGROUND_CONFIG;
 use crate::e2e::scenarios::pipeline_checks::{
-    check_complete_once, pipeline_scenario, start_and_wait,
+    check_complete, check_complete_once, pipeline_scenario, start_and_wait,
 };
 use crate::recorded_request::RecordedRequest;
 use crate::scenario::{Behaviour, FORBIDDEN_COMMAND, ItemRule, MainHabit, Scenario};
@@ -24,6 +24,18 @@ pub(crate) fn complete_with(
     scenario: Scenario,
     expected_denials: usize,
 ) -> Result<(E2eProject, Vec<RecordedRequest>), E2eError> {
+    complete_rerouting(ctx, name, scenario, expected_denials, &[])
+}
+
+/// [`complete_with`], where the items of `rerouted` submit twice (`unsure` + `reroute`, then
+/// the re-routed verdict).
+fn complete_rerouting(
+    ctx: &mut ScenarioContext,
+    name: &str,
+    scenario: Scenario,
+    expected_denials: usize,
+    rerouted: &[&str],
+) -> Result<(E2eProject, Vec<RecordedRequest>), E2eError> {
     let project = E2eProject::new(&ctx.tools, name, InstallMode::Project, FINDINGS)?;
     let (path, config) = FOREGROUND_CONFIG;
     project.write(path, config)?;
@@ -35,7 +47,7 @@ pub(crate) fn complete_with(
         .map_or(0, Vec::len);
     ctx.checks
         .equal("permission denials", &denials, &expected_denials);
-    check_complete_once(ctx, &project, RUN, FINDINGS, &[])?;
+    check_complete(ctx, &project, RUN, FINDINGS, &[], rerouted)?;
     let records = server.requests();
     ctx.notes.push(format!(
         "{name}: {} agents launched, claude -p {:.1} s",
@@ -194,7 +206,7 @@ pub(crate) fn unsure_reroute(ctx: &mut ScenarioContext) -> Result<(), E2eError> 
         values: Some(serde_json::json!({"verdict": "unsure", "reroute": "security"})),
         ..rule(item, Some("haiku"), Behaviour::Valid)
     });
-    let (project, _) = complete_with(ctx, "habit-unsure-reroute", scenario, 0)?;
+    let (project, _) = complete_rerouting(ctx, "habit-unsure-reroute", scenario, 0, &[item])?;
     let state = project.run(RUN).state()?;
     let verdict = serde_json::from_value::<self_repair_engine::RunState>(state)
         .ok()

@@ -86,6 +86,19 @@ pub(crate) fn check_complete_once(
     findings: usize,
     quarantined: &[&str],
 ) -> Result<Value, E2eError> {
+    check_complete(ctx, project, run, findings, quarantined, &[])
+}
+
+/// [`check_complete_once`], where each item of `rerouted` has exactly two `submitted` events:
+/// its `unsure` + `reroute` answer and the re-routed agent's verdict.
+pub(crate) fn check_complete(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    run: &str,
+    findings: usize,
+    quarantined: &[&str],
+    rerouted: &[&str],
+) -> Result<Value, E2eError> {
     let files = project.run(run);
     let state = files.state()?;
     ctx.checks
@@ -104,7 +117,12 @@ pub(crate) fn check_complete_once(
             format!("item {id} is {status}, expected {want}")
         });
         let n = submitted.get(id).copied().unwrap_or(0);
-        let ok = if want == "done" { n == 1 } else { n == 0 };
+        let once = if rerouted.contains(&id.as_str()) {
+            2
+        } else {
+            1
+        };
+        let ok = if want == "done" { n == once } else { n == 0 };
         ctx.checks.that(ok, || {
             format!("item {id} ({status}) has {n} `submitted` journal events")
         });
