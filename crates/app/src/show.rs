@@ -74,12 +74,11 @@ pub fn show(
         ("run", state.run.clone()),
         ("item", id.to_owned()),
         ("kind", item.kind.as_str().to_owned()),
+        // One compact line: the same schema as `show --json`, without a third of a triage
+        // prompt in indentation (issue 13: lean prompts).
         (
             "schema",
-            fenced_block(
-                "json",
-                &serde_json::to_string_pretty(&schema).unwrap_or_default(),
-            ),
+            fenced_block("json", &serde_json::to_string(&schema).unwrap_or_default()),
         ),
         (
             "submit",
