@@ -559,7 +559,8 @@ fn the_hook_ending_the_run_writes_the_handoff_it_names() {
     for n in 1..=4 {
         project.write("notes.txt", &format!("tried {n}\n"));
         let out = stop(&project, &[]);
-        if answer(&out)["decision"] != "block" {
+        // The ending is one block that relays the outcome line (and says it as systemMessage).
+        if answer(&out).get("systemMessage").is_some() {
             done = message(&out);
             break;
         }

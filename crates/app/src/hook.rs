@@ -3,7 +3,7 @@
 //! must act, a `systemMessage`.
 
 use self_repair_engine::{
-    Decision, Event, JournalEntry, RunState, RunStatus, StopEvent, decide_stop,
+    Decision, Event, JournalEntry, RunState, RunStatus, StopEvent, decide_stop, relay_reason,
 };
 use self_repair_store::{Project, RunDir, StoreError};
 use serde_json::json;
@@ -237,14 +237,6 @@ fn drive(
         Decision::Allow { message: None } | Decision::Finalize => None,
     };
     HookAnswer { stdout, stderr }
-}
-
-/// What the model reads when the run ended, paused or stalled: the line to end its turn with.
-pub const RELAY_INSTRUCTION: &str =
-    "Reply with exactly the line above as your whole message, then end your turn. Do nothing else.";
-
-fn relay_reason(message: &str) -> String {
-    format!("{message}\n{RELAY_INSTRUCTION}")
 }
 
 /// Leaves `items/<id>.dispatched`, the cheap proof `submit` checks that this run launched an

@@ -8,6 +8,17 @@ pub const DISPATCH_VERSION: u32 = 1;
 /// What the main session must do after launching.
 pub const THEN: &str = "end your turn; do not read or relay the agents' results";
 
+/// What follows the one line that says how a run ended, paused or stalled, in the one block
+/// that carries it: a hook's `systemMessage` reaches neither the model nor `claude -p` output,
+/// the session's last message does (reference/design-notes.md, note 15).
+pub const RELAY_INSTRUCTION: &str =
+    "Reply with exactly the line above as your whole message, then end your turn. Do nothing else.";
+
+/// The block reason that relays `line`.
+pub fn relay_reason(line: &str) -> String {
+    format!("{line}\n{RELAY_INSTRUCTION}")
+}
+
 /// One `Agent` tool call, field for field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {

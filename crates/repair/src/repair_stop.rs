@@ -32,6 +32,18 @@ impl StopAnswer {
         }
     }
 
+    /// Says once how the run ended (or stalled): a block that asks the session to end its turn
+    /// with the line, so `claude -p` shows it too, and the same line for an interactive user.
+    fn relay(line: &str) -> StopAnswer {
+        StopAnswer {
+            stdout: Some(
+                json!({ "decision": "block", "reason": self_repair_engine::relay_reason(line), "systemMessage": line })
+                    .to_string(),
+            ),
+            stderr: Vec::new(),
+        }
+    }
+
     fn block(reason: &str) -> StopAnswer {
         StopAnswer {
             stdout: Some(json!({ "decision": "block", "reason": reason }).to_string()),
@@ -135,7 +147,7 @@ fn drive(
             return Ok(StopAnswer::allow());
         }
         run.record(&RepairEvent::Announced)?;
-        return Ok(StopAnswer::tell(&run.outcome_line()));
+        return Ok(StopAnswer::relay(&run.outcome_line()));
     }
     let budget = Budget::Until(started + Duration::from_millis(run.state.spec.hook_budget_ms));
     for _ in 0..(run.state.spec.max_attempts * 4 + 8) {
@@ -161,7 +173,7 @@ fn drive(
             Pause::DelegateCheck => {
                 if run.state.tick_requests >= TICK_REQUESTS {
                     run.record(&RepairEvent::Stalled)?;
-                    return Ok(StopAnswer::tell(&format!(
+                    return Ok(StopAnswer::relay(&format!(
                         "self-repair check: stalled — asked {TICK_REQUESTS} times for `self-repair tick` and the check did not run, so this stop is allowed. Run `self-repair tick` to continue (run {}).",
                         run.state.run
                     )));
@@ -188,7 +200,7 @@ fn drive(
             Pause::Stalled => return Ok(StopAnswer::allow()),
             Pause::Finished => {
                 run.record(&RepairEvent::Announced)?;
-                return Ok(StopAnswer::tell(&run.outcome_line()));
+                return Ok(StopAnswer::relay(&run.outcome_line()));
             }
         }
     }

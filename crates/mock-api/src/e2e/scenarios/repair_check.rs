@@ -282,8 +282,9 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         "the main thread never received attempt 1's feedback".to_owned()
     });
 
-    // The Stop hooks: two blocks (attempt 1's feedback, attempt 2's dispatch), then the
-    // one-line outcome, once, as the last output.
+    // The Stop hooks: two blocks (attempt 1's feedback, attempt 2's dispatch), then one block
+    // that relays the one-line outcome (also as systemMessage), then a silent allow; the
+    // outcome is `claude -p`'s result.
     let hooks = outcome.hooks();
     ctx.checks.that(hooks.iter().all(|h| h.status == 0), || {
         format!(
@@ -293,7 +294,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     });
     let stops: Vec<_> = hooks.iter().filter(|h| h.event == "Stop").collect();
     let blocks = stops.iter().filter(|h| h.blocked()).count();
-    ctx.checks.equal("Stop hook blocks", &blocks, &2);
+    ctx.checks.equal("Stop hook blocks", &blocks, &3);
     let messages: Vec<&str> = stops
         .iter()
         .filter(|h| h.output.contains("systemMessage"))
@@ -303,10 +304,19 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         messages.len() == 1
             && messages[0].contains("success")
             && messages[0].contains("after 2 fix attempts")
-            && stops.last().is_some_and(|h| h.output == messages[0]),
-        || format!("expected one final systemMessage announcing success after 2 fix attempts; Stop outputs: {:?}",
+            && stops.iter().rev().nth(1).is_some_and(|h| h.output == messages[0])
+            && stops.last().is_some_and(|h| h.output.is_empty()),
+        || format!("expected one relayed outcome announcing success after 2 fix attempts, then a silent stop; Stop outputs: {:?}",
             stops.iter().map(|h| &h.output).collect::<Vec<_>>()),
     );
+    let result = outcome
+        .json
+        .get("result")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    ctx.checks.that(result.contains("success"), || {
+        format!("claude -p's result does not say how the repair ended: {result:?}")
+    });
 
     let status = project.self_repair_ok(&["status"])?;
     ctx.checks.that(status.contains("success"), || {
