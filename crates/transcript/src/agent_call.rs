@@ -2,12 +2,12 @@
 //! reads only the bytes written since the previous one, so the cost stays flat however long
 //! the session grows.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::TranscriptError;
+use crate::new_lines::{contains, new_lines};
 
 /// One `Agent` tool call, as the main session sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,26 +25,10 @@ pub fn read_agent_calls(
     path: &Path,
     offset: u64,
 ) -> Result<(Vec<AgentCall>, u64), TranscriptError> {
-    let error = |source| TranscriptError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut file = std::fs::File::open(path).map_err(error)?;
-    let len = file.metadata().map_err(error)?.len();
-    let start = if offset > len { 0 } else { offset };
-    file.seek(SeekFrom::Start(start)).map_err(error)?;
-    let mut bytes = Vec::new();
-    file.take(len - start)
-        .read_to_end(&mut bytes)
-        .map_err(error)?;
-    // A row still being written has no newline yet: leave it for the next read.
-    let complete = bytes
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |at| at + 1);
+    let read = new_lines(path, offset)?;
     let mut calls = Vec::new();
     let mut seen_ids: Vec<String> = Vec::new();
-    for line in bytes[..complete].split(|&b| b == b'\n') {
+    for line in read.lines() {
         if !contains(line, b"\"Agent\"") {
             continue;
         }
@@ -74,11 +58,7 @@ pub fn read_agent_calls(
             });
         }
     }
-    Ok((calls, start + complete as u64))
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+    Ok((calls, read.end))
 }
 
 #[cfg(test)]

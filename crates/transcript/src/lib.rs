@@ -3,6 +3,7 @@
 //! their `model`, and the token usage of every model response.
 
 mod agent_call;
+mod new_lines;
 mod response_usage;
 mod transcript_error;
 mod usage;

@@ -6,13 +6,13 @@
 //! nothing.
 
 use std::collections::VecDeque;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::TranscriptError;
+use crate::new_lines::{contains, new_lines};
 use crate::usage::Usage;
 
 /// Responses remembered between reads so a later row of one is not counted again; responses
@@ -48,26 +48,12 @@ impl UsageCursor {
     /// torn last line waits for the next read; a line that is not JSON is skipped; a file
     /// shorter than the offset was replaced and is read from its start.
     pub fn read(&mut self, path: &Path) -> Result<Vec<ModelUsage>, TranscriptError> {
-        let error = |source| TranscriptError::Read {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut file = std::fs::File::open(path).map_err(error)?;
-        let len = file.metadata().map_err(error)?.len();
-        if self.offset > len {
+        let read = new_lines(path, self.offset)?;
+        if read.start < self.offset {
             *self = UsageCursor::default();
         }
-        file.seek(SeekFrom::Start(self.offset)).map_err(error)?;
-        let mut bytes = Vec::new();
-        file.take(len - self.offset)
-            .read_to_end(&mut bytes)
-            .map_err(error)?;
-        let complete = bytes
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |at| at + 1);
         let mut added: Vec<ModelUsage> = Vec::new();
-        for line in bytes[..complete].split(|&b| b == b'\n') {
+        for line in read.lines() {
             let is_user = self.item.is_none() && contains(line, b"\"user\"");
             if !contains(line, b"\"usage\"") && !is_user {
                 continue;
@@ -85,7 +71,7 @@ impl UsageCursor {
                 }
             }
         }
-        self.offset += complete as u64;
+        self.offset = read.end;
         Ok(added)
     }
 
@@ -137,8 +123,4 @@ impl UsageCursor {
         let mut words = words.skip_while(|w| *w != "--run");
         self.run = words.nth(1).map(str::to_owned);
     }
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
