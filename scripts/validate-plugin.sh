@@ -20,7 +20,7 @@ repo="$(cd "${1:-$script_dir/..}" && pwd)"
 
 readonly AGENTS=(triage-investigator triage-aggregator rule-reviewer fix-planner
   plan-synthesizer plan-reviewer task-writer fixer)
-readonly COMMON_VARS="run item kind schema submit format"
+readonly COMMON_VARS="run item kind schema submit show format"
 declare -A TEMPLATE_VARS=(
   [triage-generic.md]="route finding occurrences context routes"
   [triage-dead-code.md]="route finding occurrences context routes"
@@ -85,7 +85,7 @@ validate() {
       if (JSON.stringify(want) !== JSON.stringify(got)) out.push("agents provided: " + got.join(", ") + "; expected: " + want.join(", "));
       if (JSON.stringify(p.skills || []) !== JSON.stringify(["self-repair:self-repair"])) out.push("skills provided: " + (p.skills || []).join(", ") + "; expected: self-repair:self-repair");
       const events = (p.hooks || []).map((h) => h.event).sort().join(",");
-      if (events !== "SessionStart,Stop,StopFailure") out.push("hook events provided: " + events + "; expected SessionStart,Stop,StopFailure");
+      if (events !== "PreToolUse,SessionStart,Stop,StopFailure") out.push("hook events provided: " + events + "; expected PreToolUse,SessionStart,Stop,StopFailure");
       console.log(out.join("\n"));
     });')" || verdict="could not read the validator output"
   if [[ $rc -eq 0 && -z "$verdict" ]]; then
