@@ -216,3 +216,144 @@ fn run_ids_and_item_ids_never_become_paths_outside_the_store() {
         .code(4);
     assert!(out.stderr.contains("no item"), "{}", out.stderr);
 }
+
+/// The verdict the run counts for `item`, as `status --findings` reports it.
+fn counted_verdict(project: &TestProject, item: &str) -> Option<String> {
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    findings.as_array()?.iter().find(|f| f["item"] == item)?["verdict"]
+        .as_str()
+        .map(str::to_owned)
+}
+
+fn submit_verdict(project: &TestProject, item: &str, verdict: &str, cause: &str) -> Outcome {
+    let body = serde_json::json!({"verdict": verdict, "root_cause": cause,
+        "reason": format!("the {cause} explains it, checked by reading the code")});
+    project.cmd(&["submit", item]).stdin(body.to_string()).run()
+}
+
+#[test]
+fn an_acknowledged_submission_is_not_silently_overridden_when_its_result_copy_failed() {
+    // The result file cannot be written (a directory is in the way, as a full disk would
+    // refuse it) after the journal line committed: the result counts, so submit says so.
+    let project = started(3);
+    let copy = project.run_dir("r-test").join("items/t-00001.json");
+    std::fs::create_dir_all(copy.join("in-the-way")).unwrap();
+    let first = submit_verdict(&project, "t-00001", "real", "dead helper").success();
+    assert!(
+        first.stdout.contains("recorded t-00001: real"),
+        "{}",
+        first.stdout
+    );
+    assert!(first.stdout.contains("doctor"), "{}", first.stdout);
+    std::fs::remove_dir_all(&copy).unwrap();
+
+    // A retry with another result is refused, naming the result that counts.
+    let other = submit_verdict(&project, "t-00001", "false_positive", "entry point").code(5);
+    assert!(
+        other
+            .stderr
+            .contains("that one counts: verdict real (dead helper)"),
+        "{}",
+        other.stderr
+    );
+    assert_eq!(
+        counted_verdict(&project, "t-00001").as_deref(),
+        Some("real")
+    );
+    // The refusal wrote the missing copy from the journal.
+    let copied: Value = serde_json::from_str(&std::fs::read_to_string(&copy).unwrap()).unwrap();
+    assert_eq!(copied["verdict"], "real");
+
+    // The same result again is acknowledged.
+    submit_verdict(&project, "t-00001", "real", "dead helper").success();
+}
+
+#[test]
+fn a_retry_after_a_submit_killed_between_journal_and_result_file_repairs_the_copy() {
+    let project = started(3);
+    let dir = project.run_dir("r-test");
+    // What a submit killed right after its fsync'd journal line leaves: the line and the
+    // marker saying where it went, no result file.
+    let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+        "reason": "the dead helper explains it, checked by reading the code"});
+    let line = serde_json::json!({"at": NOW, "event": "submitted", "item": "t-00002",
+        "result": body});
+    std::fs::write(dir.join("journal.jsonl"), format!("{line}\n")).unwrap();
+    std::fs::write(dir.join("items/t-00002.pending"), "0\n").unwrap();
+
+    let again = submit_verdict(&project, "t-00002", "real", "dead helper").success();
+    assert!(
+        again.stdout.contains("already recorded"),
+        "{}",
+        again.stdout
+    );
+    assert!(
+        dir.join("items/t-00002.json").is_file(),
+        "the copy is repaired"
+    );
+    assert!(!dir.join("items/t-00002.pending").exists());
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    assert_eq!(
+        journal.lines().count(),
+        1,
+        "nothing appended twice: {journal}"
+    );
+}
+
+#[test]
+fn a_submit_killed_at_any_moment_never_lets_a_different_retry_be_acknowledged_and_ignored() {
+    // Exit 0 if and only if this exact result is the one that counts.
+    let project = started(40);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    for i in 1..=40usize {
+        let item = format!("t-{i:05}");
+        let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+            "reason": "the dead helper explains it, checked by reading the code"});
+        let mut child = Command::new(binary())
+            .args(["submit", &item])
+            .current_dir(project.path())
+            .env("SELF_REPAIR_NOW", NOW.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = std::io::Write::write_all(&mut stdin, body.to_string().as_bytes());
+        drop(stdin);
+        std::thread::sleep(Duration::from_micros((i as u64 * 131) % 4000));
+        let _ = child.kill();
+        let first_ok = child.wait().unwrap().success();
+
+        let retry = submit_verdict(&project, &item, "false_positive", "entry point");
+        let counted = counted_verdict(&project, &item);
+        match retry.code {
+            0 => assert_eq!(
+                counted.as_deref(),
+                Some("false_positive"),
+                "{item}: {retry:?}"
+            ),
+            5 => {
+                assert_eq!(counted.as_deref(), Some("real"), "{item}: {retry:?}");
+                assert!(retry.stderr.contains("that one counts: verdict real"));
+            }
+            _ => panic!("{item}: {retry:?}"),
+        }
+        assert!(
+            !first_ok || counted.as_deref() == Some("real"),
+            "{item}: acknowledged, lost"
+        );
+        assert!(
+            project
+                .run_dir("r-test")
+                .join(format!("items/{item}.json"))
+                .is_file(),
+            "{item}: the result file is there after the retry"
+        );
+    }
+    project.cmd(&["doctor"]).run().success();
+}

@@ -65,6 +65,11 @@ pub enum AppError {
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
+    /// A valid result that did not reach the journal: it does not count.
+    #[error(
+        "{item}: the result was NOT recorded ({source}); it does not count. Free disk space or fix the disk, then run `self-repair submit {item}` again"
+    )]
+    NotRecorded { item: String, source: StoreError },
     #[error(transparent)]
     Install(#[from] self_repair_install::InstallError),
 }
@@ -88,6 +93,7 @@ impl AppError {
             AppError::Store(_)
             | AppError::Report(_)
             | AppError::Io { .. }
+            | AppError::NotRecorded { .. }
             | AppError::Install(_) => ExitStatus::Failure,
         }
     }

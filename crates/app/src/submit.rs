@@ -1,6 +1,8 @@
 //! `self-repair submit`: validate an agent's result and append it to the journal. Its cost does
 //! not depend on the run's size: it reads `run.json` or the item's input file, never the state.
 
+use std::path::Path;
+
 use self_repair_engine::{Event, ItemInput, ItemKind, JournalEntry, parse_submission, route_names};
 use self_repair_store::{RunDir, is_safe_item_id, write_atomic};
 use serde_json::Value;
@@ -56,37 +58,159 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
     let result_path = dir
         .item_file(item, ext)
         .ok_or_else(|| AppError::NotFound(format!("no item `{item}`")))?;
-    let stored = if markdown {
-        canonical.as_str().unwrap_or_default().to_owned() + "\n"
-    } else {
-        serde_json::to_string_pretty(&canonical).unwrap_or_default() + "\n"
-    };
+    let stored = render_stored(&canonical, markdown);
+    let comparable = normalize(canonical.clone(), markdown);
     let _lock = dir.lock()?;
-    if let Ok(existing) = std::fs::read_to_string(&result_path) {
-        let same = if markdown {
-            existing.trim() == stored.trim()
-        } else {
-            serde_json::from_str::<Value>(&existing).is_ok_and(|v| v == canonical)
-        };
-        if same {
+    // Whether a result already counts is decided by the journal (the commit point): the result
+    // file is its copy, and a submit that died between the two left a marker saying where its
+    // line went. Exit 0 if and only if this exact result is the one that counts.
+    if let Some(recorded) = recorded_result(dir, item, &result_path, markdown)? {
+        if recorded.value == comparable {
+            if recorded.copy_missing {
+                write_result_copy(dir, item, &result_path, &stored);
+            }
             return Ok(Submitted::AlreadyRecorded(what));
         }
+        if recorded.copy_missing {
+            let copy = render_stored(&recorded.value, markdown);
+            write_result_copy(dir, item, &result_path, &copy);
+        }
         return Err(AppError::Conflict(format!(
-            "{item} already has a different result ({}); a result is final once recorded. If it \
-             was wrong, say so in your reply instead of resubmitting.",
+            "{item} already has a different result, and that one counts: {} ({}). A result is \
+             final once recorded; this one was not recorded. If the recorded one is wrong, say \
+             so in your reply instead of resubmitting.",
+            summarize(&recorded.value),
             result_path.display()
         )));
     }
-    // The journal line is the commit point; the result file is a readable copy of it.
-    dir.journal().append(&[JournalEntry {
+    let journal = dir.journal();
+    let offset = journal.len()?;
+    dir.mark_submitting(item, offset)
+        .map_err(|source| AppError::NotRecorded {
+            item: item.to_owned(),
+            source,
+        })?;
+    let entry = JournalEntry {
         at: now,
         event: Event::Submitted {
             item: item.to_owned(),
             result: canonical,
         },
-    }])?;
-    write_atomic(&result_path, stored.as_bytes())?;
-    Ok(Submitted::Recorded(what))
+    };
+    // The journal line is the commit point; the result file is a readable copy of it.
+    if let Err(source) = journal.append(&[entry]) {
+        // The append cuts a failed line back out; if even that failed, the line may be there
+        // and count: then this result is recorded after all.
+        let landed = matches!(dir.committed_without_copy(item),
+            Ok(Some(v)) if normalize(v.clone(), markdown) == comparable);
+        if !landed {
+            dir.clear_submitting(item);
+            return Err(AppError::NotRecorded {
+                item: item.to_owned(),
+                source,
+            });
+        }
+    }
+    match write_atomic(&result_path, stored.as_bytes()) {
+        Ok(()) => {
+            dir.clear_submitting(item);
+            Ok(Submitted::Recorded(what))
+        }
+        // The result counts; only its readable copy is missing, and the marker left behind
+        // lets the next `submit` of this item or `doctor` write it.
+        Err(e) => Ok(Submitted::Recorded(format!(
+            "{what} (its copy {} could not be written: {e}; `self-repair doctor` writes it)",
+            result_path.display()
+        ))),
+    }
+}
+
+/// A result that counts for an item.
+struct Recorded {
+    value: Value,
+    /// Committed to the journal, but `items/<id>.*` does not hold it.
+    copy_missing: bool,
+}
+
+/// The result that counts for `item`, if any: its result file when that reads, else the
+/// journal line an interrupted submit left (found through its marker, one read).
+fn recorded_result(
+    dir: &RunDir,
+    item: &str,
+    result_path: &Path,
+    markdown: bool,
+) -> Result<Option<Recorded>, AppError> {
+    let committed = match std::fs::read_to_string(result_path) {
+        Ok(text) => {
+            let value = if markdown {
+                Some(Value::String(text.trim().to_owned()))
+            } else {
+                serde_json::from_str::<Value>(&text).ok()
+            };
+            if let Some(value) = value {
+                return Ok(Some(Recorded {
+                    value,
+                    copy_missing: false,
+                }));
+            }
+            // A damaged copy: the journal says what counts (a scan, on this rare path only).
+            dir.journal().first_submission(item)?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => dir.committed_without_copy(item)?,
+        Err(_) => dir.journal().first_submission(item)?,
+    };
+    Ok(committed.map(|value| Recorded {
+        value: normalize(value, markdown),
+        copy_missing: true,
+    }))
+}
+
+/// Markdown results compare trimmed, as their file holds them.
+fn normalize(value: Value, markdown: bool) -> Value {
+    match value {
+        Value::String(text) if markdown => Value::String(text.trim().to_owned()),
+        other => other,
+    }
+}
+
+/// The text of `items/<id>.<ext>` for a result.
+fn render_stored(value: &Value, markdown: bool) -> String {
+    if markdown {
+        value.as_str().unwrap_or_default().to_owned() + "\n"
+    } else {
+        serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
+    }
+}
+
+/// Writes the readable copy of a committed result and drops its marker. Best effort: the
+/// journal already holds the result, and the marker stays until the copy is written.
+fn write_result_copy(dir: &RunDir, item: &str, result_path: &Path, text: &str) {
+    if write_atomic(result_path, text.as_bytes()).is_ok() {
+        dir.clear_submitting(item);
+    }
+}
+
+/// One line naming a recorded result.
+fn summarize(value: &Value) -> String {
+    match value {
+        Value::Object(map) if map.contains_key("verdict") => format!(
+            "verdict {} ({})",
+            map["verdict"].as_str().unwrap_or("?"),
+            map.get("root_cause")
+                .and_then(Value::as_str)
+                .unwrap_or("no root cause")
+        ),
+        Value::String(text) => format!(
+            "\"{}\"",
+            text.lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(80)
+                .collect::<String>()
+        ),
+        other => other.to_string().chars().take(120).collect(),
+    }
 }
 
 /// What an item works on, read cheaply: triage ids are checked against `run.json`, other items

@@ -109,6 +109,78 @@ impl RunDir {
         is_safe_item_id(id).then(|| self.items_dir().join(format!("{id}.{ext}")))
     }
 
+    /// `items/<id>.pending`: written before `submit` appends its journal line, removed once
+    /// `items/<id>.<ext>` holds the result. It records where the line goes, so a later submit
+    /// finds out in one read whether an attempt that died in between committed.
+    fn submitting_marker(&self, item: &str) -> Option<PathBuf> {
+        self.item_file(item, "pending")
+    }
+
+    /// Records, before the journal append, that `item`'s result is being appended at
+    /// `offset`. Call with the lock held.
+    pub fn mark_submitting(&self, item: &str, offset: u64) -> Result<(), StoreError> {
+        match self.submitting_marker(item) {
+            Some(path) => write_atomic(&path, format!("{offset}\n").as_bytes()),
+            None => Ok(()),
+        }
+    }
+
+    /// Forgets the marker of `item` (its result file is written, or its append failed).
+    pub fn clear_submitting(&self, item: &str) {
+        if let Some(path) = self.submitting_marker(item) {
+            // A marker left behind only costs the next submit of this item one journal read.
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// The result a submit of `item` committed to the journal without writing its result
+    /// file (it was killed, or the disk failed, in between), read from the line its marker
+    /// points at. `None`: no such attempt, or it died before its line was appended. A marker
+    /// that does not say where (torn by a power cut) costs a scan of the journal.
+    pub fn committed_without_copy(
+        &self,
+        item: &str,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
+        let Some(path) = self.submitting_marker(item) else {
+            return Ok(None);
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(StoreError::io("read", &path)(e)),
+        };
+        let journal = self.journal();
+        let Ok(offset) = text.trim().parse::<u64>() else {
+            return journal.first_submission(item);
+        };
+        Ok(match journal.entry_at(offset)? {
+            Some(JournalEntry {
+                event: self_repair_engine::Event::Submitted { item: i, result },
+                ..
+            }) if i == item => Some(result),
+            _ => None,
+        })
+    }
+
+    /// Items with a submit marker left behind (for `doctor`).
+    pub fn items_with_submit_marker(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.items_dir()) else {
+            return Vec::new();
+        };
+        let mut items: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_suffix(".pending")
+                    .filter(|id| is_safe_item_id(id))
+                    .map(str::to_owned)
+            })
+            .collect();
+        items.sort();
+        items
+    }
+
     /// Takes the run's exclusive lock.
     pub fn lock(&self) -> Result<RunLock, StoreError> {
         RunLock::acquire(&self.dir.join("lock"), LOCK_TIMEOUT)
