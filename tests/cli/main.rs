@@ -6,6 +6,7 @@ mod scripted_agent;
 mod backlog_cli;
 mod classification;
 mod commands;
+mod damaged_state;
 mod hook_input;
 mod install;
 mod loop_safety;

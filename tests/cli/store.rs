@@ -104,6 +104,15 @@ fn a_torn_journal_line_is_skipped_and_later_submissions_still_count() {
     assert_eq!(status["phases"][0]["done"], 1);
 }
 
+/// Submits a valid verdict for `t-<i>`.
+pub fn submit_one(project: &TestProject, i: usize) {
+    project.write(".v", &verdict(i));
+    project
+        .cmd(&["submit", &format!("t-{i:05}"), "--file", ".v"])
+        .run()
+        .success();
+}
+
 /// A 4-finding run bound to `s1`, with `t-00001` submitted and folded by a stop.
 fn one_submission_folded() -> TestProject {
     let project = started(4);

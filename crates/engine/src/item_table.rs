@@ -321,10 +321,16 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
         items.push(item);
     }
     for [start, first, len] in t.findings {
-        for k in 0..len {
-            if let Some(item) = items.get_mut(start + k) {
-                item.finding = (first != usize::MAX).then(|| (first + k) as u32);
-            }
+        // A run is bounded by the items the file holds, not by the number it claims.
+        let run = start
+            .checked_add(len)
+            .and_then(|end| items.get_mut(start..end))
+            .filter(|_| first == usize::MAX || first.saturating_add(len) <= u32::MAX as usize)
+            .ok_or_else(|| {
+                format!("items.triage.findings: the run [{start}, {first}, {len}] goes past the {n} items")
+            })?;
+        for (k, item) in run.iter_mut().enumerate() {
+            item.finding = (first != usize::MAX).then(|| (first + k) as u32);
         }
     }
     for (i, d) in t.detail {

@@ -8,7 +8,9 @@ use self_repair_engine::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::state_check::check_state;
 use crate::state_format::{to_pretty_levels, to_shallow_pretty};
+use crate::write_atomic::{TEMP_PREFIX, rebuildable_temp_prefix};
 use crate::{Journal, RunLock, StoreError, is_safe_item_id, replace_rebuildable, write_atomic};
 
 /// How long a writer waits for the run lock before giving up.
@@ -237,17 +239,23 @@ impl RunDir {
                     expected: STATE_SCHEMA_VERSION,
                 })
             }
-            Ok(state) => Ok(state),
-            Err(e) => {
-                let kept = path.with_extension("json.corrupt");
-                std::fs::write(&kept, bytes).map_err(StoreError::io("keep a copy at", &kept))?;
-                Err(StoreError::CorruptState {
-                    path: path.to_path_buf(),
-                    reason: e.to_string(),
-                    kept,
-                })
-            }
+            Ok(state) => match check_state(&state) {
+                Ok(()) => Ok(state),
+                Err(reason) => Err(Self::keep_corrupt(path, bytes, reason)?),
+            },
+            Err(e) => Err(Self::keep_corrupt(path, bytes, e.to_string())?),
         }
+    }
+
+    /// Copies an unusable `state.json` aside and says so.
+    fn keep_corrupt(path: &Path, bytes: &[u8], reason: String) -> Result<StoreError, StoreError> {
+        let kept = path.with_extension("json.corrupt");
+        std::fs::write(&kept, bytes).map_err(StoreError::io("keep a copy at", &kept))?;
+        Ok(StoreError::CorruptState {
+            path: path.to_path_buf(),
+            reason,
+            kept,
+        })
     }
 
     /// Applies journal entries written since the state was saved (submissions from agents).
@@ -292,9 +300,50 @@ impl RunDir {
     /// had `items_before` items.
     pub fn save_state(&self, state: &RunState, items_before: usize) -> Result<(), StoreError> {
         let path = self.state_path();
+        self.remove_abandoned_temps(None);
         let bytes = encode(&path, state)?;
         replace_rebuildable(&path, &bytes)?;
         self.write_inputs(state, items_before)
+    }
+
+    /// Removes temporary files that writers killed mid-write left behind, and returns them.
+    /// Call with the run lock held. Temporary copies of `state.json` are only written under
+    /// the lock, so every one found then is abandoned. With `older_than`, any other temporary
+    /// file in the run folder or `items/` not touched for that long goes too (`doctor`): the
+    /// writers that make those without the lock (creating a run) finish in milliseconds.
+    pub fn remove_abandoned_temps(&self, older_than: Option<Duration>) -> Vec<PathBuf> {
+        let state_temps = rebuildable_temp_prefix(&self.state_path());
+        let mut removed = Vec::new();
+        // `items/` may hold 100,000 files: only `doctor` lists it.
+        let folders = match older_than {
+            Some(_) => vec![self.dir.clone(), self.items_dir()],
+            None => vec![self.dir.clone()],
+        };
+        for folder in folders {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                if !name.starts_with(TEMP_PREFIX) {
+                    continue;
+                }
+                let abandoned = (folder == self.dir && name.starts_with(&state_temps))
+                    || older_than.is_some_and(|age| {
+                        entry
+                            .metadata()
+                            .and_then(|m| m.modified())
+                            .ok()
+                            .and_then(|t| t.elapsed().ok())
+                            .is_some_and(|elapsed| elapsed >= age)
+                    });
+                if abandoned && std::fs::remove_file(entry.path()).is_ok() {
+                    removed.push(entry.path());
+                }
+            }
+        }
+        removed
     }
 
     /// Writes `items/<id>.input.json` for non-triage items from index `from` on: what `submit`
@@ -316,14 +365,23 @@ impl RunDir {
     pub fn rebuild(&self) -> Result<(RunState, FoldReport), StoreError> {
         let path = self.initial_path();
         let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
+        let unusable = |reason: String| StoreError::InitialStateUnusable {
+            path: path.clone(),
+            reason,
+        };
         let mut state =
-            serde_json::from_slice::<RunState>(&bytes).map_err(|e| StoreError::CorruptState {
-                path: path.clone(),
-                reason: e.to_string(),
-                kept: path.clone(),
-            })?;
+            serde_json::from_slice::<RunState>(&bytes).map_err(|e| unusable(e.to_string()))?;
+        if state.schema_version != STATE_SCHEMA_VERSION {
+            return Err(unusable(format!(
+                "schema_version {}, this self-repair reads {STATE_SCHEMA_VERSION}",
+                state.schema_version
+            )));
+        }
+        check_state(&state).map_err(unusable)?;
         state.journal_offset = 0;
         let report = self.fold(&mut state)?;
+        check_state(&state)
+            .map_err(|reason| unusable(format!("after replaying the journal, {reason}")))?;
         Ok((state, report))
     }
 
