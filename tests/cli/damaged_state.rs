@@ -159,3 +159,29 @@ fn killed_hook_stops_do_not_leave_temporary_copies_of_the_state_forever() {
     assert!(doctor.stdout.contains("removed"), "{}", doctor.stdout);
     assert_eq!(temps(&run.join("items")), 0);
 }
+
+#[test]
+fn a_block_count_past_any_real_value_is_corrupt_not_an_overflow_panic() {
+    // Found by the fuzzer: the next block added one to `blocks` and overflowed.
+    let project = dispatched();
+    edit_state(&project, STATE, |s| s["blocks"] = u64::MAX.into());
+    let out = project.stop("s1", &[]);
+    reported_as_corrupt(&project, &out, "`blocks` is 18446744073709551615");
+    project.cmd(&["doctor"]).run().success();
+    project.cmd(&["next"]).run().success();
+}
+
+#[test]
+fn a_journal_time_past_any_real_value_is_skipped_not_an_overflow_panic() {
+    let project = dispatched();
+    let journal = project.run_dir("r-test").join("journal.jsonl");
+    let mut text = std::fs::read_to_string(&journal).unwrap();
+    text.push_str(
+        "{\"at\":18446744073709551615,\"event\":\"stop\",\"session\":\"s1\",\"running\":[]}\n",
+    );
+    std::fs::write(&journal, text).unwrap();
+    let out = project.stop("s1", &[]);
+    assert!(out.stderr.contains("past any real value"), "{}", out.stderr);
+    project.cmd(&["next"]).run().success();
+    project.cmd(&["doctor"]).run().success();
+}

@@ -7,6 +7,7 @@ mod backlog_cli;
 mod classification;
 mod commands;
 mod damaged_state;
+mod fuzz;
 mod hook_input;
 mod install;
 mod loop_safety;

@@ -182,6 +182,12 @@ impl Journal {
                 continue;
             }
             match serde_json::from_slice::<JournalEntry>(line) {
+                // Times are added to (leases): one past any real value is damage, not an event.
+                Ok(entry) if entry.at >= 1 << 53 => tail.skipped.push(format!(
+                    "{}: skipped a journal line whose time {} is past any real value",
+                    self.path.display(),
+                    entry.at
+                )),
                 Ok(entry) => tail.entries.push(entry),
                 Err(e) => tail.skipped.push(format!(
                     "{}: skipped a journal line that does not parse ({e})",

@@ -30,7 +30,32 @@ pub(crate) fn check_state(state: &RunState) -> Result<(), String> {
             item.id
         ));
     }
+    for (name, value) in [
+        ("created_at", Some(state.created_at)),
+        ("progress", Some(state.progress)),
+        ("blocks", Some(state.blocks)),
+        ("last_block_progress", state.last_block_progress),
+        ("stalled_at", state.stalled_at),
+        ("journal_offset", Some(state.journal_offset)),
+        ("stale_blocks", Some(u64::from(state.stale_blocks))),
+    ] {
+        check_number(name, value)?;
+    }
     let findings = state.intake.unique;
+    for item in &state.items {
+        check_number("an item's batch", Some(item.batch))
+            .map_err(|e| format!("{}: {e}", item.id))?;
+        check_number("an item's lease", item.lease).map_err(|e| format!("{}: {e}", item.id))?;
+        for (name, count) in [
+            ("attempts", item.attempts),
+            ("dispatches", item.dispatches),
+            ("reroutes", item.reroutes),
+        ] {
+            if count > MAX_COUNT {
+                return Err(format!("{} has {count} {name}", item.id));
+            }
+        }
+    }
     for item in &state.items[..triage] {
         if let Some(finding) = item.finding.filter(|&f| f >= findings) {
             return Err(format!(
@@ -62,4 +87,17 @@ pub(crate) fn check_state(state: &RunState) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Counters, times and offsets stay below JSON's exact-integer limit (2^53), far above any real
+/// value: code that adds to them (a lease's end, the next block) then never overflows.
+const MAX_NUMBER: u64 = (1 << 53) - 1;
+/// Per-item counts (attempts, dispatches, re-routes): real ones are a handful.
+const MAX_COUNT: u32 = 1_000_000;
+
+fn check_number(name: &str, value: Option<u64>) -> Result<(), String> {
+    match value {
+        Some(n) if n > MAX_NUMBER => Err(format!("`{name}` is {n}, past any real value")),
+        _ => Ok(()),
+    }
 }
