@@ -366,3 +366,48 @@ fn a_submit_killed_at_any_moment_never_lets_a_different_retry_be_acknowledged_an
     }
     project.cmd(&["doctor"]).run().success();
 }
+
+#[test]
+fn a_rerouted_triage_item_accepts_its_next_result_instead_of_refusing_it() {
+    // A re-route sends the item back to triage under another route: the next result counts,
+    // and used to be refused as "a different result" (exit 5) on every re-dispatch.
+    let project = started(3);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    let reroute = serde_json::json!({"verdict": "unsure", "root_cause": "possible injection",
+        "reason": "the value reaches a shell command, a security reading is needed",
+        "reroute": "security"});
+    project
+        .cmd(&["submit", "t-00001"])
+        .stdin(reroute.to_string())
+        .run()
+        .success();
+    project.stop("s1", &[]);
+    let answer = submit_verdict(&project, "t-00001", "real", "shell injection").success();
+    assert!(
+        answer.stdout.contains("recorded t-00001: real"),
+        "{}",
+        answer.stdout
+    );
+    assert_eq!(
+        counted_verdict(&project, "t-00001").as_deref(),
+        Some("real")
+    );
+    assert!(
+        project
+            .run_dir("r-test")
+            .join("items/t-00001.rerouted.json")
+            .is_file()
+    );
+    // That answer is final.
+    submit_verdict(&project, "t-00001", "real", "shell injection").success();
+    let other = submit_verdict(&project, "t-00001", "false_positive", "sanitized").code(5);
+    assert!(
+        other.stderr.contains("that one counts: verdict real"),
+        "{}",
+        other.stderr
+    );
+    assert_eq!(
+        counted_verdict(&project, "t-00001").as_deref(),
+        Some("real")
+    );
+}

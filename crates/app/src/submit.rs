@@ -1,7 +1,7 @@
 //! `self-repair submit`: validate an agent's result and append it to the journal. Its cost does
 //! not depend on the run's size: it reads `run.json` or the item's input file, never the state.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use self_repair_engine::{Event, ItemInput, ItemKind, JournalEntry, parse_submission, route_names};
 use self_repair_store::{RunDir, is_safe_item_id, write_atomic};
@@ -64,7 +64,32 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
     // Whether a result already counts is decided by the journal (the commit point): the result
     // file is its copy, and a submit that died between the two left a marker saying where its
     // line went. Exit 0 if and only if this exact result is the one that counts.
-    if let Some(recorded) = recorded_result(dir, item, &result_path, markdown)? {
+    let mut recorded = recorded_result(dir, item, &result_path, markdown)?;
+    if let Some(reroute) = recorded
+        .as_ref()
+        .filter(|r| r.value != comparable)
+        .map(|r| r.value.clone())
+        && is_open_reroute(dir, item, input.kind, &reroute)
+    {
+        // The first result asked for another route: the fold sent the item back to triage,
+        // and the next result is its answer. Keep the re-route aside (for `status` and a
+        // later submit), then judge by what an interrupted submit may have committed since.
+        let text = render_stored(&reroute, false);
+        for path in [&result_path, &rerouted_path(dir, item)] {
+            write_atomic(path, text.as_bytes()).map_err(|source| AppError::NotRecorded {
+                item: item.to_owned(),
+                source,
+            })?;
+        }
+        recorded = dir
+            .committed_without_copy(item)?
+            .filter(|v| *v != reroute)
+            .map(|value| Recorded {
+                value,
+                copy_missing: true,
+            });
+    }
+    if let Some(recorded) = recorded {
         if recorded.value == comparable {
             if recorded.copy_missing {
                 write_result_copy(dir, item, &result_path, &stored);
@@ -122,6 +147,24 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
             "{what} (its copy {} could not be written: {e}; `self-repair doctor` writes it)",
             result_path.display()
         ))),
+    }
+}
+
+/// `items/<id>.rerouted.json`: a triage item's first result when it asked for another route.
+fn rerouted_path(dir: &RunDir, item: &str) -> PathBuf {
+    dir.items_dir().join(format!("{item}.rerouted.json"))
+}
+
+/// Whether `recorded` is a triage item's first result and a re-route request: then the item is
+/// open again, and one more result counts (the fold re-routes an item once).
+fn is_open_reroute(dir: &RunDir, item: &str, kind: ItemKind, recorded: &Value) -> bool {
+    if kind != ItemKind::Triage || recorded.get("reroute").is_none_or(Value::is_null) {
+        return false;
+    }
+    match std::fs::read_to_string(rerouted_path(dir, item)) {
+        // Set aside by a submit that then died before its own line: still the first result.
+        Ok(text) => serde_json::from_str::<Value>(&text).is_ok_and(|v| v == *recorded),
+        Err(_) => true,
     }
 }
 
