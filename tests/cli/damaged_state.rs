@@ -46,7 +46,7 @@ fn reported_as_corrupt(project: &TestProject, out: &Outcome, what: &str) {
 fn a_triage_item_count_larger_than_the_items_held_is_corrupt_not_a_panic() {
     let project = dispatched();
     edit_state(&project, STATE, |s| {
-        s["triage_items"] = 4_294_967_295u64.into()
+        s["triage_items"] = 4_294_967_295u64.into();
     });
     let out = project.stop("s1", &[]);
     reported_as_corrupt(

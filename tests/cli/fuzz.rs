@@ -534,13 +534,13 @@ fn execute(
     let damaged = scratch.join(format!("d{n}"));
     copy_tree(&root, &damaged);
     let through_binary = n % BINARY_EVERY == 0;
-    let (send, receive) = mpsc::channel();
+    let (sender, receiver) = mpsc::channel();
     let thread_root = root.clone();
     let thread_stdin = hook_stdin.clone();
     std::thread::spawn(move || {
-        let _ = send.send(run_in_process(&thread_root, &thread_stdin));
+        let _ = sender.send(run_in_process(&thread_root, &thread_stdin));
     });
-    let mut problems = match receive.recv_timeout(COMMAND_LIMIT * 3) {
+    let mut problems = match receiver.recv_timeout(COMMAND_LIMIT * 3) {
         Ok(problems) => problems,
         Err(_) => vec!["in-process commands: HANG".to_owned()],
     };

@@ -98,7 +98,7 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
 }
 
 /// Temporary files older than this, in a run folder or its `items/`, were abandoned.
-const ABANDONED_AFTER: Duration = Duration::from_secs(60);
+const ABANDONED_AFTER: Duration = Duration::from_mins(1);
 
 /// Makes `run.json`'s `kind` agree with the `state.json` beside it (a damaged kind sends every
 /// command to the wrong reader). Says what it changed.

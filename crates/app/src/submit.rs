@@ -109,7 +109,7 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
         )));
     }
     let journal = dir.journal();
-    let offset = journal.len()?;
+    let offset = journal.byte_len()?;
     dir.mark_submitting(item, offset)
         .map_err(|source| AppError::NotRecorded {
             item: item.to_owned(),

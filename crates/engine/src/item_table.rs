@@ -325,7 +325,7 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
         let run = start
             .checked_add(len)
             .and_then(|end| items.get_mut(start..end))
-            .filter(|_| first == usize::MAX || first.saturating_add(len) <= u32::MAX as usize)
+            .filter(|_| first == usize::MAX || u32::try_from(first.saturating_add(len)).is_ok())
             .ok_or_else(|| {
                 format!("items.triage.findings: the run [{start}, {first}, {len}] goes past the {n} items")
             })?;

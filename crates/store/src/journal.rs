@@ -49,7 +49,7 @@ impl Journal {
     }
 
     /// The journal's length in bytes: where the next append starts (0 when there is none).
-    pub fn len(&self) -> Result<u64, StoreError> {
+    pub fn byte_len(&self) -> Result<u64, StoreError> {
         match std::fs::metadata(&self.path) {
             Ok(meta) => Ok(meta.len()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
