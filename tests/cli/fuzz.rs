@@ -243,6 +243,16 @@ fn fixtures() -> Vec<TestProject> {
     for id in ["t-00001", "t-00003", "t-00005"] {
         agent.work(id);
     }
+    // What a submit killed between its journal line and its result file leaves: the marker
+    // that says where the line went, and no result file (the recovery path of `submit`).
+    let run = triage.run_dir("r-test");
+    let journal = std::fs::read_to_string(run.join("journal.jsonl")).unwrap();
+    let offset = journal
+        .find("\"item\":\"t-00005\"")
+        .and_then(|at| journal[..at].rfind('\n').map(|nl| nl + 1))
+        .unwrap_or(0);
+    std::fs::write(run.join("items/t-00005.pending"), format!("{offset}\n")).unwrap();
+    let _ = std::fs::remove_file(run.join("items/t-00005.json"));
     let later = started(6);
     let agent = ScriptedAgent {
         project: &later,
@@ -386,7 +396,9 @@ fn run_in_process(root: &Path, hook_stdin: &str) -> Vec<String> {
         Ok(())
     });
     guard("submit", &mut || {
-        let _ = run().map(|dir| submit(&dir, "t-00002", VERDICT, NOW + 60));
+        for item in ["t-00002", "t-00005"] {
+            let _ = run().map(|dir| submit(&dir, item, VERDICT, NOW + 60));
+        }
         Ok(())
     });
     let mut healthy = false;

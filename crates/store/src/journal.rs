@@ -130,7 +130,10 @@ impl Journal {
         if let Err(e) = written {
             // A line that failed to reach the disk must not count later (the fold would apply
             // it): cut the journal back to where it was. The caller holds the lock.
-            let rolled_back = file.set_len(len).and_then(|()| file.sync_data());
+            let rolled_back = file.set_len(len);
+            // Readers see the cut at once; if the disk then fails to keep it, the line was never
+            // acknowledged, like a torn one.
+            let _ = file.sync_data();
             let action = if rolled_back.is_ok() {
                 "append to (nothing was added)"
             } else {
