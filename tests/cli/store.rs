@@ -411,3 +411,35 @@ fn a_rerouted_triage_item_accepts_its_next_result_instead_of_refusing_it() {
         Some("real")
     );
 }
+
+#[test]
+fn a_result_whose_copy_was_lost_in_a_crash_is_still_read_from_the_journal() {
+    // Readers (status, show, finalize) used to read only items/<id>.json: a submit killed
+    // after its journal line left a result that counts but that they could not see.
+    let project = started(3);
+    let dir = project.run_dir("r-test");
+    let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+        "reason": "only the journal holds this reason"});
+    let line = serde_json::json!({"at": NOW, "event": "submitted", "item": "t-00002",
+        "result": body});
+    std::fs::write(dir.join("journal.jsonl"), format!("{line}\n")).unwrap();
+    std::fs::write(dir.join("items/t-00002.pending"), "0\n").unwrap();
+    project.stop("s1", &[]);
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    let t2 = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["item"] == "t-00002")
+        .unwrap()
+        .clone();
+    assert_eq!(t2["reason"], "only the journal holds this reason", "{t2}");
+    let doctor = project.cmd(&["doctor"]).run().success();
+    assert!(doctor.stdout.contains("wrote"), "{}", doctor.stdout);
+    assert!(dir.join("items/t-00002.json").is_file());
+    assert!(!dir.join("items/t-00002.pending").exists());
+}

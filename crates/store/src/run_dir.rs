@@ -164,6 +164,24 @@ impl RunDir {
         })
     }
 
+    /// The text of `item`'s recorded result: its copy `items/<id>.<ext>`, else the journal line
+    /// of a submit interrupted before it wrote that copy (which `doctor` or the next submit of
+    /// the item writes). Readers use this, not the file alone: the journal is the record.
+    pub fn read_result(&self, item: &str, ext: &str) -> Option<String> {
+        let path = self.item_file(item, ext)?;
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let value = self.committed_without_copy(item).ok()??;
+                Some(match value {
+                    serde_json::Value::String(text) if ext == "md" => text + "\n",
+                    other => serde_json::to_string_pretty(&other).ok()? + "\n",
+                })
+            }
+            Err(_) => None,
+        }
+    }
+
     /// Items with a submit marker left behind (for `doctor`).
     pub fn items_with_submit_marker(&self) -> Vec<String> {
         let Ok(entries) = std::fs::read_dir(self.items_dir()) else {
