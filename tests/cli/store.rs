@@ -106,6 +106,15 @@ fn a_torn_journal_line_is_skipped_and_later_submissions_still_count() {
     assert_eq!(status["phases"][0]["done"], 1);
 }
 
+/// Submits a valid verdict for `t-<i>`.
+pub fn submit_one(project: &TestProject, i: usize) {
+    project.write(".v", &verdict(i));
+    project
+        .cmd(&["submit", &format!("t-{i:05}"), "--file", ".v"])
+        .run()
+        .success();
+}
+
 /// A 4-finding run bound to `s1`, with `t-00001` submitted and folded by a stop.
 fn one_submission_folded() -> TestProject {
     let project = started(4);
@@ -217,4 +226,223 @@ fn run_ids_and_item_ids_never_become_paths_outside_the_store() {
         .run()
         .code(4);
     assert!(out.stderr.contains("no item"), "{}", out.stderr);
+}
+
+/// The verdict the run counts for `item`, as `status --findings` reports it.
+fn counted_verdict(project: &TestProject, item: &str) -> Option<String> {
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    findings.as_array()?.iter().find(|f| f["item"] == item)?["verdict"]
+        .as_str()
+        .map(str::to_owned)
+}
+
+fn submit_verdict(project: &TestProject, item: &str, verdict: &str, cause: &str) -> Outcome {
+    let body = serde_json::json!({"verdict": verdict, "root_cause": cause,
+        "reason": format!("the {cause} explains it, checked by reading the code")});
+    project.cmd(&["submit", item]).stdin(body.to_string()).run()
+}
+
+#[test]
+fn an_acknowledged_submission_is_not_silently_overridden_when_its_result_copy_failed() {
+    // The result file cannot be written (a directory is in the way, as a full disk would
+    // refuse it) after the journal line committed: the result counts, so submit says so.
+    let project = crate::pipeline::dispatched(3);
+    let copy = project.run_dir("r-test").join("items/t-00001.json");
+    std::fs::create_dir_all(copy.join("in-the-way")).unwrap();
+    let first = submit_verdict(&project, "t-00001", "real", "dead helper").success();
+    assert!(
+        first.stdout.contains("recorded t-00001: real"),
+        "{}",
+        first.stdout
+    );
+    assert!(first.stdout.contains("doctor"), "{}", first.stdout);
+    std::fs::remove_dir_all(&copy).unwrap();
+
+    // A retry with another result is refused, naming the result that counts.
+    let other = submit_verdict(&project, "t-00001", "false_positive", "entry point").code(5);
+    assert!(
+        other
+            .stderr
+            .contains("that one counts: verdict real (dead helper)"),
+        "{}",
+        other.stderr
+    );
+    assert_eq!(
+        counted_verdict(&project, "t-00001").as_deref(),
+        Some("real")
+    );
+    // The refusal wrote the missing copy from the journal.
+    let copied: Value = serde_json::from_str(&std::fs::read_to_string(&copy).unwrap()).unwrap();
+    assert_eq!(copied["verdict"], "real");
+
+    // The same result again is acknowledged.
+    submit_verdict(&project, "t-00001", "real", "dead helper").success();
+}
+
+#[test]
+fn a_retry_after_a_submit_killed_between_journal_and_result_file_repairs_the_copy() {
+    let project = crate::pipeline::dispatched(3);
+    let dir = project.run_dir("r-test");
+    // What a submit killed right after its fsync'd journal line leaves: the line and the
+    // marker saying where it went, no result file.
+    let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+        "reason": "the dead helper explains it, checked by reading the code"});
+    let line = serde_json::json!({"at": NOW, "event": "submitted", "item": "t-00002",
+        "result": body});
+    std::fs::write(dir.join("journal.jsonl"), format!("{line}\n")).unwrap();
+    std::fs::write(dir.join("items/t-00002.pending"), "0\n").unwrap();
+
+    let again = submit_verdict(&project, "t-00002", "real", "dead helper").success();
+    assert!(
+        again.stdout.contains("already recorded"),
+        "{}",
+        again.stdout
+    );
+    assert!(
+        dir.join("items/t-00002.json").is_file(),
+        "the copy is repaired"
+    );
+    assert!(!dir.join("items/t-00002.pending").exists());
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    assert_eq!(
+        journal.lines().count(),
+        1,
+        "nothing appended twice: {journal}"
+    );
+}
+
+#[test]
+fn a_submit_killed_at_any_moment_never_lets_a_different_retry_be_acknowledged_and_ignored() {
+    // Exit 0 if and only if this exact result is the one that counts.
+    let project = started(40);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    crate::harness::mark_dispatched(&project, "r-test", 40);
+    for i in 1..=40usize {
+        let item = format!("t-{i:05}");
+        let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+            "reason": "the dead helper explains it, checked by reading the code"});
+        let mut child = Command::new(binary())
+            .args(["submit", &item])
+            .current_dir(project.path())
+            .env("SELF_REPAIR_NOW", NOW.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = std::io::Write::write_all(&mut stdin, body.to_string().as_bytes());
+        drop(stdin);
+        std::thread::sleep(Duration::from_micros((i as u64 * 131) % 4000));
+        let _ = child.kill();
+        let first_ok = child.wait().unwrap().success();
+
+        let retry = submit_verdict(&project, &item, "false_positive", "entry point");
+        let counted = counted_verdict(&project, &item);
+        match retry.code {
+            0 => assert_eq!(
+                counted.as_deref(),
+                Some("false_positive"),
+                "{item}: {retry:?}"
+            ),
+            5 => {
+                assert_eq!(counted.as_deref(), Some("real"), "{item}: {retry:?}");
+                assert!(retry.stderr.contains("that one counts: verdict real"));
+            }
+            _ => panic!("{item}: {retry:?}"),
+        }
+        assert!(
+            !first_ok || counted.as_deref() == Some("real"),
+            "{item}: acknowledged, lost"
+        );
+        assert!(
+            project
+                .run_dir("r-test")
+                .join(format!("items/{item}.json"))
+                .is_file(),
+            "{item}: the result file is there after the retry"
+        );
+    }
+    project.cmd(&["doctor"]).run().success();
+}
+
+#[test]
+fn a_rerouted_triage_item_accepts_its_next_result_instead_of_refusing_it() {
+    // A re-route sends the item back to triage under another route: the next result counts,
+    // and used to be refused as "a different result" (exit 5) on every re-dispatch.
+    let project = crate::pipeline::dispatched(3);
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    let reroute = serde_json::json!({"verdict": "unsure", "root_cause": "possible injection",
+        "reason": "the value reaches a shell command, a security reading is needed",
+        "reroute": "security"});
+    project
+        .cmd(&["submit", "t-00001"])
+        .stdin(reroute.to_string())
+        .run()
+        .success();
+    project.stop("s1", &[]);
+    let answer = submit_verdict(&project, "t-00001", "real", "shell injection").success();
+    assert!(
+        answer.stdout.contains("recorded t-00001: real"),
+        "{}",
+        answer.stdout
+    );
+    assert_eq!(
+        counted_verdict(&project, "t-00001").as_deref(),
+        Some("real")
+    );
+    assert!(
+        project
+            .run_dir("r-test")
+            .join("items/t-00001.reroute.json")
+            .is_file()
+    );
+    // That answer is final.
+    submit_verdict(&project, "t-00001", "real", "shell injection").success();
+    let other = submit_verdict(&project, "t-00001", "false_positive", "sanitized").code(5);
+    assert!(
+        other.stderr.contains("that one counts: verdict real"),
+        "{}",
+        other.stderr
+    );
+    assert_eq!(
+        counted_verdict(&project, "t-00001").as_deref(),
+        Some("real")
+    );
+}
+
+#[test]
+fn a_result_whose_copy_was_lost_in_a_crash_is_still_read_from_the_journal() {
+    // Readers (status, show, finalize) used to read only items/<id>.json: a submit killed
+    // after its journal line left a result that counts but that they could not see.
+    let project = started(3);
+    let dir = project.run_dir("r-test");
+    let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+        "reason": "only the journal holds this reason"});
+    let line = serde_json::json!({"at": NOW, "event": "submitted", "item": "t-00002",
+        "result": body});
+    std::fs::write(dir.join("journal.jsonl"), format!("{line}\n")).unwrap();
+    std::fs::write(dir.join("items/t-00002.pending"), "0\n").unwrap();
+    project.stop("s1", &[]);
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    let t2 = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["item"] == "t-00002")
+        .unwrap()
+        .clone();
+    assert_eq!(t2["reason"], "only the journal holds this reason", "{t2}");
+    let doctor = project.cmd(&["doctor"]).run().success();
+    assert!(doctor.stdout.contains("wrote"), "{}", doctor.stdout);
+    assert!(dir.join("items/t-00002.json").is_file());
+    assert!(!dir.join("items/t-00002.pending").exists());
 }

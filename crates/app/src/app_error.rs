@@ -78,6 +78,11 @@ pub enum AppError {
     /// `start`/`check` while another run is still in progress (exit 7).
     #[error("{0}")]
     RunInProgress(String),
+    /// A valid result that did not reach the journal: it does not count.
+    #[error(
+        "{item}: the result was NOT recorded ({source}); it does not count. Free disk space or fix the disk, then run `self-repair submit {item}` again"
+    )]
+    NotRecorded { item: String, source: StoreError },
     #[error(transparent)]
     Install(#[from] self_repair_install::InstallError),
 }
@@ -103,6 +108,7 @@ impl AppError {
             AppError::Store(_)
             | AppError::Report(_)
             | AppError::Io { .. }
+            | AppError::NotRecorded { .. }
             | AppError::Install(_) => ExitStatus::Failure,
         }
     }

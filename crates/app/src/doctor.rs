@@ -1,6 +1,9 @@
 //! `self-repair doctor`: check every run's files and repair what can be repaired.
 
-use self_repair_store::{Project, StoreError};
+use std::time::Duration;
+
+use self_repair_engine::{ItemKind, RunState};
+use self_repair_store::{Project, RunDir, RunKind, StoreError, write_atomic, write_json};
 
 use crate::AppError;
 
@@ -24,13 +27,22 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
     };
     for id in ids {
         let dir = project.run(&id)?;
+        let _lock = dir.lock()?;
+        for temp in dir.remove_abandoned_temps(Some(ABANDONED_AFTER)) {
+            lines.push(format!(
+                "{id}: removed {} (left by a writer that was killed)",
+                temp.display()
+            ));
+        }
+        if let Some(fixed) = fix_run_kind(&dir)? {
+            lines.push(format!("{id}: {fixed}"));
+        }
         if self_repair_repair::is_repair_run(&dir) {
             lines.push(format!(
                 "{id}: repair run (its journal and attempts are not checked by doctor)"
             ));
             continue;
         }
-        let _lock = dir.lock()?;
         let loaded = dir.load_state().and_then(|mut state| {
             let report = dir.fold(&mut state)?;
             Ok((state, report))
@@ -52,24 +64,114 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
             Err(
                 e @ (StoreError::CorruptState { .. }
                 | StoreError::JournalBehindState { .. }
+                | StoreError::SchemaVersion { .. }
                 | StoreError::Io { .. }),
             ) => {
                 lines.push(format!("{id}: {e}"));
-                let (state, report) = dir.rebuild()?;
-                dir.save_state(&state, state.items.len())?;
-                dir.rewrite_inputs(&state)?;
-                lines.push(format!(
-                    "{id}: rebuilt state.json from state.initial.json and {} journal entries (phase {}, {} items done)",
-                    report.applied,
-                    state.phase.as_str(),
-                    state.items.iter().filter(|i| i.status == self_repair_engine::ItemStatus::Done).count()
-                ));
+                match dir.rebuild() {
+                    Ok((state, report)) => {
+                        dir.save_state(&state, state.items.len())?;
+                        dir.rewrite_inputs(&state)?;
+                        lines.push(format!(
+                            "{id}: rebuilt state.json from state.initial.json and {} journal entries (phase {}, {} items done)",
+                            report.applied,
+                            state.phase.as_str(),
+                            state.items.iter().filter(|i| i.status == self_repair_engine::ItemStatus::Done).count()
+                        ));
+                    }
+                    Err(e) => {
+                        lines.push(format!("{id}: {e}"));
+                        healthy = false;
+                    }
+                }
             }
             Err(e) => {
                 lines.push(format!("{id}: {e}"));
                 healthy = false;
             }
         }
+        for line in write_missing_results(&dir) {
+            lines.push(format!("{id}: {line}"));
+        }
     }
     Ok((lines, healthy))
+}
+
+/// Temporary files older than this, in a run folder or its `items/`, were abandoned.
+const ABANDONED_AFTER: Duration = Duration::from_mins(1);
+
+/// Makes `run.json`'s `kind` agree with the `state.json` beside it (a damaged kind sends every
+/// command to the wrong reader). Says what it changed.
+fn fix_run_kind(dir: &RunDir) -> Result<Option<String>, AppError> {
+    let Ok(mut manifest) = dir.manifest() else {
+        return Ok(None);
+    };
+    let path = dir.state_path();
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(None);
+    };
+    let is_triage = serde_json::from_slice::<RunState>(&bytes).is_ok();
+    let is_repair = serde_json::from_slice::<self_repair_repair::RepairState>(&bytes).is_ok();
+    let actual = match (manifest.kind, is_triage, is_repair) {
+        (RunKind::Repair, true, false) => RunKind::Triage,
+        (RunKind::Triage, false, true) => RunKind::Repair,
+        _ => return Ok(None),
+    };
+    let said = manifest.kind;
+    manifest.kind = actual;
+    write_json(&dir.manifest_path(), &manifest)?;
+    Ok(Some(format!(
+        "run.json said kind {} but state.json is a {} run; run.json now says {}",
+        kind_name(said),
+        kind_name(actual),
+        kind_name(actual)
+    )))
+}
+
+fn kind_name(kind: RunKind) -> &'static str {
+    match kind {
+        RunKind::Triage => "triage",
+        RunKind::Repair => "repair",
+    }
+}
+
+/// Writes the result file of every item whose submit committed to the journal but died (or
+/// met a full disk) before writing it, and drops the markers of those that never committed.
+fn write_missing_results(dir: &RunDir) -> Vec<String> {
+    let mut lines = Vec::new();
+    for item in dir.items_with_submit_marker() {
+        let Some(kind) = ItemKind::of_id(&item) else {
+            continue;
+        };
+        let markdown = kind.takes_markdown();
+        let Some(path) = dir.item_file(&item, if markdown { "md" } else { "json" }) else {
+            continue;
+        };
+        if path.is_file() {
+            dir.clear_submitting(&item);
+            continue;
+        }
+        match dir.committed_without_copy(&item) {
+            Ok(Some(value)) => {
+                let text = if markdown {
+                    value.as_str().unwrap_or_default().to_owned() + "\n"
+                } else {
+                    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+                };
+                match write_atomic(&path, text.as_bytes()) {
+                    Ok(()) => {
+                        dir.clear_submitting(&item);
+                        lines.push(format!(
+                            "wrote {} from the journal (its submit was interrupted)",
+                            path.display()
+                        ));
+                    }
+                    Err(e) => lines.push(format!("{e}; free disk space and run doctor again")),
+                }
+            }
+            Ok(None) => dir.clear_submitting(&item),
+            Err(e) => lines.push(e.to_string()),
+        }
+    }
+    lines
 }

@@ -44,7 +44,11 @@ pub fn finalize_run(
         let Some(path) = dir.item_file(&writer, "json") else {
             continue;
         };
-        let text = std::fs::read_to_string(&path).map_err(AppError::io("read", &path))?;
+        let text = dir.read_result(&writer, "json").ok_or_else(|| {
+            AppError::io("read", &path)(std::io::Error::other(
+                "the task writer's result is missing; run `self-repair doctor`",
+            ))
+        })?;
         let draft: TaskDraft = serde_json::from_str(&text).map_err(|e| AppError::Io {
             action: "parse",
             path: path.clone(),
@@ -89,11 +93,8 @@ pub fn write_reports(
         .iter()
         .filter(|i| i.status == ItemStatus::Done)
     {
-        let Some(path) = dir.item_file(&item.id, "json") else {
-            continue;
-        };
-        if let Some(result) = std::fs::read_to_string(&path)
-            .ok()
+        if let Some(result) = dir
+            .read_result(&item.id, "json")
             .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
         {
             triage.insert(item.id.to_string(), result);
@@ -157,8 +158,8 @@ fn learn(
         if *verdict == Verdict::Unsure {
             continue;
         }
-        let reason = std::fs::read_to_string(dir.item_file(item, "json").unwrap_or_default())
-            .ok()
+        let reason = dir
+            .read_result(item, "json")
             .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
             .map(|r| r.reason)
             .unwrap_or_default();
@@ -179,8 +180,7 @@ fn learn(
             .map_err(|e| AppError::Usage(e.to_string()))?;
     }
     let Some(proposals) = dir
-        .item_file("rr-1", "json")
-        .and_then(|p| std::fs::read_to_string(p).ok())
+        .read_result("rr-1", "json")
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
     else {
         return Ok(());

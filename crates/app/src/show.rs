@@ -387,7 +387,7 @@ impl PromptContext<'_> {
     }
 
     fn result_text(&self, id: &str, ext: &str) -> Option<String> {
-        std::fs::read_to_string(self.dir.item_file(id, ext)?).ok()
+        self.dir.read_result(id, ext)
     }
 
     fn result_json(&self, id: &str) -> Option<Value> {

@@ -309,8 +309,7 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 (None, Some(id)) => match state.item(id) {
                     Some(item) if item.status == self_repair_engine::ItemStatus::Done => {
                         let reason = dir
-                            .item_file(id, "json")
-                            .and_then(|p| std::fs::read_to_string(p).ok())
+                            .read_result(id, "json")
                             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
                             .and_then(|v| v["reason"].as_str().map(str::to_owned))
                             .unwrap_or_default();

@@ -1,6 +1,8 @@
 //! `self-repair submit`: validate an agent's result and append it to the journal. Its cost does
 //! not depend on the run's size: it reads `run.json` or the item's input file, never the state.
 
+use std::path::{Path, PathBuf};
+
 use self_repair_engine::{Event, ItemInput, ItemKind, JournalEntry, parse_submission, route_names};
 use self_repair_store::{RunDir, is_safe_item_id, write_atomic};
 use serde_json::Value;
@@ -57,42 +59,210 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
     let result_path = dir
         .item_file(item, ext)
         .ok_or_else(|| AppError::NotFound(format!("no item `{item}`")))?;
-    let stored = if markdown {
-        canonical.as_str().unwrap_or_default().to_owned() + "\n"
-    } else {
-        serde_json::to_string_pretty(&canonical).unwrap_or_default() + "\n"
-    };
+    let stored = render_stored(&canonical, markdown);
+    let comparable = normalize(canonical.clone(), markdown);
     let _lock = dir.lock()?;
-    if let Ok(existing) = std::fs::read_to_string(&result_path) {
-        let same = if markdown {
-            existing.trim() == stored.trim()
-        } else {
-            serde_json::from_str::<Value>(&existing).is_ok_and(|v| v == canonical)
-        };
-        if same {
+    // Whether a result already counts is decided by the journal (the commit point): the result
+    // file is its copy, and a submit that died between the two left a marker saying where its
+    // line went. Exit 0 if and only if this exact result is the one that counts.
+    let mut recorded = recorded_result(dir, item, &result_path, markdown)?;
+    if let Some(reroute) = recorded
+        .as_ref()
+        .filter(|r| r.value != comparable)
+        .map(|r| r.value.clone())
+        && is_open_reroute(dir, item, input.kind, &reroute)
+    {
+        // The first result asked for another route: the fold sent the item back to triage,
+        // and the next result is its answer. Keep the re-route aside (for `status` and a
+        // later submit), then judge by what an interrupted submit may have committed since.
+        let text = render_stored(&reroute, false);
+        for path in [&result_path, &rerouted_path(dir, item)] {
+            write_atomic(path, text.as_bytes()).map_err(|source| AppError::NotRecorded {
+                item: item.to_owned(),
+                source,
+            })?;
+        }
+        recorded = dir
+            .committed_without_copy(item)?
+            .filter(|v| *v != reroute)
+            .map(|value| Recorded {
+                value,
+                copy_missing: true,
+            });
+    }
+    if let Some(recorded) = recorded {
+        if recorded.value == comparable {
+            if recorded.copy_missing {
+                write_result_copy(dir, item, &result_path, &stored);
+            }
             return Ok(Submitted::AlreadyRecorded(what));
         }
-        if let Some(earlier) = rerouted_answer(dir, item, &existing, &canonical)? {
-            return Ok(earlier);
+        if recorded.copy_missing {
+            let copy = render_stored(&recorded.value, markdown);
+            write_result_copy(dir, item, &result_path, &copy);
         }
-    }
-    if result_path.exists() {
+        // A late copy of the answer that asked for the re-route: it is recorded, as history.
+        let first_answer = std::fs::read_to_string(rerouted_path(dir, item))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+        if first_answer.is_some_and(|first| first == comparable) {
+            return Ok(Submitted::AlreadyRecorded(what));
+        }
         return Err(AppError::Conflict(format!(
-            "{item} already has a different result ({}); a result is final once recorded. If it \
-             was wrong, say so in your reply instead of resubmitting.",
+            "{item} already has a different result, and that one counts: {} ({}). A result is \
+             final once recorded; this one was not recorded. If the recorded one is wrong, say \
+             so in your reply instead of resubmitting.",
+            summarize(&recorded.value),
             result_path.display()
         )));
     }
-    // The journal line is the commit point; the result file is a readable copy of it.
-    dir.journal().append(&[JournalEntry {
+    let journal = dir.journal();
+    let offset = journal.byte_len()?;
+    dir.mark_submitting(item, offset)
+        .map_err(|source| AppError::NotRecorded {
+            item: item.to_owned(),
+            source,
+        })?;
+    let entry = JournalEntry {
         at: now,
         event: Event::Submitted {
             item: item.to_owned(),
             result: canonical,
         },
-    }])?;
-    write_atomic(&result_path, stored.as_bytes())?;
-    Ok(Submitted::Recorded(what))
+    };
+    // The journal line is the commit point; the result file is a readable copy of it.
+    if let Err(source) = journal.append(&[entry]) {
+        // The append cuts a failed line back out; if even that failed, the line may be there
+        // and count: then this result is recorded after all.
+        let landed = matches!(dir.committed_without_copy(item),
+            Ok(Some(v)) if normalize(v.clone(), markdown) == comparable);
+        if !landed {
+            dir.clear_submitting(item);
+            return Err(AppError::NotRecorded {
+                item: item.to_owned(),
+                source,
+            });
+        }
+    }
+    match write_atomic(&result_path, stored.as_bytes()) {
+        Ok(()) => {
+            dir.clear_submitting(item);
+            Ok(Submitted::Recorded(what))
+        }
+        // The result counts; only its readable copy is missing, and the marker left behind
+        // lets the next `submit` of this item or `doctor` write it.
+        Err(e) => Ok(Submitted::Recorded(format!(
+            "{what} (its copy {} could not be written: {e}; `self-repair doctor` writes it)",
+            result_path.display()
+        ))),
+    }
+}
+
+/// `items/<id>.reroute.json`: a triage item's first result when it asked for another route
+/// (report.json lists it as `rerouted_from`).
+fn rerouted_path(dir: &RunDir, item: &str) -> PathBuf {
+    dir.items_dir().join(format!("{item}.reroute.json"))
+}
+
+/// Whether `recorded` is a triage item's first result and a re-route request: then the item is
+/// open again, and one more result counts (the fold re-routes an item once).
+fn is_open_reroute(dir: &RunDir, item: &str, kind: ItemKind, recorded: &Value) -> bool {
+    if kind != ItemKind::Triage || recorded.get("reroute").is_none_or(Value::is_null) {
+        return false;
+    }
+    match std::fs::read_to_string(rerouted_path(dir, item)) {
+        // Set aside by a submit that then died before its own line: still the first result.
+        Ok(text) => serde_json::from_str::<Value>(&text).is_ok_and(|v| v == *recorded),
+        Err(_) => true,
+    }
+}
+
+/// A result that counts for an item.
+struct Recorded {
+    value: Value,
+    /// Committed to the journal, but `items/<id>.*` does not hold it.
+    copy_missing: bool,
+}
+
+/// The result that counts for `item`, if any: its result file when that reads, else the
+/// journal line an interrupted submit left (found through its marker, one read).
+fn recorded_result(
+    dir: &RunDir,
+    item: &str,
+    result_path: &Path,
+    markdown: bool,
+) -> Result<Option<Recorded>, AppError> {
+    let committed = match std::fs::read_to_string(result_path) {
+        Ok(text) => {
+            let value = if markdown {
+                Some(Value::String(text.trim().to_owned()))
+            } else {
+                serde_json::from_str::<Value>(&text).ok()
+            };
+            if let Some(value) = value {
+                return Ok(Some(Recorded {
+                    value,
+                    copy_missing: false,
+                }));
+            }
+            // A damaged copy: the journal says what counts (a scan, on this rare path only).
+            dir.journal().first_submission(item)?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => dir.committed_without_copy(item)?,
+        Err(_) => dir.journal().first_submission(item)?,
+    };
+    Ok(committed.map(|value| Recorded {
+        value: normalize(value, markdown),
+        copy_missing: true,
+    }))
+}
+
+/// Markdown results compare trimmed, as their file holds them.
+fn normalize(value: Value, markdown: bool) -> Value {
+    match value {
+        Value::String(text) if markdown => Value::String(text.trim().to_owned()),
+        other => other,
+    }
+}
+
+/// The text of `items/<id>.<ext>` for a result.
+fn render_stored(value: &Value, markdown: bool) -> String {
+    if markdown {
+        value.as_str().unwrap_or_default().to_owned() + "\n"
+    } else {
+        serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
+    }
+}
+
+/// Writes the readable copy of a committed result and drops its marker. Best effort: the
+/// journal already holds the result, and the marker stays until the copy is written.
+fn write_result_copy(dir: &RunDir, item: &str, result_path: &Path, text: &str) {
+    if write_atomic(result_path, text.as_bytes()).is_ok() {
+        dir.clear_submitting(item);
+    }
+}
+
+/// One line naming a recorded result.
+fn summarize(value: &Value) -> String {
+    match value {
+        Value::Object(map) if map.contains_key("verdict") => format!(
+            "verdict {} ({})",
+            map["verdict"].as_str().unwrap_or("?"),
+            map.get("root_cause")
+                .and_then(Value::as_str)
+                .unwrap_or("no root cause")
+        ),
+        Value::String(text) => format!(
+            "\"{}\"",
+            text.lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(80)
+                .collect::<String>()
+        ),
+        other => other.to_string().chars().take(120).collect(),
+    }
 }
 
 /// Refuses a result for an item this run never dispatched: no agent of this run works on it,
@@ -113,43 +283,6 @@ fn ensure_dispatched(dir: &RunDir, item: &str) -> Result<(), AppError> {
          <RUN>`. `self-repair runs` lists the runs; `self-repair status --run {run}` shows which \
          items of {run} are dispatched."
     )))
-}
-
-/// A triage answer that asked for a re-route (`unsure` + `reroute`) is not final: the item is
-/// dispatched again on the new route, and that agent's answer replaces it. The first answer is
-/// kept as `items/<id>.reroute.json` (report.json lists it) and `Ok(None)` lets the new result
-/// be recorded. Only one re-route is honoured, as in the engine: once the history file exists,
-/// the current result is final. Resubmitting the first answer again is "already recorded".
-fn rerouted_answer(
-    dir: &RunDir,
-    item: &str,
-    existing: &str,
-    new: &Value,
-) -> Result<Option<Submitted>, AppError> {
-    if ItemKind::of_id(item) != Some(ItemKind::Triage) {
-        return Ok(None);
-    }
-    let Some(history) = dir.item_file(item, "reroute.json") else {
-        return Ok(None);
-    };
-    if let Ok(earlier) = std::fs::read_to_string(&history) {
-        if serde_json::from_str::<Value>(&earlier).is_ok_and(|v| v == *new) {
-            return Ok(Some(Submitted::AlreadyRecorded(format!(
-                "{item}: the answer that asked for a re-route (superseded by the re-routed agent's)"
-            ))));
-        }
-        return Ok(None);
-    }
-    let asked_reroute = serde_json::from_str::<Value>(existing)
-        .is_ok_and(|v| v.get("reroute").is_some_and(Value::is_string));
-    if asked_reroute {
-        write_atomic(&history, existing.as_bytes())?;
-        let current = dir
-            .item_file(item, "json")
-            .ok_or_else(|| AppError::NotFound(format!("no item `{item}`")))?;
-        std::fs::remove_file(&current).map_err(AppError::io("remove", &current))?;
-    }
-    Ok(None)
 }
 
 /// What an item works on, read cheaply: triage ids are checked against `run.json`, other items

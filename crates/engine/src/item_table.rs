@@ -347,10 +347,16 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
         }
     }
     for [start, first, len] in t.findings {
-        for k in 0..len {
-            if let Some(item) = items.get_mut(start + k) {
-                item.finding = (first != usize::MAX).then(|| (first + k) as u32);
-            }
+        // A run is bounded by the items the file holds, not by the number it claims.
+        let run = start
+            .checked_add(len)
+            .and_then(|end| items.get_mut(start..end))
+            .filter(|_| first == usize::MAX || u32::try_from(first.saturating_add(len)).is_ok())
+            .ok_or_else(|| {
+                format!("items.triage.findings: the run [{start}, {first}, {len}] goes past the {n} items")
+            })?;
+        for (k, item) in run.iter_mut().enumerate() {
+            item.finding = (first != usize::MAX).then(|| (first + k) as u32);
         }
     }
     for (i, d) in t.detail {

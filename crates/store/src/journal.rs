@@ -48,6 +48,58 @@ impl Journal {
         self.write_entries(entries, false)
     }
 
+    /// The journal's length in bytes: where the next append starts (0 when there is none).
+    pub fn byte_len(&self) -> Result<u64, StoreError> {
+        match std::fs::metadata(&self.path) {
+            Ok(meta) => Ok(meta.len()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+            Err(e) => Err(StoreError::io("stat journal", &self.path)(e)),
+        }
+    }
+
+    /// The first complete entry that starts at or just after `offset` (an append may first
+    /// close a torn line with a newline). `None` when there is none or it does not parse. Reads
+    /// one line, whatever the journal's size.
+    pub fn entry_at(&self, offset: u64) -> Result<Option<JournalEntry>, StoreError> {
+        let mut file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(StoreError::io("open journal", &self.path)(e)),
+        };
+        file.seek(SeekFrom::Start(offset))
+            .map_err(StoreError::io("seek journal", &self.path))?;
+        let mut reader = std::io::BufReader::new(file);
+        let mut line = Vec::new();
+        for _ in 0..2 {
+            line.clear();
+            std::io::BufRead::read_until(&mut reader, b'\n', &mut line)
+                .map_err(StoreError::io("read journal", &self.path))?;
+            if line.last() != Some(&b'\n') {
+                return Ok(None);
+            }
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                return Ok(serde_json::from_slice(&line).ok());
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first `submitted` entry for `item` in the whole journal: the result that counts
+    /// (the fold keeps the first). A scan of the journal, for recovery only: `submit` reads
+    /// one line at a known offset instead.
+    pub fn first_submission(&self, item: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        let tail = self.read_from(0)?;
+        Ok(tail
+            .entries
+            .into_iter()
+            .find_map(|entry| match entry.event {
+                self_repair_engine::Event::Submitted { item: i, result } if i == item => {
+                    Some(result)
+                }
+                _ => None,
+            }))
+    }
+
     fn write_entries(&self, entries: &[JournalEntry], sync: bool) -> Result<u64, StoreError> {
         let mut file = OpenOptions::new()
             .create(true)
@@ -72,11 +124,22 @@ impl Journal {
             text.push_str(&line);
             text.push('\n');
         }
-        file.write_all(text.as_bytes())
-            .map_err(StoreError::io("append to journal", &self.path))?;
-        if sync {
-            file.sync_data()
-                .map_err(StoreError::io("sync journal", &self.path))?;
+        let written = file
+            .write_all(text.as_bytes())
+            .and_then(|()| if sync { file.sync_data() } else { Ok(()) });
+        if let Err(e) = written {
+            // A line that failed to reach the disk must not count later (the fold would apply
+            // it): cut the journal back to where it was. The caller holds the lock.
+            let rolled_back = file.set_len(len);
+            // Readers see the cut at once; if the disk then fails to keep it, the line was never
+            // acknowledged, like a torn one.
+            let _ = file.sync_data();
+            let action = if rolled_back.is_ok() {
+                "append to (nothing was added)"
+            } else {
+                "append to (and could not cut back)"
+            };
+            return Err(StoreError::io(action, &self.path)(e));
         }
         Ok(len + text.len() as u64)
     }
@@ -122,6 +185,12 @@ impl Journal {
                 continue;
             }
             match serde_json::from_slice::<JournalEntry>(line) {
+                // Times are added to (leases): one past any real value is damage, not an event.
+                Ok(entry) if entry.at >= 1 << 53 => tail.skipped.push(format!(
+                    "{}: skipped a journal line whose time {} is past any real value",
+                    self.path.display(),
+                    entry.at
+                )),
                 Ok(entry) => tail.entries.push(entry),
                 Err(e) => tail.skipped.push(format!(
                     "{}: skipped a journal line that does not parse ({e})",

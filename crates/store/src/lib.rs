@@ -6,6 +6,7 @@ mod project;
 mod run_dir;
 mod run_id;
 mod run_lock;
+mod state_check;
 mod state_format;
 mod store_error;
 mod write_atomic;

@@ -8,7 +8,9 @@ use self_repair_engine::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::state_check::check_state;
 use crate::state_format::{to_pretty_levels, to_shallow_pretty};
+use crate::write_atomic::{TEMP_PREFIX, rebuildable_temp_prefix};
 use crate::{Journal, RunLock, StoreError, is_safe_item_id, replace_rebuildable, write_atomic};
 
 /// How long a writer waits for the run lock before giving up.
@@ -109,6 +111,96 @@ impl RunDir {
         is_safe_item_id(id).then(|| self.items_dir().join(format!("{id}.{ext}")))
     }
 
+    /// `items/<id>.pending`: written before `submit` appends its journal line, removed once
+    /// `items/<id>.<ext>` holds the result. It records where the line goes, so a later submit
+    /// finds out in one read whether an attempt that died in between committed.
+    fn submitting_marker(&self, item: &str) -> Option<PathBuf> {
+        self.item_file(item, "pending")
+    }
+
+    /// Records, before the journal append, that `item`'s result is being appended at
+    /// `offset`. Call with the lock held.
+    pub fn mark_submitting(&self, item: &str, offset: u64) -> Result<(), StoreError> {
+        match self.submitting_marker(item) {
+            Some(path) => write_atomic(&path, format!("{offset}\n").as_bytes()),
+            None => Ok(()),
+        }
+    }
+
+    /// Forgets the marker of `item` (its result file is written, or its append failed).
+    pub fn clear_submitting(&self, item: &str) {
+        if let Some(path) = self.submitting_marker(item) {
+            // A marker left behind only costs the next submit of this item one journal read.
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// The result a submit of `item` committed to the journal without writing its result
+    /// file (it was killed, or the disk failed, in between), read from the line its marker
+    /// points at. `None`: no such attempt, or it died before its line was appended. A marker
+    /// that does not say where (torn by a power cut) costs a scan of the journal.
+    pub fn committed_without_copy(
+        &self,
+        item: &str,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
+        let Some(path) = self.submitting_marker(item) else {
+            return Ok(None);
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(StoreError::io("read", &path)(e)),
+        };
+        let journal = self.journal();
+        let Ok(offset) = text.trim().parse::<u64>() else {
+            return journal.first_submission(item);
+        };
+        Ok(match journal.entry_at(offset)? {
+            Some(JournalEntry {
+                event: self_repair_engine::Event::Submitted { item: i, result },
+                ..
+            }) if i == item => Some(result),
+            _ => None,
+        })
+    }
+
+    /// The text of `item`'s recorded result: its copy `items/<id>.<ext>`, else the journal line
+    /// of a submit interrupted before it wrote that copy (which `doctor` or the next submit of
+    /// the item writes). Readers use this, not the file alone: the journal is the record.
+    pub fn read_result(&self, item: &str, ext: &str) -> Option<String> {
+        let path = self.item_file(item, ext)?;
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let value = self.committed_without_copy(item).ok()??;
+                Some(match value {
+                    serde_json::Value::String(text) if ext == "md" => text + "\n",
+                    other => serde_json::to_string_pretty(&other).ok()? + "\n",
+                })
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Items with a submit marker left behind (for `doctor`).
+    pub fn items_with_submit_marker(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.items_dir()) else {
+            return Vec::new();
+        };
+        let mut items: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_suffix(".pending")
+                    .filter(|id| is_safe_item_id(id))
+                    .map(str::to_owned)
+            })
+            .collect();
+        items.sort();
+        items
+    }
+
     /// Takes the run's exclusive lock.
     pub fn lock(&self) -> Result<RunLock, StoreError> {
         RunLock::acquire(&self.dir.join("lock"), LOCK_TIMEOUT)
@@ -165,17 +257,23 @@ impl RunDir {
                     expected: STATE_SCHEMA_VERSION,
                 })
             }
-            Ok(state) => Ok(state),
-            Err(e) => {
-                let kept = path.with_extension("json.corrupt");
-                std::fs::write(&kept, bytes).map_err(StoreError::io("keep a copy at", &kept))?;
-                Err(StoreError::CorruptState {
-                    path: path.to_path_buf(),
-                    reason: e.to_string(),
-                    kept,
-                })
-            }
+            Ok(state) => match check_state(&state) {
+                Ok(()) => Ok(state),
+                Err(reason) => Err(Self::keep_corrupt(path, bytes, reason)?),
+            },
+            Err(e) => Err(Self::keep_corrupt(path, bytes, e.to_string())?),
         }
+    }
+
+    /// Copies an unusable `state.json` aside and says so.
+    fn keep_corrupt(path: &Path, bytes: &[u8], reason: String) -> Result<StoreError, StoreError> {
+        let kept = path.with_extension("json.corrupt");
+        std::fs::write(&kept, bytes).map_err(StoreError::io("keep a copy at", &kept))?;
+        Ok(StoreError::CorruptState {
+            path: path.to_path_buf(),
+            reason,
+            kept,
+        })
     }
 
     /// Applies journal entries written since the state was saved (submissions from agents).
@@ -220,9 +318,50 @@ impl RunDir {
     /// had `items_before` items.
     pub fn save_state(&self, state: &RunState, items_before: usize) -> Result<(), StoreError> {
         let path = self.state_path();
+        self.remove_abandoned_temps(None);
         let bytes = encode(&path, state)?;
         replace_rebuildable(&path, &bytes)?;
         self.write_inputs(state, items_before)
+    }
+
+    /// Removes temporary files that writers killed mid-write left behind, and returns them.
+    /// Call with the run lock held. Temporary copies of `state.json` are only written under
+    /// the lock, so every one found then is abandoned. With `older_than`, any other temporary
+    /// file in the run folder or `items/` not touched for that long goes too (`doctor`): the
+    /// writers that make those without the lock (creating a run) finish in milliseconds.
+    pub fn remove_abandoned_temps(&self, older_than: Option<Duration>) -> Vec<PathBuf> {
+        let state_temps = rebuildable_temp_prefix(&self.state_path());
+        let mut removed = Vec::new();
+        // `items/` may hold 100,000 files: only `doctor` lists it.
+        let folders = match older_than {
+            Some(_) => vec![self.dir.clone(), self.items_dir()],
+            None => vec![self.dir.clone()],
+        };
+        for folder in folders {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                if !name.starts_with(TEMP_PREFIX) {
+                    continue;
+                }
+                let abandoned = (folder == self.dir && name.starts_with(&state_temps))
+                    || older_than.is_some_and(|age| {
+                        entry
+                            .metadata()
+                            .and_then(|m| m.modified())
+                            .ok()
+                            .and_then(|t| t.elapsed().ok())
+                            .is_some_and(|elapsed| elapsed >= age)
+                    });
+                if abandoned && std::fs::remove_file(entry.path()).is_ok() {
+                    removed.push(entry.path());
+                }
+            }
+        }
+        removed
     }
 
     /// Writes `items/<id>.input.json` for non-triage items from index `from` on: what `submit`
@@ -244,14 +383,23 @@ impl RunDir {
     pub fn rebuild(&self) -> Result<(RunState, FoldReport), StoreError> {
         let path = self.initial_path();
         let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
+        let unusable = |reason: String| StoreError::InitialStateUnusable {
+            path: path.clone(),
+            reason,
+        };
         let mut state =
-            serde_json::from_slice::<RunState>(&bytes).map_err(|e| StoreError::CorruptState {
-                path: path.clone(),
-                reason: e.to_string(),
-                kept: path.clone(),
-            })?;
+            serde_json::from_slice::<RunState>(&bytes).map_err(|e| unusable(e.to_string()))?;
+        if state.schema_version != STATE_SCHEMA_VERSION {
+            return Err(unusable(format!(
+                "schema_version {}, this self-repair reads {STATE_SCHEMA_VERSION}",
+                state.schema_version
+            )));
+        }
+        check_state(&state).map_err(unusable)?;
         state.journal_offset = 0;
         let report = self.fold(&mut state)?;
+        check_state(&state)
+            .map_err(|reason| unusable(format!("after replaying the journal, {reason}")))?;
         Ok((state, report))
     }
 

@@ -34,6 +34,10 @@ pub enum StoreError {
         kept: PathBuf,
     },
     #[error(
+        "{path} cannot rebuild the run ({reason}); the run's state cannot be recovered by `doctor`: start a new run with `self-repair start` (the findings are in findings.json beside it)"
+    )]
+    InitialStateUnusable { path: PathBuf, reason: String },
+    #[error(
         "the run state {path} has schema_version {found}, this self-repair reads {expected}; use a matching self-repair version"
     )]
     SchemaVersion {

@@ -9,7 +9,7 @@ use crate::StoreError;
 
 /// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let temp = write_temp(path, bytes)?;
+    let temp = write_temp(path, bytes, TEMP_PREFIX)?;
     persist(temp, path)
 }
 
@@ -22,7 +22,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 /// from the journal (reference/state-file.md). Where the swap is not supported (another file
 /// system, no file yet) this is [`write_atomic`].
 pub fn replace_rebuildable(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let temp = write_temp(path, bytes)?;
+    let temp = write_temp(path, bytes, &rebuildable_temp_prefix(path))?;
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
@@ -34,10 +34,25 @@ pub fn replace_rebuildable(path: &Path, bytes: &[u8]) -> Result<(), StoreError> 
     persist(temp, path)
 }
 
-fn write_temp(path: &Path, bytes: &[u8]) -> Result<NamedTempFile, StoreError> {
+/// Every temporary file starts with this; [`replace_rebuildable`]'s go on with the name of the
+/// file they replace (`.tmp-state.json-…`), so a writer holding the lock can recognise them.
+pub(crate) const TEMP_PREFIX: &str = ".tmp-";
+
+/// The temporary files of [`replace_rebuildable`] for `path` start with this.
+pub(crate) fn rebuildable_temp_prefix(path: &Path) -> String {
+    format!("{TEMP_PREFIX}{}-", file_name(path))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn write_temp(path: &Path, bytes: &[u8], prefix: &str) -> Result<NamedTempFile, StoreError> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut temp = tempfile::Builder::new()
-        .prefix(".tmp-")
+        .prefix(prefix)
         .tempfile_in(dir)
         .map_err(StoreError::io("create a temporary file in", dir))?;
     temp.write_all(bytes)
