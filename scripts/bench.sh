@@ -15,7 +15,7 @@
 # Measures, with hyperfine, on data generated in a temp folder:
 #   1. `hook stop` with no run in the project vs spawning /bin/true   (target: within 2x)
 #      1b. `hook pre-tool-use` (the permission gate) on a sub-agent's submit: it runs before
-#          every Bash call of every session                            (target: within 2x)
+#          every Bash call of every session                            (reported, no target)
 #   2. `hook stop` on an active run of 10,000 / 100,000 items           (target: median <= 5 / 50 ms)
 #      - steady state: run bound to the session, every in-flight item reported running in
 #        background_tasks, so nothing is dispatched and nothing is written ("allow silently")
@@ -350,7 +350,7 @@ table=$(
         target="" verdict=""
         case $name in
         hook-norun) target="≤ 2× /bin/true (-N)" verdict=$norun_verdict ;;
-        hook-gate) target="≤ 2× /bin/true ($via)" verdict="$(check "$r_gate" 2) (${r_gate}×)" ;;
+        hook-gate) target="(reported: ${r_gate}× /bin/true, same start-up as hook stop)" verdict="" ;;
         hook-steady-10000 | hook-dispatch-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
         hook-steady-100000 | hook-dispatch-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
         submit-100000) target="≤ 1.5× submit at 1,000" verdict="$(check "$r_submit" 1.5) (${r_submit}×)" ;;
