@@ -20,9 +20,10 @@ use crate::recorded_request::RecordedRequest;
 use crate::scenario::Scenario;
 
 const RUN: &str = "r";
-/// The check as the session's Bash call runs it (a fast check with a small timeout, so the
-/// Stop hook runs every recheck itself instead of asking for `self-repair tick`).
-const CHECK: &str = "self-repair check --run-id r --timeout 5 -- sh -c 'grep -q fixed state.txt'";
+/// The check as the session's Bash call runs it, with the default 120 s timeout: the check is
+/// fast, so the Stop hook runs every recheck itself from the measured durations, and the
+/// session never runs `self-repair tick` (before issue 12 it did, once per fix attempt).
+const CHECK: &str = "self-repair check --run-id r -- sh -c 'grep -q fixed state.txt'";
 /// Attempt 1, the main session: changes the file, does not fix it.
 const MAIN_FIX: &str = "echo 'still broken' > state.txt";
 /// Attempt 2, the fixer sub-agent: fixes it.
