@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
     finding_lines, hook_pre_tool_use, hook_session_start, hook_stop, hook_stop_failure, known_add,
-    known_list, load_folded, load_project_config, next, record_shown, render_findings,
-    render_known, render_rules, render_runs, replace_run_in_progress, rules_list, rules_set,
-    run_detectors, runs, save_detections, show, start, status, steer, submit_repaired,
+    known_list, load_folded, load_project_config, next, record_shown, reference_skips,
+    render_findings, render_known, render_rules, render_runs, replace_run_in_progress, rules_list,
+    rules_set, run_detectors, runs, save_detections, show, start, status, steer, submit_repaired,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -245,12 +245,16 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             finalize(&project, &dir, env.now)
         }
         Command::Refs { symbol, max } => {
-            let root = env.find_project().map_or_else(
-                |_| env.start_dir().to_path_buf(),
-                |p| p.root().to_path_buf(),
-            );
+            let project = env.find_project().ok();
+            let root = project
+                .as_ref()
+                .map_or_else(|| env.start_dir().to_path_buf(), |p| p.root().to_path_buf());
+            // The active run's own inputs are never references (an analyzer report names the
+            // symbols it flags).
+            let active = project.as_ref().and_then(|p| p.run_or_active(None).ok());
             let options = self_repair_context::RefOptions {
                 max_results: max,
+                skip_paths: reference_skips(active.as_ref()),
                 ..self_repair_context::RefOptions::default()
             };
             let report = self_repair_context::references(&root, &symbol, &options)

@@ -210,3 +210,48 @@ fn start_on_a_bad_line_names_it_once_exits_2_and_creates_nothing() {
         "nothing is created"
     );
 }
+
+/// A dead-code investigator used to see the analyzer's own report (and the backlog's tasks) as
+/// "uses" of the symbol it checks: the run's inputs and `backlog/` are never references.
+#[test]
+fn a_dead_code_investigator_does_not_see_the_analyzers_report_as_a_use() {
+    let project = TestProject::new();
+    project
+        .write(
+            "app.py",
+            "def helper():\n    return 1\n\n\ndef used():\n    return 2\n\n\nprint(used())\n",
+        )
+        .write(
+            "vulture.txt",
+            "app.py:1: unused function 'helper' (60% confidence)\n",
+        )
+        .write(
+            "backlog/tasks/task-1 - Remove-helper.md",
+            "Remove helper from app.py\n",
+        )
+        .write("notes/why.md", "helper is kept for the plugin API\n");
+    project
+        .cmd(&["start", "vulture.txt", "--run-id", "r-dead"])
+        .run()
+        .success();
+    let recorded = project.read(".self-repair/runs/r-dead/inputs.json");
+    assert!(recorded.contains("\"vulture.txt\""), "{recorded}");
+    let shown = project.cmd(&["show", "t-00001"]).run().success().stdout;
+    assert!(
+        shown.contains("notes/why.md"),
+        "a real mention is still shown: {shown}"
+    );
+    assert!(
+        !shown.contains("vulture.txt:1"),
+        "the report is not a use: {shown}"
+    );
+    assert!(
+        !shown.contains("backlog/tasks"),
+        "the backlog is not a use: {shown}"
+    );
+    let refs = project.cmd(&["refs", "helper"]).run().success().stdout;
+    assert!(
+        refs.contains("notes/why.md") && !refs.contains("vulture.txt"),
+        "{refs}"
+    );
+}

@@ -263,12 +263,14 @@ impl PromptContext<'_> {
                 .collect();
             fenced_block("text", &places.join("\n"))
         };
+        let mut options = ContextOptions::default();
+        options.references.skip_paths = crate::reference_skips(Some(self.dir));
         let context = code_context(
             self.root,
             &f.path,
             f.line.unwrap_or(0),
             f.symbol.as_deref(),
-            &ContextOptions::default(),
+            &options,
         );
         let route = item.route.as_deref().unwrap_or("generic").to_owned();
         let routes: Vec<String> = ROUTES

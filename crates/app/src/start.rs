@@ -214,6 +214,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         &routed,
     );
     dir.create(&state)?;
+    let sources: Vec<String> = inputs.iter().map(|i| i.source.clone()).collect();
+    crate::run_inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
     project.set_active(&run_id)?;
     Ok(StartReport {
         run: run_id,

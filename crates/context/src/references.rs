@@ -33,6 +33,10 @@ pub struct RefOptions {
     pub max_file_bytes: u64,
     /// Locations left out of the hits (the definition, the finding's own line).
     pub exclude: Vec<RefLocation>,
+    /// Project-relative files never searched, or folders when they end in `/`: the run's own
+    /// inputs (an analyzer's report names every symbol it flags, which is not a use) and the
+    /// task sink `backlog/`.
+    pub skip_paths: Vec<String>,
 }
 
 impl Default for RefOptions {
@@ -43,6 +47,7 @@ impl Default for RefOptions {
             max_bytes_scanned: 256 * 1024 * 1024,
             max_file_bytes: 2 * 1024 * 1024,
             exclude: Vec::new(),
+            skip_paths: vec!["backlog/".to_owned()],
         }
     }
 }
@@ -214,7 +219,22 @@ pub fn references(
         excluded_hits: 0,
         stopped_by: None,
     };
+    let skip: Vec<String> = options
+        .skip_paths
+        .iter()
+        .map(|p| normalize_skip(p))
+        .collect();
     for (rel_path, path, size) in project_files(&root) {
+        let skipped = skip.iter().any(|s| {
+            if s.ends_with('/') {
+                rel_path.starts_with(s.as_str())
+            } else {
+                rel_path == *s
+            }
+        });
+        if skipped {
+            continue;
+        }
         if size > options.max_file_bytes {
             report.skipped_large += 1;
             continue;
@@ -293,6 +313,15 @@ fn project_files(root: &Path) -> Vec<(String, PathBuf, u64)> {
     }
     files.sort_by(|left, right| left.0.cmp(&right.0));
     files
+}
+
+/// [`normalize`], keeping the trailing `/` that marks a folder.
+fn normalize_skip(path: &str) -> String {
+    let mut normalized = normalize(path);
+    if path.ends_with('/') || path.ends_with('\\') {
+        normalized.push('/');
+    }
+    normalized
 }
 
 /// `./src//a.rs` -> `src/a.rs`.

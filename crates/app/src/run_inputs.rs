@@ -1,0 +1,60 @@
+//! `inputs.json` in a run's folder: the findings files `start` read, as project-relative
+//! paths. The reference search never counts them: an analyzer's report names every symbol it
+//! flags, and a dead-code investigator must not read that as a use (issue 14).
+
+use std::path::Path;
+
+use self_repair_store::RunDir;
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+
+const FILE: &str = "inputs.json";
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct RunInputs {
+    schema_version: u32,
+    /// Project-relative paths of the input files inside the project.
+    inputs: Vec<String>,
+}
+
+/// Records which of `sources` (paths as given to `start`, relative to `cwd`) lie inside the
+/// project `root`. Standard input and files outside the project are not recorded.
+pub(crate) fn record_inputs(
+    root: &Path,
+    cwd: &Path,
+    dir: &RunDir,
+    sources: &[String],
+) -> Result<(), AppError> {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let inputs: Vec<String> = sources
+        .iter()
+        .filter(|s| *s != "-")
+        .filter_map(|s| cwd.join(s).canonicalize().ok())
+        .filter_map(|p| {
+            p.strip_prefix(&root)
+                .ok()
+                .map(|r| r.to_string_lossy().replace('\\', "/"))
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&RunInputs {
+        schema_version: 1,
+        inputs,
+    })
+    .unwrap_or_default();
+    let path = dir.path().join(FILE);
+    std::fs::write(&path, text + "\n").map_err(AppError::io("write", &path))
+}
+
+/// What the reference search skips for this run: its inputs and the task sink `backlog/`. A
+/// missing or unreadable `inputs.json` (a run made before it existed) skips only `backlog/`.
+pub fn reference_skips(dir: Option<&RunDir>) -> Vec<String> {
+    let mut skips = vec!["backlog/".to_owned()];
+    let recorded = dir
+        .and_then(|d| std::fs::read_to_string(d.path().join(FILE)).ok())
+        .and_then(|text| serde_json::from_str::<RunInputs>(&text).ok());
+    if let Some(recorded) = recorded {
+        skips.extend(recorded.inputs);
+    }
+    skips
+}
