@@ -232,4 +232,10 @@ fn the_real_jinja2_ruff_report_ingests_without_base_and_names_the_base_it_inferr
         "{}",
         out.stdout
     );
+    // Agents have no network: the rule's own documentation from the SARIF is in the task.
+    let shown = project.cmd(&["show", "t-00001"]).run().success().stdout;
+    assert!(
+        shown.contains("## What ruff says about D205 (data)") && shown.contains("## What it does"),
+        "{shown}"
+    );
 }

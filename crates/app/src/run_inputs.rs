@@ -58,3 +58,45 @@ pub fn reference_skips(dir: Option<&RunDir>) -> Vec<String> {
     }
     skips
 }
+
+const RULE_TEXTS: &str = "rule-texts.json";
+
+/// Records the analyzers' own descriptions of the rules this run's findings name (SARIF
+/// `help`/`fullDescription`/`shortDescription`), one per (tool, rule), so `show` can give them to
+/// the investigator. Rules without a finding are left out: a `CodeQL` log lists hundreds.
+pub(crate) fn record_rule_texts(
+    dir: &RunDir,
+    texts: Vec<self_repair_ingest::RuleText>,
+    records: &[self_repair_engine::FindingRecord],
+) -> Result<(), AppError> {
+    let named: std::collections::HashSet<(&str, &str)> = records
+        .iter()
+        .map(|r| (r.finding.tool.as_str(), r.finding.rule_id.as_str()))
+        .collect();
+    let mut kept: Vec<self_repair_ingest::RuleText> = Vec::new();
+    for text in texts {
+        let wanted = named.contains(&(text.tool.as_str(), text.rule_id.as_str()));
+        let seen = kept
+            .iter()
+            .any(|k| k.tool == text.tool && k.rule_id == text.rule_id);
+        if wanted && !seen {
+            kept.push(text);
+        }
+    }
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let path = dir.path().join(RULE_TEXTS);
+    let text = serde_json::to_string_pretty(&kept).unwrap_or_default();
+    std::fs::write(&path, text + "\n").map_err(AppError::io("write", &path))
+}
+
+/// The analyzer's description of `tool`'s `rule_id` in this run, if it gave one.
+pub(crate) fn rule_text(dir: &RunDir, tool: &str, rule_id: &str) -> Option<String> {
+    let text = std::fs::read_to_string(dir.path().join(RULE_TEXTS)).ok()?;
+    let texts: Vec<self_repair_ingest::RuleText> = serde_json::from_str(&text).ok()?;
+    texts
+        .into_iter()
+        .find(|t| t.tool == tool && t.rule_id == rule_id)
+        .map(|t| t.text)
+}

@@ -229,6 +229,17 @@ impl PromptContext<'_> {
         })
     }
 
+    /// The analyzer's own description of the rule (agents have no network: a docs URL alone
+    /// tells them nothing), as a data section; empty when the analyzer gave none.
+    fn rule_section(&self, tool: &str, rule_id: &str) -> String {
+        crate::run_inputs::rule_text(self.dir, tool, rule_id).map_or_else(String::new, |text| {
+            format!(
+                "## What {tool} says about {rule_id} (data)\n\n{}\n",
+                fenced_block("markdown", &text)
+            )
+        })
+    }
+
     fn record(&self, item: &WorkItem) -> Option<&FindingRecord> {
         self.findings.get(item.finding? as usize)
     }
@@ -282,6 +293,7 @@ impl PromptContext<'_> {
             vec![
                 ("route", route),
                 ("finding", fenced_block("text", &lines.join("\n"))),
+                ("rule", self.rule_section(&f.tool, &f.rule_id)),
                 ("occurrences", occurrences),
                 ("context", context.render_markdown()),
                 ("routes", routes.join("\n")),

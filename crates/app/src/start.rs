@@ -8,7 +8,7 @@ use self_repair_engine::{
     Finding, FindingRecord, Intake, Occurrence, Phase, RoutedFinding, create_run, default_route,
     timestamp, triage_id,
 };
-use self_repair_ingest::{Format, IngestOptions, fingerprint_all, parse};
+use self_repair_ingest::{Format, IngestOptions, RuleText, fingerprint_all, parse};
 use self_repair_store::{Project, write_json_rows};
 use serde::Serialize;
 
@@ -149,7 +149,11 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     options
         .prepared
         .extend(detections.iter().map(|d| d.input.clone()));
-    let (inputs, findings) = read_inputs(&root, &options)?;
+    let ReadInputs {
+        inputs,
+        findings,
+        rule_texts,
+    } = read_inputs(&root, &options)?;
     let mut records = merge_identical(&root, findings);
     let mut routed = Vec::new();
     let mut route_counts: Vec<(String, u32)> = Vec::new();
@@ -216,6 +220,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     dir.create(&state)?;
     let sources: Vec<String> = inputs.iter().map(|i| i.source.clone()).collect();
     crate::run_inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
+    crate::run_inputs::record_rule_texts(&dir, rule_texts, &records)?;
     project.set_active(&run_id)?;
     Ok(StartReport {
         run: run_id,
@@ -269,10 +274,14 @@ fn classify_error(e: self_repair_classify::ClassifyError) -> AppError {
     AppError::Usage(e.to_string())
 }
 
-fn read_inputs(
-    root: &Path,
-    options: &StartOptions,
-) -> Result<(Vec<InputSummary>, Vec<Finding>), AppError> {
+/// What the inputs of `start` held.
+struct ReadInputs {
+    inputs: Vec<InputSummary>,
+    findings: Vec<Finding>,
+    rule_texts: Vec<RuleText>,
+}
+
+fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppError> {
     let stdin_only = [PathBuf::from("-")];
     let files: &[PathBuf] = if options.files.is_empty() && options.prepared.is_empty() {
         &stdin_only
@@ -304,6 +313,7 @@ fn read_inputs(
     }
     let mut inputs = Vec::new();
     let mut findings = Vec::new();
+    let mut rule_texts = Vec::new();
     for spec in specs.iter().chain(&options.prepared) {
         let mut ingest = IngestOptions::new(spec.source.clone(), root);
         if let Some(base) = &options.base {
@@ -321,8 +331,13 @@ fn read_inputs(
             inferred_base: parsed.inferred_base.clone(),
         });
         findings.extend(parsed.findings);
+        rule_texts.extend(parsed.rule_texts);
     }
-    Ok((inputs, findings))
+    Ok(ReadInputs {
+        inputs,
+        findings,
+        rule_texts,
+    })
 }
 
 /// One record per fingerprint, in first-seen order, with every occurrence listed.

@@ -25,9 +25,14 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         chosen => chosen,
     };
     let paths = PathResolver::new(options);
+    let mut rule_texts = Vec::new();
     let findings = match format {
         Format::Auto | Format::Jsonl => jsonl::parse_jsonl(input, &paths)?,
-        Format::Sarif => sarif::parse_sarif(input, &paths)?,
+        Format::Sarif => {
+            let (findings, texts) = sarif::parse_sarif(input, &paths)?;
+            rule_texts = texts;
+            findings
+        }
         Format::Clippy => clippy::parse_clippy(input, &paths)?,
         Format::Ruff => ruff::parse_ruff(input, &paths)?,
         Format::Eslint => eslint::parse_eslint(input, &paths)?,
@@ -58,5 +63,6 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         format,
         findings,
         inferred_base: paths.inferred_base(),
+        rule_texts,
     })
 }

@@ -14,4 +14,19 @@ pub struct Parsed {
     /// The folder the analyzer ran in, when its absolute paths were outside the project and
     /// no `--base` was given: inferred from the project's files (`/home/runner/work/app/app`).
     pub inferred_base: Option<String>,
+    /// What the analyzer says about each rule it reported (SARIF `help`, `fullDescription`,
+    /// `shortDescription`): agents have no network, so a docs URL alone tells them nothing.
+    pub rule_texts: Vec<RuleText>,
 }
+
+/// The analyzer's own description of one rule.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RuleText {
+    pub tool: String,
+    pub rule_id: String,
+    /// Markdown or plain text, at most [`RULE_TEXT_CHARS`] characters.
+    pub text: String,
+}
+
+/// The longest rule description kept (a rule's whole documentation page is not needed).
+pub const RULE_TEXT_CHARS: usize = 2_000;

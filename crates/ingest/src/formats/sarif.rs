@@ -18,11 +18,12 @@ use self_repair_engine::{Finding, Level};
 use crate::format::Format;
 use crate::formats::borrowed_text::Text;
 use crate::formats::sarif_log::{
-    ArtifactLocation, ReportingDescriptor, Run, SarifLog, SarifResult, Tool,
+    ArtifactLocation, Multiformat, ReportingDescriptor, Run, SarifLog, SarifResult, Tool,
 };
 use crate::formats::sarif_stream::for_each_result;
 use crate::ingest_error::IngestError;
 use crate::json_document::{parse_document, without_position};
+use crate::parsed::{RULE_TEXT_CHARS, RuleText};
 use crate::path_resolver::PathResolver;
 use crate::symbol_hint::infer_symbol;
 
@@ -34,9 +35,13 @@ const MAX_BASE_DEPTH: usize = 8;
 
 /// Reads a SARIF log in two passes: run headers (tool, rules, base URIs) first, skipping the
 /// results; then the results streamed one by one straight into findings.
-pub(crate) fn parse_sarif(text: &str, paths: &PathResolver) -> Result<Vec<Finding>, IngestError> {
+pub(crate) fn parse_sarif(
+    text: &str,
+    paths: &PathResolver,
+) -> Result<(Vec<Finding>, Vec<RuleText>), IngestError> {
     let log: SarifLog<'_> = parse_document(text, Format::Sarif, paths.input(), EXPECTED)?;
     let runs: Vec<RunContext<'_, '_>> = log.runs.iter().map(RunContext::new).collect();
+    let rule_texts: Vec<RuleText> = runs.iter().flat_map(RunContext::rule_texts).collect();
     let mut findings = Vec::new();
     let mut failure = None;
     let mut on_result = |run: usize, index: usize, result: SarifResult<'_>| {
@@ -62,7 +67,7 @@ pub(crate) fn parse_sarif(text: &str, paths: &PathResolver) -> Result<Vec<Findin
         return Err(located_stream_error(text, &error, paths.input()));
     }
     findings.shrink_to_fit();
-    Ok(findings)
+    Ok((findings, rule_texts))
 }
 
 /// A result that failed to deserialize, located by walking the log again with path tracking.
@@ -85,6 +90,17 @@ fn located_stream_error(text: &str, error: &serde_json::Error, input: &str) -> I
     }
 }
 
+/// A message's markdown, else its text, trimmed; `None` when empty.
+fn pick<'m>(message: Option<&'m Multiformat<'_>>) -> Option<&'m str> {
+    message.and_then(|m| {
+        m.markdown
+            .as_deref()
+            .or(m.text.as_deref())
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+    })
+}
+
 /// What converting a run's results needs from its header.
 struct RunContext<'r, 'a> {
     run: &'r Run<'a>,
@@ -105,6 +121,34 @@ impl<'r, 'a> RunContext<'r, 'a> {
             tool,
             rules: RuleTable::new(&run.tool),
         }
+    }
+
+    /// Each rule's own description: `help` (markdown first), else `fullDescription`, else
+    /// `shortDescription`; cut to [`RULE_TEXT_CHARS`] characters.
+    fn rule_texts(&self) -> Vec<RuleText> {
+        self.rules
+            .components
+            .iter()
+            .flat_map(|rules| rules.iter())
+            .filter_map(|rule| {
+                let id = rule.id.as_deref()?;
+                let help = pick(rule.help.as_ref());
+                let text = help
+                    .filter(|h| h.len() > 80)
+                    .or_else(|| pick(rule.full_description.as_ref()))
+                    .or(help)
+                    .or_else(|| pick(rule.short_description.as_ref()))?;
+                let mut kept: String = text.chars().take(RULE_TEXT_CHARS).collect();
+                if kept.len() < text.len() {
+                    kept.push('…');
+                }
+                Some(RuleText {
+                    tool: self.tool.clone(),
+                    rule_id: id.to_owned(),
+                    text: kept,
+                })
+            })
+            .collect()
     }
 
     /// The finding for `runs[run_index].results[result_index]`, or `None` when the result is
@@ -354,9 +398,36 @@ mod tests {
     use super::*;
     use crate::ingest_options::IngestOptions;
 
+    #[test]
+    fn a_rules_help_or_description_is_kept_for_the_investigator() -> Result<(), IngestError> {
+        let log = r###"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"Ruff","rules":[
+            {"id":"A001","help":{"text":"Variable is shadowing a builtin"},
+             "fullDescription":{"text":"## What it does\nChecks for assignments that shadow builtins."}},
+            {"id":"B002","shortDescription":{"text":"short only"}},
+            {"id":"C003","help":{"text":"plain help that is long enough to be the whole story of this rule, more than eighty characters"}},
+            {"id":"D004"}]}},"results":[]}]}"###;
+        let options = IngestOptions::new("t.sarif", "/proj");
+        let (_, texts) = parse_sarif(log, &PathResolver::new(&options))?;
+        let text = |id: &str| {
+            texts
+                .iter()
+                .find(|t| t.rule_id == id)
+                .map(|t| t.text.as_str())
+        };
+        assert_eq!(
+            text("A001"),
+            Some("## What it does\nChecks for assignments that shadow builtins.")
+        );
+        assert_eq!(text("B002"), Some("short only"));
+        assert!(text("C003").is_some_and(|t| t.starts_with("plain help")));
+        assert_eq!(text("D004"), None);
+        assert!(texts.iter().all(|t| t.tool == "ruff"));
+        Ok(())
+    }
+
     fn parse(text: &str) -> Result<Vec<Finding>, IngestError> {
         let options = IngestOptions::new("t.sarif", "/proj").with_base("/elsewhere");
-        parse_sarif(text, &PathResolver::new(&options))
+        parse_sarif(text, &PathResolver::new(&options)).map(|(findings, _)| findings)
     }
 
     #[test]

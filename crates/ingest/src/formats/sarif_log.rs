@@ -58,6 +58,21 @@ pub(crate) struct ReportingDescriptor<'a> {
     pub(crate) default_configuration: Option<ReportingConfiguration<'a>>,
     #[serde(default, borrow)]
     pub(crate) message_strings: Option<HashMap<Text<'a>, MessageString<'a>>>,
+    #[serde(default, borrow)]
+    pub(crate) short_description: Option<Multiformat<'a>>,
+    #[serde(default, borrow)]
+    pub(crate) full_description: Option<Multiformat<'a>>,
+    #[serde(default, borrow)]
+    pub(crate) help: Option<Multiformat<'a>>,
+}
+
+/// A `multiformatMessageString`: plain text and, optionally, markdown.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Multiformat<'a> {
+    #[serde(default, borrow)]
+    pub(crate) text: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    pub(crate) markdown: Option<Text<'a>>,
 }
 
 /// A rule's default configuration; only the level matters here.
