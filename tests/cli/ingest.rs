@@ -239,3 +239,32 @@ fn the_real_jinja2_ruff_report_ingests_without_base_and_names_the_base_it_inferr
         "{shown}"
     );
 }
+
+/// Routing used the tool's name: every `CodeQL` or Semgrep finding went to the security route,
+/// quality rules included. The rule's SARIF `tags` and `security-severity` now decide.
+#[test]
+fn codeql_quality_rules_are_not_routed_to_security_by_the_tools_name() {
+    let project = TestProject::new();
+    project.write("app.py", "x = 1\ny = 2\n");
+    let sarif = serde_json::json!({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "CodeQL",
+    "rules": [
+        {"id": "py/unused-local-variable", "properties": {"tags": ["maintainability", "useless-code"]}},
+        {"id": "py/sql-injection", "properties": {"tags": ["security", "external/cwe/cwe-089"], "security-severity": "8.8"}}
+    ]}},
+    "results": [
+        {"ruleId": "py/unused-local-variable", "message": {"text": "Variable x is not used."},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "app.py"}, "region": {"startLine": 1}}}]},
+        {"ruleId": "py/sql-injection", "message": {"text": "This query depends on a user-provided value."},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "app.py"}, "region": {"startLine": 2}}}]}
+    ]}]});
+    project.write("codeql.sarif", &sarif.to_string());
+    let out = project
+        .cmd(&["start", "codeql.sarif", "--run-id", "r-cq"])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("generic 1, security 1"),
+        "{}",
+        out.stdout
+    );
+}

@@ -52,15 +52,41 @@ const DEAD_CODE_RULES: [&str; 8] = [
     "unused_variables",
 ];
 
-/// The default route of a finding, from its tool and rule id.
+/// Whether the analyzer itself says the finding is about security: a `security-severity`
+/// (`CodeQL`), or `tags` holding `security` or a CWE (`CodeQL`, Semgrep). `None` when it carries
+/// neither: then the tool's name decides.
+fn tagged_security(finding: &Finding) -> Option<bool> {
+    let raw = finding.raw.as_ref()?;
+    let severity = raw.get("security-severity").and_then(|s| {
+        s.as_f64()
+            .or_else(|| s.as_str().and_then(|t| t.trim().parse::<f64>().ok()))
+    });
+    if severity.is_some_and(|s| s > 0.0) {
+        return Some(true);
+    }
+    let tags = raw.get("tags")?.as_array()?;
+    Some(
+        tags.iter()
+            .filter_map(serde_json::Value::as_str)
+            .any(|tag| {
+                let tag = tag.to_ascii_lowercase();
+                tag == "security" || tag.contains("cwe")
+            }),
+    )
+}
+
+/// The default route of a finding: security when the analyzer tags it so (SARIF `tags`,
+/// `security-severity`), else from its tool and rule id.
 pub fn default_route(finding: &Finding) -> &'static Route {
     let tool = finding.tool.to_ascii_lowercase();
     let rule = finding.rule_id.as_str();
-    let name = if SECURITY_TOOLS.contains(&tool.as_str())
-        || (tool == "ruff"
-            && rule.starts_with('S')
-            && rule[1..].bytes().all(|b| b.is_ascii_digit()))
-    {
+    let by_tool = || {
+        SECURITY_TOOLS.contains(&tool.as_str())
+            || (tool == "ruff"
+                && rule.starts_with('S')
+                && rule[1..].bytes().all(|b| b.is_ascii_digit()))
+    };
+    let name = if tagged_security(finding).unwrap_or_else(by_tool) {
         "security"
     } else if DEAD_CODE_TOOLS.contains(&tool.as_str())
         || DEAD_CODE_RULES.iter().any(|r| rule.eq_ignore_ascii_case(r))
@@ -71,4 +97,64 @@ pub fn default_route(finding: &Finding) -> &'static Route {
         "generic"
     };
     route(name).unwrap_or(&ROUTES[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn finding(tool: &str, rule: &str, raw: Option<serde_json::Value>) -> Finding {
+        Finding {
+            tool: tool.to_owned(),
+            rule_id: rule.to_owned(),
+            level: crate::Level::Warning,
+            message: "m".to_owned(),
+            path: "a.py".to_owned(),
+            line: Some(1),
+            column: None,
+            end_line: None,
+            end_column: None,
+            symbol: None,
+            help_uri: None,
+            raw,
+        }
+    }
+
+    #[test]
+    fn a_codeql_or_semgrep_quality_rule_is_not_routed_to_security_by_its_tool_name() {
+        let quality = finding(
+            "codeql",
+            "py/unused-local-variable",
+            Some(json!({"tags": ["maintainability", "useless-code"]})),
+        );
+        assert_eq!(default_route(&quality).name, "generic");
+        let semgrep = finding(
+            "semgrep",
+            "python.lang.best-practice.x",
+            Some(json!({"tags": []})),
+        );
+        assert_eq!(default_route(&semgrep).name, "generic");
+    }
+
+    #[test]
+    fn security_tags_or_a_security_severity_route_to_security_whatever_the_tool() {
+        let cwe = finding(
+            "codeql",
+            "py/sql-injection",
+            Some(json!({"tags": ["security", "external/cwe/cwe-089"]})),
+        );
+        assert_eq!(default_route(&cwe).name, "security");
+        let severity = finding("sometool", "R1", Some(json!({"security-severity": "7.5"})));
+        assert_eq!(default_route(&severity).name, "security");
+        // No tags at all: the tool's name decides, as before.
+        assert_eq!(
+            default_route(&finding("bandit", "B602", None)).name,
+            "security"
+        );
+        assert_eq!(
+            default_route(&finding("codeql", "x", None)).name,
+            "security"
+        );
+    }
 }

@@ -90,6 +90,27 @@ fn located_stream_error(text: &str, error: &serde_json::Error, input: &str) -> I
     }
 }
 
+/// The result's `properties`, plus its rule's `tags` and `security-severity` where the result
+/// does not set them: routing reads them (a `CodeQL` or Semgrep quality rule is not a security
+/// finding because of its tool's name).
+fn with_rule_properties(
+    result: Option<serde_json::Value>,
+    rule: Option<&ReportingDescriptor<'_>>,
+) -> Option<serde_json::Value> {
+    let from_rule = rule.and_then(|r| r.properties.as_ref());
+    let mut merged = match result {
+        Some(serde_json::Value::Object(map)) => map,
+        Some(other) => return Some(other),
+        None => serde_json::Map::new(),
+    };
+    for key in ["tags", "security-severity"] {
+        if let Some(value) = from_rule.and_then(|p| p.get(key)) {
+            merged.entry(key).or_insert_with(|| value.clone());
+        }
+    }
+    (!merged.is_empty()).then_some(serde_json::Value::Object(merged))
+}
+
 /// A message's markdown, else its text, trimmed; `None` when empty.
 fn pick<'m>(message: Option<&'m Multiformat<'_>>) -> Option<&'m str> {
     message.and_then(|m| {
@@ -198,7 +219,7 @@ impl<'r, 'a> RunContext<'r, 'a> {
             column: region.and_then(|r| r.start_column),
             end_line: region.and_then(|r| r.end_line),
             end_column: region.and_then(|r| r.end_column),
-            raw: result.properties.clone(),
+            raw: with_rule_properties(result.properties.clone(), rule),
             rule_id,
             message,
             path,

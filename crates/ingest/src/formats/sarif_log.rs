@@ -64,6 +64,9 @@ pub(crate) struct ReportingDescriptor<'a> {
     pub(crate) full_description: Option<Multiformat<'a>>,
     #[serde(default, borrow)]
     pub(crate) help: Option<Multiformat<'a>>,
+    /// `tags` and `security-severity` (`CodeQL`, Semgrep) decide the route.
+    #[serde(default)]
+    pub(crate) properties: Option<serde_json::Value>,
 }
 
 /// A `multiformatMessageString`: plain text and, optionally, markdown.
