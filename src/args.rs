@@ -217,6 +217,13 @@ pub enum KnownAction {
         #[command(flatten)]
         run: RunArg,
     },
+    /// Forget a decision: the finding goes to triage again from the next `start`.
+    Remove {
+        /// A fingerprint (16 hex digits) or a triage item id of the run.
+        target: String,
+        #[command(flatten)]
+        run: RunArg,
+    },
 }
 
 /// Options of `check`.

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
     finding_lines, hook_pre_tool_use, hook_session_start, hook_stop, hook_stop_failure, known_add,
-    known_list, load_folded, load_project_config, next, record_shown, reference_skips,
-    render_findings, render_known, render_rules, render_runs, replace_run_in_progress, rules_list,
-    rules_set, run_detectors, runs, save_detections, show, start, status, steer, submit_repaired,
+    known_list, known_remove, load_folded, load_project_config, next, record_shown,
+    reference_skips, render_findings, render_known, render_rules, render_runs,
+    replace_run_in_progress, rules_list, rules_set, run_detectors, runs, save_detections, show,
+    start, status, steer, submit_repaired,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -294,6 +295,9 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     reason,
                     run,
                 } => known_add(&project, run.run.as_deref(), &target, &verdict, &reason),
+                KnownAction::Remove { target, run } => {
+                    known_remove(&project, run.run.as_deref(), &target)
+                }
             }
         }
         Command::Demo { dir } => {

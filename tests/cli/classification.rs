@@ -221,3 +221,53 @@ fn bad_config_and_rule_files_are_refused_with_a_clear_error_and_left_alone() {
         "file untouched"
     );
 }
+
+/// There was no way to take a decision back out of known.json: `known remove` forgets it, and
+/// the next `start` triages the finding again.
+#[test]
+fn known_remove_forgets_a_decision_and_the_next_start_triages_the_finding_again() {
+    let project = started(3);
+    let added = project
+        .cmd(&[
+            "known",
+            "add",
+            "t-00001",
+            "--verdict",
+            "intended",
+            "--reason",
+            "kept for the plugin API",
+        ])
+        .run()
+        .success();
+    let fingerprint = added.stdout.split_whitespace().nth(1).unwrap().to_owned();
+    let replace = ["start", "findings.jsonl", "--run-id", "r-2", "--replace"];
+    let second = project.cmd(&replace).run().success();
+    assert!(
+        second.stdout.contains("known registry decided 1"),
+        "{}",
+        second.stdout
+    );
+    let removed = project
+        .cmd(&["known", "remove", &fingerprint])
+        .run()
+        .success();
+    assert!(
+        removed
+            .stdout
+            .contains("forgotten (it was intended by manual)"),
+        "{}",
+        removed.stdout
+    );
+    let third = project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-3", "--replace"])
+        .run()
+        .success();
+    assert!(
+        third.stdout.contains("known registry decided 0"),
+        "{}",
+        third.stdout
+    );
+    let again = project.cmd(&["known", "remove", &fingerprint]).run();
+    assert_eq!(again.code, 4, "{}", again.stderr);
+    assert!(again.stderr.contains("no decision"), "{}", again.stderr);
+}

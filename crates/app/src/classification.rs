@@ -153,6 +153,29 @@ pub fn known_add(
     ))
 }
 
+/// `known remove`: forgets a decision, so the finding is triaged again from the next `start`.
+/// An unknown target changes nothing and says so (exit 4, not found).
+pub fn known_remove(
+    project: &Project,
+    run: Option<&str>,
+    target: &str,
+) -> Result<String, AppError> {
+    let (fingerprint, _) = resolve_target(project, run, target)?;
+    let store = project.store_dir();
+    let mut known = KnownRegistry::load(&store).map_err(usage)?;
+    let Some(entry) = known.remove(&fingerprint) else {
+        return Err(AppError::NotFound(format!(
+            "known.json has no decision for {fingerprint}; `self-repair known list` shows what it has"
+        )));
+    };
+    known.save(&store).map_err(usage)?;
+    Ok(format!(
+        "known: {fingerprint} forgotten (it was {} by {}); the next `self-repair start` triages it again",
+        entry.verdict.as_str(),
+        entry.source
+    ))
+}
+
 fn resolve_target(
     project: &Project,
     run: Option<&str>,

@@ -70,6 +70,11 @@ impl KnownRegistry {
         self.entries.get(fingerprint)
     }
 
+    /// Removes an entry; returns it when there was one.
+    pub fn remove(&mut self, fingerprint: &str) -> Option<KnownEntry> {
+        self.entries.remove(fingerprint)
+    }
+
     /// Adds or replaces an entry; returns true when it changed anything.
     pub fn insert(&mut self, fingerprint: String, entry: KnownEntry) -> bool {
         if self.entries.get(&fingerprint) == Some(&entry) {
