@@ -217,6 +217,20 @@ pub enum KnownAction {
         #[command(flatten)]
         run: RunArg,
     },
+    /// Let a proposed security dismissal decide from the next `start`.
+    Accept {
+        /// A fingerprint (16 hex digits) or a triage item id of the run.
+        target: String,
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// Refuse a proposed dismissal (the same as `remove`): the finding is triaged again.
+    Reject {
+        /// A fingerprint (16 hex digits) or a triage item id of the run.
+        target: String,
+        #[command(flatten)]
+        run: RunArg,
+    },
     /// Forget a decision: the finding goes to triage again from the next `start`.
     Remove {
         /// A fingerprint (16 hex digits) or a triage item id of the run.

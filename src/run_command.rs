@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
-    finding_lines, hook_pre_tool_use, hook_session_start, hook_stop, hook_stop_failure, known_add,
-    known_list, known_remove, load_folded, load_project_config, next, record_shown,
-    reference_skips, render_findings, render_known, render_rules, render_runs,
+    finding_lines, hook_pre_tool_use, hook_session_start, hook_stop, hook_stop_failure,
+    known_accept, known_add, known_list, known_remove, load_folded, load_project_config, next,
+    record_shown, reference_skips, render_findings, render_known, render_rules, render_runs,
     replace_run_in_progress, rules_list, rules_set, run_detectors, runs, save_detections, show,
     start, status, steer, submit_repaired,
 };
@@ -295,7 +295,10 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     reason,
                     run,
                 } => known_add(&project, run.run.as_deref(), &target, &verdict, &reason),
-                KnownAction::Remove { target, run } => {
+                KnownAction::Accept { target, run } => {
+                    known_accept(&project, run.run.as_deref(), &target)
+                }
+                KnownAction::Remove { target, run } | KnownAction::Reject { target, run } => {
                     known_remove(&project, run.run.as_deref(), &target)
                 }
             }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::harness::TestProject;
+use crate::harness::{TestProject, jsonl_findings};
 use crate::pipeline::{drive, started};
 use crate::scripted_agent::ScriptedAgent;
 
@@ -270,4 +270,78 @@ fn known_remove_forgets_a_decision_and_the_next_start_triages_the_finding_again(
     let again = project.cmd(&["known", "remove", &fingerprint]).run();
     assert_eq!(again.code, 4, "{}", again.stderr);
     assert!(again.stderr.contains("no decision"), "{}", again.stderr);
+}
+
+/// Every agent verdict went into known.json at finalize, security dismissals included: one
+/// agent's "false positive" then hid a security finding in every later run. Now such a
+/// dismissal is proposed, decides nothing, and applies only after `known accept`.
+#[test]
+fn a_security_dismissal_is_proposed_not_applied_until_known_accept() {
+    let project = TestProject::new();
+    project.write("findings.jsonl", &jsonl_findings(10));
+    // Route eqeqeq findings to the security route; the scripted agent calls them false positives.
+    project.write(
+        ".self-repair/rules.json",
+        r#"{"schema_version": 1, "rules": [{"id": "eq-sec", "name": "eqeqeq gets a security look",
+            "when": {"rule_id": "eqeqeq"}, "route": "security"}]}"#,
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    drive(&project, &agent, "s1", usize::MAX);
+    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let entries = known["entries"].as_object().unwrap();
+    let proposed: Vec<&String> = entries
+        .iter()
+        .filter(|(_, e)| e["proposed"] == true)
+        .map(|(fp, _)| fp)
+        .collect();
+    assert_eq!(proposed.len(), 2, "the two eqeqeq dismissals: {known}");
+    assert!(
+        entries
+            .values()
+            .all(|e| e["proposed"] == true || e["verdict"] == "real")
+    );
+    let listed = project.cmd(&["known", "list"]).run().success().stdout;
+    assert!(
+        listed.contains("[proposed: `self-repair known accept` or `reject`]"),
+        "{listed}"
+    );
+    // The next run: the 8 real findings are decided by known.json, the 2 proposals are not.
+    let second = project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-2", "--replace"])
+        .run()
+        .success();
+    assert!(
+        second.stdout.contains("known registry decided 8"),
+        "{}",
+        second.stdout
+    );
+    let accepted = project
+        .cmd(&["known", "accept", proposed[0]])
+        .run()
+        .success();
+    assert!(
+        accepted.stdout.contains("(accepted)"),
+        "{}",
+        accepted.stdout
+    );
+    project
+        .cmd(&["known", "reject", proposed[1]])
+        .run()
+        .success();
+    let third = project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-3", "--replace"])
+        .run()
+        .success();
+    assert!(
+        third.stdout.contains("known registry decided 9"),
+        "{}",
+        third.stdout
+    );
 }

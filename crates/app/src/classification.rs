@@ -102,8 +102,13 @@ pub fn render_known(lines: &[KnownLine]) -> String {
     }
     let mut out = String::new();
     for l in lines {
+        let proposed = if l.entry.proposed {
+            " [proposed: `self-repair known accept` or `reject`]"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "{} {} ({}): {} — {}\n",
+            "{} {}{proposed} ({}): {} — {}\n",
             l.fingerprint,
             l.entry.verdict.as_str(),
             l.entry.source,
@@ -144,11 +149,41 @@ pub fn known_add(
             reason: reason.trim().to_owned(),
             source: "manual".to_owned(),
             summary,
+            proposed: false,
         },
     );
     known.save(&store).map_err(usage)?;
     Ok(format!(
         "known: {fingerprint} is {} from the next `self-repair start`",
+        verdict.as_str()
+    ))
+}
+
+/// `known accept`: a proposed security dismissal decides from the next `start`.
+pub fn known_accept(
+    project: &Project,
+    run: Option<&str>,
+    target: &str,
+) -> Result<String, AppError> {
+    let (fingerprint, _) = resolve_target(project, run, target)?;
+    let store = project.store_dir();
+    let mut known = KnownRegistry::load(&store).map_err(usage)?;
+    let Some(entry) = known.entries.get_mut(&fingerprint) else {
+        return Err(AppError::NotFound(format!(
+            "known.json has no decision for {fingerprint}; `self-repair known list` shows what it has"
+        )));
+    };
+    if !entry.proposed {
+        return Ok(format!(
+            "known: {fingerprint} already decides ({})",
+            entry.verdict.as_str()
+        ));
+    }
+    entry.proposed = false;
+    let verdict = entry.verdict;
+    known.save(&store).map_err(usage)?;
+    Ok(format!(
+        "known: {fingerprint} is {} from the next `self-repair start` (accepted)",
         verdict.as_str()
     ))
 }

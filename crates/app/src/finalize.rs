@@ -152,6 +152,12 @@ fn learn(
             Some((i.id.as_str(), record, i.verdict?))
         })
         .collect();
+    let on_security_route = |item: &str| {
+        state
+            .item(item)
+            .and_then(|i| i.route.as_deref())
+            .is_some_and(|r| r == "security")
+    };
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let mut changed = false;
     for (item, record, verdict) in &decided {
@@ -164,6 +170,7 @@ fn learn(
             .map(|r| r.reason)
             .unwrap_or_default();
         let f = &record.finding;
+        let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);
         changed |= known.insert(
             record.fingerprint.clone(),
             KnownEntry {
@@ -171,6 +178,7 @@ fn learn(
                 reason,
                 source: state.run.clone(),
                 summary: format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message),
+                proposed: dismissal && on_security_route(item),
             },
         );
     }

@@ -25,8 +25,8 @@ mod verdict_table;
 
 pub use app_error::{AppError, ExitStatus};
 pub use classification::{
-    KnownLine, known_add, known_list, known_remove, render_known, render_rules, rules_list,
-    rules_set,
+    KnownLine, known_accept, known_add, known_list, known_remove, render_known, render_rules,
+    rules_list, rules_set,
 };
 pub use command_env::CommandEnv;
 pub use control::{finalize, next, steer};

@@ -30,7 +30,7 @@ impl<'a> Classifier<'a> {
 
     /// Decides a finding by fingerprint, then by rules.
     pub fn classify(&self, fingerprint: &str, finding: &Finding) -> Classified {
-        if let Some(entry) = self.known.get(fingerprint) {
+        if let Some(entry) = self.known.decision(fingerprint) {
             return Classified::Decided(Predecided {
                 verdict: entry.verdict,
                 by: "known".to_owned(),

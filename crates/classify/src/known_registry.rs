@@ -20,6 +20,11 @@ pub struct KnownEntry {
     /// What it was, for people reading the file.
     #[serde(default)]
     pub summary: String,
+    /// A security dismissal an agent decided: kept as a proposal that decides nothing until a
+    /// person runs `self-repair known accept` (issue 14: a dismissal hides a finding in every
+    /// later run, so on the security route a person confirms it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub proposed: bool,
 }
 
 /// The registry.
@@ -65,9 +70,14 @@ impl KnownRegistry {
         Ok(write_json(&KnownRegistry::path(store_dir), self)?)
     }
 
-    /// The entry of a fingerprint.
+    /// The entry of a fingerprint, proposals included.
     pub fn get(&self, fingerprint: &str) -> Option<&KnownEntry> {
         self.entries.get(fingerprint)
+    }
+
+    /// The entry that decides a fingerprint: a proposal decides nothing.
+    pub fn decision(&self, fingerprint: &str) -> Option<&KnownEntry> {
+        self.entries.get(fingerprint).filter(|e| !e.proposed)
     }
 
     /// Removes an entry; returns it when there was one.
