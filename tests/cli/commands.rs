@@ -255,3 +255,52 @@ fn a_dead_code_investigator_does_not_see_the_analyzers_report_as_a_use() {
         "{refs}"
     );
 }
+
+/// `status` shows what the run cost so far, read from the session's transcripts: the main
+/// transcript the hook recorded and each sub-agent transcript whose first message names an item
+/// of this run (another run's agent is not counted).
+#[test]
+fn status_shows_the_cost_so_far_per_phase_from_the_transcripts() {
+    let project = started(3);
+    let sessions = project.path().join("claude-projects");
+    let main = sessions.join("s1.jsonl");
+    let row = |model: &str, id: &str, input: u64, output: u64| {
+        serde_json::json!({"type": "assistant", "requestId": format!("req-{id}"),
+            "message": {"id": id, "model": model, "stop_reason": "end_turn",
+                "usage": {"input_tokens": input, "output_tokens": output,
+                    "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}})
+        .to_string()
+            + "\n"
+    };
+    let first = |text: &str| {
+        serde_json::json!({"type": "user", "message": {"role": "user", "content": text}})
+            .to_string()
+            + "\n"
+    };
+    std::fs::create_dir_all(sessions.join("s1/subagents")).unwrap();
+    // Main session: 1M input on opus-5 ($4), agents: one triage on haiku-5 (1M in: $0.10), one
+    // of another run (not counted).
+    std::fs::write(&main, row("claude-opus-5-5", "m1", 1_000_000, 0)).unwrap();
+    std::fs::write(
+        sessions.join("s1/subagents/agent-a1.jsonl"),
+        first("self-repair item t-00001 --run r-test")
+            + &row("claude-haiku-5-5", "a1", 1_000_000, 0),
+    )
+    .unwrap();
+    std::fs::write(
+        sessions.join("s1/subagents/agent-a2.jsonl"),
+        first("self-repair item t-00001 --run r-other")
+            + &row("claude-haiku-5-5", "a2", 9_000_000, 0),
+    )
+    .unwrap();
+    project.write(
+        ".self-repair/runs/r-test/transcript.json",
+        &serde_json::json!({"path": main, "offset": 0}).to_string(),
+    );
+    let text = project.cmd(&["status"]).run().success().stdout;
+    assert!(text.contains("cost so far: $4.1000"), "{text}");
+    assert!(text.contains("triage         $0.1000"), "{text}");
+    let json = project.cmd(&["status", "--json"]).run().success().json();
+    let total = json["cost"]["total_usd"].as_f64().unwrap();
+    assert!((total - 4.1).abs() < 1e-9, "{json}");
+}

@@ -37,12 +37,18 @@ pub struct StatusReport {
     pub tasks: Vec<TaskRecord>,
     pub blocks: u64,
     pub next: String,
+    /// Tokens and dollars so far, from the transcripts of the session that drives the run
+    /// (absent until the Stop hook has seen that session).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::RunCost>,
 }
 
 /// Loads the run, folds pending submissions into `state.json`, and reports.
 pub fn status(project: &Project, dir: &RunDir) -> Result<StatusReport, AppError> {
     let state = load_folded(dir, true)?;
-    Ok(report(project, &state))
+    let mut report = report(project, &state);
+    report.cost = crate::run_cost(dir, &state.run);
+    Ok(report)
 }
 
 /// Loads the state and folds the journal; with `save`, writes the folded state back.
@@ -88,6 +94,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         tasks: state.tasks.clone(),
         blocks: state.blocks,
         next: next_step(state),
+        cost: None,
     }
 }
 
@@ -167,6 +174,9 @@ impl StatusReport {
             ));
         }
         out.push_str(&format!("\nnext: {}\n", self.next));
+        if let Some(cost) = &self.cost {
+            out.push_str(&cost.render());
+        }
         out
     }
 }

@@ -156,6 +156,20 @@ fn full_pipeline(
         &blocks,
         &(launching + 1),
     );
+    // The run's cost, read by `status` from the session's transcripts, is what the client
+    // itself says the session cost (issue 15).
+    let client_usd = outcome.json.get("total_cost_usd").and_then(Value::as_f64);
+    let status: Value = serde_json::from_str(&project.self_repair_ok(&["status", "--json"])?)
+        .unwrap_or(Value::Null);
+    let ours = status.pointer("/cost/total_usd").and_then(Value::as_f64);
+    ctx.checks.that(
+        matches!((client_usd, ours), (Some(c), Some(o)) if (c - o).abs() < 0.005),
+        || {
+            format!(
+                "status --json cost {ours:?} differs from claude -p's total_cost_usd {client_usd:?}"
+            )
+        },
+    );
     let result = outcome
         .json
         .get("result")
