@@ -301,6 +301,8 @@ for n in 1000 100000; do
     dir=$(project "submit$n")
     start_run "$dir" "$work/$n.jsonl" jsonl "s$n"
     result="$dir/.self-repair/runs/s$n/items/t-00500.json"
+    # `submit` accepts only items the hook dispatched (its marker); the bench measures submit alone.
+    mkdir -p "$dir/.self-repair/runs/s$n/items" && touch "$dir/.self-repair/runs/s$n/items/t-00500.dispatched"
     bench "submit-$n" -N --warmup 5 --runs "$((fast_runs / 4))" --prepare "rm -f $result" \
         -n "submit at $n items" "$bin -C $dir submit t-00500 --file $work/verdict.json"
     [[ -f $result ]] || die "submit at $n items wrote no result file"

@@ -31,6 +31,7 @@ pub fn launches_since_last_stop(
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .filter(|c: &TranscriptCursor| c.path == transcript);
+    let cursor_offset = cursor.as_ref().map(|c| c.offset);
     let (calls, offset) = match cursor {
         Some(cursor) => match self_repair_transcript::read_agent_calls(transcript, cursor.offset) {
             Ok(read) => read,
@@ -41,11 +42,13 @@ pub fn launches_since_last_stop(
             Err(_) => return Vec::new(),
         },
     };
+    let unchanged = cursor_offset == Some(offset);
     let next = TranscriptCursor {
         path: transcript.to_path_buf(),
         offset,
     };
-    if let Ok(text) = serde_json::to_string(&next) {
+    // A stop whose transcript did not grow writes nothing (design note 2): no rename, no flush.
+    if !unchanged && let Ok(text) = serde_json::to_string(&next) {
         // Losing the cursor only means reading from the end next time: no write error matters.
         let _ = write_atomic(&cursor_path, text.as_bytes());
     }
