@@ -137,3 +137,44 @@ fn stop_failure_pauses_and_the_next_normal_stop_resumes() {
     assert_eq!(state["pause"]["error"], "rate_limit: 429 Too Many Requests");
     assert!(project.stop("s1", &[]).stdout.contains("block"));
 }
+
+/// The hook rewrote its transcript cursor (a rename) on every stop, even when the session's
+/// transcript had not grown: a steady stop must write nothing (design note 2).
+#[test]
+fn a_steady_stop_whose_transcript_did_not_grow_writes_nothing() {
+    let project = started(3);
+    let transcript = project.path().join("session.jsonl");
+    std::fs::write(
+        &transcript,
+        "{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n",
+    )
+    .unwrap();
+    let stop = |running: &[&str]| {
+        let tasks: Vec<Value> = running
+            .iter()
+            .map(|id| {
+                serde_json::json!({"id": format!("a-{id}"), "type": "subagent",
+                "status": "running", "description": format!("triage {id}")})
+            })
+            .collect();
+        let input = serde_json::json!({"session_id": "s1", "hook_event_name": "Stop",
+            "stop_hook_active": true, "cwd": project.path(), "transcript_path": transcript,
+            "background_tasks": tasks});
+        project
+            .cmd(&["hook", "stop"])
+            .stdin(input.to_string())
+            .run()
+            .success()
+    };
+    assert!(stop(&[]).stdout.contains("block"));
+    let running = ["t-00001", "t-00002", "t-00003"];
+    stop(&running);
+    let run = project.path().join(".self-repair/runs/r-test");
+    let before = snapshot_dir(&run);
+    assert_eq!(stop(&running).stdout, "");
+    assert_eq!(
+        snapshot_dir(&run),
+        before,
+        "a steady stop changed the run folder"
+    );
+}
