@@ -227,7 +227,7 @@ say "1b. hook pre-tool-use: a sub-agent's submit with a JSON heredoc"
 printf '%s\n' '{"session_id":"s1","cwd":"'"$norun"'","hook_event_name":"PreToolUse","tool_name":"Bash","agent_type":"self-repair:triage-investigator","agent_id":"a1","tool_input":{"command":"self-repair submit t-00042 --run r-1 <<'"'"'SELF_REPAIR_EOF'"'"'\n{\"verdict\":\"real\",\"root_cause\":\"unused import\",\"reason\":\"never used\",\"confidence\":0.9}\nSELF_REPAIR_EOF"}}' >"$work/gate.json"
 "$bin" hook pre-tool-use <"$work/gate.json" | grep -q '"permissionDecision":"allow"' || die "the gate did not allow an agent's submit"
 mapfile -t cmd < <(fed "$work/gate.json" "$bin hook pre-tool-use")
-bench hook-gate --warmup 50 --runs "$fast_runs" -n "hook pre-tool-use, agent submit ($via)" "${cmd[@]}"
+bench hook-gate --warmup 50 --runs "$fast_runs" -n "hook pre-tool-use on an agent submit heredoc ($via)" "${cmd[@]}"
 
 # --- 2. hook on an active run -------------------------------------------------------------------
 
