@@ -7,9 +7,9 @@ use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
     finding_lines, hook_pre_tool_use, hook_session_start, hook_stop, hook_stop_failure,
     known_accept, known_add, known_list, known_remove, load_folded, load_project_config, next,
-    record_shown, reference_skips, render_findings, render_known, render_rules, render_runs,
-    replace_run_in_progress, rules_list, rules_set, run_detectors, runs, save_detections, show,
-    start, status, steer, submit_repaired,
+    record_shown, render_findings, render_known, render_rules, render_runs,
+    replace_run_in_progress, rules_list, rules_set, run_detectors, run_input_paths, runs,
+    save_detections, show, start, status, steer, submit_repaired,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -253,11 +253,11 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             // The active run's own inputs are never references (an analyzer report names the
             // symbols it flags).
             let active = project.as_ref().and_then(|p| p.run_or_active(None).ok());
-            let options = self_repair_context::RefOptions {
+            let mut options = self_repair_context::RefOptions {
                 max_results: max,
-                skip_paths: reference_skips(active.as_ref()),
                 ..self_repair_context::RefOptions::default()
             };
+            options.skip_paths.extend(run_input_paths(active.as_ref()));
             let report = self_repair_context::references(&root, &symbol, &options)
                 .map_err(|e| AppError::Usage(e.to_string()))?;
             Ok(format!("{}{}", report.render(), report.summary()))

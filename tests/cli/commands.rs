@@ -112,6 +112,7 @@ fn session_start_after_a_compaction_reminds_the_bound_session_of_its_run() {
 #[test]
 fn a_new_session_hears_once_that_a_run_waits_for_adopt() {
     let project = started(3);
+    let _guard = filters(&project).bind_to_scope();
     assert!(project.stop("s1", &[]).stdout.contains("block"));
     for source in ["startup", "clear", "resume"] {
         let stdin = serde_json::json!({"session_id": "s2", "hook_event_name": "SessionStart",
@@ -127,6 +128,13 @@ fn a_new_session_hears_once_that_a_run_waits_for_adopt() {
             .as_str()
             .unwrap();
         assert!(context.contains("self-repair adopt"), "{source}: {context}");
+        if source == "startup" {
+            insta::assert_snapshot!("session_start_waiting_run_context", context);
+            insta::assert_snapshot!(
+                "session_start_waiting_run_message",
+                answer["systemMessage"].as_str().unwrap()
+            );
+        }
         assert!(
             answer["systemMessage"]
                 .as_str()
@@ -262,6 +270,7 @@ fn a_dead_code_investigator_does_not_see_the_analyzers_report_as_a_use() {
 #[test]
 fn status_shows_the_cost_so_far_per_phase_from_the_transcripts() {
     let project = started(3);
+    let _guard = filters(&project).bind_to_scope();
     let sessions = project.path().join("claude-projects");
     let main = sessions.join("s1.jsonl");
     let row = |model: &str, id: &str, input: u64, output: u64| {
@@ -299,6 +308,8 @@ fn status_shows_the_cost_so_far_per_phase_from_the_transcripts() {
     );
     let text = project.cmd(&["status"]).run().success().stdout;
     assert!(text.contains("cost so far: $4.1000"), "{text}");
+    let cost = &text[text.find("cost so far").unwrap()..];
+    insta::assert_snapshot!("status_cost_section", cost);
     assert!(text.contains("triage         $0.1000"), "{text}");
     let json = project.cmd(&["status", "--json"]).run().success().json();
     let total = json["cost"]["total_usd"].as_f64().unwrap();

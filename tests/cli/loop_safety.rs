@@ -30,6 +30,10 @@ fn a_thousand_stops_without_submissions_block_at_most_k_times_then_stall() {
         "the stall is announced once: {messages:?}"
     );
     assert!(messages[0].contains("stalled") && messages[0].contains("self-repair resume"));
+    // The stall is relayed through one block: the line, then the relay instruction.
+    let relayed: Value = serde_json::from_str(&messages[0]).unwrap();
+    let _guard = crate::harness::filters(&project).bind_to_scope();
+    insta::assert_snapshot!("stall_relayed_reason", relayed["reason"].as_str().unwrap());
     let state: Value =
         serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
     assert_eq!(state["status"], "stalled");
@@ -177,4 +181,28 @@ fn a_steady_stop_whose_transcript_did_not_grow_writes_nothing() {
         before,
         "a steady stop changed the run folder"
     );
+}
+
+/// A finalize that fails says so on every stop as a `systemMessage` and never blocks: only the
+/// engine's one-time messages (complete, paused, stalled) are relayed through a block.
+#[test]
+fn a_failing_finalize_is_told_on_every_stop_and_never_blocks() {
+    let project = crate::pipeline::started(3);
+    // backlog/ cannot be a folder: the tasks cannot be written.
+    project.write("backlog", "not a folder\n");
+    let agent = crate::scripted_agent::ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    let driven = crate::pipeline::drive(&project, &agent, "s1", usize::MAX);
+    let message = driven.final_message.unwrap_or_default();
+    assert!(message.contains("finalize failed"), "{message}");
+    for _ in 0..3 {
+        let out = project.stop("s1", &[]).stdout;
+        assert!(out.contains("finalize failed"), "{out}");
+        assert!(
+            !out.contains("\"decision\""),
+            "a failure is never relayed: {out}"
+        );
+    }
 }

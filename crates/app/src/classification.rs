@@ -165,50 +165,55 @@ pub fn known_accept(
     run: Option<&str>,
     target: &str,
 ) -> Result<String, AppError> {
-    let (fingerprint, _) = resolve_target(project, run, target)?;
-    let store = project.store_dir();
-    let mut known = KnownRegistry::load(&store).map_err(usage)?;
-    let Some(entry) = known.entries.get_mut(&fingerprint) else {
-        return Err(AppError::NotFound(format!(
-            "known.json has no decision for {fingerprint}; `self-repair known list` shows what it has"
-        )));
-    };
-    if !entry.proposed {
-        return Ok(format!(
-            "known: {fingerprint} already decides ({})",
-            entry.verdict.as_str()
-        ));
-    }
-    entry.proposed = false;
-    let verdict = entry.verdict;
-    known.save(&store).map_err(usage)?;
-    Ok(format!(
-        "known: {fingerprint} is {} from the next `self-repair start` (accepted)",
-        verdict.as_str()
-    ))
+    change_known(project, run, target, |known, fingerprint| {
+        let entry = known.entries.get_mut(fingerprint)?;
+        let verdict = entry.verdict.as_str();
+        if !entry.proposed {
+            return Some(format!("known: {fingerprint} already decides ({verdict})"));
+        }
+        entry.proposed = false;
+        Some(format!(
+            "known: {fingerprint} is {verdict} from the next `self-repair start` (accepted)"
+        ))
+    })
 }
 
-/// `known remove`: forgets a decision, so the finding is triaged again from the next `start`.
-/// An unknown target changes nothing and says so (exit 4, not found).
+/// `known remove` (and `reject`): forgets a decision, so the finding is triaged again from the
+/// next `start`.
 pub fn known_remove(
     project: &Project,
     run: Option<&str>,
     target: &str,
 ) -> Result<String, AppError> {
+    change_known(project, run, target, |known, fingerprint| {
+        let entry = known.remove(fingerprint)?;
+        Some(format!(
+            "known: {fingerprint} forgotten (it was {} by {}); the next `self-repair start` \
+             triages it again",
+            entry.verdict.as_str(),
+            entry.source
+        ))
+    })
+}
+
+/// Applies `change` to the entry of `target` and saves; `change` answers `None` when there is
+/// no entry (exit 4, nothing written).
+fn change_known(
+    project: &Project,
+    run: Option<&str>,
+    target: &str,
+    change: impl FnOnce(&mut KnownRegistry, &str) -> Option<String>,
+) -> Result<String, AppError> {
     let (fingerprint, _) = resolve_target(project, run, target)?;
     let store = project.store_dir();
     let mut known = KnownRegistry::load(&store).map_err(usage)?;
-    let Some(entry) = known.remove(&fingerprint) else {
+    let Some(said) = change(&mut known, &fingerprint) else {
         return Err(AppError::NotFound(format!(
             "known.json has no decision for {fingerprint}; `self-repair known list` shows what it has"
         )));
     };
     known.save(&store).map_err(usage)?;
-    Ok(format!(
-        "known: {fingerprint} forgotten (it was {} by {}); the next `self-repair start` triages it again",
-        entry.verdict.as_str(),
-        entry.source
-    ))
+    Ok(said)
 }
 
 fn resolve_target(

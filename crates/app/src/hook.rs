@@ -175,7 +175,8 @@ fn drive(
     }
     let mut dirty = state.journal_offset != offset_before;
     let mut decision = Decision::Allow { message: None };
-    let mut finalize_failed = false;
+    // A finalize failure is said on every stop until it is fixed: a systemMessage, never relayed.
+    let mut failure: Option<String> = None;
     for _ in 0..3 {
         let outcome = decide_stop(state, stop, env.now);
         if outcome.changed {
@@ -198,15 +199,13 @@ fn drive(
             break;
         }
         if let Err(e) = finalize_run(project.root(), dir, state, env.now) {
-            finalize_failed = true;
             let message = format!(
                 "self-repair run {}: finalize failed: {e}. Fix it, then run `self-repair finalize`.",
                 state.run
             );
             stderr.push(message.clone());
-            decision = Decision::Allow {
-                message: Some(message),
-            };
+            failure = Some(message);
+            decision = Decision::Allow { message: None };
             break;
         }
         dirty = true;
@@ -229,12 +228,13 @@ fn drive(
         // The run just ended, paused or stalled (the engine says so once, at the transition):
         // a `systemMessage` reaches neither the model nor `claude -p` output, so the session is
         // asked, once, to end its turn with the line (reference/design-notes.md, note 15).
-        Decision::Allow { message: Some(m) } if dirty && !finalize_failed => Some(
+        Decision::Allow { message: Some(m) } => Some(
             json!({ "decision": "block", "reason": relay_reason(&m), "systemMessage": m })
                 .to_string(),
         ),
-        Decision::Allow { message: Some(m) } => Some(json!({ "systemMessage": m }).to_string()),
-        Decision::Allow { message: None } | Decision::Finalize => None,
+        Decision::Allow { message: None } | Decision::Finalize => {
+            failure.map(|m| json!({ "systemMessage": m }).to_string())
+        }
     };
     HookAnswer { stdout, stderr }
 }

@@ -41,7 +41,7 @@ pub use pre_tool_use::hook_pre_tool_use;
 pub use project_config::{Detector, ProjectConfig, load_config, load_project_config};
 pub use run_cost::{CostLine, RunCost, run_cost};
 pub use run_in_progress::{replace_run_in_progress, run_in_progress};
-pub use run_inputs::reference_skips;
+pub use run_inputs::run_input_paths;
 pub use show::{ShowOutput, record_shown, show, show_angle};
 pub use simulated_agent::SimulatedAgent;
 pub use start::{InputSpec, InputSummary, StartOptions, StartReport, start};

@@ -128,10 +128,10 @@ impl RunCost {
             self.total_usd, self.prices_version
         );
         for line in &self.lines {
-            let agents = if line.agents > 0 {
-                format!(", {} agents", line.agents)
-            } else {
-                String::new()
+            let agents = match line.agents {
+                0 => String::new(),
+                1 => ", 1 agent".to_owned(),
+                n => format!(", {n} agents"),
             };
             let unpriced = if line.unpriced_tokens > 0 {
                 format!(

@@ -46,17 +46,14 @@ pub(crate) fn record_inputs(
     std::fs::write(&path, text + "\n").map_err(AppError::io("write", &path))
 }
 
-/// What the reference search skips for this run: its inputs and the task sink `backlog/`. A
-/// missing or unreadable `inputs.json` (a run made before it existed) skips only `backlog/`.
-pub fn reference_skips(dir: Option<&RunDir>) -> Vec<String> {
-    let mut skips = vec!["backlog/".to_owned()];
-    let recorded = dir
-        .and_then(|d| std::fs::read_to_string(d.path().join(FILE)).ok())
-        .and_then(|text| serde_json::from_str::<RunInputs>(&text).ok());
-    if let Some(recorded) = recorded {
-        skips.extend(recorded.inputs);
-    }
-    skips
+/// The run's input files the reference search must skip (on top of `RefOptions`' defaults,
+/// `backlog/` among them). A missing or unreadable `inputs.json` (a run made before it
+/// existed) skips nothing more.
+pub fn run_input_paths(dir: Option<&RunDir>) -> Vec<String> {
+    dir.and_then(|d| std::fs::read_to_string(d.path().join(FILE)).ok())
+        .and_then(|text| serde_json::from_str::<RunInputs>(&text).ok())
+        .map(|recorded| recorded.inputs)
+        .unwrap_or_default()
 }
 
 const RULE_TEXTS: &str = "rule-texts.json";

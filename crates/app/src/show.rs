@@ -275,7 +275,10 @@ impl PromptContext<'_> {
             fenced_block("text", &places.join("\n"))
         };
         let mut options = ContextOptions::default();
-        options.references.skip_paths = crate::reference_skips(Some(self.dir));
+        options
+            .references
+            .skip_paths
+            .extend(crate::run_input_paths(Some(self.dir)));
         let context = code_context(
             self.root,
             &f.path,

@@ -9,7 +9,8 @@ use crate::{ItemKind, ItemStatus, PauseReason, Phase, RunState, RunStatus, StopE
 /// What the hook answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    /// Let the session stop; `message` becomes `systemMessage` (shown to the user).
+    /// Let the session stop. A `message` is said once, at the transition that produced it (the
+    /// run completed, paused or stalled): the hook relays it as the session's last line.
     Allow { message: Option<String> },
     /// Keep the session going with this instruction.
     Block(Dispatch),

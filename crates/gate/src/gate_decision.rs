@@ -4,19 +4,10 @@
 
 use std::path::Path;
 
+use self_repair_engine::ItemKind;
+
 use crate::command_line::{CommandLine, Stage, stays_inside};
 use crate::shell_line::Joint;
-
-/// Agents that only read the project and report through `self-repair submit`.
-const READ_ONLY_AGENTS: [&str; 7] = [
-    "triage-investigator",
-    "triage-aggregator",
-    "rule-reviewer",
-    "fix-planner",
-    "plan-synthesizer",
-    "plan-reviewer",
-    "task-writer",
-];
 
 /// The repair pipeline's fixer edits code and runs what its task needs: the gate allows its
 /// `self-repair` commands and leaves the rest to the user's rules.
@@ -59,7 +50,8 @@ impl Caller {
         let name = agent_type
             .strip_prefix("self-repair:")
             .unwrap_or(agent_type);
-        if READ_ONLY_AGENTS.contains(&name) {
+        // Every pipeline agent only reads the project and reports through `self-repair submit`.
+        if ItemKind::ALL.iter().any(|kind| kind.agent() == name) {
             Caller::ReadOnlyAgent
         } else if name == FIXER {
             Caller::Fixer

@@ -71,15 +71,12 @@ fn fix_attempt(feedback: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// How the hook asks the session to end its turn with the run's closing line.
-const RELAY_REQUEST: &str = "Reply with exactly the line above as your whole message";
-
 /// The answer to a Stop-hook feedback without a dispatch: the run's closing line is relayed as
 /// asked; a repair run's tick request runs `self-repair tick`; its fix request runs the
 /// scenario's `fix_command`; anything else ends the turn.
 fn repair_reply(feedback: &str, scenario: &Scenario) -> Reply {
     let feedback = feedback.trim_start();
-    if let Some(at) = feedback.find(RELAY_REQUEST) {
+    if let Some(at) = feedback.find(self_repair_engine::RELAY_INSTRUCTION) {
         let line = feedback[..at].trim_end().lines().last().unwrap_or_default();
         return Reply::text(line.to_owned());
     }
