@@ -84,7 +84,7 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
     }
     let kinds: Vec<&str> = largest.iter().map(|(k, _)| k.as_str()).collect();
     for kind in [
-        "triage",
+        "triage_batch",
         "aggregate",
         "rule_review",
         "plan",

@@ -23,3 +23,4 @@ mod session_habits;
 mod store;
 mod submit;
 mod templates;
+mod triage_batch;

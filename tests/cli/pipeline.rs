@@ -84,8 +84,11 @@ pub fn dispatched(count: usize) -> TestProject {
 }
 
 /// A project with `count` findings and a started run `r-test`.
+/// A started run of `count` findings, one triage agent per finding (`triage_batch: 1`): the
+/// tests of the hook's and `submit`'s mechanics address items one by one.
 pub fn started(count: usize) -> TestProject {
     let project = TestProject::new();
+    project.write(".self-repair/config.json", r#"{"triage_batch": 1}"#);
     project.write("findings.jsonl", &jsonl_findings(count));
     project
         .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
@@ -136,13 +139,24 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
             .all(|i| i.status == self_repair_engine::ItemStatus::Done),
         "every item done"
     );
+    // The 60 findings went out in 8 batches (`triage_batch` 8): their triage items were
+    // decided by their batch's one submission, never dispatched on their own.
+    let dispatched: Vec<&self_repair_engine::WorkItem> = items
+        .iter()
+        .filter(|i| i.kind != self_repair_engine::ItemKind::Triage)
+        .collect();
+    let batches = dispatched
+        .iter()
+        .filter(|i| i.kind == self_repair_engine::ItemKind::TriageBatch)
+        .count();
+    assert_eq!(batches, 8);
     assert_eq!(
         driven.launches.len(),
-        items.len(),
-        "one launch per item, no relaunch"
+        dispatched.len(),
+        "one launch per batch and later item, no relaunch, no triage item alone"
     );
     let counts = submissions(&project, "r-test");
-    assert_eq!(counts.len(), items.len());
+    assert_eq!(counts.len(), dispatched.len());
     assert!(
         counts.values().all(|n| *n == 1),
         "every item submitted once"
@@ -159,6 +173,9 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
     assert_eq!(report["schema_version"], 1);
     assert_eq!(report["findings"].as_array().unwrap().len(), 60);
     assert_eq!(report["verdicts"]["false_positive"], 12);
+    assert_eq!(report["findings"][0]["batch"], "tb-00001");
+    assert_eq!(report["cost"]["triage"]["launches"], 8);
+    assert_eq!(report["cost"]["triage"]["items"], 60);
 
     // A repeated run: every finding is in known.json now, so no agent runs at all.
     let again = project

@@ -46,17 +46,20 @@ impl ScriptedAgent<'_> {
         let schema = &shown["output_schema"];
         match shown["kind"].as_str().unwrap_or_default() {
             "triage" => {
-                let rule = field(prompt, "rule: ");
-                let (verdict, cause) = match rule.as_str() {
-                    "eqeqeq" => ("false_positive", "loose equality on purpose"),
-                    "F401" => ("real", "unused import"),
-                    "E711" => ("real", "comparison to None"),
-                    "unused-function" => ("real", "dead function"),
-                    _ => ("real", "zero-length check"),
-                };
-                json!({"verdict": verdict, "root_cause": cause,
-                       "reason": format!("scripted: {rule} reported where the code really does it")})
-                .to_string()
+                let item = shown["item"].as_str().unwrap_or_default();
+                Self::verdict(prompt, item).to_string()
+            }
+            "triage_batch" => {
+                let ids = enum_of(&schema["properties"]["verdicts"]["items"]["properties"]["item"]);
+                let verdicts: Vec<Value> = ids
+                    .iter()
+                    .map(|id| {
+                        let mut verdict = Self::verdict(prompt, id);
+                        verdict["item"] = json!(id);
+                        verdict
+                    })
+                    .collect();
+                json!({ "verdicts": verdicts }).to_string()
             }
             "aggregate" => {
                 let ids = enum_of(
@@ -97,6 +100,21 @@ impl ScriptedAgent<'_> {
         }
     }
 
+    /// The scripted verdict for the finding `id` of a triage task, by its rule (the finding's
+    /// line in the task reads `t-00001 path:line tool RULE (level)`).
+    fn verdict(prompt: &str, id: &str) -> Value {
+        let rule = rule_of(prompt, id);
+        let (verdict, cause) = match rule.as_str() {
+            "eqeqeq" => ("false_positive", "loose equality on purpose"),
+            "F401" => ("real", "unused import"),
+            "E711" => ("real", "comparison to None"),
+            "unused-function" => ("real", "dead function"),
+            _ => ("real", "zero-length check"),
+        };
+        json!({"verdict": verdict, "root_cause": cause,
+               "reason": format!("scripted: {rule} reported where the code really does it")})
+    }
+
     fn root_cause(&self, id: &str) -> String {
         let path = self
             .project
@@ -107,6 +125,16 @@ impl ScriptedAgent<'_> {
         let value: Value = serde_json::from_str(&text).expect("json");
         value["root_cause"].as_str().unwrap_or_default().to_owned()
     }
+}
+
+/// The rule of finding `id` in a triage task: the fourth word of the line that starts with it.
+pub fn rule_of(prompt: &str, id: &str) -> String {
+    prompt
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(id))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The text after `prefix` on the first line that starts with it.

@@ -22,6 +22,7 @@ mod simulated_agent;
 mod start;
 mod status;
 mod submit;
+mod triage_prompt;
 mod verdict_table;
 
 pub use app_error::{AppError, ExitStatus};

@@ -78,7 +78,11 @@ pub fn run_cost(dir: &RunDir, run: &str) -> Option<RunCost> {
         let Some(kind) = cursor.item.as_deref().and_then(ItemKind::of_id) else {
             continue;
         };
-        let part = kind.as_str();
+        // A batch's agent is a triage agent: its cost is triage's.
+        let part = match kind {
+            ItemKind::TriageBatch => ItemKind::Triage.as_str(),
+            other => other.as_str(),
+        };
         let index = if let Some(index) = lines.iter().position(|l| l.part == part) {
             index
         } else {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use self_repair_context::{ContextOptions, code_context, fenced_block};
+use self_repair_context::fenced_block;
 use self_repair_engine::{
     FindingRecord, ItemKind, ItemStatus, ROUTES, RunState, WorkItem, item_input, output_schema,
     route_names,
@@ -11,6 +11,7 @@ use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::triage_prompt::{TaskFinding, triage_data};
 use crate::verdict_table::VerdictTable;
 use crate::{AppError, read_findings};
 
@@ -57,6 +58,16 @@ pub fn show(
         "self-repair {} result for {id}",
         item.kind.as_str()
     ));
+    // Triage tasks show the shape as one short line (issue 13: lean prompts); the full
+    // schema is `show --json`'s.
+    let schema_text = if matches!(item.kind, ItemKind::Triage | ItemKind::TriageBatch) {
+        fenced_block(
+            "text",
+            &output_schema(&input, &routes, state.triage_items).to_line(),
+        )
+    } else {
+        fenced_block("json", &serde_json::to_string(&schema).unwrap_or_default())
+    };
     let findings = read_findings(dir)?;
     let context = PromptContext {
         root: project.root(),
@@ -76,10 +87,7 @@ pub fn show(
         ("kind", item.kind.as_str().to_owned()),
         // One compact line: the same schema as `show --json`, without a third of a triage
         // prompt in indentation (issue 13: lean prompts).
-        (
-            "schema",
-            fenced_block("json", &serde_json::to_string(&schema).unwrap_or_default()),
-        ),
+        ("schema", schema_text),
         (
             "submit",
             format!("self-repair submit {id} --run {}", state.run),
@@ -135,7 +143,7 @@ type Vars = Vec<(&'static str, String)>;
 impl PromptContext<'_> {
     fn vars(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
         Ok(match item.kind {
-            ItemKind::Triage => self.triage(item)?,
+            ItemKind::Triage | ItemKind::TriageBatch => self.triage(item)?,
             ItemKind::Aggregate => {
                 let lines: Vec<String> = item
                     .inputs()
@@ -229,77 +237,44 @@ impl PromptContext<'_> {
         })
     }
 
-    /// The analyzer's own description of the rule (agents have no network: a docs URL alone
-    /// tells them nothing), as a data section; empty when the analyzer gave none.
-    fn rule_section(&self, tool: &str, rule_id: &str) -> String {
-        crate::run_inputs::rule_text(self.dir, tool, rule_id).map_or_else(String::new, |text| {
-            format!(
-                "## What {tool} says about {rule_id} (data)\n\n{}\n",
-                fenced_block("markdown", &text)
-            )
-        })
-    }
-
     fn record(&self, item: &WorkItem) -> Option<&FindingRecord> {
         self.findings.get(item.finding? as usize)
     }
 
+    /// A triage item's task, or a batch's: the members' rules and findings, on the template of
+    /// the route.
     fn triage(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
-        let record = self.record(item).ok_or_else(|| {
-            AppError::NotFound(format!(
-                "{}: its finding is missing from findings.json",
-                item.id
-            ))
-        })?;
-        let f = &record.finding;
-        let mut lines = vec![
-            format!("tool: {}", f.tool),
-            format!("rule: {}", f.rule_id),
-            format!("level: {}", f.level.as_str()),
-            format!("location: {}", location(&f.path, f.line, f.column)),
-        ];
-        if let Some(symbol) = &f.symbol {
-            lines.push(format!("symbol: {symbol}"));
-        }
-        lines.push(format!("message: {}", f.message));
-        if let Some(uri) = &f.help_uri {
-            lines.push(format!("help: {uri}"));
-        }
-        let occurrences = if record.occurrences.len() <= 1 {
-            "none".to_owned()
+        let ids: Vec<&str> = if item.kind == ItemKind::TriageBatch {
+            item.inputs().iter().map(String::as_str).collect()
         } else {
-            let places: Vec<String> = record.occurrences[1..]
-                .iter()
-                .map(|o| location(&o.path, o.line, o.column))
-                .collect();
-            fenced_block("text", &places.join("\n"))
+            vec![item.id.as_str()]
         };
-        let mut options = ContextOptions::default();
-        options
-            .references
-            .skip_paths
-            .extend(crate::run_input_paths(Some(self.dir)));
-        let context = code_context(
-            self.root,
-            &f.path,
-            f.line.unwrap_or(0),
-            f.symbol.as_deref(),
-            &options,
-        );
+        let mut members = Vec::with_capacity(ids.len());
+        for id in ids {
+            let record = self
+                .state
+                .item(id)
+                .and_then(|m| self.record(m))
+                .ok_or_else(|| {
+                    AppError::NotFound(format!("{id}: its finding is missing from findings.json"))
+                })?;
+            members.push(TaskFinding { id, record });
+        }
+        let data = triage_data(self.root, self.dir, &members);
         let route = item.route.as_deref().unwrap_or("generic").to_owned();
         let routes: Vec<String> = ROUTES
             .iter()
-            .map(|r| format!("- `{}`: {}", r.name, r.summary))
+            .filter(|r| r.name != route)
+            .map(|r| format!("`{}`", r.name))
             .collect();
         Ok((
             format!("triage-{route}.md"),
             vec![
                 ("route", route),
-                ("finding", fenced_block("text", &lines.join("\n"))),
-                ("rule", self.rule_section(&f.tool, &f.rule_id)),
-                ("occurrences", occurrences),
-                ("context", context.render_markdown()),
-                ("routes", routes.join("\n")),
+                ("count", members.len().to_string()),
+                ("rules", data.rules),
+                ("findings", data.findings),
+                ("routes", routes.join(", ")),
             ],
         ))
     }

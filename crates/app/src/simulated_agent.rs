@@ -23,6 +23,18 @@ impl SimulatedAgent<'_> {
         };
         match item.kind {
             ItemKind::Triage => self.triage(item).to_string(),
+            ItemKind::TriageBatch => {
+                let verdicts: Vec<Value> = item
+                    .inputs()
+                    .iter()
+                    .filter_map(|id| {
+                        let mut verdict = self.triage(self.state.item(id)?);
+                        verdict["item"] = json!(id);
+                        Some(verdict)
+                    })
+                    .collect();
+                json!({ "verdicts": verdicts }).to_string()
+            }
             ItemKind::Aggregate => self.aggregate(item).to_string(),
             ItemKind::RuleReview => self.rule_review().to_string(),
             ItemKind::Plan => format!(

@@ -181,6 +181,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             finding: index as u32,
             route: route.name.to_owned(),
             tier: route.tier.max(config.tiers.triage),
+            rule: format!("{} {}", record.finding.tool, record.finding.rule_id),
+            path: record.finding.path.clone(),
         });
         record.item = Some(triage_id(routed.len()));
         match route_counts.iter_mut().find(|(r, _)| r == route.name) {

@@ -292,6 +292,9 @@ pub struct FindingLine {
     pub item: Option<String>,
     /// `known`, `rule`, `agent`, or `pending` (an agent has not answered yet).
     pub decided_by: String,
+    /// The triage batch (`tb-00003`) whose agent decided it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
     pub reason: String,
@@ -303,6 +306,7 @@ pub struct FindingLine {
 /// Every finding of the run with how it was decided.
 pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>, AppError> {
     let findings = crate::read_findings(dir)?;
+    let batch_of = self_repair_engine::batch_of(state);
     Ok(findings
         .iter()
         .map(|record| {
@@ -338,12 +342,19 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 },
                 (None, None) => ("pending".to_owned(), None, String::new()),
             };
+            let batch = record
+                .item
+                .as_deref()
+                .filter(|_| decided_by == "agent")
+                .and_then(|id| batch_of.get(id))
+                .cloned();
             FindingLine {
                 fingerprint: record.fingerprint.clone(),
                 location,
                 rule: format!("{} {}", f.tool, f.rule_id),
                 item: record.item.clone(),
                 decided_by,
+                batch,
                 verdict,
                 reason,
                 ran_model: record
@@ -360,12 +371,16 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
 pub fn render_findings(lines: &[FindingLine]) -> String {
     let mut out = String::new();
     for l in lines {
+        let by = match &l.batch {
+            Some(batch) => format!("{} {batch}", l.decided_by),
+            None => l.decided_by.clone(),
+        };
         out.push_str(&format!(
             "{} {} {} [{}] {}: {}\n",
             l.item.as_deref().unwrap_or("-"),
             l.location,
             l.rule,
-            l.decided_by,
+            by,
             l.verdict.as_deref().unwrap_or("undecided"),
             l.reason.split_whitespace().collect::<Vec<_>>().join(" ")
         ));

@@ -95,6 +95,9 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
             if recorded.copy_missing {
                 write_result_copy(dir, item, &result_path, &stored);
             }
+            if input.kind == ItemKind::TriageBatch {
+                write_member_copies(dir, &comparable);
+            }
             return Ok(Submitted::AlreadyRecorded(what));
         }
         if recorded.copy_missing {
@@ -143,6 +146,9 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
                 source,
             });
         }
+    }
+    if input.kind == ItemKind::TriageBatch {
+        write_member_copies(dir, &comparable);
     }
     match write_atomic(&result_path, stored.as_bytes()) {
         Ok(()) => {
@@ -242,6 +248,25 @@ fn write_result_copy(dir: &RunDir, item: &str, result_path: &Path, text: &str) {
     }
 }
 
+/// A batch's result, split into one readable copy per member (`items/t-00042.json`, what a
+/// single triage item's result file holds), so reports, `status` and later prompts read a
+/// member's verdict where they always have. A member that already has a file keeps it (it was
+/// decided on its own); a member that asked for a re-route gets the request, which its own
+/// later result replaces (as for a single item). Best effort: the journal line counts.
+fn write_member_copies(dir: &RunDir, batch: &Value) {
+    for entry in batch["verdicts"].as_array().into_iter().flatten() {
+        let (Some(member), Value::Object(fields)) = (entry["item"].as_str(), entry) else {
+            continue;
+        };
+        let Some(path) = dir.item_file(member, "json").filter(|p| !p.exists()) else {
+            continue;
+        };
+        let mut copy = fields.clone();
+        copy.remove("item");
+        let _ = write_atomic(&path, render_stored(&Value::Object(copy), false).as_bytes());
+    }
+}
+
 /// One line naming a recorded result.
 fn summarize(value: &Value) -> String {
     match value {
@@ -335,6 +360,17 @@ fn describe(item: &str, kind: ItemKind, submission: &self_repair_engine::Submiss
             Some(route) => format!("{item}: unsure, re-route to {route}"),
             None => format!("{item}: {} ({})", t.verdict.as_str(), t.root_cause),
         },
+        Submission::TriageBatch(b) => {
+            let verdicts: Vec<String> = b
+                .verdicts
+                .iter()
+                .map(|v| match &v.result.reroute {
+                    Some(route) => format!("{} unsure, re-route to {route}", v.item),
+                    None => format!("{} {}", v.item, v.result.verdict.as_str()),
+                })
+                .collect();
+            format!("{item}: {}", verdicts.join(", "))
+        }
         Submission::Aggregate(a) => format!("{item}: {} group(s)", a.groups.len()),
         Submission::RuleReview(v) => format!(
             "{item}: {} rule proposal(s)",

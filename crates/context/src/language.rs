@@ -66,7 +66,7 @@ impl Language {
 }
 
 /// The info string for a markdown code fence showing `rel_path` (`text` when unknown).
-pub(crate) fn fence_tag(rel_path: &str) -> &'static str {
+pub fn fence_tag(rel_path: &str) -> &'static str {
     let Some(extension) = extension(rel_path) else {
         return "text";
     };

@@ -21,5 +21,6 @@ pub use context_error::ContextError;
 pub use enclosing_item::{EnclosingItem, enclosing_item};
 pub use fence::fenced_block;
 pub use item_kind::ItemKind;
+pub use language::fence_tag;
 pub use references::{RefHit, RefLocation, RefOptions, RefReport, ScanLimit, references};
 pub use snippet::{Snippet, SnippetLine, SnippetNote, snippet};

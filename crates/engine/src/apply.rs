@@ -158,6 +158,10 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
             item.verdict = Some(triage.verdict);
             item.root_cause = Some(triage.root_cause.into());
         }
+        Submission::TriageBatch(batch) => {
+            item.status = ItemStatus::Done;
+            crate::triage_batch::decide_members(state, index, &batch);
+        }
         Submission::Aggregate(aggregate) => {
             item.status = ItemStatus::Done;
             state.proposals.extend(aggregate.proposals());

@@ -27,6 +27,9 @@ pub struct Config {
     pub min_group_size: u32,
     /// Triage verdicts per aggregator slice.
     pub aggregate_batch: u32,
+    /// Findings one triage agent investigates at once (a `tb-` item); 1 dispatches each
+    /// finding on its own.
+    pub triage_batch: u32,
     /// Identical failures in a row, within one kind of item, that open the circuit.
     pub circuit_failures: u32,
     /// Starting model tier per kind of item (triage tiers come from the route).
@@ -81,7 +84,7 @@ impl KindTiers {
     /// The starting tier of a kind.
     pub fn of(&self, kind: ItemKind) -> Tier {
         match kind {
-            ItemKind::Triage => self.triage,
+            ItemKind::Triage | ItemKind::TriageBatch => self.triage,
             ItemKind::Aggregate => self.aggregate,
             ItemKind::RuleReview => self.rule_review,
             ItemKind::Plan => self.plan,
@@ -107,6 +110,7 @@ impl Default for Config {
             ],
             min_group_size: 1,
             aggregate_batch: 40,
+            triage_batch: 8,
             circuit_failures: 3,
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
@@ -173,6 +177,12 @@ impl Config {
             self.aggregate_batch,
             (2..=500).contains(&self.aggregate_batch),
             "use 2 to 500",
+        )?;
+        check(
+            "triage_batch",
+            self.triage_batch,
+            (1..=50).contains(&self.triage_batch),
+            "use 1 (no batching) to 50",
         )?;
         check(
             "circuit_failures",

@@ -12,6 +12,10 @@ pub struct RoutedFinding {
     pub finding: u32,
     pub route: String,
     pub tier: Tier,
+    /// The analyzer and its rule (`ruff F401`): batches keep a rule's findings together.
+    pub rule: String,
+    /// Project-relative path: a batch fills up with findings of the same and nearby files.
+    pub path: String,
 }
 
 /// The id of the `n`-th (1-based) triage item: `t-00042`. Written by hand because loading a
@@ -134,6 +138,7 @@ pub fn create_run(
         journal_offset: 0,
         items,
     };
+    crate::triage_batch::form_batches(&mut state, routed);
     advance(&mut state);
     state
 }

@@ -278,15 +278,20 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
         item.attempts,
         item.tier.as_str()
     ));
-    match item.tier.escalated() {
-        Some(next) => {
-            item.tier = next;
-            item.status = ItemStatus::Pending;
-        }
-        None => item.status = ItemStatus::Quarantined,
-    }
     let kind = item.kind;
     let id = item.id.to_string();
+    if kind == ItemKind::TriageBatch && item.inputs().len() > 1 {
+        let tier = item.tier.escalated().unwrap_or(item.tier);
+        crate::triage_batch::split(state, index, tier);
+    } else if let Some(next) = item.tier.escalated() {
+        item.tier = next;
+        item.status = ItemStatus::Pending;
+    } else {
+        item.status = ItemStatus::Quarantined;
+        if kind == ItemKind::TriageBatch {
+            crate::triage_batch::quarantine_members(state, index);
+        }
+    }
     let streak = &mut state.streak;
     if streak.kind == Some(kind) && streak.signature == signature {
         if !streak.items.contains(&id) {
@@ -366,11 +371,18 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
     } else {
         HashMap::new()
     };
+    // Triage items a live batch holds go out with their batch only.
+    let held = if phase == Phase::Triage {
+        crate::triage_batch::batch_members_held(state, false)
+    } else {
+        HashSet::new()
+    };
     state
         .items
         .iter()
         .enumerate()
         .filter(|(_, i)| i.status == ItemStatus::Pending && i.kind.phase() == phase)
+        .filter(|(_, i)| !held.contains(i.id.as_str()))
         .filter(|(_, i)| {
             i.depends_on()
                 .iter()

@@ -13,6 +13,8 @@ fn run(findings: u32) -> RunState {
             finding: i,
             route: "generic".into(),
             tier: Tier::Haiku,
+            rule: "ruff F401".into(),
+            path: format!("src/m{i}.py"),
         })
         .collect();
     let intake = Intake {
@@ -25,6 +27,7 @@ fn run(findings: u32) -> RunState {
     // ones set the mode themselves.
     let config = Config {
         launch_mode: crate::LaunchMode::Background,
+        triage_batch: 1,
         ..Config::default()
     };
     create_run("r-test".into(), NOW, config, intake, None, &routed)

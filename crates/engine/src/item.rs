@@ -12,6 +12,9 @@ use crate::{Phase, Tier};
 #[serde(rename_all = "snake_case")]
 pub enum ItemKind {
     Triage,
+    /// Several triage items investigated by one agent (`tb-00003`): the dispatch unit of
+    /// batched triage; its members keep their own verdicts.
+    TriageBatch,
     Aggregate,
     RuleReview,
     Plan,
@@ -22,8 +25,9 @@ pub enum ItemKind {
 
 impl ItemKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [ItemKind; 7] = [
+    pub const ALL: [ItemKind; 8] = [
         ItemKind::Triage,
+        ItemKind::TriageBatch,
         ItemKind::Aggregate,
         ItemKind::RuleReview,
         ItemKind::Plan,
@@ -36,6 +40,7 @@ impl ItemKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ItemKind::Triage => "triage",
+            ItemKind::TriageBatch => "triage_batch",
             ItemKind::Aggregate => "aggregate",
             ItemKind::RuleReview => "rule_review",
             ItemKind::Plan => "plan",
@@ -48,7 +53,7 @@ impl ItemKind {
     /// The sub-agent definition (without plugin namespace) that works on this kind.
     pub fn agent(self) -> &'static str {
         match self {
-            ItemKind::Triage => "triage-investigator",
+            ItemKind::Triage | ItemKind::TriageBatch => "triage-investigator",
             ItemKind::Aggregate => "triage-aggregator",
             ItemKind::RuleReview => "rule-reviewer",
             ItemKind::Plan => "fix-planner",
@@ -61,7 +66,7 @@ impl ItemKind {
     /// The verb that starts a dispatch `description` (the item id follows it).
     pub fn verb(self) -> &'static str {
         match self {
-            ItemKind::Triage => "triage",
+            ItemKind::Triage | ItemKind::TriageBatch => "triage",
             ItemKind::Aggregate => "aggregate",
             ItemKind::RuleReview => "review rules",
             ItemKind::Plan => "plan",
@@ -75,7 +80,7 @@ impl ItemKind {
     /// launch drops the dispatch's `model`.
     pub fn default_tier(self) -> Tier {
         match self {
-            ItemKind::Triage | ItemKind::WriteTask => Tier::Haiku,
+            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::WriteTask => Tier::Haiku,
             ItemKind::Synthesize => Tier::Opus,
             ItemKind::Aggregate | ItemKind::RuleReview | ItemKind::Plan | ItemKind::Review => {
                 Tier::Sonnet
@@ -86,7 +91,7 @@ impl ItemKind {
     /// The phase whose items are of this kind.
     pub fn phase(self) -> Phase {
         match self {
-            ItemKind::Triage => Phase::Triage,
+            ItemKind::Triage | ItemKind::TriageBatch => Phase::Triage,
             ItemKind::Aggregate => Phase::Aggregate,
             ItemKind::RuleReview => Phase::RuleReview,
             ItemKind::Plan | ItemKind::Synthesize | ItemKind::Review | ItemKind::WriteTask => {
@@ -100,8 +105,8 @@ impl ItemKind {
         matches!(self, ItemKind::Plan | ItemKind::Review)
     }
 
-    /// The kind an item id belongs to, read from its prefix (`t-`, `agg-`, `rr-`, `plan-`,
-    /// `syn-`, `rev-`, `tw-`), so `submit` never needs the whole run to classify an id.
+    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `agg-`, `rr-`,
+    /// `plan-`, `syn-`, `rev-`, `tw-`), so `submit` never needs the whole run to classify an id.
     pub fn of_id(id: &str) -> Option<ItemKind> {
         let (prefix, rest) = id.split_once('-')?;
         if rest.is_empty() {
@@ -109,6 +114,7 @@ impl ItemKind {
         }
         match prefix {
             "t" => Some(ItemKind::Triage),
+            "tb" => Some(ItemKind::TriageBatch),
             "agg" => Some(ItemKind::Aggregate),
             "rr" => Some(ItemKind::RuleReview),
             "plan" => Some(ItemKind::Plan),

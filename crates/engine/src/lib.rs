@@ -16,6 +16,7 @@ mod phase;
 mod route;
 mod run_state;
 mod schema;
+mod schema_line;
 #[cfg(test)]
 mod schema_sampler;
 mod stable_hash;
@@ -25,6 +26,7 @@ mod submission_contract_tests;
 mod template;
 mod tier;
 pub mod timestamp;
+mod triage_batch;
 
 pub use advance::label_key;
 pub use apply::{apply, item_input};
@@ -45,8 +47,9 @@ pub use run_state::{
 pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
 pub use stable_hash::StableHash;
 pub use submission::{
-    AggregateGroup, AggregateResult, ItemInput, Rejection, Submission, TaskDraft, TriageResult,
-    output_schema, parse_submission, parse_value,
+    AggregateGroup, AggregateResult, BatchVerdict, ItemInput, Rejection, Submission, TaskDraft,
+    TriageBatchResult, TriageResult, output_schema, parse_submission, parse_value,
 };
 pub use template::render_template;
 pub use tier::Tier;
+pub use triage_batch::{batch_members_held, batch_of};

@@ -204,10 +204,22 @@ impl RunState {
     }
 
     /// Item counts of one phase.
+    /// Triage counts findings (its `t-` items), not batches: a finding whose batch is in
+    /// flight counts as running.
     pub fn counts(&self, phase: Phase) -> PhaseCounts {
         let mut counts = PhaseCounts::default();
-        for item in self.items.iter().filter(|i| i.kind.phase() == phase) {
+        let in_flight = if phase == Phase::Triage {
+            crate::triage_batch::batch_members_held(self, true)
+        } else {
+            std::collections::HashSet::new()
+        };
+        for item in self
+            .items
+            .iter()
+            .filter(|i| i.kind.phase() == phase && i.kind != ItemKind::TriageBatch)
+        {
             match item.status {
+                ItemStatus::Pending if in_flight.contains(item.id.as_str()) => counts.running += 1,
                 ItemStatus::Pending => counts.pending += 1,
                 ItemStatus::Dispatched => counts.running += 1,
                 ItemStatus::Done => counts.done += 1,

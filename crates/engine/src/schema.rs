@@ -212,11 +212,14 @@ impl Rule {
     }
 }
 
-/// Each of `values` must be in the array property `field` of exactly one element.
+/// Each of `values` must be in the property `field` of exactly one element: in the array
+/// `field` holds (an aggregator's `items`), or, when `scalar`, as the string `field` is (a
+/// batch's one verdict per `item`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EachOnce {
     pub field: &'static str,
     pub values: Vec<String>,
+    pub scalar: bool,
 }
 
 /// A node of the accepted shape.
@@ -330,7 +333,25 @@ impl Schema {
     #[must_use]
     pub fn with_each_once(mut self, field: &'static str, values: Vec<String>) -> Schema {
         if let Schema::Array { each_once, .. } = &mut self {
-            *each_once = Some(EachOnce { field, values });
+            *each_once = Some(EachOnce {
+                field,
+                values,
+                scalar: false,
+            });
+        }
+        self
+    }
+
+    /// This array of objects with exactly one entry whose string property `field` is each of
+    /// `values`.
+    #[must_use]
+    pub fn with_one_entry_each(mut self, field: &'static str, values: Vec<String>) -> Schema {
+        if let Schema::Array { each_once, .. } = &mut self {
+            *each_once = Some(EachOnce {
+                field,
+                values,
+                scalar: true,
+            });
         }
         self
     }
@@ -472,12 +493,21 @@ impl Schema {
                 if *unique {
                     node["uniqueItems"] = json!(true);
                 }
-                if let Some(EachOnce { field, values }) = each_once {
+                if let Some(EachOnce {
+                    field,
+                    values,
+                    scalar,
+                }) = each_once
+                {
                     node["allOf"] = values
                         .iter()
                         .map(|v| {
-                            json!({"contains": {"properties": {*field: {"contains": {"const": v}}}},
-                                   "minContains": 1, "maxContains": 1})
+                            let holds = if *scalar {
+                                json!({"properties": {*field: {"const": v}}, "required": [field]})
+                            } else {
+                                json!({"properties": {*field: {"contains": {"const": v}}}})
+                            };
+                            json!({"contains": holds, "minContains": 1, "maxContains": 1})
                         })
                         .collect();
                 }
@@ -646,8 +676,13 @@ impl Schema {
                     return;
                 };
                 if list.len() < *min || list.len() > *max {
+                    let expected = if min == max {
+                        min.to_string()
+                    } else {
+                        format!("{min} to {max}")
+                    };
                     out.push(format!(
-                        "{at}: expected {min} to {max} entries, got {}",
+                        "{at}: expected {expected} entries, got {}",
                         list.len()
                     ));
                 }
@@ -722,11 +757,29 @@ fn check_each_once(rule: &EachOnce, list: &[Value], at: &str, out: &mut Vec<Stri
         let holders = list
             .iter()
             .filter(|entry| {
+                if rule.scalar {
+                    return entry[rule.field].as_str() == Some(value);
+                }
                 entry[rule.field]
                     .as_array()
                     .is_some_and(|inner| inner.iter().any(|v| v.as_str() == Some(value)))
             })
             .count();
+        if rule.scalar {
+            match holders {
+                1 => {}
+                0 => out.push(format!(
+                    "{at}: no entry for {value}: add one with \"{}\": \"{value}\" (one entry \
+                     for each of {})",
+                    rule.field,
+                    rule.values.join(", ")
+                )),
+                n => out.push(format!(
+                    "{at}: {value} has {n} entries; give it exactly one"
+                )),
+            }
+            continue;
+        }
         match holders {
             1 => {}
             0 => out.push(format!(

@@ -287,6 +287,30 @@ fn sample_array(node: &Value, rng: &mut Rng) -> Option<Value> {
 /// `contains: {properties: {F: {contains: {const: v}}}}` with `minContains = maxContains = 1`:
 /// clears `F` in every entry, puts each `v` in one random entry, drops entries left empty.
 fn plant_contains(node: &Value, list: &mut Vec<Value>, rng: &mut Rng) {
+    // `contains: {properties: {F: {const: v}}}`: one entry per value, `F` set to it.
+    let scalar: Vec<(String, Value)> = node
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let props = c.pointer("/contains/properties")?.as_object()?;
+            let (field, inner) = props.iter().next()?;
+            Some((field.clone(), inner.get("const")?.clone()))
+        })
+        .collect();
+    if !scalar.is_empty() && scalar.len() == list.len() {
+        let mut order: Vec<usize> = (0..list.len()).collect();
+        for i in (1..order.len()).rev() {
+            let j = rng.range(0, i as u64) as usize;
+            order.swap(i, j);
+        }
+        for (entry, at) in list.iter_mut().zip(order) {
+            let (field, value) = &scalar[at];
+            entry[field.as_str()] = value.clone();
+        }
+        return;
+    }
     let constraints: Vec<(String, Value)> = node
         .get("allOf")
         .and_then(Value::as_array)
@@ -528,6 +552,16 @@ fn contains_breaks(
         else {
             continue;
         };
+        if let Some(wanted) = inner.get("const") {
+            // One entry per value: naming it in a second entry breaks maxContains.
+            let holder = list.iter().position(|e| e[field.as_str()] == *wanted);
+            if let Some(other) = holder.and_then(|h| (0..list.len()).find(|i| *i != h)) {
+                let mut broken = list.to_vec();
+                broken[other][field.as_str()] = wanted.clone();
+                push("maxContains", Value::Array(broken), name);
+            }
+            continue;
+        }
         let Some(wanted) = inner.pointer("/contains/const") else {
             continue;
         };

@@ -35,6 +35,20 @@ pub struct TriageResult {
     pub reroute: Option<String>,
 }
 
+/// A triage batch's verdicts: one per member finding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TriageBatchResult {
+    pub verdicts: Vec<BatchVerdict>,
+}
+
+/// One member's verdict in a batch result: today's triage result, naming its item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchVerdict {
+    pub item: String,
+    #[serde(flatten)]
+    pub result: TriageResult,
+}
+
 /// An aggregator's groups for its slice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AggregateResult {
@@ -65,6 +79,7 @@ pub struct TaskDraft {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Submission {
     Triage(TriageResult),
+    TriageBatch(TriageBatchResult),
     Aggregate(AggregateResult),
     /// Rule proposals, kept as submitted; they are evaluated against the run's verdicts later.
     RuleReview(Value),
@@ -113,62 +128,25 @@ pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> S
         20,
     );
     match input.kind {
-        ItemKind::Triage => Schema::object(vec![
-            Field::required(
-                "verdict",
-                "real: a defect worth fixing; false_positive: the tool is wrong; intended: \
-                 correct as written on purpose; duplicate: same issue as another finding \
-                 (set duplicate_of); unsure: cannot decide (explain in reason)",
-                Schema::one_of(Verdict::ALL.map(Verdict::as_str)),
-            ),
-            Field::required(
-                "root_cause",
-                "short label of the underlying cause, shared by findings with the same cause",
-                Schema::line(3, 120),
-            ),
-            Field::required(
-                "reason",
-                "the evidence: what you read and why it leads to the verdict",
-                Schema::text(10, 2000),
-            ),
-            Field::optional(
-                "confidence",
-                "0 to 1",
-                Schema::Number { min: 0.0, max: 1.0 },
-            ),
-            Field::optional(
-                "duplicate_of",
-                "the other triage item this one duplicates, e.g. \"t-00007\"; with verdict \
-                 duplicate only",
-                Schema::pattern(
-                    Pattern::TriageIdOf {
-                        count: triage_items,
-                        except: this_triage,
-                    },
-                    20,
-                ),
-            ),
-            Field::optional(
-                "reroute",
-                "only with verdict unsure: a diagnosis route that fits this finding better",
-                Schema::one_of(routes.iter().copied()),
-            ),
-        ])
-        .with_rule(Rule::RequiredWhen {
-            field: "duplicate_of",
-            when: "verdict",
-            value: "duplicate",
-        })
-        .with_rule(Rule::OnlyWhen {
-            field: "duplicate_of",
-            when: "verdict",
-            value: "duplicate",
-        })
-        .with_rule(Rule::OnlyWhen {
-            field: "reroute",
-            when: "verdict",
-            value: "unsure",
-        }),
+        ItemKind::Triage => triage_object(None, routes, triage_items, this_triage),
+        ItemKind::TriageBatch => {
+            let members = input.inputs.len().max(1);
+            let item = Field::required(
+                "item",
+                "the finding this verdict is for",
+                Schema::one_of(input.inputs.clone()),
+            );
+            Schema::object(vec![Field::required(
+                "verdicts",
+                "one verdict per finding of the batch",
+                Schema::array(
+                    triage_object(Some(item), routes, triage_items, None),
+                    members,
+                    members,
+                )
+                .with_one_entry_each("item", input.inputs.clone()),
+            )])
+        }
         ItemKind::Aggregate => {
             let slice = input.inputs.len().max(1);
             Schema::object(vec![Field::required(
@@ -311,6 +289,74 @@ pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> S
     }
 }
 
+/// A triage verdict's object, with `first` before its fields (a batch entry's `item`).
+/// `except` is the triage item that may not be named as its own duplicate.
+fn triage_object(
+    first: Option<Field>,
+    routes: &[&str],
+    triage_items: u32,
+    except: Option<u32>,
+) -> Schema {
+    let mut fields: Vec<Field> = first.into_iter().collect();
+    fields.extend([
+        Field::required(
+            "verdict",
+            "real: a defect worth fixing; false_positive: the tool is wrong; intended: \
+             correct as written on purpose; duplicate: same issue as another finding \
+             (set duplicate_of); unsure: cannot decide (explain in reason)",
+            Schema::one_of(Verdict::ALL.map(Verdict::as_str)),
+        ),
+        Field::required(
+            "root_cause",
+            "short label of the underlying cause, shared by findings with the same cause",
+            Schema::line(3, 120),
+        ),
+        Field::required(
+            "reason",
+            "the evidence: what you read and why it leads to the verdict",
+            Schema::text(10, 2000),
+        ),
+        Field::optional(
+            "confidence",
+            "0 to 1",
+            Schema::Number { min: 0.0, max: 1.0 },
+        ),
+        Field::optional(
+            "duplicate_of",
+            "the other triage item this one duplicates, e.g. \"t-00007\"; with verdict \
+             duplicate only",
+            Schema::pattern(
+                Pattern::TriageIdOf {
+                    count: triage_items,
+                    except,
+                },
+                20,
+            ),
+        ),
+        Field::optional(
+            "reroute",
+            "only with verdict unsure: a diagnosis route that fits this finding better",
+            Schema::one_of(routes.iter().copied()),
+        ),
+    ]);
+    Schema::object(fields)
+        .with_rule(Rule::RequiredWhen {
+            field: "duplicate_of",
+            when: "verdict",
+            value: "duplicate",
+        })
+        .with_rule(Rule::OnlyWhen {
+            field: "duplicate_of",
+            when: "verdict",
+            value: "duplicate",
+        })
+        .with_rule(Rule::OnlyWhen {
+            field: "reroute",
+            when: "verdict",
+            value: "unsure",
+        })
+}
+
 /// Validates raw submitted text for an item and returns the parsed submission with its
 /// canonical JSON form (what the journal stores and what idempotency compares).
 pub fn parse_submission(
@@ -354,6 +400,11 @@ pub fn parse_value(
         ItemKind::Triage => {
             let result: TriageResult = serde_json::from_value(value.clone()).map_err(decode)?;
             Submission::Triage(result)
+        }
+        ItemKind::TriageBatch => {
+            let result: TriageBatchResult =
+                serde_json::from_value(value.clone()).map_err(decode)?;
+            Submission::TriageBatch(result)
         }
         ItemKind::Aggregate => {
             let result: AggregateResult = serde_json::from_value(value.clone()).map_err(decode)?;

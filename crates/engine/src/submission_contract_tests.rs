@@ -88,6 +88,52 @@ fn triage_schema_is_the_whole_contract() {
 }
 
 #[test]
+fn triage_batch_schema_is_the_whole_contract() {
+    schema_is_the_whole_contract(
+        &input(
+            ItemKind::TriageBatch,
+            "tb-00001",
+            &["t-00001", "t-00002", "t-00005"],
+        ),
+        &[
+            "required",
+            "enum",
+            "if/then",
+            "pattern",
+            "not pattern",
+            "maxContains",
+            "minItems",
+            "additionalProperties",
+        ],
+    );
+}
+
+#[test]
+fn a_batch_result_that_misses_or_invents_a_finding_is_refused_naming_it() {
+    let batch = input(ItemKind::TriageBatch, "tb-00001", &["t-00001", "t-00002"]);
+    let verdict = |item: &str| {
+        json!({"item": item, "verdict": "real", "root_cause": "unused import",
+               "reason": "the name is never read in the module"})
+    };
+    let routes = route_names();
+    let missing = json!({"verdicts": [verdict("t-00001")]}).to_string();
+    let error = parse_submission(&batch, &missing, &routes, TRIAGE_ITEMS).unwrap_err();
+    assert!(
+        error.to_string().contains("no entry for t-00002"),
+        "{error}"
+    );
+    let invented = json!({"verdicts": [verdict("t-00001"), verdict("t-00009")]}).to_string();
+    let error = parse_submission(&batch, &invented, &routes, TRIAGE_ITEMS).unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("\"t-00009\"") && text.contains("no entry for t-00002"),
+        "{text}"
+    );
+    let both = json!({"verdicts": [verdict("t-00002"), verdict("t-00001")]}).to_string();
+    assert!(parse_submission(&batch, &both, &routes, TRIAGE_ITEMS).is_ok());
+}
+
+#[test]
 fn aggregate_schema_is_the_whole_contract() {
     schema_is_the_whole_contract(
         &input(
@@ -274,6 +320,7 @@ fn every_pattern_in_every_schema_compiles() {
     let routes = route_names();
     for kind in [
         ItemKind::Triage,
+        ItemKind::TriageBatch,
         ItemKind::Aggregate,
         ItemKind::RuleReview,
         ItemKind::Plan,

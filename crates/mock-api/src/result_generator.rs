@@ -13,7 +13,8 @@ pub fn is_markdown(schema: &Value) -> bool {
 /// The smallest value that satisfies `schema`, as far as this generator understands it.
 ///
 /// Arrays whose items are an `enum` list every distinct enum value (up to `maxItems`), so an
-/// aggregator's group names each item of its slice once.
+/// aggregator's group names each item of its slice once; arrays that must hold one entry per
+/// value of a field (a triage batch's verdicts) get exactly those entries.
 pub fn generate(schema: &Value) -> Value {
     node(schema, "value")
 }
@@ -152,6 +153,33 @@ fn array(schema: &Value, name: &str) -> Value {
     if let Some(values) = items.get("enum").and_then(Value::as_array) {
         let take = values.len().min(max).max(min.min(values.len()));
         return Value::Array(values.iter().take(take).cloned().collect());
+    }
+    // One entry per `contains: {properties: {F: {const: v}}}` (a triage batch: one verdict per
+    // finding, each naming its `item`).
+    let each: Vec<(&String, &Value)> = schema
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let (field, inner) = c
+                .pointer("/contains/properties")?
+                .as_object()?
+                .iter()
+                .next()?;
+            Some((field, inner.get("const")?))
+        })
+        .collect();
+    if !each.is_empty() {
+        return Value::Array(
+            each.into_iter()
+                .map(|(field, value)| {
+                    let mut entry = node(items, name);
+                    entry[field.as_str()] = value.clone();
+                    entry
+                })
+                .collect(),
+        );
     }
     Value::Array((0..min).map(|_| node(items, name)).collect())
 }

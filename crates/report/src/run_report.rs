@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use self_repair_engine::{
-    FindingRecord, ItemStatus, Phase, RunState, TaskRecord, TriageResult, timestamp,
+    FindingRecord, ItemKind, ItemStatus, Phase, RunState, TaskRecord, TriageResult, timestamp,
 };
 use serde::Serialize;
 
@@ -35,6 +35,9 @@ pub struct FindingOutcome {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The triage batch (`tb-00003`) whose agent decided the finding, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
     /// The model tier the answering agent really ran at (from the session transcript), when
     /// known; it can be lower than the tier dispatched when the launch dropped `model`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,6 +108,7 @@ impl RunReport {
             .iter()
             .flat_map(|g| g.members.iter().map(move |m| (m.as_str(), g.id.as_str())))
             .collect();
+        let batch_of = self_repair_engine::batch_of(state);
         let mut verdicts: BTreeMap<String, u32> = BTreeMap::new();
         let outcomes: Vec<FindingOutcome> = findings
             .iter()
@@ -129,6 +133,12 @@ impl RunReport {
                 *verdicts
                     .entry(verdict.clone().unwrap_or_else(|| "undecided".to_owned()))
                     .or_default() += 1;
+                let batch = record
+                    .item
+                    .as_deref()
+                    .filter(|_| decided_by == "agent")
+                    .and_then(|id| batch_of.get(id))
+                    .cloned();
                 FindingOutcome {
                     fingerprint: record.fingerprint.clone(),
                     tool: f.tool.clone(),
@@ -148,6 +158,7 @@ impl RunReport {
                         .as_deref()
                         .and_then(|id| group_of.get(id))
                         .map(|g| (*g).to_owned()),
+                    batch,
                     rerouted_from: None,
                     ran_model: record
                         .item
@@ -184,11 +195,17 @@ impl RunReport {
             let phase = cost
                 .entry(item.kind.phase().as_str().to_owned())
                 .or_default();
-            phase.items += 1;
-            phase.launches += item
-                .dispatches
-                .max(u32::from(item.status == ItemStatus::Done));
+            // A batch is one launch for several findings: its findings count as items, it
+            // counts as launches.
             phase.failed_attempts += item.attempts;
+            if item.kind == ItemKind::TriageBatch {
+                phase.launches += item.dispatches;
+                continue;
+            }
+            phase.items += 1;
+            let answered_alone =
+                item.status == ItemStatus::Done && !batch_of.contains_key(item.id.as_str());
+            phase.launches += item.dispatches.max(u32::from(answered_alone));
             *phase
                 .by_tier
                 .entry(item.ran.unwrap_or(item.tier).as_str().to_owned())

@@ -89,6 +89,14 @@ pub(crate) fn items_of(state: &Value) -> Vec<(String, String, String)> {
         .unwrap_or_default()
 }
 
+/// The triage items a batch's one result decided (they have no `submitted` event of their
+/// own, and were never launched on their own).
+pub(crate) fn decided_by_batch(state: &Value) -> std::collections::BTreeSet<String> {
+    serde_json::from_value::<self_repair_engine::RunState>(state.clone())
+        .map(|s| self_repair_engine::batch_of(&s).into_keys().collect())
+        .unwrap_or_default()
+}
+
 /// `state[name]` as a string ("" when missing).
 pub(crate) fn field<'a>(state: &'a Value, pointer: &str) -> &'a str {
     state

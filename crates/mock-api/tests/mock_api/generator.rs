@@ -121,6 +121,11 @@ fn results_generated_from_every_item_kind_schema_are_accepted_by_submit() {
     let cases = [
         (ItemKind::Triage, "t-00001", vec![]),
         (
+            ItemKind::TriageBatch,
+            "tb-00001",
+            vec!["t-00002", "t-00003", "t-00007"],
+        ),
+        (
             ItemKind::Aggregate,
             "agg-1",
             vec!["t-00001", "t-00004", "t-00009"],

@@ -26,6 +26,19 @@ pub(crate) const FOREGROUND_CONFIG: (&str, &str) = (
     "{\"launch_mode\": \"foreground\"}\n",
 );
 
+/// Foreground launches, one triage agent per finding (`triage_batch: 1`): for the scenarios
+/// whose habit or fault is scripted on one triage item (`t-00003`).
+pub(crate) const PER_ITEM_FOREGROUND_CONFIG: (&str, &str) = (
+    ".self-repair/config.json",
+    "{\"launch_mode\": \"foreground\", \"triage_batch\": 1}\n",
+);
+
+/// Background launches, one triage agent per finding.
+pub(crate) const PER_ITEM_BACKGROUND_CONFIG: (&str, &str) = (
+    ".self-repair/config.json",
+    "{\"launch_mode\": \"background\", \"triage_batch\": 1}\n",
+);
+
 /// The project config that makes the hook dispatch background launches.
 pub(crate) const BACKGROUND_CONFIG: (&str, &str) = (
     ".self-repair/config.json",
@@ -131,11 +144,16 @@ fn full_pipeline(
         &(launched.len() as u64),
         &dispatches,
     );
+    // A batch is one launch for its findings.
+    let by_batch = crate::e2e::run_files::decided_by_batch(&state);
     ctx.checks.equal(
-        "Agent launches vs agent items",
+        "Agent launches vs agent items (batches, not the findings they decided)",
         &launched.len(),
-        &items.len(),
+        &(items.len() - by_batch.len()),
     );
+    ctx.checks.that(!by_batch.is_empty(), || {
+        "no finding was decided by a triage batch (triage_batch defaults to 8)".to_owned()
+    });
     ctx.checks.equal(
         "subagent_stats.spawned vs Agent launches",
         &outcome.spawned(),

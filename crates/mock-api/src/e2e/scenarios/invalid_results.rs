@@ -8,7 +8,7 @@ use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::records::{item_models, launched_items};
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::full_pipeline::{
-    BACKGROUND_CONFIG, FOREGROUND_CONFIG, check_launch_mode,
+    PER_ITEM_BACKGROUND_CONFIG, PER_ITEM_FOREGROUND_CONFIG, check_launch_mode,
 };
 use crate::e2e::scenarios::pipeline_checks::{
     check_complete_once, pipeline_scenario, start_and_wait,
@@ -70,9 +70,9 @@ fn invalid_results(ctx: &mut ScenarioContext, foreground: bool) -> Result<(), E2
     };
     let project = E2eProject::new(&ctx.tools, name, mode, FINDINGS)?;
     let (path, config) = if foreground {
-        FOREGROUND_CONFIG
+        PER_ITEM_FOREGROUND_CONFIG
     } else {
-        BACKGROUND_CONFIG
+        PER_ITEM_BACKGROUND_CONFIG
     };
     project.write(path, config)?;
     let scenario = pipeline_scenario()

@@ -27,6 +27,9 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         InstallMode::Project,
         FINDINGS,
     )?;
+    // One agent per finding: the hung agents are scripted per triage item.
+    let (path, config) = crate::e2e::scenarios::full_pipeline::PER_ITEM_FOREGROUND_CONFIG;
+    project.write(path, config)?;
     // The first batch (8, the fan-out) finishes; the second batch's agents hang.
     let mut first = pipeline_scenario();
     for n in 9..=FINDINGS {

@@ -7,7 +7,7 @@ use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::records::{item_models, launched_items};
 use crate::e2e::scenarios::ScenarioContext;
-use crate::e2e::scenarios::full_pipeline::FOREGROUND_CONFIG;
+use crate::e2e::scenarios::full_pipeline::PER_ITEM_FOREGROUND_CONFIG;
 use crate::e2e::scenarios::pipeline_checks::{
     check_complete, check_complete_once, pipeline_scenario, start_and_wait,
 };
@@ -37,7 +37,7 @@ fn complete_rerouting(
     rerouted: &[&str],
 ) -> Result<(E2eProject, Vec<RecordedRequest>), E2eError> {
     let project = E2eProject::new(&ctx.tools, name, InstallMode::Project, FINDINGS)?;
-    let (path, config) = FOREGROUND_CONFIG;
+    let (path, config) = PER_ITEM_FOREGROUND_CONFIG;
     project.write(path, config)?;
     let (server, outcome) = start_and_wait(ctx, &project, scenario, RUN)?;
     let denials = outcome
@@ -240,7 +240,7 @@ pub(crate) fn drop_model(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         InstallMode::Project,
         FINDINGS,
     )?;
-    let (path, config) = FOREGROUND_CONFIG;
+    let (path, config) = PER_ITEM_FOREGROUND_CONFIG;
     project.write(path, config)?;
     let (server, _) = start_and_wait(ctx, &project, scenario, RUN)?;
     check_complete_once(ctx, &project, RUN, FINDINGS, &[item])?;

@@ -1,0 +1,212 @@
+//! Batched triage: which triage items one agent investigates together (`tb-` items), what a
+//! batch's result does to its members, and how a batch that died is split for its retry.
+//!
+//! The triage items (`t-00042`) stay the per-finding records: verdict, root cause, route. A
+//! batch is only the dispatch unit: its `inputs` are its members, and while it is live (not
+//! terminal) they are never dispatched on their own.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::{ItemKind, ItemStatus, RoutedFinding, RunState, TriageBatchResult, WorkItem};
+
+/// The id of the `n`-th (1-based) batch: `tb-00003`.
+fn batch_id(n: usize) -> String {
+    format!("tb-{n:05}")
+}
+
+/// Forms the run's first batches, right after its triage items: never two routes in one batch
+/// (the route picks the template and the tier); a rule's findings fill batches first (in path
+/// order), and what is left of each rule fills batches by path (same file, then the next
+/// files). A finding left alone stays a plain triage item. Nothing when `triage_batch` is 1.
+pub(crate) fn form_batches(state: &mut RunState, routed: &[RoutedFinding]) {
+    let size = state.config.triage_batch as usize;
+    if size < 2 {
+        return;
+    }
+    let mut by_route: BTreeMap<&str, BTreeMap<&str, Vec<usize>>> = BTreeMap::new();
+    for (i, r) in routed.iter().enumerate() {
+        by_route
+            .entry(r.route.as_str())
+            .or_default()
+            .entry(r.rule.as_str())
+            .or_default()
+            .push(i);
+    }
+    let by_path = |i: &usize| (routed[*i].path.as_str(), *i);
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    for rules in by_route.into_values() {
+        let mut rest = Vec::new();
+        for mut members in rules.into_values() {
+            members.sort_by_key(by_path);
+            let full = members.len() / size * size;
+            batches.extend(members[..full].chunks(size).map(<[usize]>::to_vec));
+            rest.extend_from_slice(&members[full..]);
+        }
+        rest.sort_by_key(by_path);
+        batches.extend(rest.chunks(size).map(<[usize]>::to_vec));
+    }
+    batches.retain(|b| b.len() > 1);
+    batches.sort_by_key(|b| b.iter().min().copied());
+    for (n, members) in batches.into_iter().enumerate() {
+        let items: Vec<&WorkItem> = members.iter().map(|&i| &state.items[i]).collect();
+        let batch = new_batch(batch_id(n + 1), &items);
+        state.items.push(batch);
+    }
+}
+
+/// A pending batch of `members`, at their highest tier.
+fn new_batch(id: String, members: &[&WorkItem]) -> WorkItem {
+    let highest = members
+        .iter()
+        .map(|m| m.tier)
+        .max()
+        .unwrap_or(crate::Tier::Haiku);
+    let mut batch = WorkItem::new(id, ItemKind::TriageBatch, highest);
+    batch.route = members.first().and_then(|m| m.route.clone());
+    batch.extra_mut().inputs = members.iter().map(|m| m.id.to_string()).collect();
+    batch
+}
+
+/// The triage items that live batches hold: they are dispatched only with their batch.
+/// `dispatched_only` keeps those of batches in flight (what `status` counts as running).
+#[must_use]
+pub fn batch_members_held(state: &RunState, dispatched_only: bool) -> HashSet<&str> {
+    state.items[state.triage_items as usize..]
+        .iter()
+        .filter(|b| b.kind == ItemKind::TriageBatch)
+        .filter(|b| {
+            if dispatched_only {
+                b.status == ItemStatus::Dispatched
+            } else {
+                !b.status.is_terminal()
+            }
+        })
+        .flat_map(|b| b.inputs().iter().map(String::as_str))
+        .collect()
+}
+
+/// For each triage item a batch decided, that batch's id (a member that left its batch for a
+/// re-route was decided on its own, and is not listed).
+#[must_use]
+pub fn batch_of(state: &RunState) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for batch in state.items[state.triage_items as usize..]
+        .iter()
+        .filter(|b| b.kind == ItemKind::TriageBatch && b.status == ItemStatus::Done)
+    {
+        for member in batch.inputs() {
+            if state.item(member).is_some_and(|m| m.reroutes == 0) {
+                out.insert(member.clone(), batch.id.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Applies a batch's result to its members: each gets its verdict, except one asking for a
+/// re-route (first time), which leaves the batch as a pending triage item on the new route and
+/// is dispatched on its own. Members already decided (a late answer of a batch that was split)
+/// keep their verdict. Batches left with nothing to decide are retired.
+pub(crate) fn decide_members(state: &mut RunState, batch: usize, result: &TriageBatchResult) {
+    let (tier, ran, batch_id) = {
+        let b = &state.items[batch];
+        (b.tier, b.ran, b.id.to_string())
+    };
+    for verdict in &result.verdicts {
+        let Some(index) = state.index_of(&verdict.item) else {
+            continue;
+        };
+        let member = &mut state.items[index];
+        if member.kind != ItemKind::Triage || member.status == ItemStatus::Done {
+            continue;
+        }
+        member.ran = ran;
+        member.lease = None;
+        let triage = &verdict.result;
+        if let Some(new_route) = triage.reroute.as_ref().filter(|_| member.reroutes == 0) {
+            member.reroutes += 1;
+            let route_tier = crate::route::route(new_route).map_or(tier, |r| r.tier);
+            member.tier = tier.max(route_tier);
+            member.route = Some(new_route.as_str().into());
+            member.status = ItemStatus::Pending;
+            continue;
+        }
+        member.tier = tier;
+        member.verdict = Some(triage.verdict);
+        member.root_cause = Some(triage.root_cause.as_str().into());
+        member.status = ItemStatus::Done;
+    }
+    retire_decided(state, &batch_id);
+}
+
+/// Live batches whose members are all terminal have nothing left to do: they end as failed,
+/// naming the batch that decided their findings.
+fn retire_decided(state: &mut RunState, decided_by: &str) {
+    let first = state.triage_items as usize;
+    let terminal: HashSet<String> = state.items[..first]
+        .iter()
+        .filter(|m| m.status.is_terminal())
+        .map(|m| m.id.to_string())
+        .collect();
+    for batch in &mut state.items[first..] {
+        if batch.kind == ItemKind::TriageBatch
+            && !batch.status.is_terminal()
+            && batch.inputs().iter().all(|m| terminal.contains(m))
+        {
+            batch.status = ItemStatus::Failed;
+            batch.lease = None;
+            batch.record_error(format!("its findings were decided by {decided_by}"));
+        }
+    }
+}
+
+/// A batch of several findings ended without a result: it is split in halves, each a new
+/// batch retried at `tier` (the escalated one) with the attempts so far, so one finding that
+/// kills agents cannot take the others with it. The batch itself ends as failed.
+pub(crate) fn split(state: &mut RunState, index: usize, tier: crate::Tier) {
+    let next = 1 + state.items[state.triage_items as usize..]
+        .iter()
+        .filter(|i| i.kind == ItemKind::TriageBatch)
+        .count();
+    let members = state.items[index].inputs().to_vec();
+    let half = members.len().div_ceil(2);
+    let (attempts, route) = (
+        state.items[index].attempts,
+        state.items[index].route.clone(),
+    );
+    let ids = [batch_id(next), batch_id(next + 1)];
+    for (id, part) in ids.iter().zip(members.chunks(half)) {
+        let mut batch = WorkItem::new(id.clone(), ItemKind::TriageBatch, tier);
+        batch.attempts = attempts;
+        batch.route.clone_from(&route);
+        batch.extra_mut().inputs = part.to_vec();
+        state.items.push(batch);
+    }
+    let batch = &mut state.items[index];
+    batch.status = ItemStatus::Failed;
+    batch.record_error(format!(
+        "split into {} and {} for the retry",
+        ids[0], ids[1]
+    ));
+}
+
+/// A batch of one was quarantined: so is its finding (it shows as quarantined, decided by
+/// nobody, as a single triage item would).
+pub(crate) fn quarantine_members(state: &mut RunState, index: usize) {
+    let batch = &state.items[index];
+    let (id, tier) = (batch.id.to_string(), batch.tier);
+    let members = batch.inputs().to_vec();
+    for member in members {
+        if let Some(item) = state.item_mut(&member)
+            && !item.status.is_terminal()
+        {
+            item.status = ItemStatus::Quarantined;
+            item.tier = tier;
+            item.record_error(format!("quarantined with its batch {id}"));
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "triage_batch_tests.rs"]
+mod tests;

@@ -1,0 +1,290 @@
+//! Batch formation, a batch's result, splitting and per-half quarantine.
+
+use serde_json::{Value, json};
+
+use crate::{
+    Config, Decision, Event, Intake, ItemKind, ItemStatus, JournalEntry, LaunchMode, RoutedFinding,
+    RunState, StopEvent, Tier, Verdict, apply, create_run, decide_stop,
+};
+
+const NOW: u64 = 1_795_339_805;
+
+/// `(route, rule, path)` per finding.
+fn run_of(findings: &[(&str, &str, &str)], batch: u32) -> RunState {
+    let routed: Vec<RoutedFinding> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, (route, rule, path))| RoutedFinding {
+            finding: i as u32,
+            route: (*route).into(),
+            tier: if *route == "security" {
+                Tier::Sonnet
+            } else {
+                Tier::Haiku
+            },
+            rule: (*rule).into(),
+            path: (*path).into(),
+        })
+        .collect();
+    let n = findings.len() as u32;
+    let intake = Intake {
+        findings: n,
+        unique: n,
+        routed: n,
+        ..Intake::default()
+    };
+    let config = Config {
+        triage_batch: batch,
+        launch_mode: LaunchMode::Foreground,
+        ..Config::default()
+    };
+    create_run("r-test".into(), NOW, config, intake, None, &routed)
+}
+
+fn batches(state: &RunState) -> Vec<(String, Vec<String>)> {
+    state
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::TriageBatch)
+        .map(|i| (i.id.to_string(), i.inputs().to_vec()))
+        .collect()
+}
+
+fn stop(running: Option<&[&str]>) -> StopEvent {
+    StopEvent {
+        session: Some("s1".into()),
+        running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
+        launched: Vec::new(),
+        new_turn: false,
+    }
+}
+
+fn dispatched(state: &mut RunState, running: Option<&[&str]>) -> Vec<String> {
+    match decide_stop(state, &stop(running), NOW).decision {
+        Decision::Block(d) => d.launch.into_iter().map(|l| l.description).collect(),
+        other => panic!("expected a block, got {other:?}"),
+    }
+}
+
+fn submit(state: &mut RunState, item: &str, result: Value) {
+    let entry = JournalEntry {
+        at: NOW,
+        event: Event::Submitted {
+            item: item.into(),
+            result,
+        },
+    };
+    assert!(apply(state, &entry).changed, "{item} was not applied");
+}
+
+fn verdict(item: &str) -> Value {
+    json!({"item": item, "verdict": "real", "root_cause": "unused import",
+           "reason": "the name is never read in the module"})
+}
+
+fn show(state: &mut RunState, item: &str) {
+    apply(
+        state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Shown { item: item.into() },
+        },
+    );
+}
+
+#[test]
+fn batches_never_mix_routes_and_fill_by_rule_then_by_path() {
+    let state = run_of(
+        &[
+            ("generic", "ruff E501", "b.py"),
+            ("security", "ruff S101", "a.py"),
+            ("generic", "ruff F401", "c.py"),
+            ("generic", "ruff E501", "a.py"),
+            ("generic", "ruff E501", "c.py"),
+            ("security", "ruff S105", "a.py"),
+            ("generic", "ruff F401", "a.py"),
+        ],
+        2,
+    );
+    assert_eq!(
+        batches(&state),
+        [
+            // E501's full batch: a.py then b.py, in path order.
+            (
+                "tb-00001".to_owned(),
+                vec!["t-00004".to_owned(), "t-00001".to_owned()]
+            ),
+            // Security findings together, never with generic ones.
+            (
+                "tb-00002".to_owned(),
+                vec!["t-00002".to_owned(), "t-00006".to_owned()]
+            ),
+            // F401's full batch.
+            (
+                "tb-00003".to_owned(),
+                vec!["t-00007".to_owned(), "t-00003".to_owned()]
+            ),
+        ]
+    );
+    // E501's remainder (c.py) is alone: a plain triage item.
+    let tb2 = state.item("tb-00002").unwrap();
+    assert_eq!(
+        (tb2.route.as_deref(), tb2.tier),
+        (Some("security"), Tier::Sonnet)
+    );
+}
+
+#[test]
+fn what_is_left_of_each_rule_fills_batches_by_file() {
+    let state = run_of(
+        &[
+            ("generic", "ruff A", "z.py"),
+            ("generic", "ruff B", "a.py"),
+            ("generic", "ruff C", "a.py"),
+            ("generic", "ruff D", "m.py"),
+        ],
+        3,
+    );
+    assert_eq!(
+        batches(&state),
+        [(
+            "tb-00001".to_owned(),
+            vec![
+                "t-00002".to_owned(),
+                "t-00003".to_owned(),
+                "t-00004".to_owned()
+            ]
+        ),]
+    );
+}
+
+#[test]
+fn a_batch_never_holds_more_than_triage_batch_findings() {
+    let findings: Vec<(&str, &str, &str)> =
+        (0..20).map(|_| ("generic", "ruff F401", "a.py")).collect();
+    let state = run_of(&findings, 8);
+    let sizes: Vec<usize> = batches(&state).iter().map(|(_, m)| m.len()).collect();
+    assert_eq!(sizes, [8, 8, 4]);
+}
+
+#[test]
+fn triage_batch_1_makes_no_batch_and_dispatches_each_finding() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 3], 1);
+    assert!(batches(&state).is_empty());
+    assert_eq!(
+        dispatched(&mut state, None),
+        ["triage t-00001", "triage t-00002", "triage t-00003"]
+    );
+}
+
+#[test]
+fn a_batch_is_dispatched_instead_of_its_members_and_its_result_decides_each() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 3], 8);
+    assert_eq!(dispatched(&mut state, None), ["triage tb-00001"]);
+    let counts = state.counts(crate::Phase::Triage);
+    assert_eq!((counts.running, counts.total()), (3, 3));
+    submit(
+        &mut state,
+        "tb-00001",
+        json!({"verdicts": [verdict("t-00001"), verdict("t-00002"), verdict("t-00003")]}),
+    );
+    for id in ["t-00001", "t-00002", "t-00003"] {
+        let item = state.item(id).unwrap();
+        assert_eq!(
+            (item.status, item.verdict),
+            (ItemStatus::Done, Some(Verdict::Real))
+        );
+    }
+    assert_eq!(
+        crate::batch_of(&state).get("t-00002").map(String::as_str),
+        Some("tb-00001")
+    );
+    assert_eq!(state.counts(crate::Phase::Triage).done, 3);
+}
+
+#[test]
+fn a_member_asking_for_a_reroute_leaves_its_batch_and_goes_alone() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 3], 8);
+    dispatched(&mut state, None);
+    let mut reroute = verdict("t-00002");
+    reroute["verdict"] = json!("unsure");
+    reroute["reroute"] = json!("security");
+    submit(
+        &mut state,
+        "tb-00001",
+        json!({"verdicts": [verdict("t-00001"), reroute, verdict("t-00003")]}),
+    );
+    let member = state.item("t-00002").unwrap();
+    assert_eq!(
+        (member.status, member.route.as_deref(), member.tier),
+        (ItemStatus::Pending, Some("security"), Tier::Sonnet)
+    );
+    assert!(!crate::batch_of(&state).contains_key("t-00002"));
+    assert_eq!(dispatched(&mut state, None), ["triage t-00002"]);
+}
+
+#[test]
+fn a_batch_that_ends_without_a_result_is_split_in_halves_at_the_next_tier() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 5], 8);
+    dispatched(&mut state, Some(&[]));
+    show(&mut state, "tb-00001");
+    let halves = dispatched(&mut state, Some(&[]));
+    assert_eq!(halves, ["triage tb-00002", "triage tb-00003"]);
+    let old = state.item("tb-00001").unwrap();
+    assert_eq!(old.status, ItemStatus::Failed);
+    assert!(
+        old.errors()
+            .iter()
+            .any(|e| e.contains("split into tb-00002 and tb-00003"))
+    );
+    let (a, b) = (
+        state.item("tb-00002").unwrap(),
+        state.item("tb-00003").unwrap(),
+    );
+    assert_eq!(a.inputs(), ["t-00001", "t-00002", "t-00003"]);
+    assert_eq!(b.inputs(), ["t-00004", "t-00005"]);
+    assert_eq!((a.tier, a.attempts), (Tier::Sonnet, 1));
+}
+
+#[test]
+fn a_finding_that_kills_its_agents_is_quarantined_alone() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 2], 8);
+    // tb-00001 (t-1, t-2) dies: halves tb-00002 (t-1) and tb-00003 (t-2) at sonnet.
+    dispatched(&mut state, Some(&[]));
+    show(&mut state, "tb-00001");
+    dispatched(&mut state, Some(&[]));
+    submit(
+        &mut state,
+        "tb-00003",
+        json!({"verdicts": [verdict("t-00002")]}),
+    );
+    // tb-00002 dies at sonnet, then at opus: quarantined, and so is its finding.
+    for _ in 0..2 {
+        show(&mut state, "tb-00002");
+        let _ = decide_stop(&mut state, &stop(Some(&[])), NOW);
+    }
+    let batch = state.item("tb-00002").unwrap();
+    assert_eq!(batch.status, ItemStatus::Quarantined);
+    let member = state.item("t-00001").unwrap();
+    assert_eq!(member.status, ItemStatus::Quarantined);
+    assert!(member.errors().iter().any(|e| e.contains("tb-00002")));
+    assert_eq!(state.item("t-00002").unwrap().verdict, Some(Verdict::Real));
+    assert_ne!(state.phase, crate::Phase::Triage, "the phase went on");
+}
+
+#[test]
+fn a_late_answer_of_a_split_batch_decides_its_findings_and_retires_the_halves() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 2], 8);
+    dispatched(&mut state, Some(&[]));
+    show(&mut state, "tb-00001");
+    dispatched(&mut state, Some(&[]));
+    submit(
+        &mut state,
+        "tb-00001",
+        json!({"verdicts": [verdict("t-00001"), verdict("t-00002")]}),
+    );
+    for id in ["tb-00002", "tb-00003"] {
+        assert_eq!(state.item(id).unwrap().status, ItemStatus::Failed, "{id}");
+    }
+    assert_eq!(state.counts(crate::Phase::Triage).done, 2);
+}

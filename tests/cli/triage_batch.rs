@@ -1,0 +1,139 @@
+//! Batched triage through the binary: one `tb-` item per batch, its task (each rule once, each
+//! shared excerpt once), `submit` refusing a result that misses or invents a finding, and the
+//! verdicts landing on each finding.
+
+use serde_json::{Value, json};
+
+use crate::harness::{TestProject, filters};
+use crate::scripted_agent::{ScriptedAgent, dispatch_reason, launched};
+
+/// Lines 1 and 3 share an excerpt; line 40 is far enough for its own.
+fn source() -> String {
+    let mut text = "import os\nimport re\nimport sys\n".to_owned();
+    for n in 4..40 {
+        text.push_str(&format!("x{n} = {n}\n"));
+    }
+    text.push_str("import json\n");
+    text
+}
+
+fn findings() -> String {
+    [(1, "os"), (3, "sys"), (40, "json")]
+        .iter()
+        .map(|(line, name)| {
+            json!({"tool": "ruff", "rule_id": "F401", "level": "warning",
+                "message": format!("`{name}` imported but unused"), "path": "app/mod.py",
+                "line": line, "column": 8})
+            .to_string()
+        })
+        .chain(std::iter::once(
+            json!({"tool": "ruff", "rule_id": "F401", "level": "warning",
+                "message": "`re` imported but unused", "path": "app/other.py", "line": 1,
+                "column": 8})
+            .to_string(),
+        ))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A started run whose four findings are one batch, dispatched by the first stop.
+fn dispatched_batch() -> TestProject {
+    let project = TestProject::new();
+    project
+        .write("app/mod.py", &source())
+        .write("app/other.py", "import re\n")
+        .write("findings.jsonl", &findings());
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-b"])
+        .run()
+        .success();
+    let out = project.stop("s1", &[]);
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    let (_, ids) = launched(dispatch_reason(&answer).unwrap());
+    assert_eq!(ids, ["tb-00001"]);
+    project
+}
+
+fn verdict(item: &str) -> Value {
+    json!({"item": item, "verdict": "real", "root_cause": "unused import",
+           "reason": "the module never reads the imported name"})
+}
+
+#[test]
+fn a_batch_task_shows_each_rule_once_and_overlapping_excerpts_once() {
+    let project = dispatched_batch();
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    let shown = project
+        .cmd(&["show", "tb-00001", "--json"])
+        .run()
+        .success()
+        .json();
+    let prompt = shown["prompt"].as_str().unwrap();
+    insta::assert_snapshot!("triage_batch_show", prompt);
+    // Three excerpts for four findings: lines 1 and 3 of app/mod.py share one.
+    assert_eq!(prompt.matches("```python").count(), 3, "{prompt}");
+    assert_eq!(prompt.matches("| import os").count(), 1);
+    assert_eq!(shown["kind"], "triage_batch");
+    assert_eq!(shown["agent"], "self-repair:triage-investigator");
+    let members =
+        &shown["output_schema"]["properties"]["verdicts"]["items"]["properties"]["item"]["enum"];
+    assert_eq!(
+        members,
+        &json!(["t-00001", "t-00002", "t-00003", "t-00004"])
+    );
+}
+
+#[test]
+fn a_batch_result_missing_or_inventing_a_finding_is_refused_naming_it() {
+    let project = dispatched_batch();
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-b".into(),
+    };
+    let missing = json!({"verdicts": [verdict("t-00001"), verdict("t-00002"), verdict("t-00003")]});
+    let refused = agent.submit("tb-00001", &missing.to_string()).code(3);
+    insta::assert_snapshot!("triage_batch_submit_missing", refused.stderr);
+    assert!(
+        refused.stderr.contains("no entry for t-00004"),
+        "{}",
+        refused.stderr
+    );
+    let invented = json!({"verdicts": [verdict("t-00001"), verdict("t-00002"), verdict("t-00003"),
+        verdict("t-00009")]});
+    let refused = agent.submit("tb-00001", &invented.to_string()).code(3);
+    insta::assert_snapshot!("triage_batch_submit_invented", refused.stderr);
+    assert!(refused.stderr.contains("\"t-00009\""), "{}", refused.stderr);
+    // A member is never dispatched on its own while its batch holds it.
+    agent
+        .submit("t-00001", &verdict("t-00001").to_string())
+        .code(8);
+}
+
+#[test]
+fn a_batch_result_gives_each_finding_its_verdict_and_names_the_batch() {
+    let project = dispatched_batch();
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-b".into(),
+    };
+    let mut other = verdict("t-00004");
+    other["verdict"] = json!("intended");
+    other["root_cause"] = json!("re-exported for users");
+    let result = json!({"verdicts": [verdict("t-00003"), verdict("t-00001"), other,
+        verdict("t-00002")]});
+    let out = agent.submit("tb-00001", &result.to_string()).success();
+    insta::assert_snapshot!("triage_batch_submit_recorded", out.stdout);
+    // Each finding's readable result is where a single item's would be.
+    let copy: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-b/items/t-00004.json")).unwrap();
+    assert_eq!(copy["verdict"], "intended");
+    assert!(copy.get("item").is_none());
+    let findings = project.cmd(&["status", "--findings"]).run().success();
+    insta::assert_snapshot!("triage_batch_status_findings", findings.stdout);
+    assert_eq!(findings.stdout.matches("[agent tb-00001]").count(), 4);
+}
