@@ -11,11 +11,16 @@ use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::finding_listing::{FINDINGS_PAGE, FindingListing, FindingsPage};
+use crate::item_focus::{angle_guide, planner_emphasis};
 use crate::verdict_table::VerdictTable;
 use crate::{AppError, read_findings};
 
-/// Most findings listed in a planner's prompt.
-const GROUP_FINDINGS: usize = 50;
+/// Most findings listed in a planner's prompt; above it, counts and a spread sample
+/// (`FindingListing`).
+const GROUP_FINDINGS: usize = FINDINGS_PAGE;
+/// Most findings of an aggregator's slice listed in its prompt (the default slice is 40).
+const SLICE_FINDINGS: usize = FINDINGS_PAGE;
 /// Most findings listed in the prompts that also embed plans or reviews (synthesis, review,
 /// task writing): the plans already say what the group is.
 const GROUP_FINDINGS_WITH_PLANS: usize = 20;
@@ -53,7 +58,8 @@ pub fn show(
     })?;
     let input = item_input(state, item);
     let routes = route_names();
-    let schema = output_schema(&input, &routes, state.triage_items).to_json_schema(&format!(
+    let shape = output_schema(&input, &routes, state.triage_items);
+    let schema = shape.to_json_schema(&format!(
         "self-repair {} result for {id}",
         item.kind.as_str()
     ));
@@ -80,6 +86,9 @@ pub fn show(
             "schema",
             fenced_block("json", &serde_json::to_string(&schema).unwrap_or_default()),
         ),
+        // The same contract as one compact line: the full JSON Schema is in `show --json`
+        // (an aggregator's per-member rules alone would double its prompt).
+        ("shape", fenced_block("text", &shape.to_compact_line())),
         (
             "submit",
             format!("self-repair submit {id} --run {}", state.run),
@@ -100,6 +109,24 @@ pub fn show(
         prompt,
         output_schema: schema,
     })
+}
+
+/// Page `page` (from 1) of every finding `id` works on (`show ID --findings --page N`):
+/// read-only, and bounded like every prompt, however large the group or slice.
+pub fn show_findings(
+    dir: &RunDir,
+    state: &RunState,
+    id: &str,
+    page: usize,
+) -> Result<FindingsPage, AppError> {
+    let item = state.item(id).ok_or_else(|| {
+        AppError::NotFound(format!(
+            "no item `{id}` in run {}; ids look like t-00001, agg-1, plan-g2-3 (see `self-repair status`)",
+            state.run
+        ))
+    })?;
+    let findings = read_findings(dir)?;
+    Ok(FindingListing::of(state, &findings, dir, item).page(id, page))
 }
 
 /// Journals that a dispatched item's task was rendered: its agent ran, so if it then ends
@@ -136,20 +163,17 @@ impl PromptContext<'_> {
     fn vars(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
         Ok(match item.kind {
             ItemKind::Triage => self.triage(item)?,
-            ItemKind::Aggregate => {
-                let lines: Vec<String> = item
-                    .inputs()
-                    .iter()
-                    .map(|id| self.verdict_line(id))
-                    .collect();
-                (
-                    "aggregate.md".to_owned(),
-                    vec![
-                        ("count", item.inputs().len().to_string()),
-                        ("slice", fenced_block("text", &lines.join("\n"))),
-                    ],
-                )
-            }
+            ItemKind::Aggregate => (
+                "aggregate.md".to_owned(),
+                vec![
+                    ("count", item.inputs().len().to_string()),
+                    (
+                        "slice",
+                        self.listing(item)
+                            .render(SLICE_FINDINGS, &self.findings_command(item)),
+                    ),
+                ],
+            ),
             ItemKind::RuleReview => {
                 let mut table = VerdictTable::default();
                 let mut count = 0;
@@ -174,6 +198,7 @@ impl PromptContext<'_> {
             ItemKind::Plan => {
                 let n = item.id.rsplit('-').next().unwrap_or("1").to_owned();
                 let mut vars = self.group_vars(item, GROUP_FINDINGS);
+                vars.push(("emphasis", planner_emphasis(n.parse().unwrap_or(1))));
                 vars.push(("planner", n));
                 vars.push(("planners", self.state.config.planners.to_string()));
                 ("plan.md".to_owned(), vars)
@@ -195,6 +220,7 @@ impl PromptContext<'_> {
             ItemKind::Review => {
                 let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
                 let angle = crate::show_angle(self.state, item);
+                vars.push(("angle_guide", angle_guide(&angle)));
                 vars.push(("angle", angle));
                 vars.push(("plan", self.merged_plan(item, EMBEDDED_CHARS)));
                 ("review.md".to_owned(), vars)
@@ -311,15 +337,6 @@ impl PromptContext<'_> {
         else {
             return vec![("group", String::new()), ("findings", String::new())];
         };
-        let mut lines: Vec<String> = group
-            .members
-            .iter()
-            .take(most)
-            .map(|id| self.verdict_line(id))
-            .collect();
-        if group.members.len() > most {
-            lines.push(format!("... and {} more", group.members.len() - most));
-        }
         vec![
             (
                 "group",
@@ -334,33 +351,23 @@ impl PromptContext<'_> {
                     ),
                 ),
             ),
-            ("findings", fenced_block("text", &lines.join("\n"))),
+            (
+                "findings",
+                self.listing(item)
+                    .render(most, &self.findings_command(item)),
+            ),
         ]
     }
 
-    /// `t-00001 | ruff F401 | py/mod.py:1 | root cause | reason`.
-    fn verdict_line(&self, id: &str) -> String {
-        let Some(item) = self.state.item(id) else {
-            return format!("{id} | (unknown item)");
-        };
-        let (what, at, message) = self.record(item).map_or_else(
-            || (String::new(), String::new(), String::new()),
-            |r| {
-                let f = &r.finding;
-                (
-                    format!("{} {}", f.tool, f.rule_id),
-                    location(&f.path, f.line, None),
-                    one_line(&f.message, 160),
-                )
-            },
-        );
-        let reason = self
-            .result_json(id)
-            .and_then(|v| v["reason"].as_str().map(|r| one_line(r, 240)))
-            .unwrap_or_default();
+    fn listing<'s>(&'s self, item: &'s WorkItem) -> FindingListing<'s> {
+        FindingListing::of(self.state, self.findings, self.dir, item)
+    }
+
+    /// `self-repair show ITEM --run RUN --findings`: how an agent pages through every finding.
+    fn findings_command(&self, item: &WorkItem) -> String {
         format!(
-            "{id} | {what} | {at} | {message} | {} | {reason}",
-            item.root_cause.as_deref().unwrap_or("-")
+            "self-repair show {} --run {} --findings",
+            item.id, self.state.run
         )
     }
 
@@ -422,14 +429,5 @@ fn location(path: &str, line: Option<u32>, column: Option<u32>) -> String {
         (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
         (Some(l), None) => format!("{path}:{l}"),
         _ => path.to_owned(),
-    }
-}
-
-fn one_line(text: &str, max: usize) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if joined.chars().count() > max {
-        format!("{}…", joined.chars().take(max).collect::<String>())
-    } else {
-        joined
     }
 }

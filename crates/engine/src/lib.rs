@@ -16,6 +16,7 @@ mod phase;
 mod route;
 mod run_state;
 mod schema;
+mod schema_line;
 #[cfg(test)]
 mod schema_sampler;
 mod stable_hash;
