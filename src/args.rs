@@ -24,6 +24,20 @@ pub struct RunArg {
     pub run: Option<String>,
 }
 
+/// What `show` prints.
+#[derive(Debug, Args)]
+pub struct ShowView {
+    /// `{item, kind, agent, model, prompt, output_schema}` as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Every finding the item works on (its slice, its group), 40 a page, instead of the task.
+    #[arg(long)]
+    pub findings: bool,
+    /// The page of `--findings` (from 1).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "findings")]
+    pub page: usize,
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -94,17 +108,16 @@ pub enum Command {
         item: String,
         #[command(flatten)]
         run: RunArg,
-        /// `{item, kind, agent, model, prompt, output_schema}` as JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        view: ShowView,
     },
     /// Same as `show` (an agent's prompt is `self-repair item <id>`).
     Item {
         item: String,
         #[command(flatten)]
         run: RunArg,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        view: ShowView,
     },
     /// Record an agent's result for an item (JSON; markdown for plans and reviews).
     Submit {

@@ -9,7 +9,7 @@ use self_repair_app::{
     known_accept, known_add, known_list, known_remove, load_folded, load_project_config, next,
     record_shown, render_findings, render_known, render_rules, render_runs,
     replace_run_in_progress, rules_list, rules_set, run_detectors, run_input_paths, runs,
-    save_detections, show, start, status, steer, submit_repaired,
+    save_detections, show, show_findings, start, status, steer, submit_repaired,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -189,9 +189,16 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             triage_only(&dir, "`next`")?;
             next(&dir, env.now)
         }
-        Command::Show { item, run, json } | Command::Item { item, run, json } => {
+        Command::Show { item, run, view } | Command::Item { item, run, view } => {
+            let json = view.json;
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
+            if view.findings {
+                triage_only(&dir, "`show --findings`")?;
+                let state = load_folded(&dir, false)?;
+                let page = show_findings(&dir, &state, &item, view.page)?;
+                return Ok(if json { to_json(&page) } else { page.render() });
+            }
             if self_repair_repair::is_repair_run(&dir) {
                 let shown =
                     self_repair_repair::show_fix(&project, &dir, &item).map_err(repair_error)?;

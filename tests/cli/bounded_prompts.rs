@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::TestProject;
+use crate::harness::{TestProject, filters};
 use crate::scripted_agent::{ScriptedAgent, dispatch_reason, launched};
 
 /// The bound issue 13 sets for every rendered task.
@@ -37,6 +37,8 @@ fn document(chars: usize) -> String {
 fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_32_kb() {
     let project = TestProject::new();
     project.write("findings.jsonl", &long_findings(120));
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
     project
         .cmd(&["start", "findings.jsonl", "--run-id", "r-big"])
         .run()
@@ -71,7 +73,22 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
                     "reason": "the docstring has no blank line after its summary"})
                     .to_string()
                 }
-                "plan" | "review" => document(40_000),
+                "plan" | "review" => {
+                    if id == "plan-g1-1" {
+                        // 120 findings: the counts, a spread sample, and the pages.
+                        let prompt = shown["prompt"].as_str().unwrap();
+                        assert!(prompt.contains("A sample of 40 of the 120"), "{prompt}");
+                        insta::assert_snapshot!("bounded_plan_prompt", prompt);
+                        let page = project
+                            .cmd(&["show", &id, "--findings", "--page", "3"])
+                            .run()
+                            .success()
+                            .stdout;
+                        assert!(page.contains("page 3 of 3: 81 to 120 of 120"), "{page}");
+                        insta::assert_snapshot!("bounded_findings_page_3", page);
+                    }
+                    document(40_000)
+                }
                 "synthesize" => {
                     let mut value: Value = serde_json::from_str(&agent.answer(&shown)).unwrap();
                     value["plan"] = Value::from(document(39_990));
@@ -95,6 +112,200 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
         assert!(
             kinds.contains(&kind),
             "the run never reached {kind}: {largest:?}"
+        );
+    }
+}
+
+/// The committed corpus (tests/fixtures/corpus: Jinja2 under `ruff --select ALL`, 2,221 unique
+/// findings) driven in-process through the hook and `show`/`submit` to the end, with every
+/// finding `real` and one root cause for nearly all of them: one group of ~2,170 findings. Every
+/// `show` of every later item (text and `--json`), a spread of triage items and the first and
+/// last `--findings` page stay under the bound. Prints the largest size per kind
+/// (`--nocapture`), the figures of reference/benchmarks.md "Prompt sizes".
+mod corpus {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use self_repair_app::{
+        CommandEnv, StartOptions, hook_stop, load_folded, read_findings, show, show_findings,
+        start, submit,
+    };
+    use self_repair_engine::{Dispatch, ItemKind, RunState, WorkItem};
+    use self_repair_store::{Project, RunDir};
+    use serde_json::{Value, json};
+
+    use super::{PROMPT_BOUND, document};
+    use crate::harness::{NOW, TestProject};
+
+    /// One triage item in this many is shown (each renders its code context: ~50 ms).
+    const TRIAGE_SHOWN_EVERY: usize = 60;
+
+    fn copy_tree(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_tree(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    fn answer(state: &RunState, item: &WorkItem, security: bool) -> String {
+        match item.kind {
+            ItemKind::Triage => {
+                let cause = if security {
+                    "security smell"
+                } else {
+                    "style debt"
+                };
+                json!({"verdict": "real", "root_cause": cause,
+                       "reason": "the code does what the rule reports"})
+                .to_string()
+            }
+            ItemKind::Aggregate => {
+                let mut by_cause: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+                for id in item.inputs() {
+                    let cause = state.item(id).unwrap().root_cause.as_deref().unwrap();
+                    by_cause.entry(cause.to_owned()).or_default().push(id);
+                }
+                let groups: Vec<Value> = by_cause
+                    .into_iter()
+                    .map(|(cause, items)| {
+                        json!({"label": cause, "root_cause": format!("{cause} everywhere"),
+                               "items": items})
+                    })
+                    .collect();
+                json!({ "groups": groups }).to_string()
+            }
+            ItemKind::RuleReview => json!({"rules": []}).to_string(),
+            ItemKind::Plan | ItemKind::Review => document(40_000),
+            ItemKind::Synthesize => {
+                let scores: Vec<Value> = item
+                    .inputs()
+                    .iter()
+                    .map(|p| {
+                        json!({"plan": p, "correctness": 4, "simplicity": 4, "scope": 4,
+                               "tests": 3, "regression_risk": 4})
+                    })
+                    .collect();
+                json!({"scores": scores, "plan": document(39_990)}).to_string()
+            }
+            ItemKind::WriteTask => json!({"title": "Fix the style debt",
+                "description": "Fix the group everywhere it occurs.",
+                "acceptance_criteria": ["the findings are gone"], "labels": ["style"]})
+            .to_string(),
+        }
+    }
+
+    /// Largest text and `--json` sizes seen, per kind, with the item.
+    #[derive(Default)]
+    struct Largest(BTreeMap<&'static str, (usize, usize, String, usize)>);
+
+    impl Largest {
+        fn check(&mut self, project: &Project, dir: &RunDir, state: &RunState, id: &str) {
+            let shown = show(project, dir, state, id).unwrap();
+            let text = shown.prompt.len();
+            let json = serde_json::to_string_pretty(&shown).unwrap().len();
+            assert!(text < PROMPT_BOUND, "{id} renders {text} bytes");
+            assert!(json < PROMPT_BOUND, "{id} --json is {json} bytes");
+            let entry = self.0.entry(shown.kind.as_str()).or_default();
+            if text > entry.0 {
+                entry.0 = text;
+                id.clone_into(&mut entry.2);
+            }
+            entry.1 = entry.1.max(json);
+            entry.3 += 1;
+            if shown.kind != ItemKind::Triage {
+                let first = show_findings(dir, state, id, 1).unwrap();
+                let last = show_findings(dir, state, id, first.pages).unwrap();
+                for page in [first, last] {
+                    let text = page.render().len();
+                    let json = serde_json::to_string_pretty(&page).unwrap().len();
+                    assert!(
+                        text < PROMPT_BOUND && json < PROMPT_BOUND,
+                        "{id} --findings"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_prompt_of_the_jinja2_corpus_run_with_one_group_of_2000_findings_stays_under_32_kb() {
+        let corpus =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/jinja2-3.1.6");
+        let project = TestProject::new();
+        copy_tree(&corpus.join("src"), &project.path().join("src"));
+        project.write(".self-repair/config.json", r#"{"fan_out": 20}"#);
+        let root = project.path().to_path_buf();
+        let env = CommandEnv {
+            cwd: root.clone(),
+            now: NOW,
+            session: Some("s1".into()),
+            project_dir: None,
+            home: None,
+            project: Some(root.clone()),
+        };
+        let options = StartOptions {
+            files: vec![corpus.join("ruff-0.17.6-select-all.sarif")],
+            run_id: Some("r-c".into()),
+            ..StartOptions::default()
+        };
+        start(&env, &options).unwrap();
+        let store = Project::at(root.clone());
+        let dir = store.run("r-c").unwrap();
+        let findings = read_findings(&dir).unwrap();
+        let stdin = json!({"session_id": "s1", "hook_event_name": "Stop",
+            "stop_hook_active": true, "cwd": root, "background_tasks": []})
+        .to_string();
+        let mut largest = Largest::default();
+        let mut triaged = 0;
+        for _ in 0..1000 {
+            let answered = hook_stop(&env, stdin.as_bytes());
+            let Some(stdout) = answered.stdout else { break };
+            let value: Value = serde_json::from_str(&stdout).unwrap();
+            let Some(dispatch) = value["reason"].as_str().and_then(Dispatch::parse_reason) else {
+                break;
+            };
+            let state = load_folded(&dir, false).unwrap();
+            for launch in &dispatch.launch {
+                let item = state.item(&launch.item).unwrap();
+                let mut security = false;
+                if item.kind == ItemKind::Triage {
+                    triaged += 1;
+                    let rule = &findings[item.finding.unwrap() as usize].finding.rule_id;
+                    security = rule.starts_with('S');
+                    if triaged % TRIAGE_SHOWN_EVERY != 1 {
+                        submit(&dir, &launch.item, &answer(&state, item, security), NOW).unwrap();
+                        continue;
+                    }
+                }
+                largest.check(&store, &dir, &state, &launch.item);
+                submit(&dir, &launch.item, &answer(&state, item, security), NOW).unwrap();
+            }
+        }
+        let state = load_folded(&dir, false).unwrap();
+        let biggest = state.groups.iter().map(|g| g.members.len()).max().unwrap();
+        assert!(biggest > 2000, "the largest group holds {biggest}");
+        for (kind, (text, json, id, shown)) in &largest.0 {
+            eprintln!("{kind}: largest text {text} B ({id}), --json {json} B, {shown} shown");
+        }
+        let kinds: Vec<&str> = largest.0.keys().copied().collect();
+        assert_eq!(
+            kinds,
+            [
+                "aggregate",
+                "plan",
+                "review",
+                "rule_review",
+                "synthesize",
+                "triage",
+                "write_task"
+            ],
+            "every kind was shown"
         );
     }
 }

@@ -10,8 +10,10 @@ mod demo;
 mod detect;
 mod doctor;
 mod finalize;
+mod finding_listing;
 mod hook;
 mod hook_input;
+mod item_focus;
 mod pre_tool_use;
 mod project_config;
 mod run_cost;
@@ -36,6 +38,7 @@ pub use demo::{DemoReport, demo};
 pub use detect::{Detection, run_detectors, save_detections};
 pub use doctor::doctor;
 pub use finalize::{finalize_run, read_findings, write_reports};
+pub use finding_listing::{FINDINGS_PAGE, FindingsPage};
 pub use hook::{HookAnswer, hook_session_start, hook_stop, hook_stop_failure};
 pub use hook_input::{BackgroundTask, HookInput};
 pub use pre_tool_use::hook_pre_tool_use;
@@ -43,7 +46,7 @@ pub use project_config::{Detector, ProjectConfig, load_config, load_project_conf
 pub use run_cost::{CostLine, RunCost, run_cost};
 pub use run_in_progress::{replace_run_in_progress, run_in_progress};
 pub use run_inputs::run_input_paths;
-pub use show::{ShowOutput, record_shown, show, show_angle};
+pub use show::{ShowOutput, record_shown, show, show_angle, show_findings};
 pub use simulated_agent::SimulatedAgent;
 pub use start::{InputSpec, InputSummary, StartOptions, StartReport, start};
 pub use status::{

@@ -11,12 +11,17 @@ use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::finding_listing::{FINDINGS_PAGE, FindingListing, FindingsPage};
+use crate::item_focus::{angle_guide, planner_emphasis};
 use crate::triage_prompt::{TaskFinding, triage_data};
 use crate::verdict_table::VerdictTable;
 use crate::{AppError, read_findings};
 
-/// Most findings listed in a planner's prompt.
-const GROUP_FINDINGS: usize = 50;
+/// Most findings listed in a planner's prompt; above it, counts and a spread sample
+/// (`FindingListing`).
+const GROUP_FINDINGS: usize = FINDINGS_PAGE;
+/// Most findings of an aggregator's slice listed in its prompt (the default slice is 40).
+const SLICE_FINDINGS: usize = FINDINGS_PAGE;
 /// Most findings listed in the prompts that also embed plans or reviews (synthesis, review,
 /// task writing): the plans already say what the group is.
 const GROUP_FINDINGS_WITH_PLANS: usize = 20;
@@ -54,20 +59,11 @@ pub fn show(
     })?;
     let input = item_input(state, item);
     let routes = route_names();
-    let schema = output_schema(&input, &routes, state.triage_items).to_json_schema(&format!(
+    let shape = output_schema(&input, &routes, state.triage_items);
+    let schema = shape.to_json_schema(&format!(
         "self-repair {} result for {id}",
         item.kind.as_str()
     ));
-    // Triage tasks show the shape as one short line (issue 13: lean prompts); the full
-    // schema is `show --json`'s.
-    let schema_text = if matches!(item.kind, ItemKind::Triage | ItemKind::TriageBatch) {
-        fenced_block(
-            "text",
-            &output_schema(&input, &routes, state.triage_items).to_line(),
-        )
-    } else {
-        fenced_block("json", &serde_json::to_string(&schema).unwrap_or_default())
-    };
     let findings = read_findings(dir)?;
     let context = PromptContext {
         root: project.root(),
@@ -85,9 +81,9 @@ pub fn show(
         ("run", state.run.clone()),
         ("item", id.to_owned()),
         ("kind", item.kind.as_str().to_owned()),
-        // One compact line: the same schema as `show --json`, without a third of a triage
-        // prompt in indentation (issue 13: lean prompts).
-        ("schema", schema_text),
+        // One compact line: the same contract as `show --json`'s JSON Schema (issue 13: lean
+        // prompts; an aggregator's per-member rules alone would double its prompt).
+        ("schema", fenced_block("text", &shape.to_compact_line())),
         (
             "submit",
             format!("self-repair submit {id} --run {}", state.run),
@@ -108,6 +104,24 @@ pub fn show(
         prompt,
         output_schema: schema,
     })
+}
+
+/// Page `page` (from 1) of every finding `id` works on (`show ID --findings --page N`):
+/// read-only, and bounded like every prompt, however large the group or slice.
+pub fn show_findings(
+    dir: &RunDir,
+    state: &RunState,
+    id: &str,
+    page: usize,
+) -> Result<FindingsPage, AppError> {
+    let item = state.item(id).ok_or_else(|| {
+        AppError::NotFound(format!(
+            "no item `{id}` in run {}; ids look like t-00001, agg-1, plan-g2-3 (see `self-repair status`)",
+            state.run
+        ))
+    })?;
+    let findings = read_findings(dir)?;
+    Ok(FindingListing::of(state, &findings, dir, item).page(id, page))
 }
 
 /// Journals that a dispatched item's task was rendered: its agent ran, so if it then ends
@@ -144,20 +158,17 @@ impl PromptContext<'_> {
     fn vars(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
         Ok(match item.kind {
             ItemKind::Triage | ItemKind::TriageBatch => self.triage(item)?,
-            ItemKind::Aggregate => {
-                let lines: Vec<String> = item
-                    .inputs()
-                    .iter()
-                    .map(|id| self.verdict_line(id))
-                    .collect();
-                (
-                    "aggregate.md".to_owned(),
-                    vec![
-                        ("count", item.inputs().len().to_string()),
-                        ("slice", fenced_block("text", &lines.join("\n"))),
-                    ],
-                )
-            }
+            ItemKind::Aggregate => (
+                "aggregate.md".to_owned(),
+                vec![
+                    ("count", item.inputs().len().to_string()),
+                    (
+                        "slice",
+                        self.listing(item)
+                            .render(SLICE_FINDINGS, &self.findings_command(item)),
+                    ),
+                ],
+            ),
             ItemKind::RuleReview => {
                 let mut table = VerdictTable::default();
                 let mut count = 0;
@@ -182,6 +193,7 @@ impl PromptContext<'_> {
             ItemKind::Plan => {
                 let n = item.id.rsplit('-').next().unwrap_or("1").to_owned();
                 let mut vars = self.group_vars(item, GROUP_FINDINGS);
+                vars.push(("emphasis", planner_emphasis(n.parse().unwrap_or(1))));
                 vars.push(("planner", n));
                 vars.push(("planners", self.state.config.planners.to_string()));
                 ("plan.md".to_owned(), vars)
@@ -203,6 +215,7 @@ impl PromptContext<'_> {
             ItemKind::Review => {
                 let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
                 let angle = crate::show_angle(self.state, item);
+                vars.push(("angle_guide", angle_guide(&angle)));
                 vars.push(("angle", angle));
                 vars.push(("plan", self.merged_plan(item, EMBEDDED_CHARS)));
                 ("review.md".to_owned(), vars)
@@ -286,15 +299,6 @@ impl PromptContext<'_> {
         else {
             return vec![("group", String::new()), ("findings", String::new())];
         };
-        let mut lines: Vec<String> = group
-            .members
-            .iter()
-            .take(most)
-            .map(|id| self.verdict_line(id))
-            .collect();
-        if group.members.len() > most {
-            lines.push(format!("... and {} more", group.members.len() - most));
-        }
         vec![
             (
                 "group",
@@ -309,33 +313,23 @@ impl PromptContext<'_> {
                     ),
                 ),
             ),
-            ("findings", fenced_block("text", &lines.join("\n"))),
+            (
+                "findings",
+                self.listing(item)
+                    .render(most, &self.findings_command(item)),
+            ),
         ]
     }
 
-    /// `t-00001 | ruff F401 | py/mod.py:1 | root cause | reason`.
-    fn verdict_line(&self, id: &str) -> String {
-        let Some(item) = self.state.item(id) else {
-            return format!("{id} | (unknown item)");
-        };
-        let (what, at, message) = self.record(item).map_or_else(
-            || (String::new(), String::new(), String::new()),
-            |r| {
-                let f = &r.finding;
-                (
-                    format!("{} {}", f.tool, f.rule_id),
-                    location(&f.path, f.line, None),
-                    one_line(&f.message, 160),
-                )
-            },
-        );
-        let reason = self
-            .result_json(id)
-            .and_then(|v| v["reason"].as_str().map(|r| one_line(r, 240)))
-            .unwrap_or_default();
+    fn listing<'s>(&'s self, item: &'s WorkItem) -> FindingListing<'s> {
+        FindingListing::of(self.state, self.findings, self.dir, item)
+    }
+
+    /// `self-repair show ITEM --run RUN --findings`: how an agent pages through every finding.
+    fn findings_command(&self, item: &WorkItem) -> String {
         format!(
-            "{id} | {what} | {at} | {message} | {} | {reason}",
-            item.root_cause.as_deref().unwrap_or("-")
+            "self-repair show {} --run {} --findings",
+            item.id, self.state.run
         )
     }
 
@@ -397,14 +391,5 @@ fn location(path: &str, line: Option<u32>, column: Option<u32>) -> String {
         (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
         (Some(l), None) => format!("{path}:{l}"),
         _ => path.to_owned(),
-    }
-}
-
-fn one_line(text: &str, max: usize) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if joined.chars().count() > max {
-        format!("{}…", joined.chars().take(max).collect::<String>())
-    } else {
-        joined
     }
 }

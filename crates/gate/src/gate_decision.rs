@@ -231,6 +231,8 @@ mod tests {
             "cd /home/dev/app && grep -rn foo .",
             "self-repair refs parse_config",
             "self-repair show t-1 --run r-1 2>&1 | head -100",
+            // Paging through a large group's findings (issue 13, bounded prompts).
+            "self-repair show plan-g1-1 --run r-1 --findings --page 2",
         ] {
             assert!(
                 matches!(decide(command, INVESTIGATOR), GateDecision::Allow(_)),
