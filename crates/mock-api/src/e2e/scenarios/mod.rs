@@ -1,5 +1,6 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
+mod compaction;
 mod corrupt_state;
 mod foreign_session;
 mod full_pipeline;
@@ -20,7 +21,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 20] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 21] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -56,6 +57,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 20] = [
     ),
     ("habit-unsure-reroute", model_habits::unsure_reroute),
     ("habit-drop-model", model_habits::drop_model),
+    ("compaction-mid-run", compaction::run),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.
