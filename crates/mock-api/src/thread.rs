@@ -87,3 +87,32 @@ fn is_word_char(c: char) -> bool {
 fn word_at(text: &str) -> String {
     text.chars().take_while(|c| is_word_char(*c)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{COMPACTION_REQUEST, Thread};
+    use crate::conversation::Conversation;
+
+    #[test]
+    fn the_clients_summary_request_is_a_compaction_even_with_tools_offered() {
+        let body = json!({
+            "system": "You are Claude Code",
+            "tools": [{"name": "Agent"}, {"name": "Bash"}],
+            "messages": [
+                {"role": "user", "content": "Start the run."},
+                {"role": "assistant", "content": "Started."},
+                {"role": "user", "content": format!("Your task is to {COMPACTION_REQUEST}, paying attention...")}
+            ]
+        });
+        let conversation = Conversation::new(&body);
+        assert_eq!(Thread::judge(&conversation, "marker"), Thread::Compaction);
+        let main = json!({"system": "You are Claude Code", "tools": [{"name": "Agent"}],
+            "messages": [{"role": "user", "content": "Start the run."}]});
+        assert_eq!(
+            Thread::judge(&Conversation::new(&main), "marker"),
+            Thread::Main
+        );
+    }
+}
