@@ -4,7 +4,9 @@
 //! finding (with the share a prompt cache serves) and main-thread growth per finding.
 //!
 //! `E2E_CORPUS_FINDINGS=N` runs a slice instead: whole files, fewest findings first, until at
-//! least N findings (for measuring a build too slow for the whole corpus).
+//! least N findings (for measuring a build too slow for the whole corpus);
+//! `E2E_CORPUS_CONFIG='{"launch_mode": "foreground", "fan_out": 20}'` replaces the project's
+//! `.self-repair/config.json` (to measure one lever at a time).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -31,10 +33,6 @@ const RUN: &str = "r-scale";
 const CORPUS: &str = "tests/fixtures/corpus/jinja2-3.1.6";
 const SARIF: &str = "ruff-0.17.6-select-all.sarif";
 
-/// Main-thread tokens per KiB: the client compacts at about 85 KB of request (see
-/// `compaction.rs`), well inside the run.
-const TOKENS_PER_KIB: u64 = 800;
-
 /// The whole corpus may take many minutes on a loaded machine.
 const MIN_TIMEOUT: Duration = Duration::from_hours(1);
 
@@ -42,8 +40,10 @@ const MIN_TIMEOUT: Duration = Duration::from_hours(1);
 pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let corpus = ctx.tools.plugin_dir.join(CORPUS);
     let project = E2eProject::new(&ctx.tools, "scale-corpus", InstallMode::Project, 0)?;
+    // `E2E_CORPUS_CONFIG` replaces the project config (a JSON object), to measure a lever.
     let (path, config) = FOREGROUND_CONFIG;
-    project.write(path, config)?;
+    let config = std::env::var("E2E_CORPUS_CONFIG").unwrap_or_else(|_| config.to_owned());
+    project.write(path, &config)?;
     copy_tree(&corpus.join("src"), &project.path().join("src"))?;
     let limit = std::env::var("E2E_CORPUS_FINDINGS")
         .ok()
@@ -51,7 +51,11 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let sarif = corpus_slice(&corpus.join(SARIF), limit)?;
     project.write("ruff.sarif", &sarif)?;
 
-    let scenario = pipeline_scenario().main_tokens_per_kib(TOKENS_PER_KIB);
+    // Four bytes a token, as the server reports by default: with the client's smallest window
+    // (100k tokens, compacting near 67k, about 270 KB of request) a run of this size compacts
+    // on its own growth. A steeper rate would leave less room after a compaction than a
+    // 20-agent stop adds, and the client would stop on "autocompact is thrashing".
+    let scenario = pipeline_scenario();
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
     let options = ClaudeOptions {
         env: vec![(
