@@ -85,7 +85,7 @@ validate() {
       if (JSON.stringify(want) !== JSON.stringify(got)) out.push("agents provided: " + got.join(", ") + "; expected: " + want.join(", "));
       if (JSON.stringify(p.skills || []) !== JSON.stringify(["self-repair:self-repair"])) out.push("skills provided: " + (p.skills || []).join(", ") + "; expected: self-repair:self-repair");
       const events = (p.hooks || []).map((h) => h.event).sort().join(",");
-      if (events !== "PreToolUse,SessionStart,Stop,StopFailure") out.push("hook events provided: " + events + "; expected PreToolUse,SessionStart,Stop,StopFailure");
+      if (events !== "PostToolUse,PreToolUse,SessionStart,Stop,StopFailure") out.push("hook events provided: " + events + "; expected PostToolUse,PreToolUse,SessionStart,Stop,StopFailure");
       console.log(out.join("\n"));
     });')" || verdict="could not read the validator output"
   if [[ $rc -eq 0 && -z "$verdict" ]]; then

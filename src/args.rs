@@ -319,4 +319,6 @@ pub enum HookEvent {
     /// The permission gate: our agents' own commands run without a prompt, nothing else of
     /// theirs is approved (reference/permissions.md).
     PreToolUse,
+    /// After one of our agents returns: its hand-back to the main session becomes one line.
+    PostToolUse,
 }

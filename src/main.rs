@@ -22,7 +22,8 @@ fn main() -> ExitCode {
     ExitCode::from(run_command::run_command(cli, &env).code())
 }
 
-/// `hook stop`, `hook stop-failure`, `hook session-start` or `hook pre-tool-use`, given exactly.
+/// `hook stop`, `hook stop-failure`, `hook session-start`, `hook pre-tool-use` or
+/// `hook post-tool-use`, given exactly.
 fn hook_event() -> Option<args::HookEvent> {
     let mut argv = std::env::args_os().skip(1);
     let (Some(first), Some(second), None) = (argv.next(), argv.next(), argv.next()) else {
@@ -36,6 +37,7 @@ fn hook_event() -> Option<args::HookEvent> {
         "stop-failure" => Some(args::HookEvent::StopFailure),
         "session-start" => Some(args::HookEvent::SessionStart),
         "pre-tool-use" => Some(args::HookEvent::PreToolUse),
+        "post-tool-use" => Some(args::HookEvent::PostToolUse),
         _ => None,
     }
 }

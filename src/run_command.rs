@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
-    finding_lines, hook_pre_tool_use, hook_session_start, hook_stop, hook_stop_failure,
-    known_accept, known_add, known_list, known_remove, load_folded, load_project_config, next,
-    record_shown, render_findings, render_known, render_rules, render_runs,
-    replace_run_in_progress, rules_list, rules_set, run_detectors, run_input_paths, runs,
-    save_detections, show, show_findings, start, status, steer, submit_repaired,
+    finding_lines, hook_post_tool_use, hook_pre_tool_use, hook_session_start, hook_stop,
+    hook_stop_failure, known_accept, known_add, known_list, known_remove, load_folded,
+    load_project_config, next, record_shown, render_findings, render_known, render_rules,
+    render_runs, replace_run_in_progress, rules_list, rules_set, run_detectors, run_input_paths,
+    runs, save_detections, show, show_findings, start, status, steer, submit_repaired,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -57,6 +57,7 @@ pub fn run_hook(event: &HookEvent, env: &CommandEnv) -> ExitStatus {
             let own_exe = std::env::current_exe().ok();
             hook_pre_tool_use(env, &stdin, own_exe.as_deref())
         }
+        HookEvent::PostToolUse => hook_post_tool_use(env, &stdin),
     };
     let mut stderr = std::io::stderr().lock();
     for line in &answer.stderr {

@@ -10,6 +10,7 @@ mod commands;
 mod damaged_state;
 mod forgiving_input;
 mod fuzz;
+mod hand_back;
 mod hook_input;
 mod ingest;
 mod install;

@@ -1,4 +1,4 @@
-//! The three Claude Code hooks self-repair registers, shared by `install` and the plugin's
+//! The Claude Code hooks self-repair registers, shared by `install` and the plugin's
 //! `hooks/hooks.json`.
 
 use std::path::Path;
@@ -19,7 +19,7 @@ pub(crate) struct HookRegistration {
 }
 
 /// Every hook we register, in the order they are written.
-pub(crate) const OUR_HOOKS: [HookRegistration; 4] = [
+pub(crate) const OUR_HOOKS: [HookRegistration; 5] = [
     HookRegistration {
         event: "Stop",
         matcher: None,
@@ -45,6 +45,13 @@ pub(crate) const OUR_HOOKS: [HookRegistration; 4] = [
         event: "PreToolUse",
         matcher: Some("Bash"),
         subcommand: "pre-tool-use",
+        timeout_secs: 30,
+    },
+    HookRegistration {
+        // One line instead of the client's hand-back frame for each of our agents.
+        event: "PostToolUse",
+        matcher: Some("Agent"),
+        subcommand: "post-tool-use",
         timeout_secs: 30,
     },
 ];

@@ -23,7 +23,8 @@ pub fn hooks_json_for_plugin() -> String {
         Value::from(
             "self-repair: drive the pipeline on every stop, pause on API failures, re-inject \
              the run summary at session start, and let its agents run their own commands \
-             without a prompt (PreToolUse permission gate)",
+             without a prompt (PreToolUse permission gate), and hand each of its agents back to \
+             the main session in one line (PostToolUse)",
         ),
     );
     root.insert("hooks".to_owned(), Value::Object(hooks));

@@ -24,7 +24,10 @@ pub struct Measurement {
     pub main_bytes_first: usize,
     /// Content bytes of the main thread's messages at its last answered call.
     pub main_bytes_last: usize,
-    /// `(last - first) / items`: what each item adds to the main context.
+    /// Content bytes added to the main thread's messages over the run: the sum of every rise
+    /// from one call to the next, so a compaction (a fall) does not hide what came before it.
+    pub main_bytes_added: usize,
+    /// `main_bytes_added / items`: what each item adds to the main context.
     pub main_growth_per_item: f64,
     /// All answered model calls divided by items.
     pub calls_per_item: f64,
@@ -60,6 +63,15 @@ fn block_bytes(block: &Value) -> usize {
     }
 }
 
+/// The sum of every rise between consecutive sizes (a compaction's fall is skipped, and the
+/// growth after it counts again).
+pub fn bytes_added(sizes: &[usize]) -> usize {
+    sizes
+        .windows(2)
+        .map(|pair| pair[1].saturating_sub(pair[0]))
+        .sum()
+}
+
 impl Measurement {
     /// Computes the figures from `records` (any order).
     pub fn from_records(records: &[RecordedRequest]) -> Measurement {
@@ -74,8 +86,10 @@ impl Measurement {
             .iter()
             .filter_map(|r| r.thread.strip_prefix("item:"))
             .collect();
-        let first = main.first().map_or(0, |r| content_bytes(&r.body));
-        let last = main.last().map_or(0, |r| content_bytes(&r.body));
+        let sizes: Vec<usize> = main.iter().map(|r| content_bytes(&r.body)).collect();
+        let first = sizes.first().copied().unwrap_or(0);
+        let last = sizes.last().copied().unwrap_or(0);
+        let added = bytes_added(&sizes);
         let per = |n: usize| {
             if items.is_empty() {
                 0.0
@@ -96,10 +110,24 @@ impl Measurement {
                 .sum(),
             main_bytes_first: first,
             main_bytes_last: last,
-            main_growth_per_item: per(last.saturating_sub(first)),
+            main_bytes_added: added,
+            main_growth_per_item: per(added),
             calls_per_item: per(answered.len()),
             wall_ms: records.iter().map(|r| r.done_ms).max().unwrap_or(0)
                 - records.iter().map(|r| r.at_ms).min().unwrap_or(0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bytes_added;
+
+    #[test]
+    fn growth_counts_every_rise_and_skips_a_compactions_fall() {
+        // 100 → 300 (+200), compaction to 50, → 120 (+70), → 120 (+0).
+        assert_eq!(bytes_added(&[100, 300, 50, 120, 120]), 270);
+        assert_eq!(bytes_added(&[7]), 0);
+        assert_eq!(bytes_added(&[]), 0);
     }
 }

@@ -207,6 +207,16 @@ impl Shared {
     }
 }
 
+/// The input tokens reported for a request body of `bytes`: four bytes a token, but for the
+/// main thread at the scenario's own rate.
+fn reported_tokens(thread: &Thread, bytes: usize, scenario: &Scenario) -> u64 {
+    let bytes = bytes as u64;
+    match thread {
+        Thread::Main => bytes.saturating_mul(scenario.main_tokens_per_kib) / 1024,
+        _ => bytes / 4,
+    }
+}
+
 fn in_window(fault: &Fault, seen: usize) -> bool {
     seen >= fault.skip && seen < fault.skip + fault.count
 }
@@ -252,7 +262,11 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
                     let meta = MessageMeta {
                         id: format!("msg_mock_{id:04}"),
                         model: model.unwrap_or_else(|| "unknown".to_owned()),
-                        input_tokens: (request.body.len() / 4) as u64,
+                        input_tokens: reported_tokens(
+                            &thread,
+                            request.body.len(),
+                            &shared.scenario,
+                        ),
                     };
                     Answer::Stream(reply, meta)
                 }

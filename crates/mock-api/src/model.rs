@@ -9,6 +9,13 @@ use crate::scenario::Scenario;
 use crate::sub_agent::sub_agent_reply;
 use crate::thread::Thread;
 
+/// The scripted model's summary when the client compacts the main session: what a model would
+/// keep, and nothing that looks like an instruction to run (the run goes on from the
+/// `SessionStart` hook's context and the next Stop hook).
+pub const COMPACTION_SUMMARY: &str = "<summary>\nThe user asked to start a self-repair run. \
+The run was started; its Stop hook has been dispatching sub-agents, each launched with the \
+Agent tool as the hook asked. Nothing else was requested.\n</summary>";
+
 /// The thread of a request body and the scripted answer to it.
 pub fn respond(body: &Value, scenario: &Scenario) -> (Thread, Reply) {
     let conversation = Conversation::new(body);
@@ -16,6 +23,7 @@ pub fn respond(body: &Value, scenario: &Scenario) -> (Thread, Reply) {
     let reply = match &thread {
         Thread::Main => main_reply(&conversation, scenario),
         Thread::SubAgent { item } => sub_agent_reply(&conversation, scenario, item.as_deref()),
+        Thread::Compaction => Reply::text(COMPACTION_SUMMARY),
         Thread::Aux => Reply::text("Scripted session"),
     };
     (thread, reply)

@@ -127,6 +127,10 @@ pub struct Scenario {
     pub fixer_command: Option<String>,
     /// Habits of the main session (none: it launches every entry verbatim, once).
     pub habits: Vec<MainHabit>,
+    /// The input tokens the server reports per KiB of a main-thread request body (256: four
+    /// bytes a token). Larger values make the client believe its context is fuller, so it
+    /// compacts sooner (`CLAUDE_CODE_AUTO_COMPACT_WINDOW` sets the window).
+    pub main_tokens_per_kib: u64,
     /// A result chosen in code, asked before the rules' `values` apply.
     #[serde(skip)]
     pub result_fn: Option<ResultFn>,
@@ -146,6 +150,7 @@ impl Default for Scenario {
             fix_command: None,
             fixer_command: None,
             habits: Vec::new(),
+            main_tokens_per_kib: 256,
             result_fn: None,
         }
     }
@@ -211,6 +216,13 @@ impl Scenario {
     #[must_use]
     pub fn habit(mut self, habit: MainHabit) -> Scenario {
         self.habits.push(habit);
+        self
+    }
+
+    /// Reports `tokens` input tokens per KiB of a main-thread request body.
+    #[must_use]
+    pub fn main_tokens_per_kib(mut self, tokens: u64) -> Scenario {
+        self.main_tokens_per_kib = tokens;
         self
     }
 

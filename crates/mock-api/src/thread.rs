@@ -17,15 +17,27 @@ pub enum Thread {
         /// The item id of the agent's prompt, when there is one.
         item: Option<String>,
     },
+    /// The client's request to summarize the main session before it compacts its context.
+    Compaction,
     /// Anything else the client asks (no tools offered, or a system prompt we do not know).
     Aux,
 }
+
+/// The instruction Claude Code 2.1.330 sends (as the last user message) when it compacts a
+/// session's context.
+pub const COMPACTION_REQUEST: &str = "create a detailed summary of the conversation so far";
 
 impl Thread {
     /// Judges a request: the marker in the system prompt, or the client's billing line
     /// `cc_is_subagent=true`, means sub-agent; otherwise a request that offers tools is the
     /// main thread; the rest is auxiliary.
     pub fn judge(conversation: &Conversation<'_>, marker: &str) -> Thread {
+        let asks_summary = conversation
+            .last_user_index()
+            .is_some_and(|i| conversation.text_at(i).contains(COMPACTION_REQUEST));
+        if asks_summary {
+            return Thread::Compaction;
+        }
         let system = conversation.system_text();
         if system.contains(marker) || system.contains(SUB_AGENT_BILLING_FLAG) {
             return Thread::SubAgent {
@@ -45,6 +57,7 @@ impl Thread {
             Thread::Main => "main".to_owned(),
             Thread::SubAgent { item: Some(id) } => format!("item:{id}"),
             Thread::SubAgent { item: None } => "sub_agent".to_owned(),
+            Thread::Compaction => "compaction".to_owned(),
             Thread::Aux => "aux".to_owned(),
         }
     }
@@ -73,4 +86,33 @@ fn is_word_char(c: char) -> bool {
 
 fn word_at(text: &str) -> String {
     text.chars().take_while(|c| is_word_char(*c)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{COMPACTION_REQUEST, Thread};
+    use crate::conversation::Conversation;
+
+    #[test]
+    fn the_clients_summary_request_is_a_compaction_even_with_tools_offered() {
+        let body = json!({
+            "system": "You are Claude Code",
+            "tools": [{"name": "Agent"}, {"name": "Bash"}],
+            "messages": [
+                {"role": "user", "content": "Start the run."},
+                {"role": "assistant", "content": "Started."},
+                {"role": "user", "content": format!("Your task is to {COMPACTION_REQUEST}, paying attention...")}
+            ]
+        });
+        let conversation = Conversation::new(&body);
+        assert_eq!(Thread::judge(&conversation, "marker"), Thread::Compaction);
+        let main = json!({"system": "You are Claude Code", "tools": [{"name": "Agent"}],
+            "messages": [{"role": "user", "content": "Start the run."}]});
+        assert_eq!(
+            Thread::judge(&Conversation::new(&main), "marker"),
+            Thread::Main
+        );
+    }
 }

@@ -74,7 +74,13 @@ fn install_on_busy_settings_keeps_every_key_hook_and_rule_in_order() {
     );
     assert_eq!(
         keys(&after["hooks"]),
-        ["PreToolUse", "Stop", "StopFailure", "SessionStart"]
+        [
+            "PreToolUse",
+            "Stop",
+            "StopFailure",
+            "SessionStart",
+            "PostToolUse"
+        ]
     );
     // The user's PreToolUse group stays first and untouched; our gate is a group after it.
     assert_eq!(

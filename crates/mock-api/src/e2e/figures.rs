@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::e2e::hook_log::HookRun;
-use crate::measurement::{Measurement, content_bytes};
+use crate::measurement::{Measurement, bytes_added, content_bytes};
 use crate::recorded_request::RecordedRequest;
 
 /// One row of the table.
@@ -35,18 +35,25 @@ pub struct Figures {
     pub wall: Duration,
 }
 
-/// Content bytes of the main thread at the call that answered with the first non-triage
-/// launch (the end of the triage phase), or at its last call.
-fn triage_end_bytes(main: &[&RecordedRequest]) -> usize {
-    let end = main.iter().find(|r| {
-        r.tool_inputs.iter().any(|i| {
-            i.get("prompt").is_some()
-                && i.get("description")
-                    .and_then(serde_json::Value::as_str)
-                    .is_some_and(|d| !d.starts_with("triage"))
+/// Content bytes added to the main thread up to the call that answered with the first
+/// non-triage launch (the end of the triage phase), or up to its last call.
+fn triage_bytes_added(main: &[&RecordedRequest]) -> usize {
+    let end = main
+        .iter()
+        .position(|r| {
+            r.tool_inputs.iter().any(|i| {
+                i.get("prompt").is_some()
+                    && i.get("description")
+                        .and_then(serde_json::Value::as_str)
+                        .is_some_and(|d| !d.starts_with("triage"))
+            })
         })
-    });
-    end.or(main.last()).map_or(0, |r| content_bytes(&r.body))
+        .unwrap_or(main.len().saturating_sub(1));
+    let sizes: Vec<usize> = main[..=end.min(main.len().saturating_sub(1))]
+        .iter()
+        .map(|r| content_bytes(&r.body))
+        .collect();
+    bytes_added(&sizes)
 }
 
 impl Figures {
@@ -64,7 +71,6 @@ impl Figures {
             .filter(|r| r.thread == "main" && r.status == 200)
             .collect();
         main.sort_by_key(|r| r.seq);
-        let first = main.first().map_or(0, |r| content_bytes(&r.body));
         let per_finding = |n: usize| {
             if findings == 0 {
                 0.0
@@ -82,8 +88,8 @@ impl Figures {
             label: label.into(),
             findings,
             items: m.items,
-            triage_growth_per_finding: per_finding(triage_end_bytes(&main).saturating_sub(first)),
-            growth_per_finding: per_finding(m.main_bytes_last.saturating_sub(m.main_bytes_first)),
+            triage_growth_per_finding: per_finding(triage_bytes_added(&main)),
+            growth_per_finding: per_finding(m.main_bytes_added),
             growth_per_item: m.main_growth_per_item,
             calls_per_finding: per_finding(m.main_calls + m.sub_agent_calls),
             stops: stop_ms.len(),

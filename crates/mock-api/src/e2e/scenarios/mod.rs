@@ -1,5 +1,6 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
+mod compaction;
 mod corrupt_state;
 mod foreign_session;
 mod full_pipeline;
@@ -9,6 +10,7 @@ mod model_habits;
 mod pipeline_checks;
 mod rate_limited;
 mod repair_check;
+mod scale_corpus;
 mod scenario_context;
 
 use std::time::Instant;
@@ -20,7 +22,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 20] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 22] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -56,6 +58,8 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 20] = [
     ),
     ("habit-unsure-reroute", model_habits::unsure_reroute),
     ("habit-drop-model", model_habits::drop_model),
+    ("compaction-mid-run", compaction::run),
+    ("scale-corpus", scale_corpus::run),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.

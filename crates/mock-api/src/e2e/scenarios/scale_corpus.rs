@@ -1,0 +1,217 @@
+//! Issue 13's measure: the committed real corpus (Ruff 0.17.6 `--select ALL` on Jinja2 3.1.6,
+//! `tests/fixtures/corpus/jinja2-3.1.6`) run to the end on the real client, the main session
+//! compacting on the way. Reports agent launches per 1,000 findings, all-in request input per
+//! finding (with the share a prompt cache serves) and main-thread growth per finding.
+//!
+//! `E2E_CORPUS_FINDINGS=N` runs a slice instead: whole files, fewest findings first, until at
+//! least N findings (for measuring a build too slow for the whole corpus);
+//! `E2E_CORPUS_CONFIG='{"launch_mode": "foreground", "fan_out": 20}'` replaces the project's
+//! `.self-repair/config.json` (to measure one lever at a time).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::e2e::claude_run::ClaudeOptions;
+use crate::e2e::e2e_error::E2eError;
+use crate::e2e::e2e_project::{E2eProject, InstallMode};
+use crate::e2e::figures::Figures;
+use crate::e2e::records::launched_items;
+use crate::e2e::request_cost::RequestCost;
+use crate::e2e::scenarios::ScenarioContext;
+use crate::e2e::scenarios::compaction::COMPACT_WINDOW;
+use crate::e2e::scenarios::full_pipeline::FOREGROUND_CONFIG;
+use crate::e2e::scenarios::pipeline_checks::{
+    check_no_duplicate_launch, check_tasks, pipeline_scenario,
+};
+use crate::mock_server::MockServer;
+
+const RUN: &str = "r-scale";
+const CORPUS: &str = "tests/fixtures/corpus/jinja2-3.1.6";
+const SARIF: &str = "ruff-0.17.6-select-all.sarif";
+
+/// The whole corpus may take many minutes on a loaded machine.
+const MIN_TIMEOUT: Duration = Duration::from_hours(1);
+
+/// Runs the corpus (or the slice `E2E_CORPUS_FINDINGS` asks for) to the end.
+pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let corpus = ctx.tools.plugin_dir.join(CORPUS);
+    let project = E2eProject::new(&ctx.tools, "scale-corpus", InstallMode::Project, 0)?;
+    // `E2E_CORPUS_CONFIG` replaces the project config (a JSON object), to measure a lever.
+    let (path, config) = FOREGROUND_CONFIG;
+    let config = std::env::var("E2E_CORPUS_CONFIG").unwrap_or_else(|_| config.to_owned());
+    project.write(path, &config)?;
+    copy_tree(&corpus.join("src"), &project.path().join("src"))?;
+    let limit = std::env::var("E2E_CORPUS_FINDINGS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok());
+    let sarif = corpus_slice(&corpus.join(SARIF), limit)?;
+    project.write("ruff.sarif", &sarif)?;
+
+    // Four bytes a token, as the server reports by default: with the client's smallest window
+    // (100k tokens, compacting near 67k, about 270 KB of request) a run of this size compacts
+    // on its own growth. A steeper rate would leave less room after a compaction than a
+    // 20-agent stop adds, and the client would stop on "autocompact is thrashing".
+    let scenario = pipeline_scenario();
+    let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+    let options = ClaudeOptions {
+        env: vec![(
+            "CLAUDE_CODE_AUTO_COMPACT_WINDOW".to_owned(),
+            COMPACT_WINDOW.to_owned(),
+        )],
+        ..ClaudeOptions::default()
+    };
+    let prompt =
+        format!("Start the self-repair run.\n$ self-repair start ruff.sarif --run-id {RUN}");
+    let outcome = project
+        .claude(&server.base_url(), &prompt, &options)?
+        .wait(ctx.claude_timeout().max(MIN_TIMEOUT))?;
+    ctx.checks.that(outcome.succeeded(), || {
+        format!("claude -p: {}", outcome.describe())
+    });
+    let files = project.run(RUN);
+    let state = files.state()?;
+    ctx.checks.equal(
+        "run status",
+        &state.get("status").and_then(Value::as_str),
+        &Some("complete"),
+    );
+    check_tasks(ctx, &project, &state)?;
+    let findings = check_every_finding_decided(ctx, &files.dir().join("report.json"))?;
+
+    let records = server.requests();
+    let launched = launched_items(&records);
+    check_no_duplicate_launch(ctx, &launched);
+    let compactions = records.iter().filter(|r| r.thread == "compaction").count();
+    ctx.checks.that(compactions >= 1, || {
+        "the main session never compacted: the scenario no longer proves a run survives it"
+            .to_owned()
+    });
+    let cost = RequestCost::of(&records);
+    let hooks = outcome.hooks();
+    let figures = Figures::measure(
+        "jinja2 corpus, foreground agents (install --project)",
+        &records,
+        &hooks,
+        findings,
+        outcome.wall,
+    );
+    ctx.notes.push(format!(
+        "{findings} findings: {} agent launches ({:.0} per 1,000 findings); request input {:.1} KB \
+         per finding (main {:.1} KB, sub-agents {:.1} KB; {:.0}% a cache read); main growth \
+         {:.0} B per finding; {compactions} compaction(s); claude -p {:.0} s",
+        launched.len(),
+        launched.len() as f64 * 1000.0 / findings.max(1) as f64,
+        cost.per(findings) / 1000.0,
+        cost.main_bytes as f64 / findings.max(1) as f64 / 1000.0,
+        cost.sub_agent_bytes as f64 / findings.max(1) as f64 / 1000.0,
+        cost.cached_percent(),
+        figures.growth_per_finding,
+        outcome.wall.as_secs_f64()
+    ));
+    ctx.figures.push(figures);
+    Ok(())
+}
+
+/// Every finding of `report.json` has a verdict and says who decided it; returns how many
+/// findings the report holds.
+fn check_every_finding_decided(
+    ctx: &mut ScenarioContext,
+    report: &Path,
+) -> Result<usize, E2eError> {
+    let text = fs::read_to_string(report).map_err(E2eError::io(report))?;
+    let report: Value = serde_json::from_str(&text).map_err(|e| E2eError::Unexpected {
+        path: report.to_path_buf(),
+        message: format!("not JSON: {e}"),
+    })?;
+    let findings = report
+        .get("findings")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    ctx.checks.that(!findings.is_empty(), || {
+        "report.json lists no finding".to_owned()
+    });
+    let undecided: Vec<String> = findings
+        .iter()
+        .filter(|f| {
+            f.get("verdict").and_then(Value::as_str).is_none()
+                || matches!(
+                    f.get("decided_by").and_then(Value::as_str),
+                    None | Some("none")
+                )
+        })
+        .map(|f| format!("{}:{}", field(f, "path"), field(f, "rule_id")))
+        .collect();
+    ctx.checks.that(undecided.is_empty(), || {
+        format!(
+            "{} findings of report.json have no verdict or no decider, first: {:?}",
+            undecided.len(),
+            undecided.iter().take(5).collect::<Vec<_>>()
+        )
+    });
+    Ok(findings.len())
+}
+
+fn field<'v>(value: &'v Value, name: &str) -> &'v str {
+    value.get(name).and_then(Value::as_str).unwrap_or("?")
+}
+
+/// The SARIF log, or a slice of it: whole files, fewest findings first, until `limit`.
+fn corpus_slice(path: &Path, limit: Option<usize>) -> Result<String, E2eError> {
+    let text = fs::read_to_string(path).map_err(E2eError::io(path))?;
+    let Some(limit) = limit else {
+        return Ok(text);
+    };
+    let mut log: Value = serde_json::from_str(&text).map_err(|e| E2eError::Unexpected {
+        path: path.to_path_buf(),
+        message: format!("not JSON: {e}"),
+    })?;
+    let Some(results) = log
+        .pointer_mut("/runs/0/results")
+        .and_then(Value::as_array_mut)
+    else {
+        return Ok(text);
+    };
+    let uri = |r: &Value| {
+        r.pointer("/locations/0/physicalLocation/artifactLocation/uri")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let mut per_file: BTreeMap<String, usize> = BTreeMap::new();
+    for result in results.iter() {
+        *per_file.entry(uri(result)).or_default() += 1;
+    }
+    let mut files: Vec<(String, usize)> = per_file.into_iter().collect();
+    files.sort_by_key(|(name, n)| (*n, name.clone()));
+    let mut kept = BTreeSet::new();
+    let mut total = 0;
+    for (name, n) in files {
+        if total >= limit {
+            break;
+        }
+        total += n;
+        kept.insert(name);
+    }
+    results.retain(|r| kept.contains(&uri(r)));
+    Ok(log.to_string())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<(), E2eError> {
+    fs::create_dir_all(to).map_err(E2eError::io(to))?;
+    for entry in fs::read_dir(from).map_err(E2eError::io(from))? {
+        let entry = entry.map_err(E2eError::io(from))?;
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        if source.is_dir() {
+            copy_tree(&source, &target)?;
+        } else {
+            fs::copy(&source, &target).map_err(E2eError::io(&source))?;
+        }
+    }
+    Ok(())
+}
