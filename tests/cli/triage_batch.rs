@@ -137,3 +137,52 @@ fn a_batch_result_gives_each_finding_its_verdict_and_names_the_batch() {
     insta::assert_snapshot!("triage_batch_status_findings", findings.stdout);
     assert_eq!(findings.stdout.matches("[agent tb-00001]").count(), 4);
 }
+
+#[test]
+fn a_finding_rerouted_from_its_batch_is_dispatched_alone_and_its_own_verdict_counts() {
+    let project = dispatched_batch();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-b".into(),
+    };
+    let mut unsure = verdict("t-00002");
+    unsure["verdict"] = json!("unsure");
+    unsure["reroute"] = json!("security");
+    let result = json!({"verdicts": [verdict("t-00001"), unsure, verdict("t-00003"),
+        verdict("t-00004")]});
+    agent.submit("tb-00001", &result.to_string()).success();
+    let out = project.stop("s1", &[]);
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    let (_, ids) = launched(dispatch_reason(&answer).unwrap());
+    assert_eq!(ids, ["t-00002"]);
+    assert!(
+        out.stdout.contains(r#"\"model\":\"sonnet\""#),
+        "{}",
+        out.stdout
+    );
+    let shown = agent.show("t-00002");
+    assert_eq!(shown["kind"], "triage");
+    assert!(
+        shown["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("route `security`")
+    );
+    agent
+        .submit(
+            "t-00002",
+            &json!({"verdict": "false_positive", "root_cause": "used by plugins",
+            "reason": "imported for its side effect of registering plugins"})
+            .to_string(),
+        )
+        .success();
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    let second = &findings.as_array().unwrap()[1];
+    assert_eq!(second["verdict"], "false_positive");
+    assert!(second.get("batch").is_none(), "{second}");
+    assert_eq!(findings[0]["batch"], "tb-00001");
+}

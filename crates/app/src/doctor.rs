@@ -158,6 +158,9 @@ fn write_missing_results(dir: &RunDir) -> Vec<String> {
                 } else {
                     serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
                 };
+                if kind == ItemKind::TriageBatch {
+                    crate::submit::write_member_copies(dir, &value);
+                }
                 match write_atomic(&path, text.as_bytes()) {
                     Ok(()) => {
                         dir.clear_submitting(&item);

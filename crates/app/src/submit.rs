@@ -101,6 +101,9 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
             return Ok(Submitted::AlreadyRecorded(what));
         }
         if recorded.copy_missing {
+            if input.kind == ItemKind::TriageBatch {
+                write_member_copies(dir, &recorded.value);
+            }
             let copy = render_stored(&recorded.value, markdown);
             write_result_copy(dir, item, &result_path, &copy);
         }
@@ -253,7 +256,7 @@ fn write_result_copy(dir: &RunDir, item: &str, result_path: &Path, text: &str) {
 /// member's verdict where they always have. A member that already has a file keeps it (it was
 /// decided on its own); a member that asked for a re-route gets the request, which its own
 /// later result replaces (as for a single item). Best effort: the journal line counts.
-fn write_member_copies(dir: &RunDir, batch: &Value) {
+pub(crate) fn write_member_copies(dir: &RunDir, batch: &Value) {
     for entry in batch["verdicts"].as_array().into_iter().flatten() {
         let (Some(member), Value::Object(fields)) = (entry["item"].as_str(), entry) else {
             continue;
