@@ -37,6 +37,8 @@ fn document(chars: usize) -> String {
 fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_32_kb() {
     let project = TestProject::new();
     project.write("findings.jsonl", &long_findings(120));
+    // Slices of 100: an aggregator sees a sample and pages through the rest.
+    project.write(".self-repair/config.json", r#"{"aggregate_batch": 100}"#);
     let settings = filters(&project);
     let _guard = settings.bind_to_scope();
     project
@@ -66,6 +68,25 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
                 Some((_, max)) => *max = (*max).max(size),
                 None => largest.push((kind.clone(), size)),
             }
+            if id == "agg-1" {
+                let prompt = shown["prompt"].as_str().unwrap();
+                assert!(
+                    prompt.contains("A sample of 40 of the 100")
+                        && prompt.contains("--findings --page 1` to `--page 3`"),
+                    "{prompt}"
+                );
+                let last = project
+                    .cmd(&["show", &id, "--findings", "--page", "9", "--json"])
+                    .run()
+                    .success()
+                    .json();
+                // Past the end: the last page, lines 81 to 100.
+                assert_eq!(
+                    (&last["page"], &last["pages"], &last["total"]),
+                    (&json!(3), &json!(3), &json!(100))
+                );
+                assert_eq!(last["lines"].as_array().unwrap().len(), 20);
+            }
             let text = match kind.as_str() {
                 // One group for every finding.
                 "triage" => {
@@ -74,6 +95,16 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
                     .to_string()
                 }
                 "plan" | "review" => {
+                    if id == "plan-g1-2" {
+                        // The plan prompt listed all five emphases: only its own now.
+                        let prompt = shown["prompt"].as_str().unwrap();
+                        assert!(
+                            prompt.contains("**Fix the root cause properly**")
+                                && !prompt.contains("smallest safe change")
+                                && !prompt.contains("contrarian"),
+                            "{prompt}"
+                        );
+                    }
                     if id == "plan-g1-1" {
                         // 120 findings: the counts, a spread sample, and the pages.
                         let prompt = shown["prompt"].as_str().unwrap();
