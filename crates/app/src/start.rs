@@ -181,6 +181,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             finding: index as u32,
             route: route.name.to_owned(),
             tier: route.tier.max(config.tiers.triage),
+            safe_fix: record.finding.has_safe_fix(),
         });
         record.item = Some(triage_id(routed.len()));
         match route_counts.iter_mut().find(|(r, _)| r == route.name) {

@@ -13,6 +13,7 @@ mod item;
 mod item_table;
 mod lenient_json;
 mod phase;
+mod plan_depth;
 mod route;
 mod run_state;
 mod schema;
@@ -39,6 +40,7 @@ pub use finding::{
 pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};
 pub use lenient_json::{LenientJson, lenient_json};
 pub use phase::Phase;
+pub use plan_depth::PlanDepth;
 pub use route::{ROUTES, Route, default_route, route, route_names};
 pub use run_state::{
     FailureStreak, Group, Intake, PauseReason, PhaseCounts, ProposedGroup, RunState, RunStatus,
