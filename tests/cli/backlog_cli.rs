@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::pipeline::{drive, started};
 use crate::scripted_agent::ScriptedAgent;
 
-fn backlog_bin() -> PathBuf {
+pub fn backlog_bin() -> PathBuf {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-tools.sh");
     let out = Command::new("bash")
         .arg(&script)

@@ -196,6 +196,22 @@ mod corpus {
                        "reason": "the code does what the rule reports"})
                 .to_string()
             }
+            ItemKind::TriageBatch => {
+                let cause = if security {
+                    "security smell"
+                } else {
+                    "style debt"
+                };
+                let verdicts: Vec<Value> = item
+                    .inputs()
+                    .iter()
+                    .map(|id| {
+                        json!({"item": id, "verdict": "real", "root_cause": cause,
+                               "reason": "the code does what the rule reports"})
+                    })
+                    .collect();
+                json!({ "verdicts": verdicts }).to_string()
+            }
             ItemKind::Aggregate => {
                 let mut by_cause: BTreeMap<String, Vec<&str>> = BTreeMap::new();
                 for id in item.inputs() {
@@ -305,9 +321,13 @@ mod corpus {
             for launch in &dispatch.launch {
                 let item = state.item(&launch.item).unwrap();
                 let mut security = false;
-                if item.kind == ItemKind::Triage {
+                if matches!(item.kind, ItemKind::Triage | ItemKind::TriageBatch) {
                     triaged += 1;
-                    let rule = &findings[item.finding.unwrap() as usize].finding.rule_id;
+                    let first = match item.kind {
+                        ItemKind::TriageBatch => state.item(&item.inputs()[0]).unwrap(),
+                        _ => item,
+                    };
+                    let rule = &findings[first.finding.unwrap() as usize].finding.rule_id;
                     security = rule.starts_with('S');
                     if triaged % TRIAGE_SHOWN_EVERY != 1 {
                         submit(&dir, &launch.item, &answer(&state, item, security), NOW).unwrap();
@@ -333,7 +353,7 @@ mod corpus {
                 "review",
                 "rule_review",
                 "synthesize",
-                "triage",
+                "triage_batch",
                 "write_task"
             ],
             "every kind was shown"

@@ -3,10 +3,12 @@
 mod harness;
 mod scripted_agent;
 
+mod analyzer_fix;
 mod backlog_cli;
 mod bounded_prompts;
 mod classification;
 mod commands;
+mod corpus_plan_depth;
 mod damaged_state;
 mod forgiving_input;
 mod fuzz;

@@ -9,10 +9,10 @@ use self_repair_classify::{
     measure,
 };
 use self_repair_engine::{
-    Event, FindingRecord, ItemStatus, JournalEntry, RunState, StableHash, TaskDraft, TriageResult,
-    Verdict,
+    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, TaskDraft,
+    TriageResult, Verdict,
 };
-use self_repair_report::{Backlog, RunReport, TaskToWrite};
+use self_repair_report::{AnalyzerFixTask, Backlog, RunReport, TaskToWrite};
 use self_repair_store::{RunDir, write_atomic, write_json};
 
 use crate::AppError;
@@ -34,31 +34,25 @@ pub fn finalize_run(
         .collect();
     let mut tasks = Vec::new();
     for group in state.groups.iter().filter(|g| g.planned) {
-        let writer = format!("tw-{}", group.id);
-        if state
-            .item(&writer)
-            .is_none_or(|i| i.status != ItemStatus::Done)
-        {
-            continue;
-        }
-        let Some(path) = dir.item_file(&writer, "json") else {
-            continue;
-        };
-        let text = dir.read_result(&writer, "json").ok_or_else(|| {
-            AppError::io("read", &path)(std::io::Error::other(
-                "the task writer's result is missing; run `self-repair doctor`",
-            ))
-        })?;
-        let draft: TaskDraft = serde_json::from_str(&text).map_err(|e| AppError::Io {
-            action: "parse",
-            path: path.clone(),
-            source: std::io::Error::other(e),
-        })?;
         let members: Vec<&FindingRecord> = group
             .members
             .iter()
             .filter_map(|m| by_item.get(m.as_str()).copied())
             .collect();
+        let draft = if group.depth == PlanDepth::AnalyzerFix {
+            // No agent planned it: the task is written here, from the analyzer's own fixes.
+            AnalyzerFixTask {
+                group,
+                members: &members,
+                all: &findings,
+            }
+            .draft()
+        } else {
+            match written_draft(dir, state, &group.id)? {
+                Some(draft) => draft,
+                None => continue,
+            }
+        };
         let mut fingerprints: Vec<&str> = members.iter().map(|r| r.fingerprint.as_str()).collect();
         fingerprints.sort_unstable();
         tasks.push(TaskToWrite {
@@ -79,6 +73,36 @@ pub fn finalize_run(
         }],
     )?;
     write_reports(dir, state, &findings)
+}
+
+/// The task writer's draft for a group, `None` when its writer did not finish.
+fn written_draft(
+    dir: &RunDir,
+    state: &RunState,
+    group: &str,
+) -> Result<Option<TaskDraft>, AppError> {
+    let writer = format!("tw-{group}");
+    if state
+        .item(&writer)
+        .is_none_or(|i| i.status != ItemStatus::Done)
+    {
+        return Ok(None);
+    }
+    let Some(path) = dir.item_file(&writer, "json") else {
+        return Ok(None);
+    };
+    let text = dir.read_result(&writer, "json").ok_or_else(|| {
+        AppError::io("read", &path)(std::io::Error::other(
+            "the task writer's result is missing; run `self-repair doctor`",
+        ))
+    })?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| AppError::Io {
+            action: "parse",
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })
 }
 
 /// Rewrites `report.json` and `report.md` from the state (also `self-repair finalize` on a

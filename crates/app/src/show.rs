@@ -4,8 +4,8 @@ use std::path::Path;
 
 use self_repair_context::fenced_block;
 use self_repair_engine::{
-    FindingRecord, ItemKind, ItemStatus, ROUTES, RunState, WorkItem, item_input, output_schema,
-    route_names,
+    FindingRecord, ItemKind, ItemStatus, PlanDepth, ROUTES, RunState, WorkItem, item_input,
+    output_schema, route_names,
 };
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
@@ -195,7 +195,19 @@ impl PromptContext<'_> {
                 let mut vars = self.group_vars(item, GROUP_FINDINGS);
                 vars.push(("emphasis", planner_emphasis(n.parse().unwrap_or(1))));
                 vars.push(("planner", n));
-                vars.push(("planners", self.state.config.planners.to_string()));
+                let planners = self.planners(item);
+                let peers = if planners > 1 {
+                    format!(
+                        "{planners} planners write competing plans for it; a synthesizer merges \
+                         the best parts."
+                    )
+                } else {
+                    "Yours is the group's only plan: a reviewer checks it, then it becomes the \
+                     task."
+                        .to_owned()
+                };
+                vars.push(("planners", planners.to_string()));
+                vars.push(("peers", peers));
                 ("plan.md".to_owned(), vars)
             }
             ItemKind::Synthesize => {
@@ -333,10 +345,34 @@ impl PromptContext<'_> {
         )
     }
 
+    /// Planners of the item's group: one for a light group (design note 22).
+    fn planners(&self, item: &WorkItem) -> u32 {
+        let group = item
+            .group
+            .and_then(|g| self.state.groups.get((g as usize).checked_sub(1)?));
+        match group.map(|g| g.depth) {
+            Some(PlanDepth::Light) => 1,
+            _ => self.state.config.planners,
+        }
+    }
+
+    /// The synthesizer's merged plan, or for a light group (one plan, no synthesis) its plan.
     fn merged_plan(&self, item: &WorkItem, share: usize) -> String {
         let Some(syn) = item.depends_on().first() else {
             return "(no merged plan)".to_owned();
         };
+        if ItemKind::of_id(syn) == Some(ItemKind::Plan) {
+            return self.result_text(syn, "md").map_or_else(
+                || "(no plan: the planner failed)".to_owned(),
+                |text| {
+                    format!(
+                        "The group's only plan ({syn}): a group this small gets one planner and \
+                         no synthesis.\n\n{}",
+                        self.embed(&text, syn, "md", share)
+                    )
+                },
+            );
+        }
         self.result_json(syn)
             .and_then(|v| {
                 v["plan"]
@@ -384,12 +420,4 @@ impl PromptContext<'_> {
 /// The reviewer angle of a review item (`rev-g1-2` → the second configured angle).
 pub fn show_angle(state: &RunState, item: &WorkItem) -> String {
     item_input(state, item).angle.unwrap_or_default()
-}
-
-fn location(path: &str, line: Option<u32>, column: Option<u32>) -> String {
-    match (line, column) {
-        (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
-        (Some(l), None) => format!("{path}:{l}"),
-        _ => path.to_owned(),
-    }
 }

@@ -183,6 +183,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             tier: route.tier.max(config.tiers.triage),
             rule: format!("{} {}", record.finding.tool, record.finding.rule_id),
             path: record.finding.path.clone(),
+            safe_fix: record.finding.has_safe_fix(),
         });
         record.item = Some(triage_id(routed.len()));
         match route_counts.iter_mut().find(|(r, _)| r == route.name) {

@@ -100,6 +100,7 @@ mod tests {
 
     fn finding(rule: &str, path: &str) -> Finding {
         Finding {
+            fix: None,
             tool: "ruff".to_owned(),
             rule_id: rule.to_owned(),
             level: Level::Warning,

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use crate::{
-    Group, ItemExtra, ItemKind, ItemStatus, Phase, ProposedGroup, RunState, Verdict, WorkItem,
+    Group, ItemExtra, ItemKind, ItemStatus, Phase, PlanDepth, ProposedGroup, RunState, Verdict,
+    WorkItem,
 };
 
 /// Advances through every finished phase, skipping empty ones. Stops at `Finalize`, which the
@@ -137,6 +138,7 @@ fn form_groups(state: &mut RunState) {
             label,
             root_cause,
             planned: members.len() >= min,
+            depth: PlanDepth::default(),
             members,
         })
         .collect();
@@ -151,39 +153,63 @@ fn start_rule_review(state: &mut RunState) {
     }
 }
 
+/// Creates each planned group's items at its depth: none for a group the analyzer fixes
+/// (finalize writes its task), one plan -> one review -> the task writer for a light group,
+/// `planners` plans -> a synthesis -> one review per angle -> the task writer for a full one.
 fn start_plan(state: &mut RunState) {
+    for index in 0..state.groups.len() {
+        if !state.groups[index].planned {
+            continue;
+        }
+        let depth = PlanDepth::of(state, &state.groups[index]);
+        state.groups[index].depth = depth;
+        let number = index as u32 + 1;
+        let gid = state.groups[index].id.clone();
+        match depth {
+            PlanDepth::AnalyzerFix => {}
+            PlanDepth::Light => start_light_plan(state, number, &gid),
+            PlanDepth::Full => start_full_plan(state, number, &gid),
+        }
+    }
+}
+
+/// One plan goes straight to one review (the first angle), then to the task writer.
+fn start_light_plan(state: &mut RunState, number: u32, gid: &str) {
+    let plan = format!("plan-{gid}-1");
+    push(state, plan.clone(), ItemKind::Plan).group = Some(number);
+    let review = format!("rev-{gid}-1");
+    let item = push(state, review.clone(), ItemKind::Review);
+    item.group = Some(number);
+    item.extra_mut().depends_on = vec![plan.clone()];
+    let item = push(state, format!("tw-{gid}"), ItemKind::WriteTask);
+    item.group = Some(number);
+    item.extra_mut().depends_on = vec![plan, review];
+}
+
+fn start_full_plan(state: &mut RunState, number: u32, gid: &str) {
     let planners = state.config.planners;
     let reviewers = state.config.reviewer_angles.len() as u32;
-    let groups: Vec<(u32, String)> = state
-        .groups
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| g.planned)
-        .map(|(n, g)| (n as u32 + 1, g.id.clone()))
-        .collect();
-    for (number, gid) in groups {
-        let plans: Vec<String> = (1..=planners).map(|p| format!("plan-{gid}-{p}")).collect();
-        for id in &plans {
-            push(state, id.clone(), ItemKind::Plan).group = Some(number);
-        }
-        let syn = format!("syn-{gid}");
-        let item = push(state, syn.clone(), ItemKind::Synthesize);
-        item.group = Some(number);
-        item.set_extra(ItemExtra {
-            depends_on: plans.clone(),
-            inputs: plans,
-            ..ItemExtra::default()
-        });
-        let reviews: Vec<String> = (1..=reviewers).map(|r| format!("rev-{gid}-{r}")).collect();
-        for id in &reviews {
-            let item = push(state, id.clone(), ItemKind::Review);
-            item.group = Some(number);
-            item.extra_mut().depends_on = vec![syn.clone()];
-        }
-        let item = push(state, format!("tw-{gid}"), ItemKind::WriteTask);
-        item.group = Some(number);
-        let mut deps = vec![syn];
-        deps.extend(reviews);
-        item.extra_mut().depends_on = deps;
+    let plans: Vec<String> = (1..=planners).map(|p| format!("plan-{gid}-{p}")).collect();
+    for id in &plans {
+        push(state, id.clone(), ItemKind::Plan).group = Some(number);
     }
+    let syn = format!("syn-{gid}");
+    let item = push(state, syn.clone(), ItemKind::Synthesize);
+    item.group = Some(number);
+    item.set_extra(ItemExtra {
+        depends_on: plans.clone(),
+        inputs: plans,
+        ..ItemExtra::default()
+    });
+    let reviews: Vec<String> = (1..=reviewers).map(|r| format!("rev-{gid}-{r}")).collect();
+    for id in &reviews {
+        let item = push(state, id.clone(), ItemKind::Review);
+        item.group = Some(number);
+        item.extra_mut().depends_on = vec![syn.clone()];
+    }
+    let item = push(state, format!("tw-{gid}"), ItemKind::WriteTask);
+    item.group = Some(number);
+    let mut deps = vec![syn];
+    deps.extend(reviews);
+    item.extra_mut().depends_on = deps;
 }

@@ -25,6 +25,10 @@ pub struct Config {
     pub reviewer_angles: Vec<String>,
     /// Groups with fewer findings than this are reported but not planned.
     pub min_group_size: u32,
+    /// Groups with at least this many findings (or any finding on the security route) get the
+    /// full plan depth: `planners` plans, a synthesis, one review per angle and the task
+    /// writer. Smaller groups get one plan, one review (the first angle) and the task writer.
+    pub full_plan_min: u32,
     /// Triage verdicts per aggregator slice.
     pub aggregate_batch: u32,
     /// Findings one triage agent investigates at once (a `tb-` item); 1 dispatches each
@@ -109,6 +113,7 @@ impl Default for Config {
                 "architecture and naming".to_owned(),
             ],
             min_group_size: 1,
+            full_plan_min: 10,
             aggregate_batch: 40,
             triage_batch: 8,
             circuit_failures: 3,
@@ -171,6 +176,12 @@ impl Config {
             self.min_group_size,
             self.min_group_size >= 1,
             "use 1 or more",
+        )?;
+        check(
+            "full_plan_min",
+            self.full_plan_min,
+            self.full_plan_min >= 1,
+            "use 1 or more (1: every group gets the full plan depth)",
         )?;
         check(
             "aggregate_batch",

@@ -16,6 +16,8 @@ pub struct RoutedFinding {
     pub rule: String,
     /// Project-relative path: a batch fills up with findings of the same and nearby files.
     pub path: String,
+    /// The analyzer has a safe fix for it (`Finding::has_safe_fix`).
+    pub safe_fix: bool,
 }
 
 /// The id of the `n`-th (1-based) triage item: `t-00042`. Written by hand because loading a
@@ -135,6 +137,11 @@ pub fn create_run(
         proposals: Vec::new(),
         groups: Vec::new(),
         tasks: Vec::new(),
+        safe_fixes: routed
+            .iter()
+            .filter(|r| r.safe_fix)
+            .map(|r| r.finding)
+            .collect(),
         journal_offset: 0,
         items,
     };

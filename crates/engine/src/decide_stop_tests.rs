@@ -15,6 +15,7 @@ fn run(findings: u32) -> RunState {
             tier: Tier::Haiku,
             rule: "ruff F401".into(),
             path: format!("src/m{i}.py"),
+            safe_fix: false,
         })
         .collect();
     let intake = Intake {
@@ -405,6 +406,7 @@ fn reroute_sends_the_item_back_once_with_a_new_route() {
 #[test]
 fn plan_phase_runs_groups_in_parallel_with_dependencies() {
     let mut state = run(3);
+    state.config.full_plan_min = 1;
     decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
     submit(&mut state, "t-00001", real("unused import"));
     submit(&mut state, "t-00002", real("Unused  import"));

@@ -64,6 +64,71 @@ pub struct Finding {
     pub help_uri: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<serde_json::Value>,
+    /// The analyzer's own fix for it, when its output carries one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<AnalyzerFix>,
+}
+
+impl Finding {
+    /// True when the analyzer itself can fix it safely (its fix applies by default).
+    pub fn has_safe_fix(&self) -> bool {
+        self.fix
+            .as_ref()
+            .is_some_and(|f| f.applicability == FixApplicability::Safe)
+    }
+}
+
+/// How an analyzer rates its own fix. Only `safe` fixes are applied without review: they are
+/// what `ruff check --fix`, `cargo clippy --fix` and `eslint --fix` apply by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixApplicability {
+    /// Applied by default: Ruff `safe`, rustc/clippy `MachineApplicable`, an `ESLint` `fix`.
+    Safe,
+    /// May change behaviour, applied only on request: Ruff `unsafe`, rustc/clippy
+    /// `MaybeIncorrect`, `ESLint` `suggestions`.
+    Unsafe,
+    /// Shown, never applied: Ruff `display-only`, rustc/clippy `HasPlaceholders`.
+    DisplayOnly,
+    /// The output does not say: SARIF `fixes` (SARIF has no applicability; Ruff's SARIF lists
+    /// its safe and unsafe fixes alike), rustc/clippy `Unspecified`.
+    Unspecified,
+}
+
+impl FixApplicability {
+    /// The spelling used in files and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixApplicability::Safe => "safe",
+            FixApplicability::Unsafe => "unsafe",
+            FixApplicability::DisplayOnly => "display_only",
+            FixApplicability::Unspecified => "unspecified",
+        }
+    }
+
+    /// Reads the analyzers' spellings: Ruff's `safe`/`unsafe`/`displayonly` (and
+    /// `display-only`), rustc's `MachineApplicable`/`MaybeIncorrect`/`HasPlaceholders`/
+    /// `Unspecified`, and ours.
+    pub fn parse(text: &str) -> Option<FixApplicability> {
+        match text {
+            "safe" | "MachineApplicable" => Some(FixApplicability::Safe),
+            "unsafe" | "MaybeIncorrect" => Some(FixApplicability::Unsafe),
+            "displayonly" | "display-only" | "display_only" | "HasPlaceholders" => {
+                Some(FixApplicability::DisplayOnly)
+            }
+            "unspecified" | "Unspecified" => Some(FixApplicability::Unspecified),
+            _ => None,
+        }
+    }
+}
+
+/// The analyzer's own fix for a finding: how safe it says it is, and its one-line description
+/// (the edits themselves are not kept: the analyzer applies them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnalyzerFix {
+    pub applicability: FixApplicability,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// Where else an identical finding (same fingerprint) was reported.

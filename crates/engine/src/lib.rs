@@ -13,6 +13,7 @@ mod item;
 mod item_table;
 mod lenient_json;
 mod phase;
+mod plan_depth;
 mod route;
 mod run_state;
 mod schema;
@@ -35,10 +36,13 @@ pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, RELAY_INSTRUCTION, THEN, relay_reason};
 pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};
-pub use finding::{Finding, FindingRecord, Level, Occurrence, Predecided};
+pub use finding::{
+    AnalyzerFix, Finding, FindingRecord, FixApplicability, Level, Occurrence, Predecided,
+};
 pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};
 pub use lenient_json::{LenientJson, lenient_json};
 pub use phase::Phase;
+pub use plan_depth::PlanDepth;
 pub use route::{ROUTES, Route, default_route, route, route_names};
 pub use run_state::{
     FailureStreak, Group, Intake, PauseReason, PhaseCounts, ProposedGroup, RunState, RunStatus,

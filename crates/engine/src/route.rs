@@ -106,6 +106,7 @@ mod tests {
 
     fn finding(tool: &str, rule: &str, raw: Option<serde_json::Value>) -> Finding {
         Finding {
+            fix: None,
             tool: tool.to_owned(),
             rule_id: rule.to_owned(),
             level: crate::Level::Warning,

@@ -70,6 +70,9 @@ pub struct Group {
     pub members: Vec<String>,
     /// False when the group is smaller than `min_group_size`: reported, not planned.
     pub planned: bool,
+    /// How it is planned; set when the plan phase starts (`full` in states written before).
+    #[serde(default)]
+    pub depth: crate::PlanDepth,
 }
 
 /// A group proposed by one aggregator, merged by label when the phase ends.
@@ -154,6 +157,10 @@ pub struct RunState {
     pub groups: Vec<Group>,
     #[serde(default)]
     pub tasks: Vec<TaskRecord>,
+    /// Findings (indices into `findings.json`, ascending) the analyzer itself can fix safely:
+    /// a group made only of them is planned by code (`PlanDepth::AnalyzerFix`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub safe_fixes: Vec<u32>,
     /// Bytes of `journal.jsonl` already folded into this state.
     pub journal_offset: u64,
     /// Triage items are stored as columns in the file (reference/state-file.md).

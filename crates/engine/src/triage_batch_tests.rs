@@ -24,6 +24,7 @@ fn run_of(findings: &[(&str, &str, &str)], batch: u32) -> RunState {
             },
             rule: (*rule).into(),
             path: (*path).into(),
+            safe_fix: false,
         })
         .collect();
     let n = findings.len() as u32;

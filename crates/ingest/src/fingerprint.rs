@@ -143,6 +143,7 @@ mod tests {
 
     fn finding(symbol: Option<&str>, message: &str, line: u32) -> Finding {
         Finding {
+            fix: None,
             tool: "ruff".into(),
             rule_id: "F401".into(),
             level: Level::Error,

@@ -392,3 +392,168 @@ fn truncated_inputs_give_errors_not_panics() {
         }
     }
 }
+
+/// `(rule, applicability, description)` of every finding that carries the analyzer's fix.
+fn fixes_of(findings: &[Finding]) -> Vec<(String, &'static str, Option<String>)> {
+    findings
+        .iter()
+        .filter_map(|f| {
+            let fix = f.fix.as_ref()?;
+            Some((
+                f.rule_id.clone(),
+                fix.applicability.as_str(),
+                fix.description.clone(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn the_analyzers_own_fixes_are_read_with_their_applicability() {
+    let ruff = parse_fixture("ruff-0.17.6.json", Format::Ruff, Path::new(SNAPSHOT_ROOT)).findings;
+    assert_eq!(
+        fixes_of(&ruff),
+        [
+            (
+                "F401".to_owned(),
+                "safe",
+                Some("Remove unused import: `os`".to_owned())
+            ),
+            (
+                "E711".to_owned(),
+                "unsafe",
+                Some("Replace with `cond is None`".to_owned())
+            ),
+        ]
+    );
+    assert!(ruff[0].has_safe_fix() && !ruff[1].has_safe_fix());
+    // SARIF states no applicability: Ruff's SARIF lists the same safe and unsafe fixes alike.
+    let sarif =
+        parse_fixture("ruff-0.17.6.sarif", Format::Sarif, Path::new(SNAPSHOT_ROOT)).findings;
+    assert_eq!(
+        fixes_of(&sarif)
+            .iter()
+            .map(|(rule, applicability, _)| (rule.as_str(), *applicability))
+            .collect::<Vec<_>>(),
+        [("F401", "unspecified"), ("E711", "unspecified")]
+    );
+    let clippy = parse_fixture(
+        "cargo-clippy-1.95.jsonl",
+        Format::Clippy,
+        Path::new(SNAPSHOT_ROOT),
+    )
+    .findings;
+    assert_eq!(
+        fixes_of(&clippy),
+        [
+            (
+                "clippy::len_zero".to_owned(),
+                "safe",
+                Some("using `is_empty` is clearer and more explicit".to_owned())
+            ),
+            (
+                "clippy::useless_vec".to_owned(),
+                "safe",
+                Some("you can use an array directly".to_owned())
+            ),
+        ]
+    );
+    let eslint = parse_fixture(
+        "eslint-10.15.json",
+        Format::Eslint,
+        Path::new(SNAPSHOT_ROOT),
+    )
+    .findings;
+    assert_eq!(
+        fixes_of(&eslint),
+        [
+            ("no-var".to_owned(), "safe", None),
+            (
+                "no-unused-vars".to_owned(),
+                "unsafe",
+                Some("Remove unused variable 'x'.".to_owned())
+            ),
+            (
+                "no-unused-vars".to_owned(),
+                "unsafe",
+                Some("Remove unused variable 'f'.".to_owned())
+            ),
+            (
+                "eqeqeq".to_owned(),
+                "unsafe",
+                Some("Use '===' instead of '=='.".to_owned())
+            ),
+        ]
+    );
+    // Formats without fixes carry none.
+    for (name, format) in [
+        ("bandit-1.9.4.json", Format::Bandit),
+        ("vulture-2.16.txt", Format::Vulture),
+        ("knip-6.44.2.json", Format::Knip),
+    ] {
+        let findings = parse_fixture(name, format, Path::new(SNAPSHOT_ROOT)).findings;
+        assert!(findings.iter().all(|f| f.fix.is_none()), "{name}");
+    }
+}
+
+#[test]
+fn a_sarif_fix_is_safe_only_when_its_property_bag_says_so() {
+    let log = |properties: &str| {
+        format!(
+            r#"{{"version":"2.1.0","runs":[{{"tool":{{"driver":{{"name":"t"}}}},"results":[{{"ruleId":"R","message":{{"text":"m"}},"locations":[{{"physicalLocation":{{"artifactLocation":{{"uri":"a.py"}},"region":{{"startLine":1}}}}}}],"fixes":[{{"description":{{"text":"do it"}}{properties}}}]}}]}}]}}"#
+        )
+    };
+    let options = IngestOptions::new("t.sarif", SNAPSHOT_ROOT);
+    let read = |text: String| {
+        let findings = parse(&text, Format::Sarif, &options)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .findings;
+        fixes_of(&findings)
+    };
+    assert_eq!(
+        read(log("")),
+        [("R".to_owned(), "unspecified", Some("do it".to_owned()))]
+    );
+    assert_eq!(
+        read(log(r#","properties":{"applicability":"safe"}"#)),
+        [("R".to_owned(), "safe", Some("do it".to_owned()))]
+    );
+}
+
+#[test]
+fn a_fix_in_a_jsonl_line_is_read_and_a_wrong_applicability_is_refused() {
+    let options = IngestOptions::new("f.jsonl", SNAPSHOT_ROOT);
+    let line = |applicability: &str| {
+        format!(
+            r#"{{"tool":"ruff","rule_id":"F401","message":"m","path":"a.py","fix":{{"applicability":"{applicability}","description":"Remove it"}}}}"#
+        )
+    };
+    let parsed = parse(&line("safe"), Format::Jsonl, &options).unwrap_or_else(|e| panic!("{e}"));
+    assert!(parsed.findings[0].has_safe_fix());
+    assert!(parse(&line("sure"), Format::Jsonl, &options).is_err());
+}
+
+/// The committed corpus (tests/fixtures/corpus/README.md) holds no safe fix: Jinja2's own
+/// `pyproject.toml` sets `fix = true`, so the run that made it applied Ruff's safe fixes to the
+/// sources and reported what was left.
+#[test]
+fn the_corpus_ruff_output_has_unsafe_and_display_only_fixes_and_no_safe_one() {
+    let path = fixture_dir().join("../corpus/jinja2-3.1.6/ruff-0.17.6-select-all.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let options =
+        IngestOptions::new("corpus.json", SNAPSHOT_ROOT).with_base("/tmp/corpus/jinja2-3.1.6");
+    let findings = parse(&text, Format::Ruff, &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .findings;
+    let count = |applicability: &str| {
+        findings
+            .iter()
+            .filter(|f| f.fix.as_ref().map(|x| x.applicability.as_str()) == Some(applicability))
+            .count()
+    };
+    assert_eq!(findings.len(), 2637);
+    assert_eq!(
+        (count("safe"), count("unsafe"), count("display_only")),
+        (0, 803, 1)
+    );
+}

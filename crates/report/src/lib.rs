@@ -1,11 +1,13 @@
 //! Outputs of a run: Backlog.md task files (idempotent by group fingerprint), `report.json`
 //! and `report.md`.
 
+mod analyzer_fix_task;
 mod backlog;
 mod backlog_task;
 mod report_error;
 mod run_report;
 
+pub use analyzer_fix_task::AnalyzerFixTask;
 pub use backlog::{Backlog, ExistingTask, TaskToWrite};
 pub use backlog_task::{BacklogTask, GROUP_MARKER, sanitize_title};
 pub use report_error::ReportError;

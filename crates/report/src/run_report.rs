@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use self_repair_engine::{
-    FindingRecord, ItemKind, ItemStatus, Phase, RunState, TaskRecord, TriageResult, timestamp,
+    FindingRecord, ItemKind, ItemStatus, Phase, PlanDepth, RunState, TaskRecord, TriageResult,
+    timestamp,
 };
 use serde::Serialize;
 
@@ -56,6 +57,10 @@ pub struct GroupOutcome {
     pub root_cause: String,
     pub findings: usize,
     pub planned: bool,
+    /// How it was planned, when it was: `full`, `light` (one plan, one review) or
+    /// `analyzer_fix` (by code: every finding has the analyzer's safe fix, no agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanDepth>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskRecord>,
 }
@@ -177,6 +182,7 @@ impl RunReport {
                 root_cause: g.root_cause.clone(),
                 findings: g.members.len(),
                 planned: g.planned,
+                plan: g.planned.then_some(g.depth),
                 task: state.tasks.iter().find(|t| t.group == g.id).cloned(),
             })
             .collect();
@@ -259,7 +265,9 @@ impl RunReport {
         if self.groups.is_empty() {
             out.push_str("No real findings: nothing to plan.\n");
         } else {
-            out.push_str("| group | root cause | findings | task |\n|---|---|---|---|\n");
+            out.push_str(
+                "| group | root cause | findings | plan | task |\n|---|---|---|---|---|\n",
+            );
             for g in &self.groups {
                 let task = match (&g.task, g.planned) {
                     (Some(t), _) if t.existing => format!("{} (existed)", t.task_id),
@@ -267,8 +275,14 @@ impl RunReport {
                     (None, false) => "below min_group_size".to_owned(),
                     (None, true) => "no task (planning failed)".to_owned(),
                 };
+                let plan = match g.plan {
+                    Some(PlanDepth::Full) => "full",
+                    Some(PlanDepth::Light) => "light: 1 plan, 1 review",
+                    Some(PlanDepth::AnalyzerFix) => "by code: the analyzer's safe fixes",
+                    None => "-",
+                };
                 out.push_str(&format!(
-                    "| {} | {} | {} | {task} |\n",
+                    "| {} | {} | {} | {plan} | {task} |\n",
                     g.id,
                     cell(&g.label),
                     g.findings

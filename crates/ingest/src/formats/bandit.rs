@@ -69,6 +69,7 @@ pub(crate) fn parse_bandit(text: &str, paths: &PathResolver) -> Result<Vec<Findi
             _ => Level::Warning,
         };
         findings.push(Finding {
+            fix: None,
             tool: "bandit".to_owned(),
             rule_id: issue.test_id.to_string(),
             level,

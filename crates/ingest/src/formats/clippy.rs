@@ -7,14 +7,17 @@
 //! the location (following macro expansions back to the call site when the span is inside a
 //! macro); `message.code.code` is the rule (`clippy::len_zero`, `dead_code`, `E0425`).
 //! `tool` is `clippy` for `clippy::` lints and `rustc` for the compiler's own. cargo repeats a
-//! diagnostic once per target that compiles the file; exact repeats are dropped.
+//! diagnostic once per target that compiles the file; exact repeats are dropped. A suggestion
+//! (a span with `suggested_replacement`, in the diagnostic or its children) is the analyzer's
+//! fix, rated by its `suggestion_applicability`: `MachineApplicable` is what `cargo clippy
+//! --fix` applies.
 
 use std::collections::HashSet;
 
 use serde::Deserialize;
 use serde_json::json;
 
-use self_repair_engine::{Finding, Level};
+use self_repair_engine::{AnalyzerFix, Finding, FixApplicability, Level};
 
 use crate::format::Format;
 use crate::ingest_error::IngestError;
@@ -71,6 +74,10 @@ struct Span {
     is_primary: bool,
     #[serde(default)]
     expansion: Option<Box<Expansion>>,
+    #[serde(default)]
+    suggested_replacement: Option<String>,
+    #[serde(default)]
+    suggestion_applicability: Option<String>,
 }
 
 /// Where a macro-generated span came from.
@@ -129,6 +136,7 @@ pub(crate) fn parse_clippy(text: &str, paths: &PathResolver) -> Result<Vec<Findi
         }
         let symbol = infer_symbol(tool, &rule_id, &diagnostic.message);
         findings.push(Finding {
+            fix: fix_of(&diagnostic),
             tool: tool.to_owned(),
             level: level_of(&diagnostic.level),
             help_uri: help_uri(&diagnostic),
@@ -147,6 +155,36 @@ pub(crate) fn parse_clippy(text: &str, paths: &PathResolver) -> Result<Vec<Findi
         });
     }
     Ok(findings)
+}
+
+/// The diagnostic's best suggestion: a machine-applicable one when there is one (what `cargo
+/// fix` applies), else the first; described by the message that carries it.
+fn fix_of(diagnostic: &Diagnostic) -> Option<AnalyzerFix> {
+    let mut best: Option<AnalyzerFix> = None;
+    let carriers = std::iter::once(diagnostic).chain(&diagnostic.children);
+    for carrier in carriers {
+        for span in carrier
+            .spans
+            .iter()
+            .filter(|s| s.suggested_replacement.is_some())
+        {
+            let applicability = span
+                .suggestion_applicability
+                .as_deref()
+                .and_then(FixApplicability::parse)
+                .unwrap_or(FixApplicability::Unspecified);
+            if best.is_none() || applicability == FixApplicability::Safe {
+                best = Some(AnalyzerFix {
+                    applicability,
+                    description: Some(carrier.message.clone()),
+                });
+            }
+            if applicability == FixApplicability::Safe {
+                return best;
+            }
+        }
+    }
+    best
 }
 
 /// The primary span, moved out of macro internals (`<...>` file names) to the call site.

@@ -2,12 +2,14 @@
 //!
 //! `ESLint` prints absolute `filePath`s and `severity` 1 (warn) or 2 (error); a file that failed
 //! to parse has a message with `ruleId: null` and `fatal: true` (rule id `parse-error` here).
-//! Core rules (ids without `/` or `@`) get their documentation link.
+//! Core rules (ids without `/` or `@`) get their documentation link. A message with a `fix`
+//! has a safe fix (`eslint --fix` applies it); one with `suggestions` only has an unsafe one
+//! (editors offer them, `--fix` never applies them).
 
 use serde::Deserialize;
 use serde_json::json;
 
-use self_repair_engine::{Finding, Level};
+use self_repair_engine::{AnalyzerFix, Finding, FixApplicability, Level};
 
 use crate::format::Format;
 use crate::formats::borrowed_text::Text;
@@ -51,6 +53,32 @@ struct LintMessage<'a> {
     fatal: bool,
     #[serde(default, borrow)]
     message_id: Option<Text<'a>>,
+    #[serde(default)]
+    fix: Option<serde::de::IgnoredAny>,
+    #[serde(default, borrow)]
+    suggestions: Option<Vec<Suggestion<'a>>>,
+}
+
+/// One of a message's `suggestions`: only its description is read.
+#[derive(Debug, Deserialize)]
+struct Suggestion<'a> {
+    #[serde(default, borrow)]
+    desc: Option<Text<'a>>,
+}
+
+/// What `ESLint` says it can fix for a message.
+fn fix_of(message: &LintMessage<'_>) -> Option<AnalyzerFix> {
+    if message.fix.is_some() {
+        return Some(AnalyzerFix {
+            applicability: FixApplicability::Safe,
+            description: None,
+        });
+    }
+    let first = message.suggestions.as_ref()?.first()?;
+    Some(AnalyzerFix {
+        applicability: FixApplicability::Unsafe,
+        description: first.desc.as_ref().map(|d| d.to_string()),
+    })
 }
 
 /// Reads `ESLint`'s JSON output.
@@ -77,6 +105,7 @@ pub(crate) fn parse_eslint(text: &str, paths: &PathResolver) -> Result<Vec<Findi
                 (message.rule_id.is_some() && !rule_id.contains('/') && !rule_id.starts_with('@'))
                     .then(|| format!("https://eslint.org/docs/latest/rules/{rule_id}"));
             findings.push(Finding {
+                fix: fix_of(message),
                 tool: "eslint".to_owned(),
                 symbol: infer_symbol("eslint", &rule_id, &message.message),
                 level,

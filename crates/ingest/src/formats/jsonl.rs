@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use self_repair_engine::{Finding, Level};
+use self_repair_engine::{AnalyzerFix, Finding, Level};
 
 use crate::control_character::control_problem;
 use crate::format::Format;
@@ -15,7 +15,7 @@ use crate::json_document::without_position;
 use crate::path_resolver::PathResolver;
 
 /// The shape of a line, for error messages.
-pub(crate) const EXPECTED: &str = r#"one JSON object a line, e.g. {"tool":"ruff","rule_id":"F401","level":"warning","message":"`os` imported but unused","path":"src/a.py","line":3,"column":8,"symbol":"os"}; required: tool, rule_id, message, path (non-empty strings); level: error|warning|note|none (default warning); optional: line, column, end_line, end_column (1-based integers), symbol, help_uri (strings), raw (any JSON)"#;
+pub(crate) const EXPECTED: &str = r#"one JSON object a line, e.g. {"tool":"ruff","rule_id":"F401","level":"warning","message":"`os` imported but unused","path":"src/a.py","line":3,"column":8,"symbol":"os"}; required: tool, rule_id, message, path (non-empty strings); level: error|warning|note|none (default warning); optional: line, column, end_line, end_column (1-based integers), symbol, help_uri (strings), raw (any JSON), fix ({"applicability":"safe|unsafe|display_only|unspecified","description":"..."})"#;
 
 /// Every key a line may have.
 const KNOWN_KEYS: &[&str] = &[
@@ -31,6 +31,7 @@ const KNOWN_KEYS: &[&str] = &[
     "symbol",
     "help_uri",
     "raw",
+    "fix",
 ];
 
 /// A line as written; checked before it becomes a `Finding`.
@@ -56,6 +57,8 @@ struct WrittenFinding {
     help_uri: Option<String>,
     #[serde(default)]
     raw: Option<Value>,
+    #[serde(default)]
+    fix: Option<AnalyzerFix>,
 }
 
 /// Reads generic JSON Lines; blank lines are allowed, any bad line fails the whole input.
@@ -137,6 +140,7 @@ pub(crate) fn parse_jsonl(text: &str, paths: &PathResolver) -> Result<Vec<Findin
             symbol: parsed.symbol,
             help_uri: parsed.help_uri,
             raw: parsed.raw,
+            fix: parsed.fix,
         });
     }
     Ok(findings)

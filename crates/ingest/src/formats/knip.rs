@@ -96,6 +96,7 @@ pub(crate) fn parse_knip(text: &str, paths: &PathResolver) -> Result<Vec<Finding
                 }
                 let path = paths.resolve_path(file, location)?;
                 findings.push(Finding {
+                    fix: None,
                     tool: "knip".to_owned(),
                     rule_id: format!("knip/{kind}"),
                     level: Level::Error,
@@ -193,6 +194,7 @@ fn unused_file(
     location: impl FnOnce() -> String,
 ) -> Result<Finding, IngestError> {
     Ok(Finding {
+        fix: None,
         tool: "knip".to_owned(),
         rule_id: "knip/files".to_owned(),
         level: Level::Error,

@@ -4,12 +4,14 @@
 //! rows and columns with an exclusive end column, `code: null` for syntax errors, and since
 //! 0.15 a `severity`; older versions have none and report everything as an error (as their
 //! SARIF does). The symbol comes from the message for rules that name one (`F401` → `os`), the
-//! same way as for Ruff's SARIF, so both outputs of one run fingerprint alike.
+//! same way as for Ruff's SARIF, so both outputs of one run fingerprint alike. A `fix` keeps
+//! its `applicability` (`safe`, `unsafe`, `displayonly`) and `message`; its edits are left to
+//! Ruff, which applies them.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use self_repair_engine::{Finding, Level};
+use self_repair_engine::{AnalyzerFix, Finding, FixApplicability, Level};
 
 use crate::format::Format;
 use crate::formats::borrowed_text::Text;
@@ -40,8 +42,17 @@ struct RuffDiagnostic<'a> {
     name: Option<Text<'a>>,
     #[serde(default, borrow)]
     severity: Option<Text<'a>>,
-    #[serde(default)]
-    fix: Option<Value>,
+    #[serde(default, borrow)]
+    fix: Option<RuffFix<'a>>,
+}
+
+/// A diagnostic's `fix`; `edits` are not read.
+#[derive(Debug, Deserialize)]
+struct RuffFix<'a> {
+    #[serde(default, borrow)]
+    applicability: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    message: Option<Text<'a>>,
 }
 
 /// A 1-based row and column.
@@ -72,9 +83,15 @@ pub(crate) fn parse_ruff(text: &str, paths: &PathResolver) -> Result<Vec<Finding
         if let Some(name) = &diagnostic.name {
             raw.insert("name".to_owned(), json!(&**name));
         }
-        if let Some(fix) = diagnostic.fix.filter(|fix| !fix.is_null()) {
-            raw.insert("fix".to_owned(), fix);
-        }
+        // An applicability this reader does not know is not taken for safe.
+        let fix = diagnostic.fix.map(|fix| AnalyzerFix {
+            applicability: fix
+                .applicability
+                .as_deref()
+                .and_then(FixApplicability::parse)
+                .unwrap_or(FixApplicability::Unspecified),
+            description: fix.message.map(|m| m.0.into_owned()),
+        });
         let message = diagnostic.message.0.into_owned();
         findings.push(Finding {
             tool: "ruff".to_owned(),
@@ -86,6 +103,7 @@ pub(crate) fn parse_ruff(text: &str, paths: &PathResolver) -> Result<Vec<Finding
             end_column: diagnostic.end_location.as_ref().map(|l| l.column),
             help_uri: diagnostic.url.map(|url| url.0.into_owned()),
             raw: (!raw.is_empty()).then_some(Value::Object(raw)),
+            fix,
             rule_id,
             message,
             path,

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use self_repair_engine::{Finding, Level};
+use self_repair_engine::{AnalyzerFix, Finding, FixApplicability, Level};
 
 use crate::format::Format;
 use crate::formats::borrowed_text::Text;
@@ -220,12 +220,38 @@ impl<'r, 'a> RunContext<'r, 'a> {
             end_line: region.and_then(|r| r.end_line),
             end_column: region.and_then(|r| r.end_column),
             raw: with_rule_properties(result.properties.clone(), rule),
+            fix: fix_of(result),
             rule_id,
             message,
             path,
             symbol,
         }))
     }
+}
+
+/// The result's first fix. SARIF states no applicability (Ruff's SARIF lists its safe and
+/// unsafe fixes alike), so a fix is `unspecified`, never safe, unless its property bag says
+/// `"applicability": "safe"` (or another known spelling).
+fn fix_of(result: &SarifResult<'_>) -> Option<AnalyzerFix> {
+    let fix = result.fixes.as_ref()?.first()?;
+    let applicability = fix
+        .properties
+        .as_ref()
+        .and_then(|p| p.get("applicability"))
+        .and_then(serde_json::Value::as_str)
+        .and_then(FixApplicability::parse)
+        .unwrap_or(FixApplicability::Unspecified);
+    let description = fix
+        .description
+        .as_ref()
+        .and_then(|d| d.text.as_deref().or(d.markdown.as_deref()))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned);
+    Some(AnalyzerFix {
+        applicability,
+        description,
+    })
 }
 
 /// Whether a result reports a problem (not suppressed, not a pass, not gone from the baseline).

@@ -116,6 +116,17 @@ pub(crate) struct SarifResult<'a> {
     pub(crate) baseline_state: Option<Text<'a>>,
     #[serde(default)]
     pub(crate) properties: Option<serde_json::Value>,
+    #[serde(default, borrow)]
+    pub(crate) fixes: Option<Vec<Fix<'a>>>,
+}
+
+/// One of `result.fixes`: its description and property bag (the changes are not read).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Fix<'a> {
+    #[serde(default, borrow)]
+    pub(crate) description: Option<Message<'a>>,
+    #[serde(default)]
+    pub(crate) properties: Option<serde_json::Value>,
 }
 
 /// `result.rule`: a reference by id and/or index, possibly into an extension.

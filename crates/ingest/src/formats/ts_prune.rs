@@ -53,6 +53,7 @@ pub(crate) fn parse_ts_prune(
             ("unused-export", format!("Unused export: {symbol}"))
         };
         findings.push(Finding {
+            fix: None,
             tool: "ts-prune".to_owned(),
             rule_id: rule_id.to_owned(),
             level: Level::Warning,

@@ -61,6 +61,7 @@ pub(crate) fn parse_vulture(text: &str, paths: &PathResolver) -> Result<Vec<Find
             .then(|| first_quoted(message, '\''))
             .flatten();
         findings.push(Finding {
+            fix: None,
             tool: "vulture".to_owned(),
             rule_id: rule_of(message),
             level: Level::Warning,

@@ -1,0 +1,253 @@
+//! How much planning a root-cause group gets: its depth scales with its size and route, and a
+//! group the analyzer can fix itself gets no planning agent at all.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Config, Group, RunState};
+
+/// The plan phase's shape for one group (reference/state-machine.md, design notes 21 and 22).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanDepth {
+    /// `planners` plans, a synthesis, one review per angle, the task writer: for groups of at
+    /// least `full_plan_min` findings and any group with a finding on the security route.
+    #[default]
+    Full,
+    /// One plan, one review (the first of `reviewer_angles`), the task writer: smaller groups.
+    Light,
+    /// No agent: every finding has the analyzer's own safe fix, so finalize writes the task
+    /// (the analyzer's fix command, the counts, the re-run as acceptance).
+    AnalyzerFix,
+}
+
+impl PlanDepth {
+    /// The spelling used in files and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanDepth::Full => "full",
+            PlanDepth::Light => "light",
+            PlanDepth::AnalyzerFix => "analyzer_fix",
+        }
+    }
+
+    /// Agent items the plan phase creates for one group of this depth.
+    pub fn agent_items(self, config: &Config) -> u32 {
+        match self {
+            PlanDepth::Full => config.planners + 1 + config.reviewer_angles.len() as u32 + 1,
+            PlanDepth::Light => 3,
+            PlanDepth::AnalyzerFix => 0,
+        }
+    }
+
+    /// The depth a group gets in this run. The security route wins over everything: a
+    /// security fix gets competing plans and every review even when the analyzer offers one.
+    pub(crate) fn of(state: &RunState, group: &Group) -> PlanDepth {
+        let members = || group.members.iter().filter_map(|id| state.item(id));
+        if members().any(|item| item.route.as_deref() == Some("security")) {
+            return PlanDepth::Full;
+        }
+        let all_safe = !group.members.is_empty()
+            && members().count() == group.members.len()
+            && members().all(|item| {
+                item.finding
+                    .is_some_and(|f| state.safe_fixes.binary_search(&f).is_ok())
+            });
+        if all_safe {
+            PlanDepth::AnalyzerFix
+        } else if group.members.len() >= state.config.full_plan_min as usize {
+            PlanDepth::Full
+        } else {
+            PlanDepth::Light
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::PlanDepth;
+    use crate::{
+        Config, Event, Intake, ItemKind, JournalEntry, Phase, RoutedFinding, RunState, StopEvent,
+        Tier, apply, create_run, decide_stop,
+    };
+
+    const NOW: u64 = 1_795_339_805;
+
+    /// A run of `n` findings, `safe` of them (the first ones) with a safe analyzer fix, the
+    /// first `security` of them on the security route.
+    fn run(n: u32, safe: u32, security: u32, config: Config) -> RunState {
+        let routed: Vec<RoutedFinding> = (0..n)
+            .map(|i| RoutedFinding {
+                finding: i,
+                route: if i < security { "security" } else { "generic" }.into(),
+                tier: Tier::Haiku,
+                safe_fix: i < safe,
+                rule: "ruff F401".into(),
+                path: format!("src/m{i}.py"),
+            })
+            .collect();
+        let intake = Intake {
+            findings: n,
+            unique: n,
+            routed: n,
+            ..Intake::default()
+        };
+        // Findings one item each: these tests submit per finding.
+        let config = Config {
+            triage_batch: 1,
+            ..config
+        };
+        create_run("r-depth".into(), NOW, config, intake, None, &routed)
+    }
+
+    fn submit(state: &mut RunState, item: &str, result: serde_json::Value) {
+        let entry = JournalEntry {
+            at: NOW,
+            event: Event::Submitted {
+                item: item.into(),
+                result,
+            },
+        };
+        assert!(apply(state, &entry).changed, "{item} was not applied");
+    }
+
+    fn stop(state: &mut RunState) {
+        let event = StopEvent {
+            session: Some("s1".into()),
+            running: Some(Vec::new()),
+            launched: Vec::new(),
+            new_turn: false,
+        };
+        decide_stop(state, &event, NOW);
+    }
+
+    /// Triage says every finding is real, one aggregator puts them all in one group, the rule
+    /// review proposes nothing: the run is in the plan phase with one group.
+    fn to_plan_phase(state: &mut RunState) {
+        stop(state);
+        let ids: Vec<String> = (1..=state.triage_items as usize)
+            .map(crate::triage_id)
+            .collect();
+        for id in &ids {
+            submit(
+                state,
+                id,
+                json!({"verdict": "real", "root_cause": "one cause", "reason": "the code does this"}),
+            );
+        }
+        stop(state);
+        if state.item("agg-1").is_some() {
+            submit(
+                state,
+                "agg-1",
+                json!({"groups": [{"label": "one cause", "root_cause": "one cause", "items": ids}]}),
+            );
+            stop(state);
+        }
+        submit(state, "rr-1", json!({"rules": []}));
+        stop(state);
+    }
+
+    fn plan_items(state: &RunState) -> Vec<(String, ItemKind, Vec<String>)> {
+        state
+            .items
+            .iter()
+            .filter(|i| i.kind.phase() == Phase::Plan)
+            .map(|i| (i.id.to_string(), i.kind, i.depends_on().to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn a_group_below_full_plan_min_gets_one_plan_one_review_and_the_task_writer() {
+        let mut state = run(3, 0, 0, Config::default());
+        to_plan_phase(&mut state);
+        assert_eq!(state.groups[0].depth, PlanDepth::Light);
+        let owned = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            plan_items(&state),
+            [
+                ("plan-g1-1".to_owned(), ItemKind::Plan, vec![]),
+                (
+                    "rev-g1-1".to_owned(),
+                    ItemKind::Review,
+                    owned(&["plan-g1-1"])
+                ),
+                (
+                    "tw-g1".to_owned(),
+                    ItemKind::WriteTask,
+                    owned(&["plan-g1-1", "rev-g1-1"])
+                ),
+            ]
+        );
+        // The single review takes the first configured angle.
+        let review = state.item("rev-g1-1").map(|i| crate::item_input(&state, i));
+        assert_eq!(
+            review.and_then(|r| r.angle).as_deref(),
+            Some("root cause vs symptom")
+        );
+        assert_eq!(
+            PlanDepth::Light.agent_items(&state.config) as usize,
+            plan_items(&state).len()
+        );
+    }
+
+    #[test]
+    fn a_group_at_full_plan_min_gets_the_full_depth() {
+        let config = Config {
+            full_plan_min: 3,
+            ..Config::default()
+        };
+        let mut state = run(3, 0, 0, config);
+        to_plan_phase(&mut state);
+        assert_eq!(state.groups[0].depth, PlanDepth::Full);
+        let kinds: Vec<ItemKind> = plan_items(&state).iter().map(|(_, k, _)| *k).collect();
+        assert_eq!(kinds.len(), 11);
+        assert_eq!(
+            kinds.iter().filter(|k| **k == ItemKind::Plan).count(),
+            5,
+            "{kinds:?}"
+        );
+        assert_eq!(kinds[5], ItemKind::Synthesize);
+        assert_eq!(
+            PlanDepth::Full.agent_items(&state.config) as usize,
+            kinds.len()
+        );
+    }
+
+    #[test]
+    fn a_small_group_with_a_security_route_finding_gets_the_full_depth() {
+        let mut state = run(2, 2, 1, Config::default());
+        to_plan_phase(&mut state);
+        assert_eq!(state.groups[0].members.len(), 2);
+        assert_eq!(state.groups[0].depth, PlanDepth::Full, "security wins");
+        assert_eq!(plan_items(&state).len(), 11);
+    }
+
+    #[test]
+    fn a_group_whose_findings_all_have_a_safe_analyzer_fix_dispatches_no_plan_item() {
+        let mut state = run(12, 12, 0, Config::default());
+        to_plan_phase(&mut state);
+        assert_eq!(state.groups[0].depth, PlanDepth::AnalyzerFix);
+        assert!(plan_items(&state).is_empty());
+        // Nothing to plan: the run goes straight to finalize, which writes the task.
+        assert_eq!(state.phase, Phase::Finalize);
+    }
+
+    #[test]
+    fn one_finding_without_a_safe_fix_keeps_the_group_planned_by_agents() {
+        let mut state = run(3, 2, 0, Config::default());
+        to_plan_phase(&mut state);
+        assert_eq!(state.groups[0].depth, PlanDepth::Light);
+        assert_eq!(plan_items(&state).len(), 3);
+    }
+
+    #[test]
+    fn a_state_written_before_depths_reads_its_groups_as_full() {
+        let group: crate::Group = serde_json::from_value(json!({
+            "id": "g1", "label": "l", "root_cause": "c", "members": ["t-00001"], "planned": true
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(group.depth, PlanDepth::Full);
+    }
+}
