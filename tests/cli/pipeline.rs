@@ -83,12 +83,15 @@ pub fn dispatched(count: usize) -> TestProject {
     project
 }
 
-/// A project with `count` findings and a started run `r-test`.
-/// A started run of `count` findings, one triage agent per finding (`triage_batch: 1`): the
-/// tests of the hook's and `submit`'s mechanics address items one by one.
+/// A started run `r-test` of `count` findings, one triage agent per finding (`triage_batch: 1`)
+/// and waves of 8 (`fan_out: 8`): the tests of the hook's and `submit`'s mechanics address items
+/// one by one and count in waves.
 pub fn started(count: usize) -> TestProject {
     let project = TestProject::new();
-    project.write(".self-repair/config.json", r#"{"triage_batch": 1}"#);
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 8}"#,
+    );
     project.write("findings.jsonl", &jsonl_findings(count));
     project
         .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])

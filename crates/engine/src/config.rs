@@ -12,7 +12,7 @@ pub const CLIENT_AGENT_LIMIT: u32 = 20;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
-    /// Sub-agents in flight at once (default 8, at most 20).
+    /// Sub-agents in flight at once (default 20, the client's limit; measured: half the main-thread request bytes of 8).
     pub fan_out: u32,
     /// Blocks without progress before the hook lets the session stop and marks the run stalled.
     pub stall_blocks: u32,
@@ -102,7 +102,7 @@ impl KindTiers {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            fan_out: 8,
+            fan_out: 20,
             stall_blocks: 3,
             lease_minutes: 15,
             planners: 5,

@@ -24,11 +24,12 @@ fn run(findings: u32) -> RunState {
         routed: findings,
         ..Intake::default()
     };
-    // These tests pin the background rules (agents seen in `background_tasks`); foreground
-    // ones set the mode themselves.
+    // These tests pin the background rules (agents seen in `background_tasks`), one item per
+    // finding in waves of 8; foreground ones set the mode themselves.
     let config = Config {
         launch_mode: crate::LaunchMode::Background,
         triage_batch: 1,
+        fan_out: 8,
         ..Config::default()
     };
     create_run("r-test".into(), NOW, config, intake, None, &routed)

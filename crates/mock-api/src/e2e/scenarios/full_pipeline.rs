@@ -26,17 +26,18 @@ pub(crate) const FOREGROUND_CONFIG: (&str, &str) = (
     "{\"launch_mode\": \"foreground\"}\n",
 );
 
-/// Foreground launches, one triage agent per finding (`triage_batch: 1`): for the scenarios
-/// whose habit or fault is scripted on one triage item (`t-00003`).
+/// Foreground launches, one triage agent per finding (`triage_batch: 1`) in waves of 8
+/// (`fan_out: 8`): for the scenarios whose habit or fault is scripted on one triage item
+/// (`t-00003`) or on the second wave.
 pub(crate) const PER_ITEM_FOREGROUND_CONFIG: (&str, &str) = (
     ".self-repair/config.json",
-    "{\"launch_mode\": \"foreground\", \"triage_batch\": 1}\n",
+    "{\"launch_mode\": \"foreground\", \"triage_batch\": 1, \"fan_out\": 8}\n",
 );
 
-/// Background launches, one triage agent per finding.
+/// Background launches, one triage agent per finding, waves of 8.
 pub(crate) const PER_ITEM_BACKGROUND_CONFIG: (&str, &str) = (
     ".self-repair/config.json",
-    "{\"launch_mode\": \"background\", \"triage_batch\": 1}\n",
+    "{\"launch_mode\": \"background\", \"triage_batch\": 1, \"fan_out\": 8}\n",
 );
 
 /// The project config that makes the hook dispatch background launches.
