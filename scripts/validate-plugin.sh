@@ -22,9 +22,9 @@ readonly AGENTS=(triage-investigator triage-aggregator rule-reviewer fix-planner
   plan-synthesizer plan-reviewer task-writer fixer)
 readonly COMMON_VARS="run item kind schema submit show format"
 declare -A TEMPLATE_VARS=(
-  [triage-generic.md]="route count rules findings routes"
-  [triage-dead-code.md]="route count rules findings routes"
-  [triage-security.md]="route count rules findings routes"
+  [triage-generic.md]="route count rules findings"
+  [triage-dead-code.md]="route count rules findings"
+  [triage-security.md]="route count rules findings"
   [aggregate.md]="count slice"
   [rule-review.md]="count verdicts"
   [plan.md]="group findings planner planners peers emphasis"

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use self_repair_context::fenced_block;
 use self_repair_engine::{
-    FindingRecord, ItemKind, ItemStatus, PlanDepth, ROUTES, RunState, WorkItem, item_input,
-    output_schema, route_names,
+    FindingRecord, ItemKind, ItemStatus, PlanDepth, RunState, WorkItem, item_input, output_schema,
+    route_names,
 };
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
@@ -287,11 +287,6 @@ impl PromptContext<'_> {
         }
         let data = triage_data(self.root, self.dir, &members);
         let route = item.route.as_deref().unwrap_or("generic").to_owned();
-        let routes: Vec<String> = ROUTES
-            .iter()
-            .filter(|r| r.name != route)
-            .map(|r| format!("`{}`", r.name))
-            .collect();
         Ok((
             format!("triage-{route}.md"),
             vec![
@@ -299,7 +294,6 @@ impl PromptContext<'_> {
                 ("count", members.len().to_string()),
                 ("rules", data.rules),
                 ("findings", data.findings),
-                ("routes", routes.join(", ")),
             ],
         ))
     }
