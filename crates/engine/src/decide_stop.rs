@@ -59,6 +59,12 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
             if state.announced {
                 return outcome(Decision::silent(), changed);
             }
+            if stop.running.as_ref().is_some_and(|r| !r.is_empty()) {
+                // Background agents that already submitted are still winding down: each will
+                // wake the session once more, and whatever it answers would end up after the
+                // closing line. Say it at the stop after the last one.
+                return outcome(Decision::silent(), changed);
+            }
             state.announced = true;
             return outcome(Decision::tell(summary(state)), true);
         }

@@ -584,3 +584,25 @@ fn foreground_run_whose_session_ignores_the_dispatch_stalls_rather_than_blaming_
     assert_eq!(state.status, RunStatus::Stalled);
     assert!(state.items.iter().all(|i| i.attempts == 0));
 }
+
+#[test]
+fn the_closing_line_waits_until_no_background_agent_of_the_run_is_still_winding_down() {
+    let mut state = run(0);
+    apply(
+        &mut state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Finalized { tasks: vec![] },
+        },
+    );
+    // An agent that already submitted is still listed in `background_tasks`: its notification
+    // will wake the session once more, so the closing line is not said yet.
+    let early = decide_stop(&mut state, &stop("s1", Some(&["t-00001"])), NOW);
+    assert_eq!(early.decision, Decision::Allow { message: None });
+    assert!(!state.announced);
+    let last = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert!(
+        matches!(last.decision, Decision::Allow { message: Some(ref text) } if text.contains("complete")),
+        "{last:?}"
+    );
+}

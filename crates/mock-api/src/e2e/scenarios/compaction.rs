@@ -10,21 +10,23 @@ use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::figures::Figures;
 use crate::e2e::records::launched_items;
 use crate::e2e::scenarios::ScenarioContext;
-use crate::e2e::scenarios::full_pipeline::FOREGROUND_CONFIG;
+use crate::e2e::scenarios::full_pipeline::PER_ITEM_FOREGROUND_CONFIG;
 use crate::e2e::scenarios::pipeline_checks::{
     check_complete_once, check_no_duplicate_launch, pipeline_scenario, start_prompt,
 };
 use crate::mock_server::MockServer;
 
 const RUN: &str = "r-compact";
-const FINDINGS: usize = 14;
+/// One agent per finding, waves of 8: the main thread grows by about 70 KB over the run (the
+/// batched default grows it too little to cross the threshold on a run this small).
+const FINDINGS: usize = 30;
 
 /// The smallest window the client accepts (it reads anything below as 100k).
 pub(crate) const COMPACT_WINDOW: &str = "100000";
 
 /// Tokens per KiB of main-thread request that put the client's threshold (about 67k tokens
-/// for a 100k window) at about 85 KB of request: the 14-finding run starts near 53 KB and ends
-/// near 117 KB.
+/// for a 100k window) at about 85 KB of request: the run starts near 53 KB and would end past
+/// 120 KB; one wave of 8 adds about 10 KB, well inside what a compaction frees.
 const TOKENS_PER_KIB: u64 = 800;
 
 /// How the `SessionStart` hook's context starts (crates/app/src/hook.rs).
@@ -38,7 +40,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         InstallMode::Project,
         FINDINGS,
     )?;
-    let (path, config) = FOREGROUND_CONFIG;
+    let (path, config) = PER_ITEM_FOREGROUND_CONFIG;
     project.write(path, config)?;
     let scenario = pipeline_scenario().main_tokens_per_kib(TOKENS_PER_KIB);
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
