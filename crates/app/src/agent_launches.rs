@@ -1,11 +1,14 @@
 //! Which `Agent` calls the main session made since the previous stop, and at which model,
 //! read from its transcript (`transcript_path`): the evidence of what really ran when a launch
-//! drops the dispatch's `model`. The read position is kept in the run's `transcript.json`.
+//! drops the dispatch's `model`; and which of this run's background agents have ended without
+//! their notification reaching the session yet (each will wake it once more). The read position
+//! and those agents are kept in the run's `transcript.json`.
 
 use std::path::{Path, PathBuf};
 
 use self_repair_engine::{AgentLaunch, ItemKind};
 use self_repair_store::{RunDir, is_safe_item_id, write_atomic};
+use self_repair_transcript::AgentActivity;
 use serde::{Deserialize, Serialize};
 
 /// Where the last read of the session transcript ended.
@@ -13,46 +16,65 @@ use serde::{Deserialize, Serialize};
 struct TranscriptCursor {
     path: PathBuf,
     offset: u64,
+    /// This run's background agents launched in this session whose `<task-notification>` has
+    /// not been read yet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    awaiting: Vec<AwaitedAgent>,
 }
 
-/// The launches of this run's items since the last call, or nothing when the transcript is
-/// unknown or unreadable (the evidence is then missing, never invented). The first time a
-/// transcript is seen it is read from its end: no item of the run was launched before.
-pub fn launches_since_last_stop(
-    dir: &RunDir,
-    transcript: Option<&Path>,
-    run: &str,
-) -> Vec<AgentLaunch> {
+/// A background `Agent` call of this run, by its `tool_use` id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct AwaitedAgent {
+    tool_use: String,
+    item: String,
+}
+
+/// What the main transcript showed since the previous stop.
+#[derive(Debug, Default)]
+pub struct SessionAgents {
+    /// This run's `Agent` launches since the previous stop.
+    pub launched: Vec<AgentLaunch>,
+    /// Items whose background agent's notification has not been read yet: not delivered, or
+    /// delivered and not on disk yet (the client writes the transcript behind the session).
+    pub unnotified: Vec<String>,
+    /// This run's notifications read at this stop.
+    pub notified: u32,
+}
+
+/// The launches of this run's items since the last call, and the background ones not yet
+/// notified; nothing when the transcript is unknown or unreadable (the evidence is then missing,
+/// never invented). The first time a transcript is seen it is read from its end: no item of the
+/// run was launched before.
+pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str) -> SessionAgents {
     let Some(transcript) = transcript else {
-        return Vec::new();
+        return SessionAgents::default();
     };
     let cursor_path = dir.path().join("transcript.json");
     let cursor: Option<TranscriptCursor> = std::fs::read_to_string(&cursor_path)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .filter(|c: &TranscriptCursor| c.path == transcript);
-    let cursor_offset = cursor.as_ref().map(|c| c.offset);
-    let (calls, offset) = match cursor {
-        Some(cursor) => match self_repair_transcript::read_agent_calls(transcript, cursor.offset) {
-            Ok(read) => read,
-            Err(_) => return Vec::new(),
-        },
+    let before = cursor.as_ref().map(|c| c.offset);
+    let (activity, mut awaiting) = match cursor {
+        Some(cursor) => {
+            match self_repair_transcript::read_agent_activity(transcript, cursor.offset) {
+                Ok(read) => (read, cursor.awaiting),
+                Err(_) => return SessionAgents::default(),
+            }
+        }
         None => match std::fs::metadata(transcript) {
-            Ok(meta) => (Vec::new(), meta.len()),
-            Err(_) => return Vec::new(),
+            Ok(meta) => (
+                AgentActivity {
+                    end: meta.len(),
+                    ..AgentActivity::default()
+                },
+                Vec::new(),
+            ),
+            Err(_) => return SessionAgents::default(),
         },
     };
-    let unchanged = cursor_offset == Some(offset);
-    let next = TranscriptCursor {
-        path: transcript.to_path_buf(),
-        offset,
-    };
-    // A stop whose transcript did not grow writes nothing (design note 2): no rename, no flush.
-    if !unchanged && let Ok(text) = serde_json::to_string(&next) {
-        // Losing the cursor only means reading from the end next time: no write error matters.
-        let _ = write_atomic(&cursor_path, text.as_bytes());
-    }
-    calls
+    let launched = activity
+        .calls
         .into_iter()
         .filter(|call| names_run(&call.prompt, run))
         .filter_map(|call| {
@@ -62,7 +84,39 @@ pub fn launches_since_last_stop(
                 model: call.model,
             })
         })
-        .collect()
+        .collect();
+    for launch in activity.async_launches {
+        if !names_run(&launch.prompt, run) {
+            continue;
+        }
+        if let Some(item) = item_of(&launch.description) {
+            awaiting.push(AwaitedAgent {
+                tool_use: launch.tool_use,
+                item,
+            });
+        }
+    }
+    let awaited = awaiting.len();
+    awaiting.retain(|agent| !activity.notified.contains(&agent.tool_use));
+    let notified = u32::try_from(awaited - awaiting.len()).unwrap_or(u32::MAX);
+    // A stop whose transcript did not grow writes nothing (design note 2): no rename, no flush.
+    if before != Some(activity.end) {
+        let next = TranscriptCursor {
+            path: transcript.to_path_buf(),
+            offset: activity.end,
+            awaiting: awaiting.clone(),
+        };
+        if let Ok(text) = serde_json::to_string(&next) {
+            // Losing the cursor only means reading from the end next time: no write error
+            // matters.
+            let _ = write_atomic(&cursor_path, text.as_bytes());
+        }
+    }
+    SessionAgents {
+        launched,
+        unnotified: awaiting.into_iter().map(|agent| agent.item).collect(),
+        notified,
+    }
 }
 
 /// A prompt `self-repair item <id> --run <run>` of another run is not ours; one without
@@ -83,4 +137,80 @@ fn item_of(description: &str) -> Option<String> {
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
         .find(|token| is_safe_item_id(token) && ItemKind::of_id(token).is_some())
         .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use self_repair_store::Project;
+
+    /// An `Agent` call and its tool result, as the client writes them.
+    fn call(id: &str, item: &str, background: bool) -> String {
+        let input = serde_json::json!({
+            "description": format!("write task {item}"),
+            "prompt": format!("self-repair item {item} --run r-t"),
+        });
+        let call = serde_json::json!({"type": "assistant", "message": {"role": "assistant",
+            "content": [{"type": "tool_use", "id": id, "name": "Agent", "input": input}]}});
+        let mut result = serde_json::json!({"type": "user", "message": {"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": "done"}]},
+            "toolUseResult": {"status": "completed"}});
+        if background {
+            result["toolUseResult"] = serde_json::json!({"status": "async_launched",
+                "description": input["description"], "prompt": input["prompt"]});
+        }
+        format!("{call}\n{result}\n")
+    }
+
+    fn notification(id: &str) -> String {
+        let text = format!(
+            "<task-notification>\n<tool-use-id>{id}</tool-use-id>\n<status>completed</status>\n</task-notification>"
+        );
+        let row = serde_json::json!({"type": "user", "message": {"role": "user", "content": text}});
+        format!("{row}\n")
+    }
+
+    fn append(path: &Path, text: &str) {
+        let mut all = std::fs::read_to_string(path).unwrap_or_default();
+        all.push_str(text);
+        std::fs::write(path, all).unwrap();
+    }
+
+    #[test]
+    fn a_background_agent_is_awaited_across_stops_until_its_notification_is_read() {
+        let root = tempfile::tempdir().unwrap();
+        let run_path = root.path().join(".self-repair/runs/r-t");
+        std::fs::create_dir_all(&run_path).unwrap();
+        std::fs::write(run_path.join("state.json"), "{}").unwrap();
+        let dir = Project::find_or_choose(root.path()).run("r-t").unwrap();
+        let transcript = root.path().join("session.jsonl");
+        append(&transcript, "{\"type\":\"user\"}\n");
+        // First sight: read from the end.
+        let first = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        assert!(first.launched.is_empty() && first.unnotified.is_empty());
+        append(&transcript, &call("toolu_1", "tw-g1", true));
+        append(&transcript, &call("toolu_2", "tw-g2", true));
+        append(&transcript, &call("toolu_3", "t-00001", false));
+        let launches = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        assert_eq!(launches.launched.len(), 3);
+        assert_eq!(launches.unnotified, ["tw-g1", "tw-g2"]);
+        append(&transcript, &notification("toolu_1"));
+        let one_left = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        assert!(one_left.launched.is_empty());
+        assert_eq!(
+            one_left.unnotified,
+            ["tw-g2"],
+            "kept in transcript.json between stops"
+        );
+        let unchanged = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        assert_eq!(
+            unchanged.unnotified,
+            ["tw-g2"],
+            "a stop with nothing new keeps it"
+        );
+        append(&transcript, &notification("toolu_2"));
+        let none = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        assert!(none.unnotified.is_empty());
+        assert_eq!(none.notified, 1);
+    }
 }

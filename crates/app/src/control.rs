@@ -63,6 +63,9 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
         session: Some(session),
         running: None,
         launched: Vec::new(),
+        unnotified: Vec::new(),
+        notified: 0,
+        last_message: None,
         new_turn: false,
     };
     let outcome = decide_stop(&mut state, &stop, now);

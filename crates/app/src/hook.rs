@@ -125,7 +125,7 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         return HookAnswer::allow();
     }
     let unbound = state.session.is_none();
-    let launched = crate::agent_launches::launches_since_last_stop(
+    let agents = crate::agent_launches::agents_since_last_stop(
         &dir,
         input.transcript_path.as_deref(),
         &state.run,
@@ -133,7 +133,10 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let stop = StopEvent {
         session: Some(session),
         running: input.running_items(),
-        launched,
+        launched: agents.launched,
+        unnotified: agents.unnotified,
+        notified: agents.notified,
+        last_message: input.last_assistant_message.clone(),
         new_turn: input.stop_hook_active == Some(false),
     };
     let mut answer = drive(env, &project, &dir, &mut state, &stop);

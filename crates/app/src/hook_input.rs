@@ -27,6 +27,9 @@ pub struct HookInput {
     pub cwd: Option<PathBuf>,
     #[serde(default)]
     pub stop_hook_active: Option<bool>,
+    /// `Stop`: the text of the session's last message.
+    #[serde(default)]
+    pub last_assistant_message: Option<String>,
     /// The main session's transcript (JSONL): the `Agent` calls it really made.
     #[serde(default)]
     pub transcript_path: Option<PathBuf>,

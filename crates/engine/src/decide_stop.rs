@@ -57,7 +57,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
         RunStatus::Cancelled => return outcome(Decision::silent(), changed),
         RunStatus::Complete => {
             if state.announced {
-                return outcome(Decision::silent(), changed);
+                return outcome(closing_line_again(state, stop), changed);
             }
             if stop.running.as_ref().is_some_and(|r| !r.is_empty()) {
                 // Background agents that already submitted are still winding down: each will
@@ -458,6 +458,24 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
 }
 
 /// The one-line outcome of a finished run.
+/// After the closing line: a turn that one of the run's background agents started (its agent
+/// ended just before the announcing stop, so the client no longer listed it, but its
+/// notification was still queued) displaced the line as the session's last message, which is
+/// what `claude -p` prints. Say it again then, and only then: a user's later turn is answered
+/// in peace. Bounded by the run's notifications: each such turn needs one.
+fn closing_line_again(state: &RunState, stop: &StopEvent) -> Decision {
+    let woken_by_the_run = stop.notified > 0 || !stop.unnotified.is_empty();
+    let displaced = stop
+        .last_message
+        .as_deref()
+        .is_some_and(|last| !last.contains(&format!("self-repair run {} complete", state.run)));
+    if stop.new_turn && woken_by_the_run && displaced {
+        Decision::tell(summary(state))
+    } else {
+        Decision::silent()
+    }
+}
+
 pub fn summary(state: &RunState) -> String {
     let triage = state.counts(Phase::Triage);
     let real = state.items[..state.triage_items as usize]

@@ -40,6 +40,9 @@ fn stop(session: &str, running: Option<&[&str]>) -> StopEvent {
         session: Some(session.into()),
         running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
         launched: Vec::new(),
+        unnotified: Vec::new(),
+        notified: 0,
+        last_message: None,
         new_turn: false,
     }
 }
@@ -604,5 +607,71 @@ fn the_closing_line_waits_until_no_background_agent_of_the_run_is_still_winding_
     assert!(
         matches!(last.decision, Decision::Allow { message: Some(ref text) } if text.contains("complete")),
         "{last:?}"
+    );
+}
+
+#[test]
+fn the_closing_line_is_said_again_when_a_queued_notification_displaced_it() {
+    let mut state = run(0);
+    apply(
+        &mut state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Finalized { tasks: vec![] },
+        },
+    );
+    // The last agent ended just before the stop: the client no longer lists it, so the line is
+    // said; its notification was queued and starts one more turn (seen on 2.1.330: claude -p
+    // printed the model's answer to it instead of the closing line).
+    let first = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert!(state.announced);
+    let Decision::Allow {
+        message: Some(line),
+    } = first.decision
+    else {
+        panic!("{first:?}");
+    };
+    let relayed = StopEvent {
+        last_message: Some(line.clone()),
+        ..stop("s1", Some(&[]))
+    };
+    assert_eq!(
+        decide_stop(&mut state, &relayed, NOW).decision,
+        Decision::Allow { message: None }
+    );
+    // The notification's turn, whether its row is on disk yet (notified) or not (unnotified).
+    for woken in [
+        StopEvent {
+            notified: 1,
+            ..stop("s1", Some(&[]))
+        },
+        StopEvent {
+            unnotified: vec!["tw-g2".to_owned()],
+            ..stop("s1", Some(&[]))
+        },
+    ] {
+        let displaced = StopEvent {
+            new_turn: true,
+            last_message: Some("Noted.".to_owned()),
+            ..woken
+        };
+        let again = decide_stop(&mut state, &displaced, NOW);
+        assert_eq!(
+            again.decision,
+            Decision::Allow {
+                message: Some(line.clone())
+            }
+        );
+        assert!(!again.changed, "nothing to write");
+    }
+    // A user's own later turn is left alone.
+    let user = StopEvent {
+        new_turn: true,
+        last_message: Some("Here is the answer to your question.".to_owned()),
+        ..stop("s1", Some(&[]))
+    };
+    assert_eq!(
+        decide_stop(&mut state, &user, NOW).decision,
+        Decision::Allow { message: None }
     );
 }

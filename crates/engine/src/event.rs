@@ -18,6 +18,17 @@ pub struct StopEvent {
     /// which item each launched and at which model, so a dropped `model` is seen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub launched: Vec<AgentLaunch>,
+    /// Items of this run whose background agent's `<task-notification>` the transcript does
+    /// not show yet: not delivered, or delivered and not written yet (the client writes the
+    /// transcript behind the session).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unnotified: Vec<String>,
+    /// This run's notifications the transcript showed since the previous stop.
+    #[serde(default, skip_serializing_if = "crate::item::is_zero")]
+    pub notified: u32,
+    /// The session's last message (`last_assistant_message`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_message: Option<String>,
     /// The first stop of a turn the user (or a notification) started (`stop_hook_active:
     /// false`): someone asked the session to go on, so a stalled run is resumed.
     #[serde(default, skip_serializing_if = "crate::item::is_false")]

@@ -117,6 +117,9 @@ mod tests {
             session: Some("s1".into()),
             running: Some(Vec::new()),
             launched: Vec::new(),
+            unnotified: Vec::new(),
+            notified: 0,
+            last_message: None,
             new_turn: false,
         };
         decide_stop(state, &event, NOW);

@@ -56,6 +56,9 @@ fn stop(running: Option<&[&str]>) -> StopEvent {
         session: Some("s1".into()),
         running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
         launched: Vec::new(),
+        unnotified: Vec::new(),
+        notified: 0,
+        last_message: None,
         new_turn: false,
     }
 }

@@ -1,6 +1,6 @@
-//! The main session's `Agent` tool calls, read incrementally from its transcript: each stop
-//! reads only the bytes written since the previous one, so the cost stays flat however long
-//! the session grows.
+//! The main session's `Agent` tool calls and the completion notifications of its background
+//! agents, read incrementally from its transcript: each stop reads only the bytes written since
+//! the previous one, so the cost stays flat however long the session grows.
 
 use std::path::Path;
 
@@ -12,53 +12,153 @@ use crate::new_lines::{contains, new_lines};
 /// One `Agent` tool call, as the main session sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentCall {
+    /// The `tool_use` id: a background agent's completion notification names it.
+    pub id: String,
     pub description: String,
     pub prompt: String,
     /// `None` when the call had no `model`: the agent definition's default runs.
     pub model: Option<String>,
 }
 
-/// The `Agent` calls in `path` after byte `offset`, and the offset to resume from (the end of
-/// the last complete line). A transcript shorter than `offset` was replaced: it is read from
-/// the start. Rows are filtered by a substring before any JSON is parsed.
-pub fn read_agent_calls(
-    path: &Path,
-    offset: u64,
-) -> Result<(Vec<AgentCall>, u64), TranscriptError> {
+/// An `Agent` call the client ran in the background (its tool result says `async_launched`):
+/// its end arrives later as a `<task-notification>` naming `tool_use`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsyncLaunch {
+    pub tool_use: String,
+    pub description: String,
+    pub prompt: String,
+}
+
+/// What one read of the main transcript found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentActivity {
+    pub calls: Vec<AgentCall>,
+    /// The calls the client launched in the background (whatever `run_in_background` said: it
+    /// is the client's default).
+    pub async_launches: Vec<AsyncLaunch>,
+    /// The `tool_use` ids named by the `<task-notification>` rows read: those background
+    /// agents' ends have reached the main session.
+    pub notified: Vec<String>,
+    /// The offset to resume from.
+    pub end: u64,
+}
+
+/// The `Agent` calls, background launches and task notifications in `path` after byte `offset`, and the offset to
+/// resume from (the end of the last complete line). A transcript shorter than `offset` was
+/// replaced: it is read from the start. Rows are filtered by a substring before any JSON is
+/// parsed.
+pub fn read_agent_activity(path: &Path, offset: u64) -> Result<AgentActivity, TranscriptError> {
     let read = new_lines(path, offset)?;
-    let mut calls = Vec::new();
-    let mut seen_ids: Vec<String> = Vec::new();
+    let mut activity = AgentActivity {
+        end: read.end,
+        ..AgentActivity::default()
+    };
     for line in read.lines() {
-        if !contains(line, b"\"Agent\"") {
+        let call_row = contains(line, b"\"Agent\"");
+        let notice_row = contains(line, NOTIFICATION_TAG.as_bytes());
+        let async_row = contains(line, b"\"async_launched\"");
+        if !call_row && !notice_row && !async_row {
             continue;
         }
         let Ok(row) = serde_json::from_slice::<Value>(line) else {
             continue;
         };
-        let Some(blocks) = row["message"]["content"].as_array() else {
-            continue;
-        };
-        for block in blocks {
-            if block["type"] != "tool_use" || block["name"] != "Agent" {
-                continue;
-            }
-            // One response may be written as several rows: count each call once.
-            let id = block["id"].as_str().unwrap_or_default().to_owned();
-            if !id.is_empty() {
-                if seen_ids.contains(&id) {
-                    continue;
-                }
-                seen_ids.push(id);
-            }
-            let input = &block["input"];
-            calls.push(AgentCall {
-                description: input["description"].as_str().unwrap_or_default().to_owned(),
-                prompt: input["prompt"].as_str().unwrap_or_default().to_owned(),
-                model: input["model"].as_str().map(str::to_owned),
-            });
+        if notice_row {
+            // Delivered: a turn of its own (a user row), or attached to the model's next
+            // request mid-turn (an attachment row). A `queue-operation` row only queued it.
+            let delivered = match row["type"].as_str() {
+                Some("user") => &row["message"]["content"],
+                Some("attachment") => &row["attachment"]["prompt"],
+                _ => &Value::Null,
+            };
+            activity.notified.extend(notified_ids(delivered));
+        }
+        if async_row && let Some(launch) = async_launch(&row) {
+            activity.async_launches.push(launch);
+        }
+        if call_row {
+            push_calls(&row, &mut activity.calls);
         }
     }
-    Ok((calls, read.end))
+    Ok(activity)
+}
+
+/// How the client wraps a background agent's completion in the main session.
+const NOTIFICATION_TAG: &str = "<task-notification>";
+
+/// The `Agent` tool calls of one assistant row, each once (one response may be written as
+/// several rows).
+fn push_calls(row: &Value, calls: &mut Vec<AgentCall>) {
+    let Some(blocks) = row["message"]["content"].as_array() else {
+        return;
+    };
+    for block in blocks {
+        if block["type"] != "tool_use" || block["name"] != "Agent" {
+            continue;
+        }
+        let id = block["id"].as_str().unwrap_or_default().to_owned();
+        if !id.is_empty() && calls.iter().any(|c| c.id == id) {
+            continue;
+        }
+        let input = &block["input"];
+        calls.push(AgentCall {
+            id,
+            description: input["description"].as_str().unwrap_or_default().to_owned(),
+            prompt: input["prompt"].as_str().unwrap_or_default().to_owned(),
+            model: input["model"].as_str().map(str::to_owned),
+        });
+    }
+}
+
+/// The background launch a user row's `toolUseResult` records (2.1.330: `status:
+/// "async_launched"` beside the `tool_result` block that names the call).
+fn async_launch(row: &Value) -> Option<AsyncLaunch> {
+    let result = &row["toolUseResult"];
+    if row["type"] != "user" || result["status"] != "async_launched" {
+        return None;
+    }
+    let tool_use = row["message"]["content"]
+        .as_array()?
+        .iter()
+        .find(|block| block["type"] == "tool_result")?["tool_use_id"]
+        .as_str()?
+        .to_owned();
+    Some(AsyncLaunch {
+        tool_use,
+        description: result["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        prompt: result["prompt"].as_str().unwrap_or_default().to_owned(),
+    })
+}
+
+/// The `<tool-use-id>` of every `<task-notification>` in a user message's content (a string,
+/// or text blocks).
+fn notified_ids(content: &Value) -> Vec<String> {
+    let texts: Vec<&str> = match content {
+        Value::String(text) => vec![text.as_str()],
+        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect(),
+        _ => Vec::new(),
+    };
+    let mut ids = Vec::new();
+    for text in texts {
+        for notice in text.split(NOTIFICATION_TAG).skip(1) {
+            let notice = notice
+                .split("</task-notification>")
+                .next()
+                .unwrap_or_default();
+            if let Some(id) = notice
+                .split_once("<tool-use-id>")
+                .and_then(|(_, rest)| rest.split_once("</tool-use-id>"))
+                .map(|(id, _)| id.trim())
+                .filter(|id| !id.is_empty())
+            {
+                ids.push(id.to_owned());
+            }
+        }
+    }
+    ids
 }
 
 #[cfg(test)]
@@ -85,13 +185,53 @@ mod tests {
         );
         let other = "{\"type\":\"user\",\"message\":{\"content\":\"hello\"}}\n";
         std::fs::write(&path, format!("{other}{first}{first}{dropped}{{\"partial")).unwrap();
-        let (calls, offset) = read_agent_calls(&path, 0).unwrap();
+        let read = read_agent_activity(&path, 0).unwrap();
+        let (calls, offset) = (read.calls, read.end);
         assert_eq!(calls.len(), 2, "{calls:?}");
         assert_eq!(calls[0].model.as_deref(), Some("sonnet"));
         assert_eq!(calls[1].model, None);
         assert_eq!(calls[1].description, "triage t-00002");
-        let (again, same) = read_agent_calls(&path, offset).unwrap();
-        assert!(again.is_empty());
-        assert_eq!(same, offset, "the partial row is left for later");
+        let again = read_agent_activity(&path, offset).unwrap();
+        assert!(again.calls.is_empty());
+        assert_eq!(again.end, offset, "the partial row is left for later");
+    }
+
+    #[test]
+    fn a_background_launch_and_its_notification_are_paired_by_tool_use_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        // The client's own rows, as 2.1.330 writes them (trimmed): the launch's tool result
+        // (no `run_in_background` in the call: background is the client's default), then the
+        // notification that starts a later turn.
+        let launched = r#"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_7","type":"tool_result","content":[{"type":"text","text":"Async agent launched successfully."}]}]},"toolUseResult":{"isAsync":true,"status":"async_launched","agentId":"a4dea45dcc48337db","description":"write task tw-g2","prompt":"self-repair item tw-g2 --run r"}}"#;
+        let foreground = r#"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_8","type":"tool_result","content":"t-00001: submitted."}]},"toolUseResult":{"status":"completed"}}"#;
+        let notice = r#"{"type":"user","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<task-id>a4dea45dcc48337db</task-id>\n<tool-use-id>toolu_7</tool-use-id>\n<status>completed</status>\n<summary>Agent \"write task tw-g2\" finished</summary>\n<result>tw-g2: submitted.</result>\n</task-notification>"}}"#;
+        let queued = r#"{"type":"queue-operation","operation":"enqueue","content":"<task-notification>\n<tool-use-id>toolu_7</tool-use-id>\n</task-notification>"}"#;
+        std::fs::write(&path, format!("{launched}\n{foreground}\n{queued}\n")).unwrap();
+        let first = read_agent_activity(&path, 0).unwrap();
+        assert_eq!(
+            first.async_launches,
+            [AsyncLaunch {
+                tool_use: "toolu_7".to_owned(),
+                description: "write task tw-g2".to_owned(),
+                prompt: "self-repair item tw-g2 --run r".to_owned(),
+            }]
+        );
+        assert!(first.notified.is_empty(), "queued is not delivered");
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(notice);
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+        let second = read_agent_activity(&path, first.end).unwrap();
+        assert!(second.calls.is_empty() && second.async_launches.is_empty());
+        assert_eq!(second.notified, ["toolu_7"]);
+        // Delivered mid-turn, attached to the next request.
+        let attached = r#"{"type":"attachment","attachment":{"type":"queued_command","prompt":"<task-notification>\n<tool-use-id>toolu_9</tool-use-id>\n<status>completed</status>\n</task-notification>","commandMode":"task-notification"}}"#;
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(attached);
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+        let third = read_agent_activity(&path, second.end).unwrap();
+        assert_eq!(third.notified, ["toolu_9"]);
     }
 }

@@ -168,13 +168,26 @@ fn full_pipeline(
         .iter()
         .filter(|r| r.thread == "main" && r.answer.contains("Agent"))
         .count();
-    // Every block launches agents, but the last: it asks the session to end its turn with the
-    // run's closing line, which is how a `claude -p` user sees how the run ended.
+    // Every block launches agents, but the closing line's: it asks the session to end its turn
+    // with the run's summary, which is how a `claude -p` user sees how the run ended. It is
+    // said once, and once more per notification turn that displaced it (an agent that ended
+    // just before the announcing stop: its notification was still queued).
+    let closing = stops
+        .iter()
+        .filter(|h| {
+            h.blocked()
+                && h.output
+                    .contains(&format!("self-repair run {RUN} complete:"))
+        })
+        .count();
     ctx.checks.equal(
-        "Stop hook blocks vs main-thread answers that launch agents, plus the closing line",
+        "Stop hook blocks vs main-thread answers that launch agents, plus the closing lines",
         &blocks,
-        &(launching + 1),
+        &(launching + closing),
     );
+    ctx.checks.that(closing >= 1, || {
+        "the closing line was never said".to_owned()
+    });
     // The run's cost, read by `status` from the session's transcripts, is what the client
     // itself says the session cost (issue 15).
     let client_usd = outcome.json.get("total_cost_usd").and_then(Value::as_f64);
