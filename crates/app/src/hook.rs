@@ -219,6 +219,9 @@ fn drive(
             if let Err(e) = mark_dispatched(dir, &launch.item) {
                 stderr.push(format!("self-repair hook stop: {e}"));
             }
+            if let Err(e) = dir.ensure_input(state, &launch.item) {
+                stderr.push(format!("self-repair hook stop: {e}"));
+            }
         }
     }
     if dirty && let Err(e) = dir.save_state(state, items_before) {

@@ -342,6 +342,10 @@ pub fn item_input(dir: &RunDir, item: &str) -> Result<ItemInput, AppError> {
         });
     }
     let path = dir.item_file(item, "input.json").ok_or_else(not_found)?;
+    if kind == ItemKind::TriageBatch && !path.exists() {
+        // A batch's input is written when it is dispatched.
+        ensure_dispatched(dir, item)?;
+    }
     let text = std::fs::read_to_string(&path).map_err(|_| {
         AppError::NotFound(format!(
             "no item `{item}` in run {} yet: it is created when its phase starts (see `self-repair status`)",
