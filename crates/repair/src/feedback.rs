@@ -99,7 +99,11 @@ fn files_phrase(files: &[String]) -> String {
 
 fn vars(state: &RepairState, n: u32) -> Vec<(&'static str, String)> {
     let failing = failing_check(state, n);
-    let approach = crate::Approach::of_attempt(n);
+    let approach = state
+        .attempts
+        .iter()
+        .find(|a| a.n == n)
+        .map_or_else(|| crate::Approach::choose(state, n), |a| a.approach);
     let exit = failing.map_or_else(String::new, |c| {
         format!(
             "{}, signature {}, {}",

@@ -120,7 +120,7 @@ pub fn new_attempt(state: &RepairState, n: u32, at: u64, before: String) -> Atte
         n,
         item: format!("fix-{n}"),
         tier: state.spec.tier_of(n),
-        approach: Approach::of_attempt(n),
+        approach: Approach::choose(state, n),
         asked_at: at,
         before,
         ended_at: None,
