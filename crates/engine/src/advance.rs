@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::group_label::label_key;
 use crate::{
     Group, ItemExtra, ItemKind, ItemStatus, Phase, PlanDepth, ProposedGroup, RunState, Verdict,
     WorkItem,
@@ -77,6 +78,11 @@ fn start_aggregate(state: &mut RunState) {
         });
         return;
     }
+    // One cause, one slice: findings whose triage named the same cause (by merge key) sit
+    // together, so one aggregator sees them all and no cause is split between two slices and
+    // proposed twice.
+    let mut reals = reals;
+    reals.sort_by_cached_key(|(_, cause)| label_key(cause));
     let batch = state.config.aggregate_batch.max(2) as usize;
     let slices: Vec<Vec<String>> = reals
         .chunks(batch)
@@ -86,16 +92,6 @@ fn start_aggregate(state: &mut RunState) {
         let item = push(state, format!("agg-{}", n + 1), ItemKind::Aggregate);
         item.extra_mut().inputs = slice;
     }
-}
-
-/// Normalized label: lowercase words of letters and digits joined by `-`; equal keys merge.
-pub fn label_key(label: &str) -> String {
-    label
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join("-")
 }
 
 /// Merges the aggregators' proposals by label; real findings no aggregator covered (its item
@@ -212,4 +208,58 @@ fn start_full_plan(state: &mut RunState, number: u32, gid: &str) {
     let mut deps = vec![syn];
     deps.extend(reviews);
     item.extra_mut().depends_on = deps;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, Intake, RoutedFinding, Tier, create_run};
+
+    #[test]
+    fn aggregate_slices_are_cut_by_cause_so_one_cause_is_never_split() {
+        let causes = [
+            "Unused imports",
+            "Line too long",
+            "unused import",
+            "Lines too long",
+            "Unused imports",
+            "line too long",
+        ];
+        let routed: Vec<RoutedFinding> = (0..causes.len() as u32)
+            .map(|i| RoutedFinding {
+                finding: i,
+                route: "generic".into(),
+                tier: Tier::Haiku,
+                rule: "ruff".into(),
+                path: format!("src/m{i}.py"),
+                safe_fix: false,
+            })
+            .collect();
+        let config = Config {
+            triage_batch: 1,
+            aggregate_batch: 3,
+            ..Config::default()
+        };
+        let mut state = create_run("r".into(), 0, config, Intake::default(), None, &routed);
+        for (item, cause) in state.items.iter_mut().zip(causes) {
+            item.status = ItemStatus::Done;
+            item.verdict = Some(Verdict::Real);
+            item.root_cause = Some(cause.into());
+        }
+        start_aggregate(&mut state);
+        let slices: Vec<Vec<String>> = state
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Aggregate)
+            .map(|i| i.inputs().to_vec())
+            .collect();
+        // Item order would have mixed both causes in each slice.
+        assert_eq!(
+            slices,
+            [
+                ["t-00001", "t-00003", "t-00005"],
+                ["t-00002", "t-00004", "t-00006"]
+            ]
+        );
+    }
 }

@@ -9,6 +9,7 @@ mod decide_stop;
 mod dispatch;
 mod event;
 mod finding;
+mod group_label;
 mod item;
 mod item_table;
 mod lenient_json;
@@ -29,7 +30,6 @@ mod tier;
 pub mod timestamp;
 mod triage_batch;
 
-pub use advance::label_key;
 pub use apply::{apply, item_input};
 pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode};
 pub use create_run::{RoutedFinding, create_run, triage_id};
@@ -39,6 +39,7 @@ pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};
 pub use finding::{
     AnalyzerFix, Finding, FindingRecord, FixApplicability, Level, Occurrence, Predecided,
 };
+pub use group_label::label_key;
 pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};
 pub use lenient_json::{LenientJson, lenient_json};
 pub use phase::Phase;
