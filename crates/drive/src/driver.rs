@@ -273,10 +273,18 @@ impl Driver<'_> {
         let next = self.policy.after(&summary, ended_at);
         let detail = if end.is_error() {
             let stderr = std::fs::read_to_string(&launch.stderr_log).unwrap_or_default();
-            let text = if result.text.is_empty() {
-                stderr.lines().last().unwrap_or_default().to_owned()
-            } else {
+            let retry = run.facts.last_retry_status.map(|status| {
+                format!(
+                    "the client was retrying after {status} {}",
+                    run.facts.last_retry_error.as_deref().unwrap_or("")
+                )
+            });
+            let text = if !result.text.is_empty() {
                 result.text.clone()
+            } else if let Some(retry) = retry {
+                retry.trim_end().to_owned()
+            } else {
+                stderr.lines().last().unwrap_or_default().to_owned()
             };
             text.chars().take(200).collect()
         } else {

@@ -122,7 +122,7 @@ fn journal_entry(value: &Value) -> Option<TimelineEntry> {
 }
 
 /// Folds consecutive lines of the same kind (`submitted`, `launched`, `rejected`) whose
-/// times are within a minute: one line with the count and the first and last item.
+/// times are within a minute: one line with the count and the lowest and highest item id.
 fn fold_runs(entries: Vec<TimelineEntry>) -> Vec<TimelineEntry> {
     let mut out: Vec<TimelineEntry> = Vec::new();
     for next in entries {
@@ -134,23 +134,22 @@ fn fold_runs(entries: Vec<TimelineEntry>) -> Vec<TimelineEntry> {
             && next.at.saturating_sub(last.at) <= 60
         {
             last.count += next.count;
-            let first = last.items.first().cloned();
-            let newest = next.items.last().cloned();
-            last.items = first.into_iter().chain(newest).collect();
+            last.items.extend(next.items);
             if next.kind == "rejected" {
                 last.detail = next.detail;
             }
             continue;
         }
-        let mut next = next;
-        if next.items.len() > 2 {
-            let last = next.items.pop();
-            next.items.truncate(1);
-            next.items.extend(last);
-        }
         out.push(next);
     }
     for line in &mut out {
+        if line.items.len() > 1 {
+            line.items.sort_unstable();
+            line.items.dedup();
+            let highest = line.items.pop();
+            line.items.truncate(1);
+            line.items.extend(highest);
+        }
         if line.detail.is_empty() {
             line.detail = match (line.items.as_slice(), line.count) {
                 ([one], 1) => one.clone(),
