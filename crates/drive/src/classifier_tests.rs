@@ -136,8 +136,19 @@ fn a_process_killed_without_a_result_is_a_crash_unless_the_run_recorded_why() {
 
 #[test]
 fn a_context_overflow_starts_a_new_session() {
-    let line = r#"{"type":"result","subtype":"success","is_error":true,"api_error_status":400,"terminal_reason":"prompt_too_long","result":"Prompt is too long","total_cost_usd":0.5}"#;
-    assert_eq!(classified(line, EXIT_1), SessionEnd::ContextExhausted);
+    // The terminal reasons of 2.1.330's result type for a context that no longer fits.
+    for reason in ["prompt_too_long", "blocking_limit"] {
+        let line = format!(
+            r#"{{"type":"result","subtype":"success","is_error":true,"api_error_status":400,"terminal_reason":"{reason}","result":"Prompt is too long","total_cost_usd":0.5}}"#
+        );
+        assert_eq!(
+            classified(&line, EXIT_1),
+            SessionEnd::ContextExhausted,
+            "{reason}"
+        );
+    }
+    let capped = r#"{"type":"result","subtype":"error_max_turns","is_error":true,"terminal_reason":"max_turns","total_cost_usd":0.5}"#;
+    assert_eq!(classified(capped, EXIT_1), SessionEnd::Ended);
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod drive_log;
 mod drive_policy;
 mod driver;
 mod error_catalog;
+mod run_probe;
 mod session_end;
 mod stream_facts;
 mod timeline;
@@ -22,10 +23,9 @@ pub use claude_session::is_executable;
 pub use drive_error::DriveError;
 pub use drive_log::{DriveLog, DriveStopRecord, SessionRecord, read_drive_log};
 pub use drive_policy::{DriveLimits, StopReason};
-pub use driver::{
-    DriveOptions, DriveOutcome, DriveReport, RunObservation, RunProbe, drive, session_prompt,
-};
+pub use driver::{DriveOptions, DriveOutcome, DriveReport, drive, session_prompt};
 pub use error_catalog::{CatalogEntry, ErrorCatalog};
+pub use run_probe::{RunObservation, RunProbe};
 pub use session_end::{ProcessExit, SessionEnd, classify};
 pub use stream_facts::StreamFacts;
 pub use timeline::{Timeline, TimelineEntry, build_timeline};

@@ -85,17 +85,17 @@ impl SessionEnd {
     }
 }
 
-/// What the client said when the context no longer fits.
+/// What the client said when the context no longer fits: the terminal reasons
+/// `prompt_too_long` and `blocking_limit` of 2.1.330, or its words for it.
 fn says_context_exhausted(facts: &StreamFacts) -> bool {
     let Some(result) = &facts.result else {
         return false;
     };
-    let reason = result.terminal_reason.as_deref().unwrap_or("");
-    reason.contains("prompt_too_long")
-        || reason.contains("context")
-        || result.api_error_status == Some(413)
+    matches!(
+        result.terminal_reason.as_deref(),
+        Some("prompt_too_long" | "blocking_limit")
+    ) || result.api_error_status == Some(413)
         || result.text.contains("Prompt is too long")
-        || result.text.contains("context window")
 }
 
 /// Classifies a status the API answered with.
@@ -170,6 +170,10 @@ pub fn classify(
     if let Some(result) = &facts.result {
         if says_context_exhausted(facts) {
             return SessionEnd::ContextExhausted;
+        }
+        // A turn cap (`--max-turns` after `--`) ends a session that may have done its share.
+        if result.terminal_reason.as_deref() == Some("max_turns") {
+            return SessionEnd::Ended;
         }
         if result.is_error {
             if let Some(status) = result.api_error_status {
