@@ -204,7 +204,15 @@ fn timeline_of_the_rate_limited_drive_scenario() {
         .cmd(&["start", "findings.jsonl", "--run-id", "r-drive-limit"])
         .run()
         .success();
-    for file in ["journal.jsonl", "drive.jsonl"] {
+    // The scenario's run folder as it ended (its state, so the items' phases are known).
+    for file in [
+        "journal.jsonl",
+        "drive.jsonl",
+        "state.json",
+        "state.initial.json",
+        "run.json",
+        "findings.json",
+    ] {
         let text = std::fs::read_to_string(format!("{SCENARIO_A}/{file}")).expect("fixture");
         project.write(&format!(".self-repair/runs/r-drive-limit/{file}"), &text);
     }

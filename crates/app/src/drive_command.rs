@@ -211,7 +211,21 @@ pub fn timeline(env: &CommandEnv, run: Option<&str>, json: bool) -> Result<Strin
     let dir = run_dir(env, run)?;
     let journal = read_text(&dir.path().join("journal.jsonl"))?;
     let log = read_drive_log(&dir.path().join("drive.jsonl"))?;
-    let timeline = build_timeline(&dir.id(), &journal, &log);
+    let state = load_folded(&dir, false)?;
+    let triage = state.triage_items as usize;
+    let phases: std::collections::HashMap<&str, &'static str> = state
+        .items
+        .iter()
+        .skip(triage)
+        .map(|item| (item.id.as_str(), item.kind.phase().as_str()))
+        .collect();
+    let phase_of = |id: &str| -> Option<String> {
+        if id.starts_with("t-") {
+            return state.item(id).map(|_| "triage".to_owned());
+        }
+        phases.get(id).map(|p| (*p).to_owned())
+    };
+    let timeline = build_timeline(&dir.id(), &journal, &log, &phase_of);
     if json {
         return to_json(&timeline);
     }

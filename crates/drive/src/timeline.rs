@@ -19,7 +19,7 @@ pub struct TimelineEntry {
     pub time: String,
     /// `journal`, `drive` or `cost`.
     pub source: &'static str,
-    /// `session_start`, `session_end`, `submitted`, `launched`, `failure`, `adopt`, ...
+    /// `session_start`, `session_end`, `phase`, `submitted`, `launched`, `failure`, `adopt`, ...
     pub kind: String,
     /// Events folded into this line.
     pub count: u32,
@@ -221,14 +221,51 @@ fn drive_entries(sessions: &[SessionRecord]) -> Vec<TimelineEntry> {
     out
 }
 
-/// Merges a run's journal text (JSONL, unreadable lines skipped) and its drive log.
-pub fn build_timeline(run: &str, journal: &str, log: &DriveLog) -> Timeline {
+/// Puts a `phase` line before the first launch or submission of each phase's items (the
+/// journal records no phase change; the items' kinds say which phase they belong to).
+fn mark_phases(
+    lines: Vec<TimelineEntry>,
+    phase_of: &dyn Fn(&str) -> Option<String>,
+) -> Vec<TimelineEntry> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut seen: Vec<String> = Vec::new();
+    for line in lines {
+        if matches!(line.kind.as_str(), "submitted" | "launched")
+            && let Some(first) = line.items.first()
+            && let Some(phase) = phase_of(first)
+            && !seen.contains(&phase)
+        {
+            let mut marker = entry(
+                line.at,
+                "journal",
+                "phase",
+                format!("phase {phase}: its first item {first}"),
+                1,
+            );
+            marker.items.push(first.clone());
+            out.push(marker);
+            seen.push(phase);
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// Merges a run's journal text (JSONL, unreadable lines skipped) and its drive log;
+/// `phase_of` names the phase of an item id (`None` for an id the run does not hold).
+pub fn build_timeline(
+    run: &str,
+    journal: &str,
+    log: &DriveLog,
+    phase_of: &dyn Fn(&str) -> Option<String>,
+) -> Timeline {
     let sessions = &log.sessions;
     let journal_lines: Vec<TimelineEntry> = journal
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|v| journal_entry(&v))
         .collect();
+    let journal_lines = mark_phases(journal_lines, phase_of);
     let mut entries = fold_runs(journal_lines);
     entries.extend(drive_entries(sessions));
     entries.extend(log.stops.iter().map(|s| {
