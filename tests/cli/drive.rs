@@ -80,6 +80,10 @@ fn a_refused_credential_stops_at_once_with_exit_20() {
         "{}",
         errors.stdout
     );
+    filters(&project).bind(|| {
+        insta::assert_snapshot!("drive_auth_refused", out.stdout);
+        insta::assert_snapshot!("drive_errors_auth", errors.stdout);
+    });
 }
 
 #[test]
@@ -103,8 +107,8 @@ fn three_sessions_without_progress_open_the_circuit_with_exit_21() {
     );
     // Each recorded cost and its tokens come from the stream's result line.
     assert_eq!(sessions[0]["tokens"]["input"], 12_303);
-    // Sessions ending within seconds twice in a row back off (scaled to 0 here, but chosen).
     assert!(out.stderr.contains("session 3 starting"), "{}", out.stderr);
+    filters(&project).bind(|| insta::assert_snapshot!("drive_circuit_open", out.stdout));
 }
 
 #[test]

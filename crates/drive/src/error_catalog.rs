@@ -111,3 +111,32 @@ impl ErrorCatalog {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_failure_is_counted_once_per_occurrence_with_its_sessions() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("errors.jsonl");
+        let mut catalog = ErrorCatalog::load(&path).expect("a missing catalog is empty");
+        catalog.record("API 529 overloaded", "overloaded", 1, 100, "first");
+        catalog.record("claude killed by signal 9", "crashed", 2, 200, "");
+        catalog.record("API 529 overloaded", "overloaded", 3, 300, "last");
+        catalog.record("API 529 overloaded", "overloaded", 3, 310, "again");
+        catalog.save(&path).expect("save");
+        let read = ErrorCatalog::load(&path).expect("load");
+        assert_eq!(read, catalog);
+        let overloaded = &read.entries[0];
+        assert_eq!(overloaded.count, 3);
+        assert_eq!(overloaded.sessions, [1, 3]);
+        assert_eq!((overloaded.first_seen, overloaded.last_seen), (100, 310));
+        assert_eq!(overloaded.last_detail, "again");
+        assert_eq!(read.entries[1].count, 1);
+        assert!(
+            read.render()
+                .contains("    3  overloaded         1,3          API 529 overloaded")
+        );
+    }
+}
