@@ -112,6 +112,40 @@ fn three_sessions_without_progress_open_the_circuit_with_exit_21() {
 }
 
 #[test]
+fn a_session_whose_commands_were_refused_says_so_in_the_catalog() {
+    let project = started("r-denied");
+    let normal = std::fs::read_to_string(format!("{STREAMS}/normal.jsonl")).expect("fixture");
+    let denied = normal.replace(
+        "\"permission_denials\":[]",
+        "\"permission_denials\":[{\"tool_name\":\"Bash\",\"tool_use_id\":\"toolu_1\",\"tool_input\":{\"command\":\"self-repair adopt --run r-denied\"}}]",
+    );
+    assert_ne!(
+        denied, normal,
+        "the recorded result has a permission_denials field"
+    );
+    project.write("denied.jsonl", &denied);
+    let claude = fake_claude(&project);
+    project
+        .cmd(&[
+            "drive",
+            "r-denied",
+            "--max-sessions",
+            "1",
+            "--claude",
+            claude.to_str().expect("utf-8"),
+        ])
+        .env("FAKE_STREAM", project.path().join("denied.jsonl"))
+        .run()
+        .code(21);
+    let errors = project.cmd(&["errors", "r-denied"]).run().success().stdout;
+    assert!(
+        errors.contains("ended its turn without progress after 1 permission denials")
+            && errors.contains("the client refused: Bash: self-repair adopt --run r-denied"),
+        "{errors}"
+    );
+}
+
+#[test]
 fn max_sessions_and_budget_stop_driving() {
     let project = started("r-max");
     let out = drive(&project, "r-max", "normal.jsonl", &["--max-sessions", "1"]).code(21);
@@ -178,6 +212,24 @@ fn sigterm_stops_the_session_keeps_the_run_and_exits_130() {
         assert!(Instant::now() < deadline, "the session never started");
         std::thread::sleep(Duration::from_millis(50));
     }
+    // One driver per run: a second one is refused while the first holds drive.lock.
+    let second = project
+        .cmd(&[
+            "drive",
+            "r-signal",
+            "--claude",
+            claude.to_str().expect("utf-8"),
+        ])
+        .env("FAKE_STREAM", format!("{STREAMS}/normal.jsonl"))
+        .run()
+        .code(5);
+    assert!(
+        second
+            .stderr
+            .contains("another `self-repair drive` is driving this run"),
+        "{}",
+        second.stderr
+    );
     let term = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

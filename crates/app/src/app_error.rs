@@ -109,7 +109,9 @@ impl AppError {
                 StoreError::NoProject(_) | StoreError::NoActiveRun(_) | StoreError::NoSuchRun(_),
             )
             | AppError::NotFound(_) => ExitStatus::NotFound,
-            AppError::Store(StoreError::RunExists(_)) | AppError::Conflict(_) => {
+            AppError::Store(StoreError::RunExists(_))
+            | AppError::Conflict(_)
+            | AppError::Drive(self_repair_drive::DriveError::AlreadyDriving { .. }) => {
                 ExitStatus::Conflict
             }
             AppError::Store(StoreError::BadRunId(_))

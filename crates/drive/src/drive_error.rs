@@ -22,6 +22,11 @@ pub enum DriveError {
     Signals(std::io::Error),
     #[error("{0}")]
     Usage(String),
+    /// Another `drive` holds the run's `drive.lock`.
+    #[error(
+        "another `self-repair drive` is driving this run (it holds {path}); stop it first (Ctrl-C or SIGTERM: the run is kept) or wait for it to end"
+    )]
+    AlreadyDriving { path: PathBuf },
     /// Reading the run failed (the message names the file and what to do).
     #[error("{0}")]
     Run(String),

@@ -126,6 +126,18 @@ pub fn drive(
     probe: &mut dyn RunProbe,
     report: &mut dyn FnMut(&str),
 ) -> Result<DriveReport, DriveError> {
+    // One driver per run: two would adopt the run from each other's sessions. The OS releases
+    // the lock if this process dies; the sessions do not inherit it (close-on-exec).
+    let lock_path = options.run_dir.join("drive.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(DriveError::io("open", &lock_path))?;
+    if fs2::FileExt::try_lock_exclusive(&lock).is_err() {
+        return Err(DriveError::AlreadyDriving { path: lock_path });
+    }
     let interrupt = Arc::new(AtomicBool::new(false));
     for signal in [SIGINT, SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&interrupt)).map_err(DriveError::Signals)?;
@@ -241,7 +253,30 @@ impl Driver<'_> {
         };
         // Counted even when the run is over, so the totals include the last session.
         let next = self.policy.after(&summary, ended_at);
-        let detail = if end.is_error() {
+        // A failed session, or one that ended its turn without progress, goes to the catalog.
+        let failure = if end.is_error() {
+            Some((end.signature(), end.category()))
+        } else if progressed {
+            None
+        } else if result.permission_denials.is_empty() {
+            Some(("ended its turn without progress".to_owned(), "no_progress"))
+        } else {
+            Some((
+                format!(
+                    "ended its turn without progress after {} permission denials",
+                    result.permission_denials.len()
+                ),
+                "no_progress",
+            ))
+        };
+        let detail = if failure.is_none() {
+            String::new()
+        } else if !result.permission_denials.is_empty() {
+            format!(
+                "the client refused: {}",
+                result.permission_denials.join("; ")
+            )
+        } else {
             let stderr = std::fs::read_to_string(&launch.stderr_log).unwrap_or_default();
             let retry = run.facts.last_retry_status.map(|status| {
                 format!(
@@ -257,8 +292,6 @@ impl Driver<'_> {
                 stderr.lines().last().unwrap_or_default().to_owned()
             };
             text.chars().take(200).collect()
-        } else {
-            String::new()
         };
         let (next_name, backoff) = match (&next, after.finished()) {
             (_, true) => ("done", 0),
@@ -288,15 +321,16 @@ impl Driver<'_> {
             backoff_secs: backoff,
         };
         append_session(&self.log, &record)?;
-        if end.is_error() && end != SessionEnd::Interrupted {
+        if let Some((signature, category)) = &failure
+            && end != SessionEnd::Interrupted
+        {
             let mut catalog = ErrorCatalog::load(&self.catalog)?;
-            catalog.record(&end.signature(), end.category(), number, ended_at, &detail);
+            catalog.record(signature, category, number, ended_at, &detail);
             catalog.save(&self.catalog)?;
         }
-        let label = if end.is_error() {
-            end.signature()
-        } else {
-            "ended its turn".to_owned()
+        let label = match &failure {
+            Some((signature, _)) => signature.clone(),
+            None => "ended its turn".to_owned(),
         };
         self.recent_errors
             .push(format!("session {number}: {label}"));

@@ -34,6 +34,9 @@ pub struct ResultLine {
     pub tokens: SessionTokens,
     /// The result text, cut to 300 characters.
     pub text: String,
+    /// The tool calls the client's permissions refused (`permission_denials`): the tool name
+    /// and, for Bash, its command, cut to 120 characters.
+    pub permission_denials: Vec<String>,
 }
 
 /// Everything the driver keeps from one session's stream.
@@ -70,6 +73,18 @@ fn status(value: &Value, key: &str) -> Option<u16> {
 
 fn cut(text: &str, max: usize) -> String {
     text.chars().take(max).collect()
+}
+
+/// `Bash: self-repair adopt --run r1` for one `permission_denials` entry.
+fn denial(value: &Value) -> String {
+    let tool = value
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .unwrap_or("a tool");
+    match value.pointer("/tool_input/command").and_then(Value::as_str) {
+        Some(command) => cut(&format!("{tool}: {command}"), 120),
+        None => tool.to_owned(),
+    }
 }
 
 /// Sums `modelUsage` over its models (the client's camelCase fields).
@@ -166,6 +181,11 @@ impl StreamFacts {
                 value.get("result").and_then(Value::as_str).unwrap_or(""),
                 300,
             ),
+            permission_denials: value
+                .get("permission_denials")
+                .and_then(Value::as_array)
+                .map(|denials| denials.iter().map(denial).collect())
+                .unwrap_or_default(),
         }
     }
 
