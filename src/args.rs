@@ -151,6 +151,22 @@ pub enum Command {
         #[command(flatten)]
         run: RunArg,
     },
+    /// Run the job unattended: relaunch headless `claude -p` sessions until the run ends.
+    Drive(crate::drive_args::DriveArgs),
+    /// The error catalog of the driven sessions (`errors.jsonl`).
+    Errors {
+        /// Run id (default: the project's active run).
+        run: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The run's journal, drive log and cost records as one time-ordered view.
+    Timeline {
+        /// Run id (default: the project's active run).
+        run: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// List the project's runs.
     Runs {
         #[arg(long)]

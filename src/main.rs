@@ -2,6 +2,7 @@
 //! runs the command, exits with its status (see reference/cli.md for the table).
 
 mod args;
+mod drive_args;
 mod run_command;
 
 use std::process::ExitCode;

@@ -81,6 +81,10 @@ struct Reply {
 fn reply(command: Command, env: &CommandEnv) -> Result<Reply, AppError> {
     let repair = match command {
         Command::Check(args) => check(env, args)?,
+        Command::Drive(args) => {
+            let (text, status) = crate::drive_args::run_drive(env, args)?;
+            return Ok(Reply { text, status });
+        }
         Command::Tick { run } => {
             let project = env.find_project()?;
             self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
@@ -229,6 +233,8 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             })?;
             steer_run(env, run.run.as_deref(), Event::Adopt { session })
         }
+        Command::Errors { run, json } => self_repair_app::drive_errors(env, run.as_deref(), json),
+        Command::Timeline { run, json } => self_repair_app::timeline(env, run.as_deref(), json),
         Command::Runs { json } => {
             let lines = runs(&env.find_project()?)?;
             Ok(if json {
@@ -319,7 +325,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         }
         Command::Install(args) => install(env, &args),
         Command::Uninstall(args) => uninstall(env, &args),
-        Command::Hook { .. } | Command::Check(_) | Command::Tick { .. } => {
+        Command::Hook { .. } | Command::Check(_) | Command::Tick { .. } | Command::Drive(_) => {
             unreachable!("answered by run_hook and reply before execute")
         }
     }

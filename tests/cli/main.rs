@@ -10,6 +10,7 @@ mod classification;
 mod commands;
 mod corpus_plan_depth;
 mod damaged_state;
+mod drive;
 mod forgiving_input;
 mod fuzz;
 mod hand_back;

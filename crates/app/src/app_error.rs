@@ -27,6 +27,14 @@ pub enum ExitStatus {
     /// 8: a submission for an item its run has not dispatched (never launched, or already
     /// answered differently): most likely an agent of another run.
     NotDispatched,
+    /// 20: `drive` stopped: the API refused the credentials (401/403); a human must act.
+    AuthRequired,
+    /// 21: `drive` stopped: the circuit opened (`--max-sessions`, or sessions without progress).
+    CircuitOpen,
+    /// 22: `drive` stopped at a limit the user set (`--budget`, `--until`, a user pause).
+    LimitReached,
+    /// 130: `drive` was interrupted (SIGINT/SIGTERM); the run is kept.
+    Interrupted,
 }
 
 impl ExitStatus {
@@ -42,6 +50,10 @@ impl ExitStatus {
             ExitStatus::GaveUp => 6,
             ExitStatus::RunInProgress => 7,
             ExitStatus::NotDispatched => 8,
+            ExitStatus::AuthRequired => 20,
+            ExitStatus::CircuitOpen => 21,
+            ExitStatus::LimitReached => 22,
+            ExitStatus::Interrupted => 130,
         }
     }
 }
@@ -85,6 +97,8 @@ pub enum AppError {
     NotRecorded { item: String, source: StoreError },
     #[error(transparent)]
     Install(#[from] self_repair_install::InstallError),
+    #[error(transparent)]
+    Drive(#[from] self_repair_drive::DriveError),
 }
 
 impl AppError {
@@ -95,13 +109,19 @@ impl AppError {
                 StoreError::NoProject(_) | StoreError::NoActiveRun(_) | StoreError::NoSuchRun(_),
             )
             | AppError::NotFound(_) => ExitStatus::NotFound,
-            AppError::Store(StoreError::RunExists(_)) | AppError::Conflict(_) => {
+            AppError::Store(StoreError::RunExists(_))
+            | AppError::Conflict(_)
+            | AppError::Drive(self_repair_drive::DriveError::AlreadyDriving { .. }) => {
                 ExitStatus::Conflict
             }
             AppError::Store(StoreError::BadRunId(_))
             | AppError::Ingest(_)
             | AppError::Usage(_)
-            | AppError::Config { .. } => ExitStatus::Usage,
+            | AppError::Config { .. }
+            | AppError::Drive(
+                self_repair_drive::DriveError::Usage(_)
+                | self_repair_drive::DriveError::Spawn { .. },
+            ) => ExitStatus::Usage,
             AppError::Rejected { .. } => ExitStatus::Rejected,
             AppError::RunInProgress(_) => ExitStatus::RunInProgress,
             AppError::NotDispatched(_) => ExitStatus::NotDispatched,
@@ -109,7 +129,8 @@ impl AppError {
             | AppError::Report(_)
             | AppError::Io { .. }
             | AppError::NotRecorded { .. }
-            | AppError::Install(_) => ExitStatus::Failure,
+            | AppError::Install(_)
+            | AppError::Drive(_) => ExitStatus::Failure,
         }
     }
 

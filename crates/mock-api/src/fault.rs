@@ -47,6 +47,15 @@ pub enum FaultKind {
         #[serde(default)]
         retry_after: Option<u64>,
     },
+    /// A usage limit: 429 `rate_limit_error` with the unified rate-limit headers the client
+    /// reads (`anthropic-ratelimit-unified-status: rejected`, `-reset`: Unix seconds,
+    /// `-representative-claim: five_hour`). The reset is fixed when the fault first answers,
+    /// `reset_secs` later; from then on the fault answers every selected request until the
+    /// reset passes (or `count` runs out), and none after it.
+    UsageLimit {
+        /// Seconds from the first rejected request to the reset.
+        reset_secs: u64,
+    },
     /// Read the request, send nothing for `millis`, then close the connection.
     Hang {
         /// How long to hold the connection silent.
@@ -106,6 +115,16 @@ impl Fault {
             skip: 0,
             count,
             kind: FaultKind::Hang { millis },
+        }
+    }
+
+    /// A usage limit on `thread` that resets `reset_secs` after its first rejection.
+    pub fn usage_limit(thread: ThreadSelector, reset_secs: u64) -> Fault {
+        Fault {
+            thread,
+            skip: 0,
+            count: usize::MAX,
+            kind: FaultKind::UsageLimit { reset_secs },
         }
     }
 

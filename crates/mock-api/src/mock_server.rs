@@ -38,15 +38,57 @@ struct Shared {
     ids: AtomicU64,
     records: Mutex<Vec<RecordedRequest>>,
     record_file: Option<Mutex<File>>,
-    fault_hits: Mutex<Vec<usize>>,
+    fault_hits: Mutex<Vec<FaultCounter>>,
     stopping: AtomicBool,
+}
+
+/// How often a fault selected a request, and a usage limit's reset once fixed.
+#[derive(Debug, Clone, Copy, Default)]
+struct FaultCounter {
+    seen: usize,
+    reset_at: Option<u64>,
+}
+
+/// A fault resolved for one request: a status with its extra headers, or a hang.
+enum Injected {
+    Status(u16, Vec<(String, String)>),
+    Hang(Duration),
 }
 
 /// What the server decided for one request, before writing it.
 enum Answer {
     Stream(Reply, MessageMeta),
-    Json(u16, Value, Option<u64>),
+    Json(u16, Value, Vec<(String, String)>),
     Hang(Duration),
+}
+
+/// Unix seconds now.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The headers of a rejected usage limit that resets at `reset_at` (Unix seconds).
+fn usage_limit_headers(reset_at: u64) -> Vec<(String, String)> {
+    vec![
+        (
+            "anthropic-ratelimit-unified-status".to_owned(),
+            "rejected".to_owned(),
+        ),
+        (
+            "anthropic-ratelimit-unified-reset".to_owned(),
+            reset_at.to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-representative-claim".to_owned(),
+            "five_hour".to_owned(),
+        ),
+        (
+            "retry-after".to_owned(),
+            reset_at.saturating_sub(unix_now()).max(1).to_string(),
+        ),
+    ]
 }
 
 impl MockServer {
@@ -68,7 +110,7 @@ impl MockServer {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(MockError::Bind)?;
         let addr = listener.local_addr().map_err(MockError::Bind)?;
         let shared = Arc::new(Shared {
-            fault_hits: Mutex::new(vec![0; scenario.faults.len()]),
+            fault_hits: Mutex::new(vec![FaultCounter::default(); scenario.faults.len()]),
             scenario,
             started: Instant::now(),
             seq: AtomicU64::new(0),
@@ -172,7 +214,7 @@ impl Shared {
 
     /// The first fault that selects this request, counting it against every fault that
     /// selects its thread.
-    fn fault_for(&self, thread: &Thread) -> Option<FaultKind> {
+    fn fault_for(&self, thread: &Thread) -> Option<Injected> {
         let mut hits = self
             .fault_hits
             .lock()
@@ -182,11 +224,30 @@ impl Shared {
             if !fault.thread.selects(thread) {
                 continue;
             }
-            let seen = hits[i];
-            hits[i] += 1;
-            if chosen.is_none() && in_window(fault, seen) {
-                chosen = Some(fault.kind.clone());
+            let counter = &mut hits[i];
+            let seen = counter.seen;
+            counter.seen += 1;
+            if chosen.is_some() || !in_window(fault, seen) {
+                continue;
             }
+            chosen = match &fault.kind {
+                FaultKind::Status {
+                    status,
+                    retry_after,
+                } => Some(Injected::Status(
+                    *status,
+                    retry_after
+                        .map(|s| ("retry-after".to_owned(), s.to_string()))
+                        .into_iter()
+                        .collect(),
+                )),
+                FaultKind::Hang { millis } => Some(Injected::Hang(Duration::from_millis(*millis))),
+                FaultKind::UsageLimit { reset_secs } => {
+                    let now = unix_now();
+                    let reset_at = *counter.reset_at.get_or_insert(now + reset_secs);
+                    (now < reset_at).then(|| Injected::Status(429, usage_limit_headers(reset_at)))
+                }
+            };
         }
         chosen
     }
@@ -218,7 +279,7 @@ fn reported_tokens(thread: &Thread, bytes: usize, scenario: &Scenario) -> u64 {
 }
 
 fn in_window(fault: &Fault, seen: usize) -> bool {
-    seen >= fault.skip && seen < fault.skip + fault.count
+    seen >= fault.skip && seen < fault.skip.saturating_add(fault.count)
 }
 
 /// Answers one request; `Ok(true)` keeps the connection open.
@@ -247,11 +308,10 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
             let (thread, mut reply) = respond(&record.body, &shared.scenario);
             record.thread = thread.label();
             match shared.fault_for(&thread) {
-                Some(FaultKind::Status {
-                    status,
-                    retry_after,
-                }) => Answer::Json(status, error_body(status), retry_after),
-                Some(FaultKind::Hang { millis }) => Answer::Hang(Duration::from_millis(millis)),
+                Some(Injected::Status(status, headers)) => {
+                    Answer::Json(status, error_body(status), headers)
+                }
+                Some(Injected::Hang(pause)) => Answer::Hang(pause),
                 None => {
                     let id = shared.next_id();
                     for (k, block) in reply.blocks.iter_mut().enumerate() {
@@ -275,13 +335,13 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
         ("POST", "/v1/messages/count_tokens") => Answer::Json(
             200,
             json!({"input_tokens": (request.body.len() / 4).max(1)}),
-            None,
+            Vec::new(),
         ),
         _ => Answer::Json(
             404,
             json!({"type": "error", "error": {"type": "not_found_error",
                 "message": format!("the mock Messages API does not serve {} {}", request.method, request.path())}}),
-            None,
+            Vec::new(),
         ),
     };
     let streamed = record.body.get("stream").and_then(Value::as_bool) == Some(true);
@@ -307,11 +367,11 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
             } else {
                 record.done_ms = shared.millis();
                 shared.record(record);
-                write_json(out, 200, &encode_message(&reply, &meta), None, seq)?;
+                write_json(out, 200, &encode_message(&reply, &meta), &[], seq)?;
             }
             Ok(true)
         }
-        Answer::Json(status, value, retry_after) => {
+        Answer::Json(status, value, headers) => {
             record.status = status;
             record.answer = if record.thread == "-" {
                 format!("{status}")
@@ -320,7 +380,7 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
             };
             record.done_ms = shared.millis();
             shared.record(record);
-            write_json(out, status, &value, retry_after, seq)?;
+            write_json(out, status, &value, &headers, seq)?;
             Ok(true)
         }
         Answer::Hang(pause) => {
@@ -366,11 +426,17 @@ fn write_json(
     out: &mut TcpStream,
     status: u16,
     value: &Value,
-    retry_after: Option<u64>,
+    headers: &[(String, String)],
     seq: u64,
 ) -> io::Result<()> {
     let body = value.to_string();
-    let retry = retry_after.map_or(String::new(), |s| format!("retry-after: {s}\r\n"));
+    let mut retry = String::new();
+    for (name, value) in headers {
+        retry.push_str(name);
+        retry.push_str(": ");
+        retry.push_str(value);
+        retry.push_str("\r\n");
+    }
     let head = format!(
         "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
          request-id: req_mock_{seq:04}\r\n{retry}connection: keep-alive\r\n\r\n",

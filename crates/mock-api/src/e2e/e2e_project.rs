@@ -137,6 +137,11 @@ impl E2eProject {
         &self.root
     }
 
+    /// The tools the scenario runs.
+    pub(crate) fn tools(&self) -> &Tools {
+        &self.tools
+    }
+
     /// How self-repair is loaded.
     pub fn mode(&self) -> InstallMode {
         self.mode
@@ -172,7 +177,7 @@ impl E2eProject {
     }
 
     /// The isolated environment every process of the scenario gets.
-    fn isolated(&self, command: &mut Command) {
+    pub(crate) fn isolated(&self, command: &mut Command) {
         command
             .env_clear()
             .current_dir(self.path())

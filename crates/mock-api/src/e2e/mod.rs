@@ -4,6 +4,7 @@
 
 mod checks;
 mod claude_run;
+mod drive_run;
 mod e2e_error;
 mod e2e_project;
 mod figures;
@@ -17,6 +18,7 @@ mod tools;
 
 pub use checks::Checks;
 pub use claude_run::{ClaudeOptions, ClaudeOutcome, ClaudeRun};
+pub use drive_run::{DriveOutcome, DriveRun};
 pub use e2e_error::E2eError;
 pub use e2e_project::{E2eProject, InstallMode};
 pub use figures::{Figures, render_table};

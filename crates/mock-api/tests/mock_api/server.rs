@@ -195,6 +195,64 @@ fn faults_hit_only_their_thread_window_and_carry_the_api_error_body() {
 }
 
 #[test]
+fn a_usage_limit_answers_429_with_its_reset_until_the_reset_passes() {
+    let server = MockServer::start(
+        Scenario::new().fault(Fault::usage_limit(ThreadSelector::Main, 2).after(1)),
+    )
+    .unwrap();
+    let mut conn = connect(&server);
+    assert_eq!(
+        send(&mut conn, "/v1/messages", &main_request("hi")).status,
+        200
+    );
+    let first = send(&mut conn, "/v1/messages", &main_request("hi"));
+    let second = send(&mut conn, "/v1/messages", &main_request("hi"));
+    let header = |r: &Response, name: &str| {
+        r.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    for limited in [&first, &second] {
+        assert_eq!(limited.status, 429);
+        assert_eq!(
+            header(limited, "anthropic-ratelimit-unified-status"),
+            "rejected"
+        );
+        assert_eq!(
+            header(limited, "anthropic-ratelimit-unified-representative-claim"),
+            "five_hour"
+        );
+    }
+    // The reset is fixed at the first rejection, not moved by later ones.
+    let reset: u64 = header(&first, "anthropic-ratelimit-unified-reset")
+        .parse()
+        .unwrap();
+    assert_eq!(
+        header(&second, "anthropic-ratelimit-unified-reset"),
+        reset.to_string()
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(reset > now && reset <= now + 2, "reset {reset}, now {now}");
+    while std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        < reset
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        send(&mut conn, "/v1/messages", &main_request("hi")).status,
+        200
+    );
+}
+
+#[test]
 fn a_hang_holds_the_connection_silent_then_closes_it() {
     let server =
         MockServer::start(Scenario::new().fault(Fault::hang(ThreadSelector::Any, 300, 1))).unwrap();

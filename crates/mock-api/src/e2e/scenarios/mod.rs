@@ -2,6 +2,7 @@
 
 mod compaction;
 mod corrupt_state;
+mod drive;
 mod foreign_session;
 mod full_pipeline;
 mod invalid_results;
@@ -22,7 +23,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 22] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 26] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -60,6 +61,10 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 22] = [
     ("habit-drop-model", model_habits::drop_model),
     ("compaction-mid-run", compaction::run),
     ("scale-corpus", scale_corpus::run),
+    ("drive-rate-limit-reset", drive::rate_limit_reset),
+    ("drive-killed-session", drive::killed_session),
+    ("drive-auth-401", drive::auth_refused),
+    ("drive-no-progress-circuit", drive::no_progress_circuit),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.

@@ -1,0 +1,35 @@
+//! What the driver reads of the run between sessions; the app implements it over the store, so
+//! the driver holds no pipeline logic.
+
+use crate::drive_error::DriveError;
+
+/// What the driver needs to know of the run, read from its state and journal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunObservation {
+    /// `active`, `paused`, `stalled`, `complete`, `cancelled`.
+    pub status: String,
+    /// Paused by the user (`self-repair pause`): only the user resumes it.
+    pub paused_by_user: bool,
+    pub phase: String,
+    /// The journal's length: the next observation reads from here.
+    pub journal_end: u64,
+    /// `submitted` journal events after the offset asked for.
+    pub submitted: u64,
+    /// The `error` of the last `stop_failure` journal event after that offset.
+    pub stop_failure: Option<String>,
+    /// The run's one-paragraph summary (for the final message).
+    pub summary: String,
+}
+
+impl RunObservation {
+    /// Complete or cancelled: nothing left to drive.
+    pub fn finished(&self) -> bool {
+        matches!(self.status.as_str(), "complete" | "cancelled")
+    }
+}
+
+/// Reads the run (the app implements it over the store).
+pub trait RunProbe {
+    /// The run now; `submitted` and `stop_failure` count journal events after `since`.
+    fn observe(&mut self, since: u64) -> Result<RunObservation, DriveError>;
+}

@@ -1,0 +1,318 @@
+//! `self-repair timeline`: the run's journal, the drive log and the sessions' cost records
+//! merged into one time-ordered view. Runs of the same event (a wave of submissions) are
+//! folded into one line with their count, so the view stays short at thousands of items.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::drive_log::{DriveLog, SessionRecord};
+
+/// The version of `timeline --json`.
+pub const TIMELINE_VERSION: u32 = 1;
+
+/// One line of the timeline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimelineEntry {
+    /// Unix seconds.
+    pub at: u64,
+    /// `2026-11-23T12:00:00Z`.
+    pub time: String,
+    /// `journal`, `drive` or `cost`.
+    pub source: &'static str,
+    /// `session_start`, `session_end`, `phase`, `submitted`, `launched`, `failure`, `adopt`, ...
+    pub kind: String,
+    /// Events folded into this line.
+    pub count: u32,
+    /// The items named, first and last of a folded run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<String>,
+    pub detail: String,
+    /// Orders lines of the same second: a session's start, its events, its end, its cost.
+    #[serde(skip)]
+    rank: u8,
+}
+
+/// The whole timeline of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timeline {
+    pub schema_version: u32,
+    pub run: String,
+    pub entries: Vec<TimelineEntry>,
+}
+
+fn entry(at: u64, source: &'static str, kind: &str, detail: String, rank: u8) -> TimelineEntry {
+    TimelineEntry {
+        at,
+        time: self_repair_engine::timestamp::rfc3339(at),
+        source,
+        kind: kind.to_owned(),
+        count: 1,
+        items: Vec::new(),
+        detail,
+        rank,
+    }
+}
+
+fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The timeline line of one journal line (`None` for the hook's bookkeeping: plain stops,
+/// `shown`).
+fn journal_entry(value: &Value) -> Option<TimelineEntry> {
+    let at = value.get("at").and_then(Value::as_u64)?;
+    let event = str_field(value, "event");
+    let item = str_field(value, "item").to_owned();
+    let mut line = match event {
+        "submitted" => entry(at, "journal", "submitted", String::new(), 1),
+        "rejected" => {
+            let error: String = str_field(value, "error").chars().take(120).collect();
+            entry(at, "journal", "rejected", error, 1)
+        }
+        "stop" => {
+            let launched: Vec<String> = value
+                .get("launched")
+                .and_then(Value::as_array)?
+                .iter()
+                .map(|l| str_field(l, "item").to_owned())
+                .collect();
+            if launched.is_empty() {
+                return None;
+            }
+            // The hook reads the launches from the transcript at the next stop.
+            let mut line = entry(at, "journal", "launched", String::new(), 1);
+            line.count = launched.len() as u32;
+            line.items = launched;
+            return Some(line);
+        }
+        "stop_failure" => entry(
+            at,
+            "journal",
+            "failure",
+            format!("the client's StopFailure: {}", str_field(value, "error")),
+            1,
+        ),
+        "adopt" => entry(
+            at,
+            "journal",
+            "adopt",
+            format!("bound to session {}", str_field(value, "session")),
+            1,
+        ),
+        "pause" | "resume" | "cancel" => entry(at, "journal", event, String::new(), 1),
+        "finalized" => {
+            let tasks = value
+                .get("tasks")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            entry(
+                at,
+                "journal",
+                "finalized",
+                format!("{tasks} tasks written"),
+                1,
+            )
+        }
+        _ => return None,
+    };
+    if !item.is_empty() {
+        line.items.push(item);
+    }
+    Some(line)
+}
+
+/// Folds consecutive lines of the same kind (`submitted`, `launched`, `rejected`) whose
+/// times are within a minute: one line with the count and the lowest and highest item id.
+fn fold_runs(entries: Vec<TimelineEntry>) -> Vec<TimelineEntry> {
+    let mut out: Vec<TimelineEntry> = Vec::new();
+    for next in entries {
+        let foldable = matches!(next.kind.as_str(), "submitted" | "launched" | "rejected");
+        if foldable
+            && let Some(last) = out.last_mut()
+            && last.kind == next.kind
+            && last.source == next.source
+            && next.at.saturating_sub(last.at) <= 60
+        {
+            last.count += next.count;
+            last.items.extend(next.items);
+            if next.kind == "rejected" {
+                last.detail = next.detail;
+            }
+            continue;
+        }
+        out.push(next);
+    }
+    for line in &mut out {
+        if line.items.len() > 1 {
+            line.items.sort_unstable();
+            line.items.dedup();
+            let highest = line.items.pop();
+            line.items.truncate(1);
+            line.items.extend(highest);
+        }
+        if line.detail.is_empty() {
+            line.detail = match (line.items.as_slice(), line.count) {
+                ([one], 1) => one.clone(),
+                ([first, last], n) => format!("{n} items, {first} … {last}"),
+                ([first], n) => format!("{n} items from {first}"),
+                _ => format!("{} events", line.count),
+            };
+        }
+    }
+    out
+}
+
+fn dollars(usd: f64) -> String {
+    format!("${usd:.4}")
+}
+
+/// The drive log's lines: each session's start, end, cost and the driver's stop.
+fn drive_entries(sessions: &[SessionRecord]) -> Vec<TimelineEntry> {
+    let mut out = Vec::new();
+    for s in sessions {
+        out.push(entry(
+            s.started_at,
+            "drive",
+            "session_start",
+            format!("session {} started in phase {}", s.session, s.phase_before),
+            0,
+        ));
+        let exit = match (s.exit_code, s.signal) {
+            (_, Some(sig)) => format!("signal {sig}"),
+            (Some(code), None) => format!("exit {code}"),
+            (None, None) => "no exit status".to_owned(),
+        };
+        let next = match s.next.as_str() {
+            "relaunch" if s.backoff_secs > 0 => format!("relaunch after {} s", s.backoff_secs),
+            "relaunch" => "relaunch now".to_owned(),
+            other => other.to_owned(),
+        };
+        let mut detail = format!(
+            "session {} {}: {}, {} submitted, phase {} -> {}, run {}; next: {next}",
+            s.session,
+            s.end.category(),
+            exit,
+            s.submitted,
+            s.phase_before,
+            s.phase_after,
+            s.status_after
+        );
+        if !s.detail.is_empty() {
+            detail.push_str(&format!(" ({})", s.detail));
+        }
+        out.push(entry(s.ended_at, "drive", "session_end", detail, 2));
+        let t = s.tokens;
+        out.push(entry(
+            s.ended_at,
+            "cost",
+            "session_cost",
+            format!(
+                "session {}: {} (tokens in {}, out {}, cache read {}, cache write {})",
+                s.session,
+                dollars(s.cost_usd),
+                t.input,
+                t.output,
+                t.cache_read,
+                t.cache_creation
+            ),
+            3,
+        ));
+    }
+    out
+}
+
+/// Puts a `phase` line before the first launch or submission of each phase's items (the
+/// journal records no phase change; the items' kinds say which phase they belong to).
+fn mark_phases(
+    lines: Vec<TimelineEntry>,
+    phase_of: &dyn Fn(&str) -> Option<String>,
+) -> Vec<TimelineEntry> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut seen: Vec<String> = Vec::new();
+    for line in lines {
+        if matches!(line.kind.as_str(), "submitted" | "launched")
+            && let Some(first) = line.items.first()
+            && let Some(phase) = phase_of(first)
+            && !seen.contains(&phase)
+        {
+            let mut marker = entry(
+                line.at,
+                "journal",
+                "phase",
+                format!("phase {phase}: its first item {first}"),
+                1,
+            );
+            marker.items.push(first.clone());
+            out.push(marker);
+            seen.push(phase);
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// Merges a run's journal text (JSONL, unreadable lines skipped) and its drive log;
+/// `phase_of` names the phase of an item id (`None` for an id the run does not hold).
+pub fn build_timeline(
+    run: &str,
+    journal: &str,
+    log: &DriveLog,
+    phase_of: &dyn Fn(&str) -> Option<String>,
+) -> Timeline {
+    let sessions = &log.sessions;
+    let journal_lines: Vec<TimelineEntry> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| journal_entry(&v))
+        .collect();
+    let journal_lines = mark_phases(journal_lines, phase_of);
+    let mut entries = fold_runs(journal_lines);
+    entries.extend(drive_entries(sessions));
+    entries.extend(log.stops.iter().map(|s| {
+        entry(
+            s.at,
+            "drive",
+            "drive_stop",
+            format!("{}: {}", s.outcome, s.message),
+            4,
+        )
+    }));
+    // Stable: the journal's own order holds within a second and rank.
+    entries.sort_by_key(|e| (e.at, e.rank));
+    let total: f64 = sessions.iter().map(|s| s.cost_usd).sum();
+    if let Some(last) = sessions.iter().map(|s| s.ended_at).max() {
+        entries.push(entry(
+            last,
+            "cost",
+            "total_cost",
+            format!(
+                "{} over {} driven sessions (the results' total_cost_usd)",
+                dollars(total),
+                sessions.len()
+            ),
+            5,
+        ));
+    }
+    Timeline {
+        schema_version: TIMELINE_VERSION,
+        run: run.to_owned(),
+        entries,
+    }
+}
+
+impl Timeline {
+    /// One line per entry: time, source, kind, detail.
+    pub fn render(&self) -> String {
+        if self.entries.is_empty() {
+            return format!("Run {}: nothing recorded yet.\n", self.run);
+        }
+        let mut out = format!("Timeline of run {}\n", self.run);
+        for e in &self.entries {
+            out.push_str(&format!(
+                "{}  {:<7}  {:<13}  {}\n",
+                e.time, e.source, e.kind, e.detail
+            ));
+        }
+        out
+    }
+}
