@@ -53,13 +53,32 @@ pub fn finalize_run(
                 None => continue,
             }
         };
+        let mut draft = draft;
+        let plan = crate::task_sections::plan_section(dir, state, group);
+        if group.depth != PlanDepth::AnalyzerFix
+            && let Some(command) = crate::task_sections::verify_command(&members)
+            && !draft
+                .acceptance_criteria
+                .iter()
+                .any(|c| c.contains(&command))
+        {
+            // The criterion code can check: the analyzer's own re-run.
+            draft
+                .acceptance_criteria
+                .push(crate::task_sections::verify_criterion(
+                    &command,
+                    members.len(),
+                ));
+        }
+        let reasons = crate::task_sections::triage_reasons(dir, group);
         let mut fingerprints: Vec<&str> = members.iter().map(|r| r.fingerprint.as_str()).collect();
         fingerprints.sort_unstable();
         tasks.push(TaskToWrite {
             group: group.id.clone(),
             draft,
             fingerprint: StableHash::of_fields(fingerprints),
-            footer: footer(&state.run, &group.id, &members),
+            footer: footer(&state.run, &group.id, &members, &reasons),
+            plan,
         });
     }
     let records = Backlog::new(root).write(&tasks, now)?;
@@ -264,7 +283,7 @@ fn learn(
     Ok(())
 }
 
-fn footer(run: &str, group: &str, members: &[&FindingRecord]) -> String {
+fn footer(run: &str, group: &str, members: &[&FindingRecord], reasons: &[String]) -> String {
     let mut lines = Vec::new();
     for record in members.iter().take(LISTED_FINDINGS) {
         let f = &record.finding;
@@ -283,10 +302,21 @@ fn footer(run: &str, group: &str, members: &[&FindingRecord]) -> String {
     }
     let body = lines.join("\n");
     let fence = "`".repeat(longest_backticks(&body).max(2) + 1);
-    format!(
+    let mut text = format!(
         "Findings ({}), from self-repair run {run}, group {group}:\n\n{fence}text\n{body}\n{fence}",
         members.len()
-    )
+    );
+    if !reasons.is_empty() {
+        let quoted: Vec<String> = reasons.iter().map(|r| format!("- {r}")).collect();
+        text.push_str(&format!(
+            "\n\nWhy the triage agents judged them real:\n\n{}",
+            quoted.join("\n")
+        ));
+    }
+    text.push_str(&format!(
+        "\n\nEvery verdict and who decided it: `.self-repair/runs/{run}/report.md`."
+    ));
+    text
 }
 
 fn longest_backticks(text: &str) -> usize {

@@ -26,6 +26,7 @@ mod simulated_agent;
 mod start;
 mod status;
 mod submit;
+mod task_sections;
 mod triage_prompt;
 mod verdict_table;
 

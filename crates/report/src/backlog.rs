@@ -43,6 +43,8 @@ pub struct TaskToWrite {
     pub draft: TaskDraft,
     pub fingerprint: String,
     pub footer: String,
+    /// The task's `## Implementation Plan`, when a plan was written.
+    pub plan: Option<String>,
 }
 
 /// `<project>/backlog`.
@@ -138,6 +140,7 @@ impl Backlog {
                 created,
                 group_fingerprint: task.fingerprint.clone(),
                 footer: task.footer.clone(),
+                plan: task.plan.clone(),
             };
             let name = file.file_name();
             write_atomic(&tasks_dir.join(&name), file.render().as_bytes())?;

@@ -17,6 +17,8 @@ pub struct BacklogTask {
     pub group_fingerprint: String,
     /// Lines appended to the description (finding locations, run reference).
     pub footer: String,
+    /// The `## Implementation Plan` section's text, when a plan was written.
+    pub plan: Option<String>,
 }
 
 impl BacklogTask {
@@ -69,6 +71,17 @@ impl BacklogTask {
             out.push_str(&format!("- [ ] #{} {one_line}\n", i + 1));
         }
         out.push_str("<!-- AC:END -->\n");
+        if let Some(plan) = self
+            .plan
+            .as_deref()
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
+            // The backlog CLI's own layout (`backlog task create --plan`, 1.52).
+            out.push_str("\n## Implementation Plan\n\n<!-- SECTION:PLAN:BEGIN -->\n");
+            out.push_str(plan);
+            out.push_str("\n<!-- SECTION:PLAN:END -->\n");
+        }
         out
     }
 }
