@@ -345,3 +345,62 @@ fn a_security_dismissal_is_proposed_not_applied_until_known_accept() {
         third.stdout
     );
 }
+
+#[test]
+fn a_known_decision_records_who_decided_on_which_code_and_lapses_when_that_code_changes() {
+    let project = TestProject::new();
+    project.write(".self-repair/config.json", r#"{"triage_batch": 1}"#);
+    let source: String = (1..=45).map(|n| format!("x{n} = {n}\n")).collect();
+    project.write("src/m0.py", &source);
+    // Three findings on lines 1, 2 and 3 of src/m0.py.
+    project.write("findings.jsonl", &jsonl_findings(3));
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    drive(&project, &agent, "s1", usize::MAX);
+    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let entries = known["entries"].as_object().unwrap();
+    assert_eq!(entries.len(), 3, "{known}");
+    let mut spans: Vec<&str> = entries
+        .values()
+        .map(|e| e["lines"].as_str().unwrap())
+        .collect();
+    spans.sort_unstable();
+    assert_eq!(spans, ["src/m0.py:1-4", "src/m0.py:2-5", "src/m0.py:3-6"]);
+    for entry in entries.values() {
+        assert_eq!(entry["source"], "r-test");
+        assert!(entry["item"].as_str().unwrap().starts_with("t-"), "{entry}");
+        assert!(entry["model"].is_string(), "{entry}");
+        assert!(entry["code"].is_string(), "{entry}");
+    }
+    let listed = project.cmd(&["known", "list"]).run().success().stdout;
+    assert!(listed.contains("on src/m0.py:1-4"), "{listed}");
+    // Unchanged code: all three decided again without an agent.
+    let replace = |id: &str| {
+        project
+            .cmd(&["start", "findings.jsonl", "--run-id", id, "--replace"])
+            .run()
+            .success()
+            .stdout
+    };
+    let same = replace("r-2");
+    assert!(same.contains("known registry decided 3"), "{same}");
+    // Line 5 changes: the decisions made on lines 2-5 and 3-6 lapse; the flagged lines (and so
+    // the fingerprints) did not change.
+    project.write(
+        "src/m0.py",
+        &source.replace("x5 = 5\n", "x5 = eval(user_input)\n"),
+    );
+    let changed = replace("r-3");
+    assert!(changed.contains("known registry decided 1"), "{changed}");
+    assert!(
+        changed
+            .contains("2 known decision(s) no longer apply: the code they were decided on changed"),
+        "{changed}"
+    );
+}

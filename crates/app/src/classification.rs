@@ -107,13 +107,19 @@ pub fn render_known(lines: &[KnownLine]) -> String {
         } else {
             ""
         };
+        let e = &l.entry;
+        let mut by = vec![e.source.clone()];
+        by.extend(e.item.clone());
+        by.extend(e.model.clone());
+        by.extend(e.confidence.map(|c| format!("confidence {c:.2}")));
+        by.extend(e.lines.as_ref().map(|lines| format!("on {lines}")));
         out.push_str(&format!(
             "{} {}{proposed} ({}): {} — {}\n",
             l.fingerprint,
-            l.entry.verdict.as_str(),
-            l.entry.source,
-            l.entry.summary,
-            l.entry.reason
+            e.verdict.as_str(),
+            by.join(", "),
+            e.summary,
+            e.reason
         ));
     }
     out
@@ -150,6 +156,12 @@ pub fn known_add(
             source: "manual".to_owned(),
             summary,
             proposed: false,
+            // A person's decision holds until they remove it.
+            item: None,
+            model: None,
+            confidence: None,
+            lines: None,
+            code: None,
         },
     );
     known.save(&store).map_err(usage)?;

@@ -83,7 +83,7 @@ pub fn finalize_run(
     }
     let records = Backlog::new(root).write(&tasks, now)?;
     let store_dir = root.join(self_repair_store::STORE_DIR);
-    learn(&store_dir, dir, state, &findings)?;
+    learn(root, &store_dir, dir, state, &findings)?;
     dir.record(
         state,
         &[JournalEntry {
@@ -182,6 +182,7 @@ pub fn read_findings(dir: &RunDir) -> Result<Vec<FindingRecord>, AppError> {
 /// reviewer's proposals are measured against those verdicts and stored in `rules.json` as
 /// `proposed` (they apply once a user accepts them).
 fn learn(
+    root: &Path,
     store_dir: &Path,
     dir: &RunDir,
     state: &RunState,
@@ -207,21 +208,32 @@ fn learn(
         if *verdict == Verdict::Unsure {
             continue;
         }
-        let reason = dir
+        let result = dir
             .read_result(item, "json")
-            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
-            .map(|r| r.reason)
-            .unwrap_or_default();
+            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
         let f = &record.finding;
         let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);
+        let code = crate::decided_code::decided_code(root, &f.path, f.line);
+        // The tier the transcript showed running, else the one it was dispatched at.
+        let ran = state
+            .item(item)
+            .map(|i| i.ran.unwrap_or(i.tier).as_str().to_owned());
         changed |= known.insert(
             record.fingerprint.clone(),
             KnownEntry {
                 verdict: *verdict,
-                reason,
+                reason: result
+                    .as_ref()
+                    .map(|r| r.reason.clone())
+                    .unwrap_or_default(),
                 source: state.run.clone(),
                 summary: format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message),
                 proposed: dismissal && on_security_route(item),
+                item: Some((*item).to_owned()),
+                model: ran,
+                confidence: result.as_ref().and_then(|r| r.confidence),
+                lines: code.as_ref().map(|c| c.lines.clone()),
+                code: code.map(|c| c.code),
             },
         );
     }

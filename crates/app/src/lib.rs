@@ -6,6 +6,7 @@ mod app_error;
 mod classification;
 mod command_env;
 mod control;
+mod decided_code;
 mod demo;
 mod detect;
 mod doctor;

@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use self_repair_classify::{Classified, Classifier, KnownRegistry, RuleBook};
+use self_repair_classify::{Classified, Classifier, KnownEntry, KnownRegistry, RuleBook};
+
+use crate::decided_code::decided_code;
 use self_repair_engine::{
     Finding, FindingRecord, Intake, Occurrence, Phase, RoutedFinding, create_run, default_route,
     timestamp, triage_id,
@@ -74,6 +76,13 @@ pub struct StartReport {
     /// The run in progress this one replaced (`--replace`), in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaced: Option<String>,
+    /// Known decisions that no longer apply: the code they were decided on changed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stale_known: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl StartReport {
@@ -109,6 +118,12 @@ impl StartReport {
             out.push_str(&format!(" ({})", routes.join(", ")));
         }
         out.push('\n');
+        if self.stale_known > 0 {
+            out.push_str(&format!(
+                "{} known decision(s) no longer apply: the code they were decided on changed, so those findings are triaged again\n",
+                self.stale_known
+            ));
+        }
         match (&self.session, self.phase) {
             (_, Phase::Finalize) => out.push_str(
                 "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n",
@@ -157,9 +172,20 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     let mut records = merge_identical(&root, findings);
     let mut routed = Vec::new();
     let mut route_counts: Vec<(String, u32)> = Vec::new();
-    let (mut by_known, mut by_rules) = (0, 0);
+    let (mut by_known, mut by_rules, mut stale_known) = (0, 0, 0);
     for (index, record) in records.iter_mut().enumerate() {
-        let route = match classifier.classify(&record.fingerprint, &record.finding) {
+        let code_unchanged = |entry: &KnownEntry| {
+            let Some(code) = &entry.code else {
+                return true;
+            };
+            let now = decided_code(&root, &record.finding.path, record.finding.line);
+            let same = now.is_some_and(|now| now.code == *code);
+            if !same {
+                stale_known += 1;
+            }
+            same
+        };
+        let route = match classifier.classify(&record.fingerprint, &record.finding, code_unchanged) {
             Classified::Decided(decided) => {
                 if decided.by == "known" {
                     by_known += 1;
@@ -234,6 +260,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         routes: route_counts,
         session: env.session.clone(),
         replaced,
+        stale_known,
     })
 }
 

@@ -3,7 +3,7 @@
 
 use self_repair_engine::{Finding, Predecided};
 
-use crate::{CompiledRule, KnownRegistry};
+use crate::{CompiledRule, KnownEntry, KnownRegistry};
 
 /// The outcome for one finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,9 +28,20 @@ impl<'a> Classifier<'a> {
         Classifier { known, rules }
     }
 
-    /// Decides a finding by fingerprint, then by rules.
-    pub fn classify(&self, fingerprint: &str, finding: &Finding) -> Classified {
-        if let Some(entry) = self.known.decision(fingerprint) {
+    /// Decides a finding by fingerprint, then by rules. `code_unchanged` says whether the code
+    /// a known entry was decided on is still there (an entry whose code changed decides
+    /// nothing: the finding is triaged again).
+    pub fn classify(
+        &self,
+        fingerprint: &str,
+        finding: &Finding,
+        code_unchanged: impl FnOnce(&KnownEntry) -> bool,
+    ) -> Classified {
+        if let Some(entry) = self
+            .known
+            .decision(fingerprint)
+            .filter(|entry| code_unchanged(entry))
+        {
             return Classified::Decided(Predecided {
                 verdict: entry.verdict,
                 by: "known".to_owned(),

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::ClassifyError;
 
 /// One decided finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KnownEntry {
     pub verdict: Verdict,
     pub reason: String,
@@ -25,10 +25,28 @@ pub struct KnownEntry {
     /// later run, so on the security route a person confirms it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub proposed: bool,
+    /// The triage item that decided it, in `source`'s run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    /// The model tier its agent ran at (`haiku`, `sonnet`, `opus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The agent's confidence, 0 to 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// The code it was decided on (`src/a.py:10-24`: the enclosing item's declaration to just
+    /// past the finding) ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<String>,
+    /// ... and a hash of that code's text: when the code there changes, the entry no longer
+    /// decides and the finding is triaged again. Entries without it (older, or `known add`)
+    /// decide by fingerprint alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// The registry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KnownRegistry {
     pub schema_version: u32,
     pub entries: BTreeMap<String, KnownEntry>,
