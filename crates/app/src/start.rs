@@ -81,6 +81,10 @@ pub struct StartReport {
     pub stale_known: u32,
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }
