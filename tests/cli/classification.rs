@@ -350,7 +350,10 @@ fn a_security_dismissal_is_proposed_not_applied_until_known_accept() {
 fn a_known_decision_records_who_decided_on_which_code_and_lapses_when_that_code_changes() {
     let project = TestProject::new();
     project.write(".self-repair/config.json", r#"{"triage_batch": 1}"#);
-    let source: String = (1..=45).map(|n| format!("x{n} = {n}\n")).collect();
+    let source: String = (1..=45).fold(String::new(), |mut text, n| {
+        text.push_str(&format!("x{n} = {n}\n"));
+        text
+    });
     project.write("src/m0.py", &source);
     // Three findings on lines 1, 2 and 3 of src/m0.py.
     project.write("findings.jsonl", &jsonl_findings(3));
