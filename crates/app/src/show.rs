@@ -294,6 +294,10 @@ impl PromptContext<'_> {
                 ("count", members.len().to_string()),
                 ("rules", data.rules),
                 ("findings", data.findings),
+                (
+                    "scope",
+                    security_scope(&self.state.config.security_in_scope),
+                ),
             ],
         ))
     }
@@ -414,4 +418,49 @@ impl PromptContext<'_> {
 /// The reviewer angle of a review item (`rev-g1-2` → the second configured angle).
 pub fn show_angle(state: &RunState, item: &WorkItem) -> String {
     item_input(state, item).angle.unwrap_or_default()
+}
+
+/// The security template's scope paragraph: what is out of scope unless `security_in_scope`
+/// names it.
+fn security_scope(in_scope: &[self_repair_engine::SecurityScope]) -> String {
+    let (inside, outside): (Vec<_>, Vec<_>) = self_repair_engine::SecurityScope::ALL
+        .into_iter()
+        .partition(|s| in_scope.contains(s));
+    let mut text = String::new();
+    if !outside.is_empty() {
+        let names: Vec<&str> = outside.iter().map(|s| s.describe()).collect();
+        text.push_str(&format!(
+            "Out of scope in this project: {}. Answer such a finding `intended` with a reason \
+             that starts \"out of scope:\" and says which.",
+            names.join("; ")
+        ));
+    }
+    if !inside.is_empty() {
+        let names: Vec<&str> = inside.iter().map(|s| s.describe()).collect();
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&format!(
+            "In scope here (the project's `security_in_scope`): {}.",
+            names.join("; ")
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod security_scope_tests {
+    use self_repair_engine::SecurityScope;
+
+    use super::security_scope;
+
+    #[test]
+    fn what_the_project_puts_in_scope_leaves_the_out_of_scope_list() {
+        let default = security_scope(&[]);
+        assert!(default.contains("test code") && default.contains("denial of service"));
+        let dos = security_scope(&[SecurityScope::Dos]);
+        let (out, inside) = dos.split_once("In scope here").unwrap();
+        assert!(!out.contains("denial of service") && inside.contains("denial of service"));
+        assert!(!security_scope(&SecurityScope::ALL).contains("Out of scope"));
+    }
 }

@@ -46,6 +46,40 @@ pub struct Config {
     /// Plugin namespace for agent types: `self-repair:` when installed as a plugin, empty when
     /// the agents were copied into `.claude/agents` by `self-repair install`.
     pub agent_prefix: String,
+    /// Classes of security finding the security route judges although they are out of scope by
+    /// default (tests, denial of service, log spoofing).
+    pub security_in_scope: Vec<SecurityScope>,
+}
+
+/// A class of security finding that is out of scope unless configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SecurityScope {
+    /// Findings in test code.
+    Tests,
+    /// Denial of service: resource exhaustion, ReDoS, unbounded loops or allocations.
+    Dos,
+    /// Log spoofing or log injection.
+    LogSpoofing,
+}
+
+impl SecurityScope {
+    pub const ALL: [SecurityScope; 3] = [
+        SecurityScope::Tests,
+        SecurityScope::Dos,
+        SecurityScope::LogSpoofing,
+    ];
+
+    /// How the security template names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SecurityScope::Tests => "findings in test code (tests, fixtures, test helpers)",
+            SecurityScope::Dos => {
+                "denial of service (resource exhaustion, ReDoS, unbounded loops or allocations)"
+            }
+            SecurityScope::LogSpoofing => "log spoofing or log injection",
+        }
+    }
 }
 
 /// How the main session launches the agents of a dispatch.
@@ -120,6 +154,7 @@ impl Default for Config {
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
             agent_prefix: "self-repair:".to_owned(),
+            security_in_scope: Vec::new(),
         }
     }
 }

@@ -31,7 +31,7 @@ pub mod timestamp;
 mod triage_batch;
 
 pub use apply::{apply, item_input};
-pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode};
+pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode, SecurityScope};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, RELAY_INSTRUCTION, THEN, relay_reason};
