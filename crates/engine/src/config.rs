@@ -57,7 +57,7 @@ pub struct Config {
 pub enum SecurityScope {
     /// Findings in test code.
     Tests,
-    /// Denial of service: resource exhaustion, ReDoS, unbounded loops or allocations.
+    /// Denial of service: resource exhaustion, regular-expression blow-up, unbounded loops.
     Dos,
     /// Log spoofing or log injection.
     LogSpoofing,
