@@ -186,3 +186,40 @@ fn a_finding_rerouted_from_its_batch_is_dispatched_alone_and_its_own_verdict_cou
     assert!(second.get("batch").is_none(), "{second}");
     assert_eq!(findings[0]["batch"], "tb-00001");
 }
+
+#[test]
+fn a_triage_task_lists_what_may_be_the_same_defect_so_duplicate_of_can_name_it() {
+    let project = TestProject::new();
+    project.write(".self-repair/config.json", r#"{"triage_batch": 1}"#);
+    project.write(
+        "app/mod.py",
+        "import os\nimport sys\n\nx = 1\n\n\n\n\ny = None == 1\n",
+    );
+    let rows = [
+        json!({"tool": "ruff", "rule_id": "F401", "path": "app/mod.py", "line": 1, "symbol": "os", "message": "`os` imported but unused"}),
+        json!({"tool": "vulture", "rule_id": "unused-import", "path": "app/mod.py", "line": 1, "symbol": "os", "message": "unused import 'os'"}),
+        json!({"tool": "ruff", "rule_id": "F401", "path": "app/mod.py", "line": 2, "symbol": "sys", "message": "`sys` imported but unused"}),
+        json!({"tool": "ruff", "rule_id": "E711", "path": "app/mod.py", "line": 9, "message": "Comparison to `None`"}),
+    ];
+    let text: Vec<String> = rows.iter().map(Value::to_string).collect();
+    project.write("findings.jsonl", &text.join("\n"));
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-d"])
+        .run()
+        .success();
+    let shown = project.cmd(&["show", "t-00001"]).run().success().stdout;
+    let line = shown
+        .lines()
+        .find(|l| l.contains("possible duplicates"))
+        .unwrap_or_else(|| panic!("{shown}"));
+    // The other tool on the same symbol; not `sys` (another import, another defect) nor the
+    // comparison eight lines down.
+    assert!(
+        line.contains("t-00002 vulture unused-import at app/mod.py:1"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("t-00003") && !line.contains("t-00004"),
+        "{line}"
+    );
+}

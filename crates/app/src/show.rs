@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::finding_listing::{FINDINGS_PAGE, FindingListing, FindingsPage};
 use crate::item_focus::{angle_guide, planner_emphasis};
-use crate::triage_prompt::{TaskFinding, triage_data};
+use crate::triage_prompt::{TaskFinding, candidate_duplicates, triage_data};
 use crate::verdict_table::VerdictTable;
 use crate::{AppError, read_findings};
 
@@ -283,7 +283,12 @@ impl PromptContext<'_> {
                 .ok_or_else(|| {
                     AppError::NotFound(format!("{id}: its finding is missing from findings.json"))
                 })?;
-            members.push(TaskFinding { id, record });
+            let candidates = candidate_duplicates(self.state, self.findings, id, record);
+            members.push(TaskFinding {
+                id,
+                record,
+                candidates,
+            });
         }
         let data = triage_data(self.root, self.dir, &members);
         let route = item.route.as_deref().unwrap_or("generic").to_owned();

@@ -8,13 +8,76 @@ use std::path::Path;
 use self_repair_context::{
     CodeContext, ContextOptions, Snippet, code_context, fence_tag, fenced_block,
 };
-use self_repair_engine::FindingRecord;
+use self_repair_engine::{FindingRecord, RunState};
 use self_repair_store::RunDir;
 
 /// One finding of the task: its triage item id and record.
 pub(crate) struct TaskFinding<'a> {
     pub id: &'a str,
     pub record: &'a FindingRecord,
+    /// Other triage items that may report the same thing (see [`candidate_duplicates`]).
+    pub candidates: Vec<String>,
+}
+
+/// Lines apart within which two findings of one file may be one issue.
+const NEAR_LINES: u32 = 3;
+
+/// Most candidate duplicates listed per finding.
+const MOST_CANDIDATES: usize = 5;
+
+/// The triage items of `state` whose findings sit in the same file as `record` and name the
+/// same symbol, or come from another rule within a few lines (and name no other symbol): what
+/// `duplicate_of` may point at. `item tool rule at
+/// path:line`, nearest first.
+pub(crate) fn candidate_duplicates(
+    state: &RunState,
+    findings: &[FindingRecord],
+    id: &str,
+    record: &FindingRecord,
+) -> Vec<String> {
+    let f = &record.finding;
+    let mut near: Vec<(u32, String)> = Vec::new();
+    for item in &state.items[..state.triage_items as usize] {
+        if item.id == id {
+            continue;
+        }
+        let Some(other) = item.finding.and_then(|n| findings.get(n as usize)) else {
+            continue;
+        };
+        let o = &other.finding;
+        if o.path != f.path {
+            continue;
+        }
+        let distance = match (f.line, o.line) {
+            (Some(a), Some(b)) => a.abs_diff(b),
+            _ => u32::MAX,
+        };
+        // One defect reported twice: by two rules (two tools) at the same place, or on the same
+        // symbol. Two findings of one rule a line apart (`os` and `sys` unused) are two
+        // defects, and so are findings on two named symbols.
+        let same_symbol = f.symbol.is_some() && f.symbol == o.symbol;
+        let other_symbol = f.symbol.is_some() && o.symbol.is_some() && !same_symbol;
+        let same_rule = f.tool == o.tool && f.rule_id == o.rule_id;
+        let close = distance <= NEAR_LINES && !same_rule && !other_symbol;
+        if !(same_symbol || close) {
+            continue;
+        }
+        near.push((
+            distance,
+            format!(
+                "{} {} {} at {}",
+                item.id,
+                o.tool,
+                o.rule_id,
+                location(&o.path, o.line, None)
+            ),
+        ));
+    }
+    near.sort();
+    near.into_iter()
+        .take(MOST_CANDIDATES)
+        .map(|(_, text)| text)
+        .collect()
 }
 
 /// The `{{rules}}` and `{{findings}}` of a triage template.
@@ -153,6 +216,13 @@ fn finding_lines(m: &TaskFinding<'_>, context: &CodeContext) -> String {
     let _ = write!(text, "\n  message: {}", f.message);
     if let Some(uri) = &f.help_uri {
         let _ = write!(text, "\n  help: {uri}");
+    }
+    if !m.candidates.is_empty() {
+        let _ = write!(
+            text,
+            "\n  possible duplicates (`duplicate_of` if one reports the same defect): {}",
+            m.candidates.join("; ")
+        );
     }
     if m.record.occurrences.len() > 1 {
         let places: Vec<String> = m.record.occurrences[1..]
