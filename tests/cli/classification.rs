@@ -285,16 +285,7 @@ fn a_security_dismissal_is_proposed_not_applied_until_known_accept() {
         r#"{"schema_version": 1, "rules": [{"id": "eq-sec", "name": "eqeqeq gets a security look",
             "when": {"rule_id": "eqeqeq"}, "route": "security"}]}"#,
     );
-    project
-        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
-        .run()
-        .success();
-    let agent = ScriptedAgent {
-        project: &project,
-        run: "r-test".into(),
-    };
-    drive(&project, &agent, "s1", usize::MAX);
-    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let known = finish_run(&project);
     let entries = known["entries"].as_object().unwrap();
     let proposed: Vec<&String> = entries
         .iter()
@@ -357,16 +348,7 @@ fn a_known_decision_records_who_decided_on_which_code_and_lapses_when_that_code_
     project.write("src/m0.py", &source);
     // Three findings on lines 1, 2 and 3 of src/m0.py.
     project.write("findings.jsonl", &jsonl_findings(3));
-    project
-        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
-        .run()
-        .success();
-    let agent = ScriptedAgent {
-        project: &project,
-        run: "r-test".into(),
-    };
-    drive(&project, &agent, "s1", usize::MAX);
-    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let known = finish_run(&project);
     let entries = known["entries"].as_object().unwrap();
     assert_eq!(entries.len(), 3, "{known}");
     let mut spans: Vec<&str> = entries
@@ -406,4 +388,19 @@ fn a_known_decision_records_who_decided_on_which_code_and_lapses_when_that_code_
             .contains("2 known decision(s) no longer apply: the code they were decided on changed"),
         "{changed}"
     );
+}
+
+/// Starts run r-test on findings.jsonl, drives it to the end with the scripted agent, and
+/// returns known.json.
+fn finish_run(project: &TestProject) -> Value {
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project,
+        run: "r-test".into(),
+    };
+    drive(project, &agent, "s1", usize::MAX);
+    serde_json::from_str(&project.read(".self-repair/known.json")).unwrap()
 }

@@ -588,8 +588,8 @@ fn foreground_run_whose_session_ignores_the_dispatch_stalls_rather_than_blaming_
     assert!(state.items.iter().all(|i| i.attempts == 0));
 }
 
-#[test]
-fn the_closing_line_waits_until_no_background_agent_of_the_run_is_still_winding_down() {
+/// A run of no finding that has just been finalized: its next stop says the closing line.
+fn finalized() -> RunState {
     let mut state = run(0);
     apply(
         &mut state,
@@ -598,6 +598,12 @@ fn the_closing_line_waits_until_no_background_agent_of_the_run_is_still_winding_
             event: Event::Finalized { tasks: vec![] },
         },
     );
+    state
+}
+
+#[test]
+fn the_closing_line_waits_until_no_background_agent_of_the_run_is_still_winding_down() {
+    let mut state = finalized();
     // An agent that already submitted is still listed in `background_tasks`: its notification
     // will wake the session once more, so the closing line is not said yet.
     let early = decide_stop(&mut state, &stop("s1", Some(&["t-00001"])), NOW);
@@ -612,14 +618,7 @@ fn the_closing_line_waits_until_no_background_agent_of_the_run_is_still_winding_
 
 #[test]
 fn the_closing_line_is_said_again_when_a_queued_notification_displaced_it() {
-    let mut state = run(0);
-    apply(
-        &mut state,
-        &JournalEntry {
-            at: NOW,
-            event: Event::Finalized { tasks: vec![] },
-        },
-    );
+    let mut state = finalized();
     // The last agent ended just before the stop: the client no longer lists it, so the line is
     // said; its notification was queued and starts one more turn (seen on 2.1.330: claude -p
     // printed the model's answer to it instead of the closing line).
