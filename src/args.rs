@@ -153,6 +153,9 @@ pub enum Command {
     },
     /// Run the job unattended: relaunch headless `claude -p` sessions until the run ends.
     Drive(crate::drive_args::DriveArgs),
+    /// The fix loop's composite check for one task of a triage run: the analyzer re-run, the
+    /// tests, the guard against weakened checks (reference/fix.md). Exit 0 fixed, 6 not.
+    VerifyTask(crate::fix_args::VerifyTaskArgs),
     /// The error catalog of the driven sessions (`errors.jsonl`).
     Errors {
         /// Run id (default: the project's active run).

@@ -85,6 +85,10 @@ fn reply(command: Command, env: &CommandEnv) -> Result<Reply, AppError> {
             let (text, status) = crate::drive_args::run_drive(env, args)?;
             return Ok(Reply { text, status });
         }
+        Command::VerifyTask(args) => {
+            let (text, status) = crate::fix_args::run_verify_task(env, args)?;
+            return Ok(Reply { text, status });
+        }
         Command::Tick { run } => {
             let project = env.find_project()?;
             self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
@@ -325,7 +329,11 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         }
         Command::Install(args) => install(env, &args),
         Command::Uninstall(args) => uninstall(env, &args),
-        Command::Hook { .. } | Command::Check(_) | Command::Tick { .. } | Command::Drive(_) => {
+        Command::Hook { .. }
+        | Command::Check(_)
+        | Command::Tick { .. }
+        | Command::Drive(_)
+        | Command::VerifyTask(_) => {
             unreachable!("answered by run_hook and reply before execute")
         }
     }

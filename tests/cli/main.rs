@@ -28,3 +28,4 @@ mod store;
 mod submit;
 mod templates;
 mod triage_batch;
+mod verify_task;

@@ -28,6 +28,7 @@ mod status;
 mod submit;
 mod triage_prompt;
 mod verdict_table;
+mod verify_task;
 
 pub use app_error::{AppError, ExitStatus};
 pub use classification::{
@@ -58,3 +59,4 @@ pub use status::{
     render_runs, report, runs, status,
 };
 pub use submit::{Submitted, item_input, submit, submit_repaired};
+pub use verify_task::{VerifyTaskRequest, verify_task};
