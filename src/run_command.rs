@@ -89,6 +89,10 @@ fn reply(command: Command, env: &CommandEnv) -> Result<Reply, AppError> {
             let (text, status) = crate::fix_args::run_verify_task(env, args)?;
             return Ok(Reply { text, status });
         }
+        Command::Fix(args) => {
+            let (text, status) = crate::fix_args::run_fix(env, args)?;
+            return Ok(Reply { text, status });
+        }
         Command::Tick { run } => {
             let project = env.find_project()?;
             self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
@@ -333,7 +337,8 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         | Command::Check(_)
         | Command::Tick { .. }
         | Command::Drive(_)
-        | Command::VerifyTask(_) => {
+        | Command::VerifyTask(_)
+        | Command::Fix(_) => {
             unreachable!("answered by run_hook and reply before execute")
         }
     }

@@ -11,6 +11,7 @@ mod commands;
 mod corpus_plan_depth;
 mod damaged_state;
 mod drive;
+mod fix_loop;
 mod forgiving_input;
 mod fuzz;
 mod hand_back;

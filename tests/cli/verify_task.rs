@@ -12,7 +12,7 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/form
 /// A git project with `mod.py`, a finished triage run of Ruff's real JSON on it (task 1: F401,
 /// task 2: E711), a detector that prints `ruff-now.json` (the analyzer's output "now", written
 /// by each test), and a test that fails while a file `broken` exists.
-fn fixed_run_project() -> (TestProject, String) {
+pub(crate) fn fixed_run_project() -> (TestProject, String) {
     let project = TestProject::new();
     let read = |name: &str| std::fs::read_to_string(format!("{FIXTURES}/{name}")).unwrap();
     project.write("mod.py", &read("python-input-mod.py"));
@@ -49,27 +49,34 @@ fn fixed_run_project() -> (TestProject, String) {
     ruff_now(&project, None);
     std::fs::remove_dir(project.path().join(".git")).unwrap();
     git(&project, &["init", "-q"]);
+    git(&project, &["config", "user.name", "t"]);
+    git(&project, &["config", "user.email", "t@localhost"]);
     git(&project, &["add", "-A"]);
     git(&project, &["commit", "-qm", "start"]);
     (project, state.tasks[0].task_id.clone())
 }
 
 /// Writes Ruff's real output with the project's own path, without the entries of `fixed`.
-fn ruff_now(project: &TestProject, fixed: Option<&str>) {
+pub(crate) fn ruff_now(project: &TestProject, fixed: Option<&str>) {
+    ruff_now_without(project, fixed.as_slice());
+}
+
+/// Writes Ruff's real output with the project's own path, without the entries of `fixed` rules.
+pub(crate) fn ruff_now_without(project: &TestProject, fixed: &[&str]) {
     let text = std::fs::read_to_string(format!("{FIXTURES}/ruff-0.17.6.json")).unwrap();
     let mut entries: Vec<serde_json::Value> = serde_json::from_str(&text.replace(
         "/home/dev/samples/py",
         &project.path().display().to_string(),
     ))
     .unwrap();
-    entries.retain(|e| Some(e["code"].as_str().unwrap_or_default()) != fixed);
+    entries.retain(|e| !fixed.contains(&e["code"].as_str().unwrap_or_default()));
     project.write(
         "ruff-now.json",
         &serde_json::to_string_pretty(&entries).unwrap(),
     );
 }
 
-fn git(project: &TestProject, args: &[&str]) {
+pub(crate) fn git(project: &TestProject, args: &[&str]) {
     let status = Command::new("git")
         .args([
             "-c",
@@ -87,7 +94,7 @@ fn git(project: &TestProject, args: &[&str]) {
 }
 
 /// The fixer's real edit for F401: the unused import removed.
-fn remove_unused_import(project: &TestProject) {
+pub(crate) fn remove_unused_import(project: &TestProject) {
     let text = project.read("mod.py").replacen("import os\n", "", 1);
     project.write("mod.py", &text);
     ruff_now(project, Some("F401"));

@@ -78,6 +78,7 @@ pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<Task
     Ok(TaskCheck {
         task_id: target.task.task_id.clone(),
         title: target.task.title.clone(),
+        task_file: target.task.file.clone(),
         detectors: detections.iter().map(|d| d.name.clone()).collect(),
         analyzer,
         group_findings: target.findings.len(),

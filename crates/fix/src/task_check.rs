@@ -18,6 +18,8 @@ const TEST_TAIL_LINES: usize = 25;
 pub struct TaskCheck {
     pub task_id: String,
     pub title: String,
+    /// The task file (the fixer's brief: description, plan, acceptance criteria).
+    pub task_file: String,
     /// The detectors that were re-run (names from the config).
     pub detectors: Vec<String>,
     pub analyzer: AnalyzerVerdict,
@@ -65,6 +67,10 @@ impl TaskCheck {
     /// The report `verify-task` prints.
     pub fn render(&self) -> String {
         let mut out = format!("verify-task {}: {}\n", self.task_id, self.title);
+        out.push_str(&format!(
+            "task: {} (what to fix and how: its description, plan and acceptance criteria)\n",
+            self.task_file
+        ));
         out.push_str(&format!(
             "analyzer ({}): {} of {} finding(s) of the group gone\n",
             self.detectors.join(", "),
