@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::backlog_cli::backlog_bin;
 use crate::harness::{Outcome, TestProject};
-use crate::verify_task::{fixed_run_project, remove_unused_import, ruff_now_without};
+use crate::verify_task::{fixed_run_project, git, remove_unused_import, ruff_now_without};
 
 fn answer(out: &Outcome) -> Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
@@ -115,6 +115,30 @@ fn fix_all_fixes_each_task_in_turn_updates_the_task_files_and_commits_each() {
         "{task1}"
     );
     assert!(task1.contains("## Implementation Notes"), "{task1}");
+    // `status` and report.md show each task's outcome.
+    let status = project.cmd(&["status", "--run", "r-fix"]).run().success();
+    assert_eq!(
+        status.stdout.matches("[fixed]").count(),
+        2,
+        "{}",
+        status.stdout
+    );
+    let json = project
+        .cmd(&["status", "--run", "r-fix", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(json["fixes"][1]["status"], "fixed", "{json}");
+    let report = project.read(".self-repair/runs/r-fix/report.md");
+    assert_eq!(
+        report.matches("## Fixes (`self-repair fix`)").count(),
+        1,
+        "{report}"
+    );
+    assert!(
+        report.contains("| task-1 | Apply ruff's safe fixes for F401 (1 finding) | fixed (commit "),
+        "{report}"
+    );
     // Nothing left: a second `fix` says so.
     let again = project.cmd(&["fix"]).run().success();
     assert!(
@@ -157,4 +181,66 @@ fn a_fixer_that_deletes_the_test_is_refused_and_the_task_is_quarantined_with_its
     let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
     assert!(task.contains("status: To Do"), "{task}");
     assert_eq!(queue(&project)["tasks"][0]["status"], "quarantined");
+    let status = project.cmd(&["status", "--run", "r-fix"]).run().success();
+    assert!(status.stdout.contains("[quarantined]"), "{}", status.stdout);
+    let report = project.read(".self-repair/runs/r-fix/report.md");
+    assert!(
+        report.contains("| quarantined (hand-off: .self-repair/runs/fix-r-fix-task-1-1/handoff/report.md) | fix-r-fix-task-1-1 |"),
+        "{report}"
+    );
+}
+
+/// A `ruff` on the detector's path that answers from the state of `mod.py`: Ruff's real JSON
+/// while `import os` is there, the same without its F401 entry once it is gone; `check --fix`
+/// removes the import, as Ruff's safe fix does.
+fn install_ruff_script(project: &TestProject) {
+    ruff_now_without(project, &[]);
+    let all = project.read("ruff-now.json");
+    ruff_now_without(project, &["F401"]);
+    let fixed = project.read("ruff-now.json");
+    project.write("ruff-all.json", &all);
+    project.write("ruff-fixed.json", &fixed);
+    project.write(
+        "bin/ruff",
+        "#!/bin/sh\nif [ \"$2\" = \"--fix\" ]; then sed -i '/^import os$/d' mod.py; exit 0; fi\n\
+         if grep -q '^import os$' mod.py; then cat ruff-all.json; else cat ruff-fixed.json; fi\n",
+    );
+    let script = project.path().join("bin/ruff");
+    let mut mode = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&script, mode).unwrap();
+    project.write(
+        ".self-repair/config.json",
+        &format!(
+            r#"{{"detectors": [{{"name": "ruff", "argv": ["{}", "check", "--output-format", "json"], "format": "ruff"}}],
+                "checks": {{"test": {{"command": ["test", "!", "-e", "broken"]}}}}}}"#,
+            script.display()
+        ),
+    );
+}
+
+#[test]
+fn a_group_of_safe_fixes_is_fixed_by_the_analyzer_alone_with_no_attempt() {
+    let (project, _) = fixed_run_project();
+    install_ruff_script(&project);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-qm", "ruff"]);
+    let out = project
+        .cmd(&["fix", "task-1", "--tiers", "main", "--commit"])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("task-1: fixed (0 attempt(s))")
+            && out.stdout.contains("fix done: 1 of 1 task(s) fixed"),
+        "{}",
+        out.stdout
+    );
+    assert!(!project.read("mod.py").contains("import os\n"));
+    let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
+    assert!(
+        task.contains("status: Done") && task.contains("tiers: autofix."),
+        "{task}"
+    );
+    // The hook has nothing to drive: no run is in progress.
+    assert!(project.stop("s1", &[]).stdout.is_empty());
 }

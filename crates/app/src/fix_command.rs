@@ -185,6 +185,7 @@ fn advance(
             }
             let line = finish_task(project, dir, &mut queue, i, &repair, &state)?;
             write_json(&queue_path(dir), &queue)?;
+            write_report_section(dir, &queue)?;
             lines.push(line);
             continue;
         }
@@ -203,6 +204,7 @@ fn advance(
         };
         let (reply, repair_id) = start_task(project, env, dir, &mut queue, i)?;
         write_json(&queue_path(dir), &queue)?;
+        write_report_section(dir, &queue)?;
         lines.push(format!(
             "{}: repair run {repair_id} started; check: self-repair verify-task {} --run {}",
             queue.tasks[i].task_id, queue.tasks[i].task_id, queue.run
@@ -460,6 +462,47 @@ fn latest_triage_run(project: &Project) -> Result<RunDir, AppError> {
             "no triage run in this project: `self-repair start` one, let it write its tasks, then `self-repair fix`".to_owned(),
         )
     })
+}
+
+/// Marks the fix section of the triage run's `report.md`.
+const REPORT_BEGIN: &str = "<!-- self-repair:fix:begin -->";
+const REPORT_END: &str = "<!-- self-repair:fix:end -->";
+
+/// Writes (or replaces) the section of `report.md` that says, per task, fixed, quarantined,
+/// running or open. A run without `report.md` (not finalized) gets none.
+fn write_report_section(dir: &RunDir, queue: &FixQueue) -> Result<(), AppError> {
+    let path = dir.path().join("report.md");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let kept = match (text.find(REPORT_BEGIN), text.find(REPORT_END)) {
+        (Some(begin), Some(end)) if end > begin => format!(
+            "{}{}",
+            &text[..begin],
+            text[end + REPORT_END.len()..].trim_start_matches('\n')
+        ),
+        _ => text,
+    };
+    let mut section = format!(
+        "{REPORT_BEGIN}\n## Fixes (`self-repair fix`)\n\n| task | title | outcome | repair run |\n|---|---|---|---|\n"
+    );
+    for task in &queue.tasks {
+        let outcome = match (&task.commit, &task.handoff) {
+            (Some(commit), _) => format!("{} (commit {commit})", task.status.as_str()),
+            (None, Some(handoff)) => format!("{} (hand-off: {handoff})", task.status.as_str()),
+            (None, None) => task.status.as_str().to_owned(),
+        };
+        section.push_str(&format!(
+            "| {} | {} | {outcome} | {} |\n",
+            task.task_id,
+            task.title.replace('|', "\\|"),
+            task.repair_run.as_deref().unwrap_or("-")
+        ));
+    }
+    section.push_str(REPORT_END);
+    section.push('\n');
+    let text = format!("{}\n\n{section}", kept.trim_end());
+    std::fs::write(&path, text).map_err(AppError::io("write", &path))
 }
 
 /// The fix queue of the triage run in `dir`, when `fix` made one.
