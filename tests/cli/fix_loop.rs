@@ -244,3 +244,38 @@ fn a_group_of_safe_fixes_is_fixed_by_the_analyzer_alone_with_no_attempt() {
     // The hook has nothing to drive: no run is in progress.
     assert!(project.stop("s1", &[]).stdout.is_empty());
 }
+
+#[test]
+fn cancelling_a_task_s_run_pauses_the_fix_and_another_session_s_stop_moves_nothing() {
+    let (project, _) = fixed_run_project();
+    project
+        .cmd(&["fix", "--all", "--tiers", "main"])
+        .run()
+        .success();
+    block_reason(&project.stop("s1", &[]));
+    project
+        .cmd(&["cancel", "--run", "fix-r-fix-task-1-1"])
+        .run()
+        .success();
+    // Another session's stop: the run is bound to s1, so nothing is recorded or started.
+    project.stop("s2", &[]);
+    assert_eq!(queue(&project)["tasks"][0]["status"], "running");
+    let ended = answer(&project.stop("s1", &[]));
+    assert!(
+        ended["systemMessage"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("fix paused: run fix-r-fix-task-1-1 was cancelled"),
+        "{ended}"
+    );
+    assert_eq!(queue(&project)["tasks"][0]["status"], "quarantined");
+    assert_eq!(queue(&project)["tasks"][1]["status"], "open");
+    // `fix` goes on: the quarantined task gets a new run, `-2`.
+    let out = project.cmd(&["fix", "--tiers", "main"]).run().success();
+    assert!(
+        out.stdout
+            .contains("task-1: repair run fix-r-fix-task-1-2 started"),
+        "{}",
+        out.stdout
+    );
+}

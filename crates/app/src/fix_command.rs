@@ -63,6 +63,8 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
     }
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
+    let mut settled = Vec::new();
+    settle_running(&project, &dir, &mut settled)?;
     let earlier = read_queue(&dir)?;
     let fixed = |id: &str| {
         earlier.as_ref().is_some_and(|q| {
@@ -93,20 +95,27 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
             gave_up: false,
         });
     }
-    let tasks = chosen
-        .iter()
-        .filter_map(|id| state.tasks.iter().find(|t| &t.task_id == id))
-        .map(|t| QueuedTask {
-            task_id: t.task_id.clone(),
-            title: t.title.clone(),
-            file: t.file.clone(),
-            status: FixStatus::Open,
-            repair_run: None,
-            base: None,
-            handoff: None,
-            commit: None,
-        })
+    let mut tasks: Vec<QueuedTask> = earlier
+        .map(|q| q.tasks)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|t| !chosen.contains(&t.task_id) && t.status != FixStatus::Open)
         .collect();
+    tasks.extend(
+        chosen
+            .iter()
+            .filter_map(|id| state.tasks.iter().find(|t| &t.task_id == id))
+            .map(|t| QueuedTask {
+                task_id: t.task_id.clone(),
+                title: t.title.clone(),
+                file: t.file.clone(),
+                status: FixStatus::Open,
+                repair_run: None,
+                base: None,
+                handoff: None,
+                commit: None,
+            }),
+    );
     let queue = FixQueue {
         schema_version: FIX_QUEUE_SCHEMA_VERSION,
         run: state.run.clone(),
@@ -125,12 +134,13 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
         session: env.session.clone(),
         home: env.home.clone(),
     };
-    let mut lines = vec![format!(
+    let mut lines = settled;
+    lines.push(format!(
         "self-repair fix, run {}: {} task(s) in order: {}",
         queue.run,
         queue.tasks.len(),
         chosen.join(", ")
-    )];
+    ));
     let gave_up = advance(&project, &repair_env, &dir, &mut lines)?;
     Ok(FixReply {
         text: lines.join("\n") + "\n",
@@ -140,11 +150,17 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
 
 /// Called by the Stop hook after a repair run's stop: when that run fixes a task of a queue and
 /// is over, records the task's outcome and starts the next. Returns what it did, one line.
-pub fn continue_fix(project: &Project, env: &RepairEnv, repair: &RunDir) -> Option<String> {
+/// A stop of another session than the one the run is bound to changes nothing.
+pub fn continue_fix(
+    project: &Project,
+    env: &RepairEnv,
+    repair: &RunDir,
+    session: &str,
+) -> Option<String> {
     let text = std::fs::read_to_string(repair.path().join(FIX_TASK_FILE)).ok()?;
     let link: FixTaskLink = serde_json::from_str(&text).ok()?;
     let state = read_repair_state(repair).ok()?;
-    if !state.status.is_final() {
+    if !state.status.is_final() || state.session.as_deref().is_some_and(|s| s != session) {
         return None;
     }
     let dir = project.run(&link.run).ok()?;
@@ -155,6 +171,35 @@ pub fn continue_fix(project: &Project, env: &RepairEnv, repair: &RunDir) -> Opti
         Ok(_) => Some(lines.join(" ")),
         Err(e) => Some(format!("stopped: {e}")),
     }
+}
+
+/// Records the outcome of an earlier `fix`'s running task whose repair run is over (the session
+/// ended before the hook saw it), so a new queue does not lose it.
+fn settle_running(
+    project: &Project,
+    dir: &RunDir,
+    lines: &mut Vec<String>,
+) -> Result<(), AppError> {
+    let Some(mut queue) = read_queue(dir)? else {
+        return Ok(());
+    };
+    let Some(i) = queue.running() else {
+        return Ok(());
+    };
+    let Some(repair) = queue.tasks[i]
+        .repair_run
+        .clone()
+        .and_then(|id| project.run(&id).ok())
+    else {
+        queue.tasks[i].status = FixStatus::Open;
+        return write_json(&queue_path(dir), &queue).map_err(AppError::from);
+    };
+    let state = read_repair_state(&repair)?;
+    if state.status.is_final() {
+        lines.push(finish_task(project, dir, &mut queue, i, &repair, &state)?);
+        write_json(&queue_path(dir), &queue)?;
+    }
+    Ok(())
 }
 
 /// Ends the running task when its repair run is over, then starts tasks until one is under way
@@ -187,6 +232,14 @@ fn advance(
             write_json(&queue_path(dir), &queue)?;
             write_report_section(dir, &queue)?;
             lines.push(line);
+            if state.status == RepairStatus::Cancelled {
+                // The user stopped the fix: the next task waits for them.
+                lines.push(format!(
+                    "fix paused: run {repair_id} was cancelled; `self-repair fix --run {}` goes on with the open tasks",
+                    queue.run
+                ));
+                return Ok(false);
+            }
             continue;
         }
         let Some(i) = queue.next_open() else {

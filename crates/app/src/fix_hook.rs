@@ -14,6 +14,7 @@ pub(crate) fn after_repair_stop(
     project: &Project,
     env: &CommandEnv,
     repair: &RunDir,
+    session: &str,
     mut answer: HookAnswer,
 ) -> HookAnswer {
     let repair_env = RepairEnv {
@@ -21,7 +22,7 @@ pub(crate) fn after_repair_stop(
         session: env.session.clone(),
         home: env.home.clone(),
     };
-    let Some(line) = continue_fix(project, &repair_env, repair) else {
+    let Some(line) = continue_fix(project, &repair_env, repair, session) else {
         return answer;
     };
     let line = format!("self-repair fix: {line}");

@@ -98,12 +98,13 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
             }),
         };
         let repair = dir.clone();
+        let session = stop.session.clone();
         let answer = self_repair_repair::repair_stop(&project, dir, env.now, &stop);
         let answer = HookAnswer {
             stdout: answer.stdout,
             stderr: answer.stderr,
         };
-        return crate::fix_hook::after_repair_stop(&project, env, &repair, answer);
+        return crate::fix_hook::after_repair_stop(&project, env, &repair, &session, answer);
     }
     let lock = match dir.lock() {
         Ok(lock) => lock,
