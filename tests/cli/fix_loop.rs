@@ -279,3 +279,26 @@ fn cancelling_a_task_s_run_pauses_the_fix_and_another_session_s_stop_moves_nothi
         out.stdout
     );
 }
+
+#[test]
+fn a_task_the_detector_does_not_reproduce_is_not_fixed_and_gets_no_repair_run() {
+    let (project, _) = fixed_run_project();
+    // The detector no longer reports F401 (another rule selection): its re-run proves nothing.
+    ruff_now_without(&project, &["F401"]);
+    let out = project.cmd(&["fix", "task-1"]).run().code(6);
+    assert!(
+        out.stdout.contains(
+            "task-1: not fixed (not reproduced: the detector does not report 1 of the group's 1 finding(s) before any change"
+        ) && out.stdout.contains("fix done: 0 of 1 task(s) fixed"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !project
+            .path()
+            .join(".self-repair/runs/fix-r-fix-task-1-1")
+            .exists()
+    );
+    let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
+    assert!(task.contains("status: To Do"), "{task}");
+}

@@ -184,6 +184,22 @@ fn deleting_the_test_or_ignoring_the_rule_is_refused_as_a_pass() {
 }
 
 #[test]
+fn a_detector_that_does_not_report_the_group_before_any_change_proves_nothing() {
+    let (project, task) = fixed_run_project();
+    ruff_now(&project, Some("F401"));
+    git(
+        &project,
+        &["commit", "-qam", "the detector no longer selects F401"],
+    );
+    let out = verify(&project, &task, &[]).code(6);
+    assert!(
+        out.stdout.contains("FAILED: not reproduced: nothing changed since the base, yet the detector does not report 1 of the group's findings"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn an_unknown_task_names_the_run_s_tasks() {
     let (project, _) = fixed_run_project();
     let out = verify(&project, "task-99", &[]).code(4);

@@ -2,12 +2,13 @@
 //! check is `self-repair verify-task` (reference/fix.md). When one task's run ends (in `fix`
 //! itself, or in the Stop hook that drove it), the task is updated and the next one starts.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use self_repair_fix::{
-    FIX_QUEUE_FILE, FIX_QUEUE_SCHEMA_VERSION, FIX_TASK_FILE, FixQueue, FixRecord, FixStatus,
-    FixTaskLink, QueuedTask, TaskTarget, mark_task_done,
+    AnalyzerVerdict, FIX_QUEUE_FILE, FIX_QUEUE_SCHEMA_VERSION, FIX_TASK_FILE, FixQueue, FixRecord,
+    FixStatus, FixTaskLink, QueuedTask, TaskTarget, mark_task_done,
 };
 use self_repair_repair::{
     CheckRequest, GitBaseline, RepairEnv, RepairState, RepairStatus, report_path, shell_words,
@@ -15,6 +16,7 @@ use self_repair_repair::{
 };
 use self_repair_store::{Project, RunDir, RunKind, write_json};
 
+use crate::verify_task::analyzer_findings;
 use crate::{AppError, CommandEnv, load_folded, load_project_config, read_findings};
 
 /// What `fix` was asked.
@@ -114,6 +116,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
                 base: None,
                 handoff: None,
                 commit: None,
+                reason: None,
             }),
     );
     let queue = FixQueue {
@@ -255,14 +258,21 @@ fn advance(
             ));
             return Ok(fixed < queue.tasks.len());
         };
-        let (reply, repair_id) = start_task(project, env, dir, &mut queue, i)?;
+        let started = start_task(project, env, dir, &mut queue, i)?;
         write_json(&queue_path(dir), &queue)?;
         write_report_section(dir, &queue)?;
-        lines.push(format!(
-            "{}: repair run {repair_id} started; check: self-repair verify-task {} --run {}",
-            queue.tasks[i].task_id, queue.tasks[i].task_id, queue.run
-        ));
-        lines.push(reply.trim_end().to_owned());
+        match started {
+            StartedTask::Started { reply, repair_id } => {
+                lines.push(format!(
+                    "{}: repair run {repair_id} started; check: self-repair verify-task {} --run {}",
+                    queue.tasks[i].task_id, queue.tasks[i].task_id, queue.run
+                ));
+                lines.push(reply.trim_end().to_owned());
+            }
+            StartedTask::NotReproduced(reason) => {
+                lines.push(format!("{}: not fixed ({reason})", queue.tasks[i].task_id));
+            }
+        }
     }
 }
 
@@ -272,10 +282,24 @@ fn start_task(
     dir: &RunDir,
     queue: &mut FixQueue,
     i: usize,
-) -> Result<(String, String), AppError> {
+) -> Result<StartedTask, AppError> {
     let state = load_folded(dir, false)?;
     let findings = read_findings(dir)?;
     let target = TaskTarget::find(&state, &findings, &queue.tasks[i].task_id).map_err(fix_error)?;
+    // The check must be able to fail before it is trusted: a detector that does not report the
+    // group's findings now (another rule selection, a stale run) would pass every attempt.
+    let (current, _) = analyzer_findings(project, queue.detector.as_deref())?;
+    let probe = AnalyzerVerdict::judge(&target.findings, &findings, &current, &BTreeSet::new());
+    if probe.gone > 0 {
+        let reason = format!(
+            "not reproduced: the detector does not report {} of the group's {} finding(s) before any change, so its re-run cannot verify a fix (check its rule selection, or run `self-repair start --detect` again)",
+            probe.gone,
+            probe.gone + probe.remaining.len()
+        );
+        queue.tasks[i].status = FixStatus::Quarantined;
+        queue.tasks[i].reason = Some(reason.clone());
+        return Ok(StartedTask::NotReproduced(reason));
+    }
     let baseline = GitBaseline::record(project.root());
     let Some(base) = baseline.base().map(str::to_owned) else {
         return Err(AppError::Usage(
@@ -337,7 +361,20 @@ fn start_task(
             task_id: target.task.task_id.clone(),
         },
     )?;
-    Ok((reply.text, repair_id))
+    Ok(StartedTask::Started {
+        reply: reply.text,
+        repair_id,
+    })
+}
+
+/// What starting a task did.
+enum StartedTask {
+    Started {
+        reply: String,
+        repair_id: String,
+    },
+    /// The detector does not report the group's findings: no repair run was made.
+    NotReproduced(String),
 }
 
 /// The analyzer's own fix command for a group whose findings all carry a safe fix: Ruff's
@@ -540,10 +577,13 @@ fn write_report_section(dir: &RunDir, queue: &FixQueue) -> Result<(), AppError> 
         "{REPORT_BEGIN}\n## Fixes (`self-repair fix`)\n\n| task | title | outcome | repair run |\n|---|---|---|---|\n"
     );
     for task in &queue.tasks {
-        let outcome = match (&task.commit, &task.handoff) {
-            (Some(commit), _) => format!("{} (commit {commit})", task.status.as_str()),
-            (None, Some(handoff)) => format!("{} (hand-off: {handoff})", task.status.as_str()),
-            (None, None) => task.status.as_str().to_owned(),
+        let outcome = match (&task.commit, &task.handoff, &task.reason) {
+            (Some(commit), _, _) => format!("{} (commit {commit})", task.status.as_str()),
+            (None, Some(handoff), _) => {
+                format!("{} (hand-off: {handoff})", task.status.as_str())
+            }
+            (None, None, Some(reason)) => format!("{} ({reason})", task.status.as_str()),
+            (None, None, None) => task.status.as_str().to_owned(),
         };
         section.push_str(&format!(
             "| {} | {} | {outcome} | {} |\n",

@@ -4,12 +4,14 @@
 
 use std::collections::BTreeSet;
 
+use self_repair_engine::Finding;
 use self_repair_fix::{
     AnalyzerVerdict, FixError, TaskCheck, TaskTarget, find_weakenings, run_test_command,
     tree_changes,
 };
 use self_repair_ingest::{Format, IngestOptions};
 use self_repair_repair::read_check_config;
+use self_repair_store::Project;
 
 use crate::{AppError, CommandEnv, load_folded, load_project_config, read_findings, run_detectors};
 
@@ -38,8 +40,40 @@ pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<Task
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let target = TaskTarget::find(&state, &findings, &request.task).map_err(fix_error)?;
+    let (current, detectors) = analyzer_findings(&project, request.detector.as_deref())?;
+    let base = request.base.clone().unwrap_or_else(|| "HEAD".to_owned());
+    let changed = tree_changes(&root, &base).map_err(fix_error)?;
+    let touched: BTreeSet<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let analyzer = AnalyzerVerdict::judge(&target.findings, &findings, &current, &touched);
+    let test_command = match &request.test {
+        Some(command) => Some(command.clone()),
+        None => read_check_config(&project.store_dir().join("config.json"), "test")
+            .map_err(|e| AppError::Usage(e.to_string()))?
+            .map(|c| c.command)
+            .filter(|c| !c.is_empty()),
+    };
+    let tests = test_command.map(|command| run_test_command(&root, &command));
+    Ok(TaskCheck {
+        task_id: target.task.task_id.clone(),
+        title: target.task.title.clone(),
+        task_file: target.task.file.clone(),
+        detectors,
+        analyzer,
+        group_findings: target.findings.len(),
+        tests,
+        weakenings: find_weakenings(&changed, request.allow_config),
+        files_changed: touched.into_iter().collect(),
+    })
+}
+
+/// The findings the configured detectors (or the one named) report now, and their names.
+pub(crate) fn analyzer_findings(
+    project: &Project,
+    detector: Option<&str>,
+) -> Result<(Vec<Finding>, Vec<String>), AppError> {
+    let root = project.root().to_path_buf();
     let config = load_project_config(&project.store_dir(), None)?;
-    let detections = run_detectors(&root, &config.detectors, request.detector.as_deref())?;
+    let detections = run_detectors(&root, &config.detectors, detector)?;
     let mut current = Vec::new();
     for detection in &detections {
         let mut options = IngestOptions::new(detection.input.source.clone(), root.clone());
@@ -63,29 +97,7 @@ pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<Task
             }
         }
     }
-    let base = request.base.clone().unwrap_or_else(|| "HEAD".to_owned());
-    let changed = tree_changes(&root, &base).map_err(fix_error)?;
-    let touched: BTreeSet<String> = changed.iter().map(|c| c.path.clone()).collect();
-    let analyzer = AnalyzerVerdict::judge(&target.findings, &findings, &current, &touched);
-    let test_command = match &request.test {
-        Some(command) => Some(command.clone()),
-        None => read_check_config(&project.store_dir().join("config.json"), "test")
-            .map_err(|e| AppError::Usage(e.to_string()))?
-            .map(|c| c.command)
-            .filter(|c| !c.is_empty()),
-    };
-    let tests = test_command.map(|command| run_test_command(&root, &command));
-    Ok(TaskCheck {
-        task_id: target.task.task_id.clone(),
-        title: target.task.title.clone(),
-        task_file: target.task.file.clone(),
-        detectors: detections.iter().map(|d| d.name.clone()).collect(),
-        analyzer,
-        group_findings: target.findings.len(),
-        tests,
-        weakenings: find_weakenings(&changed, request.allow_config),
-        files_changed: touched.into_iter().collect(),
-    })
+    Ok((current, detections.iter().map(|d| d.name.clone()).collect()))
 }
 
 fn fix_error(e: FixError) -> AppError {

@@ -52,6 +52,9 @@ pub struct QueuedTask {
     /// The hand-off report of a quarantined task, relative to the project root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handoff: Option<String>,
+    /// Why the task was not fixed, when no repair run says it (`not reproduced: ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// The commit `--commit` made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,

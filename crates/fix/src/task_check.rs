@@ -35,14 +35,27 @@ pub struct TaskCheck {
 impl TaskCheck {
     /// True when every part passed.
     pub fn passed(&self) -> bool {
-        self.analyzer.passed()
+        !self.not_reproduced()
+            && self.analyzer.passed()
             && self.tests.as_ref().is_none_or(TestRun::passed)
             && self.weakenings.is_empty()
+    }
+
+    /// Nothing changed since the base, yet the group's findings are not reported: the detector
+    /// does not see them (another rule selection), so its silence proves no fix.
+    pub fn not_reproduced(&self) -> bool {
+        self.files_changed.is_empty() && self.analyzer.gone > 0
     }
 
     /// The failures, one short phrase each (empty when it passed).
     pub fn failures(&self) -> Vec<String> {
         let mut failures = Vec::new();
+        if self.not_reproduced() {
+            failures.push(format!(
+                "not reproduced: nothing changed since the base, yet the detector does not report {} of the group's findings (check its rule selection)",
+                self.analyzer.gone
+            ));
+        }
         if !self.analyzer.remaining.is_empty() {
             failures.push(format!(
                 "{} of the group's findings still reported",
