@@ -95,8 +95,23 @@ fn reply(command: Command, env: &CommandEnv) -> Result<Reply, AppError> {
         }
         Command::Tick { run } => {
             let project = env.find_project()?;
-            self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
-                .map_err(repair_error)?
+            let mut reply =
+                self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
+                    .map_err(repair_error)?;
+            // A task of `self-repair fix` whose run just ended: record it, start the next.
+            if let Some(line) = self_repair_app::continue_fix_after_tick(
+                &project,
+                &repair_env(env),
+                run.run.as_deref(),
+            ) {
+                reply.text = format!(
+                    "{}
+{line}
+",
+                    reply.text.trim_end()
+                );
+            }
+            reply
         }
         other => {
             return execute(other, env).map(|text| Reply {

@@ -302,3 +302,28 @@ fn a_task_the_detector_does_not_reproduce_is_not_fixed_and_gets_no_repair_run() 
     let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
     assert!(task.contains("status: To Do"), "{task}");
 }
+
+#[test]
+fn outside_claude_code_tick_moves_the_fix_on_and_the_note_names_the_verifying_commands() {
+    let (project, _) = fixed_run_project();
+    project
+        .cmd(&["fix", "task-1", "--tiers", "main"])
+        .run()
+        .success();
+    let asked = project.cmd(&["tick"]).run().success();
+    assert!(asked.stdout.contains("attempt 1 of 5"), "{}", asked.stdout);
+    remove_unused_import(&project);
+    let done = project.cmd(&["tick"]).run().success();
+    assert!(
+        done.stdout
+            .contains("self-repair fix: task-1: fixed (1 attempt(s))")
+            && done.stdout.contains("fix done: 1 of 1 task(s) fixed"),
+        "{}",
+        done.stdout
+    );
+    let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
+    assert!(
+        task.contains("- `cat ruff-now.json`\n- `test '!' -e broken`\n"),
+        "{task}"
+    );
+}

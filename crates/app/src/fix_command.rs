@@ -153,17 +153,19 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
 
 /// Called by the Stop hook after a repair run's stop: when that run fixes a task of a queue and
 /// is over, records the task's outcome and starts the next. Returns what it did, one line.
-/// A stop of another session than the one the run is bound to changes nothing.
+/// A stop of another session than the one the run is bound to changes nothing; `tick` (no
+/// session) always may.
 pub fn continue_fix(
     project: &Project,
     env: &RepairEnv,
     repair: &RunDir,
-    session: &str,
+    session: Option<&str>,
 ) -> Option<String> {
     let text = std::fs::read_to_string(repair.path().join(FIX_TASK_FILE)).ok()?;
     let link: FixTaskLink = serde_json::from_str(&text).ok()?;
     let state = read_repair_state(repair).ok()?;
-    if !state.status.is_final() || state.session.as_deref().is_some_and(|s| s != session) {
+    let other_session = session.is_some_and(|s| state.session.as_deref().is_some_and(|b| b != s));
+    if !state.status.is_final() || other_session {
         return None;
     }
     let dir = project.run(&link.run).ok()?;
@@ -203,6 +205,17 @@ fn settle_running(
         write_json(&queue_path(dir), &queue)?;
     }
     Ok(())
+}
+
+/// `self-repair tick` outside Claude Code: after the tick, the fix loop's step for the run it
+/// ticked (the same as the Stop hook's), as lines to print.
+pub fn continue_fix_after_tick(
+    project: &Project,
+    env: &RepairEnv,
+    run: Option<&str>,
+) -> Option<String> {
+    let repair = project.run_or_active(run).ok()?;
+    continue_fix(project, env, &repair, None).map(|line| format!("self-repair fix: {line}"))
 }
 
 /// Ends the running task when its repair run is over, then starts tasks until one is under way
@@ -458,18 +471,29 @@ fn finish_task(
     let triage = load_folded(dir, false)?;
     let findings = read_findings(dir)?;
     let target = TaskTarget::find(&triage, &findings, &task.task_id).map_err(fix_error)?;
-    let tests_passed = queue.test.is_some()
-        || self_repair_repair::read_check_config(&project.store_dir().join("config.json"), "test")
+    // The check, then what it ran: the detectors and the test command.
+    let mut commands: Vec<String> = state.spec.autofix.iter().map(|a| shell_words(a)).collect();
+    commands.push(shell_words(&state.spec.command));
+    if let Ok(config) = load_project_config(&project.store_dir(), None) {
+        commands.extend(
+            config
+                .detectors
+                .iter()
+                .filter(|d| queue.detector.as_ref().is_none_or(|n| *n == d.name))
+                .map(|d| shell_words(&d.argv)),
+        );
+    }
+    let test_command = queue.test.clone().or_else(|| {
+        self_repair_repair::read_check_config(&project.store_dir().join("config.json"), "test")
             .ok()
             .flatten()
-            .is_some_and(|c| !c.command.is_empty());
-    let mut commands = vec![shell_words(&state.spec.command)];
-    if let Some(autofix) = &state.spec.autofix {
-        commands.insert(0, shell_words(autofix));
-    }
+            .map(|c| c.command)
+            .filter(|c| !c.is_empty())
+    });
+    commands.extend(test_command.iter().map(|t| shell_words(t)));
     let record = FixRecord {
         tools: target.tools().into_iter().collect(),
-        tests_passed,
+        tests_passed: test_command.is_some(),
         attempts: state.attempts.len() as u32,
         tiers,
         files_changed: files.clone(),

@@ -22,7 +22,7 @@ pub(crate) fn after_repair_stop(
         session: env.session.clone(),
         home: env.home.clone(),
     };
-    let Some(line) = continue_fix(project, &repair_env, repair, session) else {
+    let Some(line) = continue_fix(project, &repair_env, repair, Some(session)) else {
         return answer;
     };
     let line = format!("self-repair fix: {line}");

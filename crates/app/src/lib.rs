@@ -45,7 +45,9 @@ pub use doctor::doctor;
 pub use drive_command::{BACKOFF_SCALE_VAR, DriveRequest, drive, drive_errors, timeline};
 pub use finalize::{finalize_run, read_findings, write_reports};
 pub use finding_listing::{FINDINGS_PAGE, FindingsPage};
-pub use fix_command::{FixReply, FixRequest, continue_fix, fix, read_queue};
+pub use fix_command::{
+    FixReply, FixRequest, continue_fix, continue_fix_after_tick, fix, read_queue,
+};
 pub use hook::{HookAnswer, hook_session_start, hook_stop, hook_stop_failure};
 pub use hook_input::{BackgroundTask, HookInput};
 pub use post_tool_use::hook_post_tool_use;

@@ -1,5 +1,6 @@
 //! The guard against a fix that weakens the check instead of fixing the code: a test file
-//! edited or deleted, an analyzer's configuration edited, or an inline suppression added.
+//! edited or deleted (or a `conftest.py` added), an analyzer's configuration edited, or an
+//! inline suppression added. A new test module is allowed: it adds checks.
 
 use crate::{ChangeKind, ChangedFile};
 
@@ -96,12 +97,18 @@ pub struct Weakening {
 pub fn find_weakenings(changed: &[ChangedFile], config_allowed: bool) -> Vec<Weakening> {
     let mut found = Vec::new();
     for file in changed {
+        let name = file.path.rsplit('/').next().unwrap_or(&file.path);
         let reason = if is_test_file(&file.path) {
-            Some(match file.kind {
-                ChangeKind::Deleted => "test file deleted".to_owned(),
-                ChangeKind::Added => "test file added".to_owned(),
-                ChangeKind::Modified => "test file edited".to_owned(),
-            })
+            match file.kind {
+                ChangeKind::Deleted => Some("test file deleted".to_owned()),
+                ChangeKind::Modified => Some("test file edited".to_owned()),
+                // A new test module adds checks and cannot change how the others run; a new
+                // conftest.py can (collection hooks, fixtures overriding the project's).
+                ChangeKind::Added if name == "conftest.py" => {
+                    Some("conftest.py added (it can change how every test runs)".to_owned())
+                }
+                ChangeKind::Added => None,
+            }
         } else if config_allowed {
             None
         } else if is_analyzer_config(&file.path) {
@@ -251,6 +258,27 @@ mod tests {
         assert_eq!(
             find_weakenings(&ruff, false)[0].reason,
             "analyzer configuration edited"
+        );
+    }
+
+    #[test]
+    fn a_new_test_module_is_not_a_weakening_but_a_new_conftest_is() {
+        let new_test = [changed(
+            "tests/test_none.py",
+            ChangeKind::Added,
+            &["def test_none(): assert used(None)"],
+            &[],
+        )];
+        assert!(find_weakenings(&new_test, false).is_empty());
+        let conftest = [changed(
+            "tests/conftest.py",
+            ChangeKind::Added,
+            &["collect_ignore = ['test_mod.py']"],
+            &[],
+        )];
+        assert_eq!(
+            find_weakenings(&conftest, true)[0].reason,
+            "conftest.py added (it can change how every test runs)"
         );
     }
 
