@@ -8,7 +8,7 @@ use self_repair_app::{AppError, CommandEnv, ExitStatus, VerifyTaskRequest, verif
 pub struct VerifyTaskArgs {
     /// The task (`task-3`, `TASK-3` or `3`) of the triage run.
     pub task: String,
-    /// The triage run (default: the active run).
+    /// The triage run (default: the latest one).
     #[arg(long, value_name = "ID")]
     pub run: Option<String>,
     /// The detector of `.self-repair/config.json` to re-run (default: every detector).

@@ -310,6 +310,18 @@ fn outside_claude_code_tick_moves_the_fix_on_and_the_note_names_the_verifying_co
         .cmd(&["fix", "task-1", "--tiers", "main"])
         .run()
         .success();
+    // The active run is now the task's repair run: verify-task still finds the triage run.
+    let by_hand = project.cmd(&["verify-task", "task-1"]).run().code(6);
+    assert!(
+        by_hand.stdout.contains("verify-task task-1: "),
+        "{}",
+        by_hand.stdout
+    );
+    let wrong = project
+        .cmd(&["verify-task", "task-1", "--run", "fix-r-fix-task-1-1"])
+        .run()
+        .code(2);
+    assert!(wrong.stderr.contains("is a repair run"), "{}", wrong.stderr);
     let asked = project.cmd(&["tick"]).run().success();
     assert!(asked.stdout.contains("attempt 1 of 5"), "{}", asked.stdout);
     remove_unused_import(&project);

@@ -554,7 +554,7 @@ fn commit_paths(root: &Path, paths: &[String], message: &str) -> Result<String, 
 }
 
 /// The most recent triage run with tasks.
-fn latest_triage_run(project: &Project) -> Result<RunDir, AppError> {
+pub(crate) fn latest_triage_run(project: &Project) -> Result<RunDir, AppError> {
     let mut best: Option<(u64, RunDir)> = None;
     for id in project.run_ids()? {
         let Ok(dir) = project.run(&id) else { continue };

@@ -36,7 +36,17 @@ pub struct VerifyTaskRequest {
 pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<TaskCheck, AppError> {
     let project = env.find_project()?;
     let root = project.root().to_path_buf();
-    let dir = project.run_or_active(request.run.as_deref())?;
+    // The active run is often the task's own repair run: the default is the latest triage run.
+    let dir = match &request.run {
+        Some(id) => project.run(id)?,
+        None => crate::fix_command::latest_triage_run(&project)?,
+    };
+    if self_repair_repair::is_repair_run(&dir) {
+        return Err(AppError::Usage(format!(
+            "run {} is a repair run: `verify-task` takes the triage run that wrote the task (`self-repair runs` lists them)",
+            dir.id()
+        )));
+    }
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let target = TaskTarget::find(&state, &findings, &request.task).map_err(fix_error)?;
