@@ -153,6 +153,12 @@ pub enum Command {
     },
     /// Run the job unattended: relaunch headless `claude -p` sessions until the run ends.
     Drive(crate::drive_args::DriveArgs),
+    /// The fix loop's composite check for one task of a triage run: the analyzer re-run, the
+    /// tests, the guard against weakened checks (reference/fix.md). Exit 0 fixed, 6 not.
+    VerifyTask(crate::fix_args::VerifyTaskArgs),
+    /// Fix a triage run's tasks one at a time, each a repair run checked by `verify-task`
+    /// (reference/fix.md). Exit 0 while it goes on or once all are fixed, 6 when one was not.
+    Fix(crate::fix_args::FixArgs),
     /// The error catalog of the driven sessions (`errors.jsonl`).
     Errors {
         /// Run id (default: the project's active run).

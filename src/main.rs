@@ -3,6 +3,7 @@
 
 mod args;
 mod drive_args;
+mod fix_args;
 mod run_command;
 
 use std::process::ExitCode;

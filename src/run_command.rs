@@ -85,10 +85,33 @@ fn reply(command: Command, env: &CommandEnv) -> Result<Reply, AppError> {
             let (text, status) = crate::drive_args::run_drive(env, args)?;
             return Ok(Reply { text, status });
         }
+        Command::VerifyTask(args) => {
+            let (text, status) = crate::fix_args::run_verify_task(env, args)?;
+            return Ok(Reply { text, status });
+        }
+        Command::Fix(args) => {
+            let (text, status) = crate::fix_args::run_fix(env, args)?;
+            return Ok(Reply { text, status });
+        }
         Command::Tick { run } => {
             let project = env.find_project()?;
-            self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
-                .map_err(repair_error)?
+            let mut reply =
+                self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
+                    .map_err(repair_error)?;
+            // A task of `self-repair fix` whose run just ended: record it, start the next.
+            if let Some(line) = self_repair_app::continue_fix_after_tick(
+                &project,
+                &repair_env(env),
+                run.run.as_deref(),
+            ) {
+                reply.text = format!(
+                    "{}
+{line}
+",
+                    reply.text.trim_end()
+                );
+            }
+            reply
         }
         other => {
             return execute(other, env).map(|text| Reply {
@@ -325,7 +348,12 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         }
         Command::Install(args) => install(env, &args),
         Command::Uninstall(args) => uninstall(env, &args),
-        Command::Hook { .. } | Command::Check(_) | Command::Tick { .. } | Command::Drive(_) => {
+        Command::Hook { .. }
+        | Command::Check(_)
+        | Command::Tick { .. }
+        | Command::Drive(_)
+        | Command::VerifyTask(_)
+        | Command::Fix(_) => {
             unreachable!("answered by run_hook and reply before execute")
         }
     }

@@ -23,7 +23,7 @@ impl HookAnswer {
     }
 
     /// Adds `message` for the user to whatever this answer prints.
-    fn announce(&mut self, message: &str) {
+    pub(crate) fn announce(&mut self, message: &str) {
         let mut object = self
             .stdout
             .as_deref()
@@ -97,11 +97,14 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
                     .collect()
             }),
         };
+        let repair = dir.clone();
+        let session = stop.session.clone();
         let answer = self_repair_repair::repair_stop(&project, dir, env.now, &stop);
-        return HookAnswer {
+        let answer = HookAnswer {
             stdout: answer.stdout,
             stderr: answer.stderr,
         };
+        return crate::fix_hook::after_repair_stop(&project, env, &repair, &session, answer);
     }
     let lock = match dir.lock() {
         Ok(lock) => lock,

@@ -13,6 +13,8 @@ mod doctor;
 mod drive_command;
 mod finalize;
 mod finding_listing;
+mod fix_command;
+mod fix_hook;
 mod hook;
 mod hook_input;
 mod item_focus;
@@ -30,6 +32,7 @@ mod submit;
 mod task_sections;
 mod triage_prompt;
 mod verdict_table;
+mod verify_task;
 
 pub use app_error::{AppError, ExitStatus};
 pub use classification::{
@@ -44,6 +47,9 @@ pub use doctor::doctor;
 pub use drive_command::{BACKOFF_SCALE_VAR, DriveRequest, drive, drive_errors, timeline};
 pub use finalize::{finalize_run, read_findings, write_reports};
 pub use finding_listing::{FINDINGS_PAGE, FindingsPage};
+pub use fix_command::{
+    FixReply, FixRequest, continue_fix, continue_fix_after_tick, fix, read_queue,
+};
 pub use hook::{HookAnswer, hook_session_start, hook_stop, hook_stop_failure};
 pub use hook_input::{BackgroundTask, HookInput};
 pub use post_tool_use::hook_post_tool_use;
@@ -60,3 +66,4 @@ pub use status::{
     render_runs, report, runs, status,
 };
 pub use submit::{Submitted, item_input, submit, submit_repaired};
+pub use verify_task::{VerifyTaskRequest, verify_task};

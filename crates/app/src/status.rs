@@ -41,6 +41,9 @@ pub struct StatusReport {
     /// (absent until the Stop hook has seen that session).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<crate::RunCost>,
+    /// Per task, how `self-repair fix` left it (empty before any `fix`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<self_repair_fix::QueuedTask>,
 }
 
 /// Loads the run, folds pending submissions into `state.json`, and reports.
@@ -48,6 +51,7 @@ pub fn status(project: &Project, dir: &RunDir) -> Result<StatusReport, AppError>
     let state = load_folded(dir, true)?;
     let mut report = report(project, &state);
     report.cost = crate::run_cost(dir, &state.run);
+    report.fixes = crate::read_queue(dir)?.map(|q| q.tasks).unwrap_or_default();
     Ok(report)
 }
 
@@ -95,6 +99,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         blocks: state.blocks,
         next: next_step(state),
         cost: None,
+        fixes: Vec::new(),
     }
 }
 
@@ -172,6 +177,9 @@ impl StatusReport {
                 "\n  {} {} ({how}): {}",
                 task.task_id, task.title, task.file
             ));
+            if let Some(fix) = self.fixes.iter().find(|f| f.task_id == task.task_id) {
+                out.push_str(&format!(" [{}]", fix.status.as_str()));
+            }
         }
         out.push_str(&format!("\nnext: {}\n", self.next));
         if let Some(cost) = &self.cost {

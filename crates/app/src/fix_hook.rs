@@ -1,0 +1,49 @@
+//! The Stop hook's part in the fix loop: once the repair run of a queued task is over, the task
+//! is recorded and the next one started, and the session is told to go on with it.
+
+use self_repair_repair::RepairEnv;
+use self_repair_store::{Project, RunDir};
+use serde_json::json;
+
+use crate::{CommandEnv, HookAnswer, continue_fix, run_in_progress};
+
+/// `answer` (the repair run's own answer to this stop), with the fix loop's step added when the
+/// run fixes a queued task and is over: a block when the next task's run is under way (its
+/// first instruction comes at the next stop), else a note for the user.
+pub(crate) fn after_repair_stop(
+    project: &Project,
+    env: &CommandEnv,
+    repair: &RunDir,
+    session: &str,
+    mut answer: HookAnswer,
+) -> HookAnswer {
+    let repair_env = RepairEnv {
+        now: env.now,
+        session: env.session.clone(),
+        home: env.home.clone(),
+    };
+    let Some(line) = continue_fix(project, &repair_env, repair, Some(session)) else {
+        return answer;
+    };
+    let line = format!("self-repair fix: {line}");
+    let blocks = answer
+        .stdout
+        .as_deref()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+        .is_some_and(|v| v["decision"] == "block");
+    if !blocks && run_in_progress(project).is_some() {
+        return HookAnswer {
+            stdout: Some(
+                json!({
+                    "decision": "block",
+                    "reason": format!("{line}\n\nEnd your turn now: the Stop hook gives the next task's instruction."),
+                    "systemMessage": line,
+                })
+                .to_string(),
+            ),
+            stderr: answer.stderr,
+        };
+    }
+    answer.announce(&line);
+    answer
+}

@@ -1,0 +1,341 @@
+//! `self-repair fix`: a triage run's tasks fixed one at a time, each a repair run driven by the
+//! Stop hook and checked by `verify-task`; the task files updated, one commit per task.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::backlog_cli::backlog_bin;
+use crate::harness::{Outcome, TestProject};
+use crate::verify_task::{fixed_run_project, git, remove_unused_import, ruff_now_without};
+
+fn answer(out: &Outcome) -> Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+fn block_reason(out: &Outcome) -> String {
+    let a = answer(out);
+    assert_eq!(a["decision"], "block", "{a}");
+    a["reason"].as_str().unwrap().to_owned()
+}
+
+fn queue(project: &TestProject) -> Value {
+    serde_json::from_str(&project.read(".self-repair/runs/r-fix/fix.json")).unwrap()
+}
+
+#[test]
+fn fix_all_fixes_each_task_in_turn_updates_the_task_files_and_commits_each() {
+    let (project, _) = fixed_run_project();
+    let out = project
+        .cmd(&["fix", "--all", "--tiers", "main", "--commit"])
+        .run()
+        .success();
+    assert!(
+        out.stdout
+            .contains("self-repair fix, run r-fix: 2 task(s) in order: task-1, task-2"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(queue(&project)["tasks"][0]["status"], "running");
+
+    // Attempt 1 of task 1: the feedback is verify-task's report, which names the task file.
+    let reason = block_reason(&project.stop("s1", &[]));
+    assert!(
+        reason.contains("FAILED: 1 of the group's findings still reported")
+            && reason.contains("task: backlog/tasks/task-1"),
+        "{reason}"
+    );
+    remove_unused_import(&project);
+    // The recheck passes: task 1 is done and committed, task 2's run starts at once.
+    let ended = answer(&project.stop("s1", &[]));
+    let note = ended["systemMessage"].as_str().unwrap();
+    assert!(
+        note.contains("self-repair fix: task-1: fixed (1 attempt(s))")
+            && note.contains("task-2: repair run fix-r-fix-task-2-1 started"),
+        "{ended}"
+    );
+    assert_eq!(queue(&project)["tasks"][0]["status"], "fixed");
+    assert_eq!(queue(&project)["tasks"][1]["status"], "running");
+
+    // Task 2 (E711): the next stop asks its first attempt.
+    let reason = block_reason(&project.stop("s1", &[]));
+    assert!(reason.contains("verify-task task-2"), "{reason}");
+    let text = project.read("mod.py").replace("x == None", "x is None");
+    project.write("mod.py", &text);
+    ruff_now_without(&project, &["F401", "E711"]);
+    let ended = answer(&project.stop("s1", &[]));
+    assert!(
+        ended["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("fix done: 2 of 2 task(s) fixed"),
+        "{ended}"
+    );
+
+    // One commit per task, never a push; the task files say Done with their criteria ticked.
+    let log = Command::new("git")
+        .args(["log", "--format=%s"])
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&log.stdout);
+    let subjects: Vec<&str> = log.lines().collect();
+    assert_eq!(subjects.len(), 3, "{log}");
+    assert!(subjects[0].starts_with("fix: TASK-2 "), "{log}");
+    assert!(
+        subjects[1].starts_with("fix: TASK-1 Apply ruff's safe fixes for F401"),
+        "{log}"
+    );
+    let out = Command::new(backlog_bin())
+        .args(["task", "list", "--json"])
+        .current_dir(project.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run backlog");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("backlog JSON");
+    let statuses: Vec<&str> = listed["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["Done", "Done"], "{listed}");
+    let task1 = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
+    assert!(
+        task1.contains("- [x] #1 `ruff check --select F401 mod.py`"),
+        "{task1}"
+    );
+    assert!(
+        task1.contains("- [x] #2 The project's tests pass"),
+        "{task1}"
+    );
+    assert!(task1.contains("## Implementation Notes"), "{task1}");
+    // `status` and report.md show each task's outcome.
+    let status = project.cmd(&["status", "--run", "r-fix"]).run().success();
+    assert_eq!(
+        status.stdout.matches("[fixed]").count(),
+        2,
+        "{}",
+        status.stdout
+    );
+    let json = project
+        .cmd(&["status", "--run", "r-fix", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(json["fixes"][1]["status"], "fixed", "{json}");
+    let report = project.read(".self-repair/runs/r-fix/report.md");
+    assert_eq!(
+        report.matches("## Fixes (`self-repair fix`)").count(),
+        1,
+        "{report}"
+    );
+    assert!(
+        report.contains("| task-1 | Apply ruff's safe fixes for F401 (1 finding) | fixed (commit "),
+        "{report}"
+    );
+    // Nothing left: a second `fix` says so.
+    let again = project.cmd(&["fix"]).run().success();
+    assert!(
+        again.stdout.contains("no open task to fix"),
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn a_fixer_that_deletes_the_test_is_refused_and_the_task_is_quarantined_with_its_hand_off() {
+    let (project, _) = fixed_run_project();
+    project
+        .cmd(&["fix", "task-1", "--tiers", "main", "--max-attempts", "1"])
+        .run()
+        .success();
+    block_reason(&project.stop("s1", &[]));
+    remove_unused_import(&project);
+    std::fs::remove_file(project.path().join("tests/test_mod.py")).unwrap();
+    let ended = answer(&project.stop("s1", &[]));
+    let note = ended["systemMessage"].as_str().unwrap();
+    assert!(
+        note.contains("task-1: not fixed (quarantined); hand-off: .self-repair/runs/fix-r-fix-task-1-1/handoff/report.md")
+            && note.contains("fix done: 0 of 1 task(s) fixed"),
+        "{ended}"
+    );
+    let report = project.read(".self-repair/runs/fix-r-fix-task-1-1/handoff/report.md");
+    let errors = std::fs::read_dir(
+        project
+            .path()
+            .join(".self-repair/runs/fix-r-fix-task-1-1/handoff/errors"),
+    )
+    .unwrap()
+    .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+    .collect::<String>();
+    assert!(
+        errors.contains("check weakened: tests/test_mod.py: test file deleted"),
+        "{report}\n{errors}"
+    );
+    let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
+    assert!(task.contains("status: To Do"), "{task}");
+    assert_eq!(queue(&project)["tasks"][0]["status"], "quarantined");
+    let status = project.cmd(&["status", "--run", "r-fix"]).run().success();
+    assert!(status.stdout.contains("[quarantined]"), "{}", status.stdout);
+    let report = project.read(".self-repair/runs/r-fix/report.md");
+    assert!(
+        report.contains("| quarantined (hand-off: .self-repair/runs/fix-r-fix-task-1-1/handoff/report.md) | fix-r-fix-task-1-1 |"),
+        "{report}"
+    );
+}
+
+/// A `ruff` on the detector's path that answers from the state of `mod.py`: Ruff's real JSON
+/// while `import os` is there, the same without its F401 entry once it is gone; `check --fix`
+/// removes the import, as Ruff's safe fix does.
+fn install_ruff_script(project: &TestProject) {
+    ruff_now_without(project, &[]);
+    let all = project.read("ruff-now.json");
+    ruff_now_without(project, &["F401"]);
+    let fixed = project.read("ruff-now.json");
+    project.write("ruff-all.json", &all);
+    project.write("ruff-fixed.json", &fixed);
+    project.write(
+        "bin/ruff",
+        "#!/bin/sh\nif [ \"$2\" = \"--fix\" ]; then sed -i '/^import os$/d' mod.py; exit 0; fi\n\
+         if grep -q '^import os$' mod.py; then cat ruff-all.json; else cat ruff-fixed.json; fi\n",
+    );
+    let script = project.path().join("bin/ruff");
+    let mut mode = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&script, mode).unwrap();
+    project.write(
+        ".self-repair/config.json",
+        &format!(
+            r#"{{"detectors": [{{"name": "ruff", "argv": ["{}", "check", "--output-format", "json"], "format": "ruff"}}],
+                "checks": {{"test": {{"command": ["test", "!", "-e", "broken"]}}}}}}"#,
+            script.display()
+        ),
+    );
+}
+
+#[test]
+fn a_group_of_safe_fixes_is_fixed_by_the_analyzer_alone_with_no_attempt() {
+    let (project, _) = fixed_run_project();
+    install_ruff_script(&project);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-qm", "ruff"]);
+    let out = project
+        .cmd(&["fix", "task-1", "--tiers", "main", "--commit"])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("task-1: fixed (0 attempt(s))")
+            && out.stdout.contains("fix done: 1 of 1 task(s) fixed"),
+        "{}",
+        out.stdout
+    );
+    assert!(!project.read("mod.py").contains("import os\n"));
+    let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
+    assert!(
+        task.contains("status: Done") && task.contains("tiers: autofix."),
+        "{task}"
+    );
+    // The hook has nothing to drive: no run is in progress.
+    assert!(project.stop("s1", &[]).stdout.is_empty());
+}
+
+#[test]
+fn cancelling_a_task_s_run_pauses_the_fix_and_another_session_s_stop_moves_nothing() {
+    let (project, _) = fixed_run_project();
+    project
+        .cmd(&["fix", "--all", "--tiers", "main"])
+        .run()
+        .success();
+    block_reason(&project.stop("s1", &[]));
+    project
+        .cmd(&["cancel", "--run", "fix-r-fix-task-1-1"])
+        .run()
+        .success();
+    // Another session's stop: the run is bound to s1, so nothing is recorded or started.
+    project.stop("s2", &[]);
+    assert_eq!(queue(&project)["tasks"][0]["status"], "running");
+    let ended = answer(&project.stop("s1", &[]));
+    assert!(
+        ended["systemMessage"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("fix paused: run fix-r-fix-task-1-1 was cancelled"),
+        "{ended}"
+    );
+    assert_eq!(queue(&project)["tasks"][0]["status"], "quarantined");
+    assert_eq!(queue(&project)["tasks"][1]["status"], "open");
+    // `fix` goes on: the quarantined task gets a new run, `-2`.
+    let out = project.cmd(&["fix", "--tiers", "main"]).run().success();
+    assert!(
+        out.stdout
+            .contains("task-1: repair run fix-r-fix-task-1-2 started"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_task_the_detector_does_not_reproduce_is_not_fixed_and_gets_no_repair_run() {
+    let (project, _) = fixed_run_project();
+    // The detector no longer reports F401 (another rule selection): its re-run proves nothing.
+    ruff_now_without(&project, &["F401"]);
+    let out = project.cmd(&["fix", "task-1"]).run().code(6);
+    assert!(
+        out.stdout.contains(
+            "task-1: not fixed (not reproduced: the detector does not report 1 of the group's 1 finding(s) before any change"
+        ) && out.stdout.contains("fix done: 0 of 1 task(s) fixed"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !project
+            .path()
+            .join(".self-repair/runs/fix-r-fix-task-1-1")
+            .exists()
+    );
+    let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
+    assert!(task.contains("status: To Do"), "{task}");
+}
+
+#[test]
+fn outside_claude_code_tick_moves_the_fix_on_and_the_note_names_the_verifying_commands() {
+    let (project, _) = fixed_run_project();
+    project
+        .cmd(&["fix", "task-1", "--tiers", "main"])
+        .run()
+        .success();
+    // The active run is now the task's repair run: verify-task still finds the triage run.
+    let by_hand = project.cmd(&["verify-task", "task-1"]).run().code(6);
+    assert!(
+        by_hand.stdout.contains("verify-task task-1: "),
+        "{}",
+        by_hand.stdout
+    );
+    let wrong = project
+        .cmd(&["verify-task", "task-1", "--run", "fix-r-fix-task-1-1"])
+        .run()
+        .code(2);
+    assert!(wrong.stderr.contains("is a repair run"), "{}", wrong.stderr);
+    let asked = project.cmd(&["tick"]).run().success();
+    assert!(asked.stdout.contains("attempt 1 of 5"), "{}", asked.stdout);
+    remove_unused_import(&project);
+    let done = project.cmd(&["tick"]).run().success();
+    assert!(
+        done.stdout
+            .contains("self-repair fix: task-1: fixed (1 attempt(s))")
+            && done.stdout.contains("fix done: 1 of 1 task(s) fixed"),
+        "{}",
+        done.stdout
+    );
+    let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
+    assert!(
+        task.contains("- `cat ruff-now.json`\n- `test '!' -e broken`\n"),
+        "{task}"
+    );
+}
