@@ -182,6 +182,7 @@ fn learn(
             .and_then(|i| i.route.as_deref())
             .is_some_and(|r| r == "security")
     };
+    let survey_of = self_repair_engine::survey_of(state);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let mut changed = false;
     for (item, record, verdict) in &decided {
@@ -192,6 +193,14 @@ fn learn(
             .read_result(item, "json")
             .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
             .map(|r| r.reason)
+            .or_else(|| {
+                let survey = survey_of.get(item)?;
+                Some(format!(
+                    "{} policy: {}",
+                    survey.id,
+                    survey.answer.as_ref()?.reason
+                ))
+            })
             .unwrap_or_default();
         let f = &record.finding;
         let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);

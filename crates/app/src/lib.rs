@@ -25,6 +25,7 @@ mod simulated_agent;
 mod start;
 mod status;
 mod submit;
+mod survey_prompt;
 mod triage_prompt;
 mod verdict_table;
 
