@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::harness::{TestProject, jsonl_findings};
+use crate::harness::{TestProject, filters, jsonl_findings};
 use crate::pipeline::drive;
 use crate::scripted_agent::ScriptedAgent;
 
@@ -17,6 +17,11 @@ fn surveyed_rules_are_decided_by_their_policy_after_two_spot_checks_each() {
         .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
         .run()
         .success();
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    // The surveyor's task: the rule, its files, the analyzer's fix, the sample with its code.
+    let task = project.cmd(&["show", "rs-00001"]).run().success().stdout;
+    insta::assert_snapshot!("rule_survey_task", task);
     let agent = ScriptedAgent {
         project: &project,
         run: "r-test".into(),
