@@ -86,6 +86,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         &Some("complete"),
     );
     check_tasks(ctx, &project, &state)?;
+    check_survey_paths(ctx, &state, limit.is_none());
     let findings = check_every_finding_decided(ctx, &files.dir().join("report.json"))?;
 
     let records = server.requests();
@@ -120,6 +121,48 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ));
     ctx.figures.push(figures);
     Ok(())
+}
+
+/// Which way each rule survey went; on the whole corpus every way must occur: a `fix_all` and a
+/// `suppress` applied, a policy dropped because a spot check disagreed, and `triage_each`.
+fn check_survey_paths(ctx: &mut ScenarioContext, state: &Value, whole: bool) {
+    let surveys = state
+        .get("surveys")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let way = |s: &Value| {
+        let policy = s.pointer("/answer/policy").and_then(Value::as_str);
+        match (s.get("stage").and_then(Value::as_str), policy) {
+            (Some("applied"), Some(p)) => format!("{p} applied"),
+            (Some("dropped"), Some("triage_each")) => "triage_each".to_owned(),
+            (Some("dropped"), _)
+                if s.get("dropped")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| d.starts_with("spot check")) =>
+            {
+                "dropped by a spot check".to_owned()
+            }
+            (other, _) => format!("{} otherwise", other.unwrap_or("?")),
+        }
+    };
+    let mut ways: BTreeMap<String, usize> = BTreeMap::new();
+    for survey in &surveys {
+        *ways.entry(way(survey)).or_default() += 1;
+    }
+    ctx.notes.push(format!("rule surveys: {ways:?}"));
+    if whole {
+        for want in [
+            "fix_all applied",
+            "suppress applied",
+            "dropped by a spot check",
+            "triage_each",
+        ] {
+            ctx.checks.that(ways.contains_key(want), || {
+                format!("no rule survey ended `{want}`: {ways:?}")
+            });
+        }
+    }
 }
 
 /// Every finding of `report.json` has a verdict and says who decided it; returns how many
