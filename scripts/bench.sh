@@ -202,8 +202,9 @@ project() {
     mkdir -p "$work/$1/.self-repair"
     ln -s "$base/src" "$work/$1/src"
     # One item per finding in waves of 8: the rows measure the hook and submit on the item
-    # counts their targets were set for (a batched run of N findings holds N + N/8 items).
-    printf '%s\n' '{"triage_batch": 1, "fan_out": 8}' >"$work/$1/.self-repair/config.json"
+    # counts their targets were set for (a batched run of N findings holds N + N/8 items), with
+    # no rule survey holding them back (design note 26).
+    printf '%s\n' '{"triage_batch": 1, "fan_out": 8, "survey_min": 0}' >"$work/$1/.self-repair/config.json"
     echo "$work/$1"
 }
 

@@ -18,13 +18,14 @@ set -euo pipefail
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "${1:-$script_dir/..}" && pwd)"
 
-readonly AGENTS=(triage-investigator triage-aggregator rule-reviewer fix-planner
+readonly AGENTS=(triage-investigator rule-surveyor triage-aggregator rule-reviewer fix-planner
   plan-synthesizer plan-reviewer task-writer fixer)
 readonly COMMON_VARS="run item kind schema submit show format"
 declare -A TEMPLATE_VARS=(
   [triage-generic.md]="route count rules findings"
   [triage-dead-code.md]="route count rules findings"
   [triage-security.md]="route count rules findings scope"
+  [rule-survey.md]="rule count sample_count files fix rules findings"
   [aggregate.md]="count slice"
   [rule-review.md]="count verdicts"
   [plan.md]="group findings planner planners peers emphasis"

@@ -38,7 +38,11 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
     let project = TestProject::new();
     project.write("findings.jsonl", &long_findings(120));
     // Slices of 100: an aggregator sees a sample and pages through the rest.
-    project.write(".self-repair/config.json", r#"{"aggregate_batch": 100}"#);
+    // Without a rule survey: the group and its snapshots are those of per-finding triage.
+    project.write(
+        ".self-repair/config.json",
+        r#"{"aggregate_batch": 100, "survey_min": 0}"#,
+    );
     let settings = filters(&project);
     let _guard = settings.bind_to_scope();
     project
@@ -227,6 +231,9 @@ mod corpus {
                     .collect();
                 json!({ "groups": groups }).to_string()
             }
+            ItemKind::RuleSurvey => json!({"policy": "fix_all", "root_cause": "style debt",
+                "reason": "every sampled finding is the same style debt"})
+            .to_string(),
             ItemKind::RuleReview => json!({"rules": []}).to_string(),
             ItemKind::Plan | ItemKind::Review => document(40_000),
             ItemKind::Synthesize => {
@@ -352,6 +359,7 @@ mod corpus {
                 "plan",
                 "review",
                 "rule_review",
+                "rule_survey",
                 "synthesize",
                 "triage_batch",
                 "write_task"

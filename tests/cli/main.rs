@@ -23,6 +23,7 @@ mod permission_gate;
 mod pipeline;
 mod repair;
 mod resume;
+mod rule_survey;
 mod run_identity;
 mod session_habits;
 mod store;

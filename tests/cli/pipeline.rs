@@ -90,7 +90,7 @@ pub fn started(count: usize) -> TestProject {
     let project = TestProject::new();
     project.write(
         ".self-repair/config.json",
-        r#"{"triage_batch": 1, "fan_out": 8}"#,
+        r#"{"triage_batch": 1, "fan_out": 8, "survey_min": 0}"#,
     );
     project.write("findings.jsonl", &jsonl_findings(count));
     project
@@ -104,6 +104,8 @@ pub fn started(count: usize) -> TestProject {
 fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
     let project = TestProject::new();
     project.write("findings.jsonl", &jsonl_findings(60));
+    // Batched triage of every finding, without a rule survey in front (rule_survey.rs).
+    project.write(".self-repair/config.json", r#"{"survey_min": 0}"#);
     let settings = filters(&project);
     let _guard = settings.bind_to_scope();
     let start = project

@@ -77,6 +77,7 @@ impl ScriptedAgent<'_> {
                     "label": c, "root_cause": format!("scripted: {c}"), "items": items})).collect::<Vec<_>>()})
                 .to_string()
             }
+            "rule_survey" => Self::policy(prompt).to_string(),
             "rule_review" => json!({"rules": []}).to_string(),
             "plan" | "review" => format!(
                 "## {}\n\nScripted markdown long enough to pass the schema's minimum.",
@@ -113,6 +114,27 @@ impl ScriptedAgent<'_> {
         };
         json!({"verdict": verdict, "root_cause": cause,
                "reason": format!("scripted: {rule} reported where the code really does it")})
+    }
+
+    /// The scripted policy for a rule survey, by its rule (the title reads `# self-repair rule
+    /// survey rs-00001: tool RULE, N findings`): what [`Self::verdict`] would answer for each of
+    /// its findings, so the spot checks agree.
+    fn policy(prompt: &str) -> Value {
+        let title = prompt.lines().next().unwrap_or_default();
+        let rule = title
+            .split_whitespace()
+            .nth(6)
+            .unwrap_or_default()
+            .trim_end_matches(',');
+        let line = format!("t-00000 x:1 tool {rule} (warning)");
+        let verdict = Self::verdict(&line, "t-00000");
+        if verdict["verdict"] == "false_positive" {
+            return json!({"policy": "suppress", "verdict": "false_positive",
+                "config_change": format!(".eslintrc.json: \"rules\": {{\"{rule}\": \"off\"}}"),
+                "reason": format!("scripted: {rule} is how this project compares on purpose")});
+        }
+        json!({"policy": "fix_all", "root_cause": verdict["root_cause"],
+               "reason": format!("scripted: every sampled {rule} finding is real")})
     }
 
     fn root_cause(&self, id: &str) -> String {

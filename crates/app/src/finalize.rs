@@ -202,6 +202,7 @@ fn learn(
             .and_then(|i| i.route.as_deref())
             .is_some_and(|r| r == "security")
     };
+    let survey_of = self_repair_engine::survey_of(state);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let mut changed = false;
     for (item, record, verdict) in &decided {
@@ -211,21 +212,36 @@ fn learn(
         let result = dir
             .read_result(item, "json")
             .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
+        let reason = match &result {
+            Some(r) => r.reason.clone(),
+            None => survey_of
+                .get(item)
+                .and_then(|survey| {
+                    Some(format!(
+                        "{} policy: {}",
+                        survey.id,
+                        survey.answer.as_ref()?.reason
+                    ))
+                })
+                .unwrap_or_default(),
+        };
         let f = &record.finding;
         let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);
         let code = crate::decided_code::decided_code(root, &f.path, f.line);
-        // The tier the transcript showed running, else the one it was dispatched at.
+        // The tier the transcript showed running, else the one it was dispatched at; a finding
+        // its rule's survey decided was decided by the survey's agent.
+        let decided_by = match (&result, survey_of.get(item)) {
+            (None, Some(survey)) => survey.id.as_str(),
+            _ => item,
+        };
         let ran = state
-            .item(item)
+            .item(decided_by)
             .map(|i| i.ran.unwrap_or(i.tier).as_str().to_owned());
         changed |= known.insert(
             record.fingerprint.clone(),
             KnownEntry {
                 verdict: *verdict,
-                reason: result
-                    .as_ref()
-                    .map(|r| r.reason.clone())
-                    .unwrap_or_default(),
+                reason,
                 source: state.run.clone(),
                 summary: format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message),
                 proposed: dismissal && on_security_route(item),

@@ -25,7 +25,8 @@ pub(crate) struct FindingListing<'a> {
 }
 
 impl<'a> FindingListing<'a> {
-    /// What `item` works on: its own finding (triage), its members (a triage batch), its slice (aggregate), every verdict of
+    /// What `item` works on: its own finding (triage), its members (a triage batch), every
+    /// finding of its rule (a rule survey), its slice (aggregate), every verdict of
     /// the run (rule review), its group's members (plan, synthesis, review, task writing).
     pub fn of(
         state: &'a RunState,
@@ -38,6 +39,12 @@ impl<'a> FindingListing<'a> {
             ItemKind::Aggregate | ItemKind::TriageBatch => {
                 item.inputs().iter().map(String::as_str).collect()
             }
+            ItemKind::RuleSurvey => state
+                .surveys
+                .iter()
+                .find(|s| s.id == item.id)
+                .map(|s| s.members.iter().map(String::as_str).collect())
+                .unwrap_or_default(),
             ItemKind::RuleReview => state.items[..state.triage_items as usize]
                 .iter()
                 .filter(|i| i.status == ItemStatus::Done)

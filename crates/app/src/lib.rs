@@ -29,6 +29,7 @@ mod simulated_agent;
 mod start;
 mod status;
 mod submit;
+mod survey_prompt;
 mod task_sections;
 mod triage_prompt;
 mod verdict_table;

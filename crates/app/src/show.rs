@@ -158,6 +158,13 @@ impl PromptContext<'_> {
     fn vars(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
         Ok(match item.kind {
             ItemKind::Triage | ItemKind::TriageBatch => self.triage(item)?,
+            ItemKind::RuleSurvey => crate::survey_prompt::survey_vars(
+                self.root,
+                self.dir,
+                self.state,
+                self.findings,
+                item,
+            )?,
             ItemKind::Aggregate => (
                 "aggregate.md".to_owned(),
                 vec![

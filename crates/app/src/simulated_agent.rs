@@ -35,6 +35,7 @@ impl SimulatedAgent<'_> {
                     .collect();
                 json!({ "verdicts": verdicts }).to_string()
             }
+            ItemKind::RuleSurvey => self.survey(item).to_string(),
             ItemKind::Aggregate => self.aggregate(item).to_string(),
             ItemKind::RuleReview => self.rule_review().to_string(),
             ItemKind::Plan => format!(
@@ -112,6 +113,24 @@ impl SimulatedAgent<'_> {
             )
         };
         json!({"verdict": verdict.as_str(), "root_cause": cause, "reason": format!("(simulated) {reason}")})
+    }
+
+    /// Dead-code rules need a look at each finding; any other rule is fixed everywhere, with
+    /// the root cause its triage would give.
+    fn survey(&self, item: &WorkItem) -> Value {
+        let rule = item
+            .inputs()
+            .first()
+            .and_then(|id| self.state.item(id))
+            .and_then(|i| self.record(i))
+            .map(|r| format!("{} {}", r.finding.tool, r.finding.rule_id))
+            .unwrap_or_default();
+        if item.route.as_deref() == Some("dead-code") {
+            return json!({"policy": "triage_each",
+                "reason": "(simulated) unused-code reports need each use checked"});
+        }
+        json!({"policy": "fix_all", "root_cause": rule,
+            "reason": format!("(simulated) every sampled finding is what {rule} describes")})
     }
 
     fn aggregate(&self, item: &WorkItem) -> Value {

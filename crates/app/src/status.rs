@@ -298,11 +298,18 @@ pub struct FindingLine {
     pub rule: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<String>,
-    /// `known`, `rule`, `agent`, or `pending` (an agent has not answered yet).
+    /// `known`, `rule`, `agent`, `survey` (its rule's policy), or `pending` (an agent has not
+    /// answered yet).
     pub decided_by: String,
     /// The triage batch (`tb-00003`) whose agent decided it, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<String>,
+    /// The rule survey (`rs-00002`) whose policy decided it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub survey: Option<String>,
+    /// The findings triaged on their own that confirmed that policy.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spot_checks: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
     pub reason: String,
@@ -315,6 +322,7 @@ pub struct FindingLine {
 pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>, AppError> {
     let findings = crate::read_findings(dir)?;
     let batch_of = self_repair_engine::batch_of(state);
+    let survey_of = self_repair_engine::survey_of(state);
     Ok(findings
         .iter()
         .map(|record| {
@@ -322,7 +330,22 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
             let location = f
                 .line
                 .map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+            let survey = record
+                .item
+                .as_deref()
+                .and_then(|id| survey_of.get(id).copied());
             let (decided_by, verdict, reason) = match (&record.predecided, &record.item) {
+                (None, Some(id)) if survey.is_some() => (
+                    "survey".to_owned(),
+                    state
+                        .item(id)
+                        .and_then(|i| i.verdict)
+                        .map(|v| v.as_str().to_owned()),
+                    survey
+                        .and_then(|s| s.answer.as_ref())
+                        .map(|a| a.reason.clone())
+                        .unwrap_or_default(),
+                ),
                 (Some(p), _) => (
                     p.by.clone(),
                     Some(p.verdict.as_str().to_owned()),
@@ -363,6 +386,8 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 item: record.item.clone(),
                 decided_by,
                 batch,
+                survey: survey.map(|s| s.id.clone()),
+                spot_checks: survey.map(|s| s.spot_checks.clone()).unwrap_or_default(),
                 verdict,
                 reason,
                 ran_model: record
@@ -379,9 +404,17 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
 pub fn render_findings(lines: &[FindingLine]) -> String {
     let mut out = String::new();
     for l in lines {
-        let by = match &l.batch {
-            Some(batch) => format!("{} {batch}", l.decided_by),
-            None => l.decided_by.clone(),
+        let by = match (&l.batch, &l.survey) {
+            (Some(batch), _) => format!("{} {batch}", l.decided_by),
+            (None, Some(survey)) if l.spot_checks.is_empty() => {
+                format!("{} {survey}", l.decided_by)
+            }
+            (None, Some(survey)) => format!(
+                "{} {survey}, checked by {}",
+                l.decided_by,
+                l.spot_checks.join(" ")
+            ),
+            (None, None) => l.decided_by.clone(),
         };
         out.push_str(&format!(
             "{} {} {} [{}] {}: {}\n",

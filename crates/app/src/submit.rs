@@ -378,6 +378,7 @@ fn describe(item: &str, kind: ItemKind, submission: &self_repair_engine::Submiss
                 .collect();
             format!("{item}: {}", verdicts.join(", "))
         }
+        Submission::RuleSurvey(s) => format!("{item}: {}", s.policy.as_str()),
         Submission::Aggregate(a) => format!("{item}: {} group(s)", a.groups.len()),
         Submission::RuleReview(v) => format!(
             "{item}: {} rule proposal(s)",

@@ -59,8 +59,12 @@ fn push(state: &mut RunState, id: String, kind: ItemKind) -> &mut WorkItem {
 }
 
 fn start_aggregate(state: &mut RunState) {
+    // A rule's `fix_all` policy already grouped its findings: no aggregator reads them.
+    let (policy_groups, covered) = crate::rule_survey::policy_groups(state);
+    state.proposals.extend(policy_groups);
     let reals: Vec<(String, String)> = real_findings(state)
         .iter()
+        .filter(|i| !covered.contains(i.id.as_str()))
         .map(|i| {
             (
                 i.id.to_string(),

@@ -162,6 +162,10 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
             item.status = ItemStatus::Done;
             crate::triage_batch::decide_members(state, index, &batch);
         }
+        Submission::RuleSurvey(answer) => {
+            let id = item.id.to_string();
+            crate::rule_survey::record_answer(state, &id, answer);
+        }
         Submission::Aggregate(aggregate) => {
             item.status = ItemStatus::Done;
             state.proposals.extend(aggregate.proposals());

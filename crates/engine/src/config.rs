@@ -34,6 +34,14 @@ pub struct Config {
     /// Findings one triage agent investigates at once (a `tb-` item); 1 dispatches each
     /// finding on its own.
     pub triage_batch: u32,
+    /// Rules with at least this many findings (security route aside) are surveyed first: one
+    /// agent answers a policy for the whole rule (design note 26); 0 turns the survey off.
+    pub survey_min: u32,
+    /// Findings of a surveyed rule its agent reads, spread over files.
+    pub survey_sample: u32,
+    /// Findings of a rule, not in the sample, triaged on their own to check a `fix_all` or
+    /// `suppress` policy; one that disagrees drops the policy.
+    pub survey_spot_checks: u32,
     /// Identical failures in a row, within one kind of item, that open the circuit.
     pub circuit_failures: u32,
     /// Starting model tier per kind of item (triage tiers come from the route).
@@ -96,6 +104,7 @@ pub enum LaunchMode {
 #[serde(default, deny_unknown_fields)]
 pub struct KindTiers {
     pub triage: Tier,
+    pub rule_survey: Tier,
     pub aggregate: Tier,
     pub rule_review: Tier,
     pub plan: Tier,
@@ -108,6 +117,7 @@ impl Default for KindTiers {
     fn default() -> Self {
         KindTiers {
             triage: Tier::Haiku,
+            rule_survey: Tier::Sonnet,
             aggregate: Tier::Sonnet,
             rule_review: Tier::Sonnet,
             plan: Tier::Sonnet,
@@ -123,6 +133,7 @@ impl KindTiers {
     pub fn of(&self, kind: ItemKind) -> Tier {
         match kind {
             ItemKind::Triage | ItemKind::TriageBatch => self.triage,
+            ItemKind::RuleSurvey => self.rule_survey,
             ItemKind::Aggregate => self.aggregate,
             ItemKind::RuleReview => self.rule_review,
             ItemKind::Plan => self.plan,
@@ -150,6 +161,9 @@ impl Default for Config {
             full_plan_min: 10,
             aggregate_batch: 40,
             triage_batch: 8,
+            survey_min: 5,
+            survey_sample: 6,
+            survey_spot_checks: 2,
             circuit_failures: 3,
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
@@ -229,6 +243,24 @@ impl Config {
             self.triage_batch,
             (1..=50).contains(&self.triage_batch),
             "use 1 (no batching) to 50",
+        )?;
+        check(
+            "survey_min",
+            self.survey_min,
+            self.survey_min != 1,
+            "use 0 (no survey) or 2 or more",
+        )?;
+        check(
+            "survey_sample",
+            self.survey_sample,
+            (1..=40).contains(&self.survey_sample),
+            "use 1 to 40",
+        )?;
+        check(
+            "survey_spot_checks",
+            self.survey_spot_checks,
+            (1..=20).contains(&self.survey_spot_checks),
+            "use 1 to 20",
         )?;
         check(
             "circuit_failures",

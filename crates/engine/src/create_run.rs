@@ -137,6 +137,7 @@ pub fn create_run(
         proposals: Vec::new(),
         groups: Vec::new(),
         tasks: Vec::new(),
+        surveys: Vec::new(),
         safe_fixes: routed
             .iter()
             .filter(|r| r.safe_fix)
@@ -145,7 +146,8 @@ pub fn create_run(
         journal_offset: 0,
         items,
     };
-    crate::triage_batch::form_batches(&mut state, routed);
+    let surveyed = crate::rule_survey::form_surveys(&mut state, routed);
+    crate::triage_batch::form_batches(&mut state, routed, &surveyed);
     advance(&mut state);
     state
 }

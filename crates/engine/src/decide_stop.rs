@@ -164,7 +164,7 @@ pub(crate) fn resume(state: &mut RunState) {
 pub fn settle(state: &mut RunState) -> bool {
     let mut changed = false;
     loop {
-        let settled = settle_dependencies(state);
+        let settled = settle_dependencies(state) | crate::rule_survey::resolve_surveys(state);
         let advanced = advance(state);
         changed |= settled | advanced;
         if !settled && !advanced {
@@ -379,7 +379,9 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
     };
     // Triage items a live batch holds go out with their batch only.
     let held = if phase == Phase::Triage {
-        crate::triage_batch::batch_members_held(state, false)
+        let mut held = crate::triage_batch::batch_members_held(state, false);
+        held.extend(crate::rule_survey::survey_members_held(state, false));
+        held
     } else {
         HashSet::new()
     };

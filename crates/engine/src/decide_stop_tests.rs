@@ -30,6 +30,8 @@ fn run(findings: u32) -> RunState {
         launch_mode: crate::LaunchMode::Background,
         triage_batch: 1,
         fan_out: 8,
+        // Per-finding and batch behaviour, without a rule survey in front.
+        survey_min: 0,
         ..Config::default()
     };
     create_run("r-test".into(), NOW, config, intake, None, &routed)

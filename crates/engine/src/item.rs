@@ -12,6 +12,9 @@ use crate::{Phase, Tier};
 #[serde(rename_all = "snake_case")]
 pub enum ItemKind {
     Triage,
+    /// One rule's findings read together (`rs-00001`): an agent answers a policy for the rule
+    /// (fix it everywhere, suppress it, or triage each finding); its members wait for it.
+    RuleSurvey,
     /// Several triage items investigated by one agent (`tb-00003`): the dispatch unit of
     /// batched triage; its members keep their own verdicts.
     TriageBatch,
@@ -25,8 +28,9 @@ pub enum ItemKind {
 
 impl ItemKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [ItemKind; 8] = [
+    pub const ALL: [ItemKind; 9] = [
         ItemKind::Triage,
+        ItemKind::RuleSurvey,
         ItemKind::TriageBatch,
         ItemKind::Aggregate,
         ItemKind::RuleReview,
@@ -40,6 +44,7 @@ impl ItemKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ItemKind::Triage => "triage",
+            ItemKind::RuleSurvey => "rule_survey",
             ItemKind::TriageBatch => "triage_batch",
             ItemKind::Aggregate => "aggregate",
             ItemKind::RuleReview => "rule_review",
@@ -54,6 +59,7 @@ impl ItemKind {
     pub fn agent(self) -> &'static str {
         match self {
             ItemKind::Triage | ItemKind::TriageBatch => "triage-investigator",
+            ItemKind::RuleSurvey => "rule-surveyor",
             ItemKind::Aggregate => "triage-aggregator",
             ItemKind::RuleReview => "rule-reviewer",
             ItemKind::Plan => "fix-planner",
@@ -67,6 +73,7 @@ impl ItemKind {
     pub fn verb(self) -> &'static str {
         match self {
             ItemKind::Triage | ItemKind::TriageBatch => "triage",
+            ItemKind::RuleSurvey => "survey rule",
             ItemKind::Aggregate => "aggregate",
             ItemKind::RuleReview => "review rules",
             ItemKind::Plan => "plan",
@@ -82,16 +89,18 @@ impl ItemKind {
         match self {
             ItemKind::Triage | ItemKind::TriageBatch | ItemKind::WriteTask => Tier::Haiku,
             ItemKind::Synthesize => Tier::Opus,
-            ItemKind::Aggregate | ItemKind::RuleReview | ItemKind::Plan | ItemKind::Review => {
-                Tier::Sonnet
-            }
+            ItemKind::RuleSurvey
+            | ItemKind::Aggregate
+            | ItemKind::RuleReview
+            | ItemKind::Plan
+            | ItemKind::Review => Tier::Sonnet,
         }
     }
 
     /// The phase whose items are of this kind.
     pub fn phase(self) -> Phase {
         match self {
-            ItemKind::Triage | ItemKind::TriageBatch => Phase::Triage,
+            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::RuleSurvey => Phase::Triage,
             ItemKind::Aggregate => Phase::Aggregate,
             ItemKind::RuleReview => Phase::RuleReview,
             ItemKind::Plan | ItemKind::Synthesize | ItemKind::Review | ItemKind::WriteTask => {
@@ -105,7 +114,7 @@ impl ItemKind {
         matches!(self, ItemKind::Plan | ItemKind::Review)
     }
 
-    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `agg-`, `rr-`,
+    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `rs-`, `agg-`, `rr-`,
     /// `plan-`, `syn-`, `rev-`, `tw-`), so `submit` never needs the whole run to classify an id.
     pub fn of_id(id: &str) -> Option<ItemKind> {
         let (prefix, rest) = id.split_once('-')?;
@@ -115,6 +124,7 @@ impl ItemKind {
         match prefix {
             "t" => Some(ItemKind::Triage),
             "tb" => Some(ItemKind::TriageBatch),
+            "rs" => Some(ItemKind::RuleSurvey),
             "agg" => Some(ItemKind::Aggregate),
             "rr" => Some(ItemKind::RuleReview),
             "plan" => Some(ItemKind::Plan),

@@ -16,6 +16,7 @@ mod lenient_json;
 mod phase;
 mod plan_depth;
 mod route;
+mod rule_survey;
 mod run_state;
 mod schema;
 mod schema_line;
@@ -45,6 +46,9 @@ pub use lenient_json::{LenientJson, lenient_json};
 pub use phase::Phase;
 pub use plan_depth::PlanDepth;
 pub use route::{ROUTES, Route, default_route, route, route_names};
+pub use rule_survey::{
+    SurveyPolicy, SurveyRecord, SurveyResult, SurveyStage, survey_members_held, survey_of,
+};
 pub use run_state::{
     FailureStreak, Group, Intake, PauseReason, PhaseCounts, ProposedGroup, RunState, RunStatus,
     STATE_SCHEMA_VERSION, TaskRecord,

@@ -96,6 +96,7 @@ mod tests {
         // Findings one item each: these tests submit per finding.
         let config = Config {
             triage_batch: 1,
+            survey_min: 0,
             ..config
         };
         create_run("r-depth".into(), NOW, config, intake, None, &routed)

@@ -157,6 +157,9 @@ pub struct RunState {
     pub groups: Vec<Group>,
     #[serde(default)]
     pub tasks: Vec<TaskRecord>,
+    /// The rules surveyed before triage (design note 26), in item order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub surveys: Vec<crate::SurveyRecord>,
     /// Findings (indices into `findings.json`, ascending) the analyzer itself can fix safely:
     /// a group made only of them is planned by code (`PlanDepth::AnalyzerFix`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -216,15 +219,16 @@ impl RunState {
     pub fn counts(&self, phase: Phase) -> PhaseCounts {
         let mut counts = PhaseCounts::default();
         let in_flight = if phase == Phase::Triage {
-            crate::triage_batch::batch_members_held(self, true)
+            let mut held = crate::triage_batch::batch_members_held(self, true);
+            held.extend(crate::rule_survey::survey_members_held(self, true));
+            held
         } else {
             std::collections::HashSet::new()
         };
-        for item in self
-            .items
-            .iter()
-            .filter(|i| i.kind.phase() == phase && i.kind != ItemKind::TriageBatch)
-        {
+        for item in self.items.iter().filter(|i| {
+            i.kind.phase() == phase
+                && !matches!(i.kind, ItemKind::TriageBatch | ItemKind::RuleSurvey)
+        }) {
             match item.status {
                 ItemStatus::Pending if in_flight.contains(item.id.as_str()) => counts.running += 1,
                 ItemStatus::Pending => counts.pending += 1,

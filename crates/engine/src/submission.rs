@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::schema::{Field, Pattern, Rule, Schema, trim_markdown};
-use crate::{ItemKind, ProposedGroup, Verdict};
+use crate::{ItemKind, ProposedGroup, SurveyPolicy, SurveyResult, Verdict};
 
 /// What an item works on, beyond its kind: `items/<id>.input.json` for non-triage items.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +80,7 @@ pub struct TaskDraft {
 pub enum Submission {
     Triage(TriageResult),
     TriageBatch(TriageBatchResult),
+    RuleSurvey(SurveyResult),
     Aggregate(AggregateResult),
     /// Rule proposals, kept as submitted; they are evaluated against the run's verdicts later.
     RuleReview(Value),
@@ -147,6 +148,7 @@ pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> S
                 .with_one_entry_each("item", input.inputs.clone()),
             )])
         }
+        ItemKind::RuleSurvey => survey_object(routes),
         ItemKind::Aggregate => {
             let slice = input.inputs.len().max(1);
             Schema::object(vec![Field::required(
@@ -289,6 +291,80 @@ pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> S
     }
 }
 
+/// A rule survey's answer: the policy, and what each policy needs.
+fn survey_object(routes: &[&str]) -> Schema {
+    Schema::object(vec![
+        Field::required(
+            "policy",
+            "fix_all: real everywhere, one root cause; suppress: a false positive or intended \
+             in this codebase, silenced by configuration; triage_each: needs judgement per finding",
+            Schema::one_of(SurveyPolicy::ALL.map(SurveyPolicy::as_str)),
+        ),
+        Field::required(
+            "reason",
+            "the evidence: what the sample shows and why it holds for every finding of the rule",
+            Schema::text(10, 2000),
+        ),
+        Field::optional(
+            "root_cause",
+            "with fix_all only: short label of the one root cause",
+            Schema::line(3, 120),
+        ),
+        Field::optional(
+            "verdict",
+            "with suppress only: false_positive (the tool is wrong here) or intended (correct \
+             as written on purpose)",
+            Schema::one_of([Verdict::FalsePositive, Verdict::Intended].map(Verdict::as_str)),
+        ),
+        Field::optional(
+            "config_change",
+            "with suppress only: the exact analyzer configuration change that silences the \
+             rule, with its file (e.g. pyproject.toml [tool.ruff.lint] ignore = [\"D205\"])",
+            Schema::text(10, 1000),
+        ),
+        Field::optional(
+            "route",
+            "with triage_each only: a diagnosis route that fits the rule's findings better",
+            Schema::one_of(routes.iter().copied()),
+        ),
+    ])
+    .with_rule(Rule::RequiredWhen {
+        field: "root_cause",
+        when: "policy",
+        value: "fix_all",
+    })
+    .with_rule(Rule::OnlyWhen {
+        field: "root_cause",
+        when: "policy",
+        value: "fix_all",
+    })
+    .with_rule(Rule::RequiredWhen {
+        field: "verdict",
+        when: "policy",
+        value: "suppress",
+    })
+    .with_rule(Rule::OnlyWhen {
+        field: "verdict",
+        when: "policy",
+        value: "suppress",
+    })
+    .with_rule(Rule::RequiredWhen {
+        field: "config_change",
+        when: "policy",
+        value: "suppress",
+    })
+    .with_rule(Rule::OnlyWhen {
+        field: "config_change",
+        when: "policy",
+        value: "suppress",
+    })
+    .with_rule(Rule::OnlyWhen {
+        field: "route",
+        when: "policy",
+        value: "triage_each",
+    })
+}
+
 /// A triage verdict's object, with `first` before its fields (a batch entry's `item`).
 /// `except` is the triage item that may not be named as its own duplicate.
 fn triage_object(
@@ -405,6 +481,10 @@ pub fn parse_value(
             let result: TriageBatchResult =
                 serde_json::from_value(value.clone()).map_err(decode)?;
             Submission::TriageBatch(result)
+        }
+        ItemKind::RuleSurvey => {
+            let result: SurveyResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            Submission::RuleSurvey(result)
         }
         ItemKind::Aggregate => {
             let result: AggregateResult = serde_json::from_value(value.clone()).map_err(decode)?;

@@ -153,6 +153,20 @@ fn aggregate_schema_is_the_whole_contract() {
 }
 
 #[test]
+fn rule_survey_schema_is_the_whole_contract() {
+    schema_is_the_whole_contract(
+        &input(ItemKind::RuleSurvey, "rs-00001", &["t-00001", "t-00004"]),
+        &[
+            "required",
+            "enum",
+            "if/then",
+            "minLength",
+            "additionalProperties",
+        ],
+    );
+}
+
+#[test]
 fn rule_review_schema_is_the_whole_contract() {
     schema_is_the_whole_contract(
         &input(ItemKind::RuleReview, "rules-1", &[]),
@@ -321,6 +335,7 @@ fn every_pattern_in_every_schema_compiles() {
     for kind in [
         ItemKind::Triage,
         ItemKind::TriageBatch,
+        ItemKind::RuleSurvey,
         ItemKind::Aggregate,
         ItemKind::RuleReview,
         ItemKind::Plan,

@@ -18,13 +18,21 @@ fn batch_id(n: usize) -> String {
 /// (the route picks the template and the tier); a rule's findings fill batches first (in path
 /// order), and what is left of each rule fills batches by path (same file, then the next
 /// files). A finding left alone stays a plain triage item. Nothing when `triage_batch` is 1.
-pub(crate) fn form_batches(state: &mut RunState, routed: &[RoutedFinding]) {
+/// The findings in `surveyed` wait for their rule survey instead.
+pub(crate) fn form_batches(
+    state: &mut RunState,
+    routed: &[RoutedFinding],
+    surveyed: &HashSet<usize>,
+) {
     let size = state.config.triage_batch as usize;
     if size < 2 {
         return;
     }
     let mut by_route: BTreeMap<&str, BTreeMap<&str, Vec<usize>>> = BTreeMap::new();
     for (i, r) in routed.iter().enumerate() {
+        if surveyed.contains(&i) {
+            continue;
+        }
         by_route
             .entry(r.route.as_str())
             .or_default()
@@ -52,6 +60,15 @@ pub(crate) fn form_batches(state: &mut RunState, routed: &[RoutedFinding]) {
         let batch = new_batch(batch_id(n + 1), &items);
         state.items.push(batch);
     }
+}
+
+/// The run's next batch (numbered after every batch so far) of `members`.
+pub(crate) fn next_batch(state: &RunState, members: &[&WorkItem]) -> WorkItem {
+    let next = 1 + state.items[state.triage_items as usize..]
+        .iter()
+        .filter(|i| i.kind == ItemKind::TriageBatch)
+        .count();
+    new_batch(batch_id(next), members)
 }
 
 /// A pending batch of `members`, at their highest tier.

@@ -37,6 +37,8 @@ fn run_of(findings: &[(&str, &str, &str)], batch: u32) -> RunState {
     let config = Config {
         triage_batch: batch,
         launch_mode: LaunchMode::Foreground,
+        // Per-finding and batch behaviour, without a rule survey in front.
+        survey_min: 0,
         ..Config::default()
     };
     create_run("r-test".into(), NOW, config, intake, None, &routed)

@@ -16,7 +16,13 @@ pub fn is_markdown(schema: &Value) -> bool {
 /// aggregator's group names each item of its slice once; arrays that must hold one entry per
 /// value of a field (a triage batch's verdicts) get exactly those entries.
 pub fn generate(schema: &Value) -> Value {
-    node(schema, "value")
+    let mut value = node(schema, "value");
+    // What an `if`/`then` requires of the first enum values (a survey's `fix_all` needs its
+    // `root_cause`).
+    if let Value::Object(map) = &mut value {
+        add_conditionally_required(schema, map);
+    }
+    value
 }
 
 /// `generate(schema)` with `overrides`' top-level keys replacing (or adding) fields; for a

@@ -26,7 +26,8 @@ pub struct FindingOutcome {
     pub occurrences: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<String>,
-    /// `agent`, `known`, `rule`, or `none` when the item was quarantined.
+    /// `agent`, `survey` (its rule's policy), `known`, `rule`, or `none` when the item was
+    /// quarantined.
     pub decided_by: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
@@ -39,6 +40,15 @@ pub struct FindingOutcome {
     /// The triage batch (`tb-00003`) whose agent decided the finding, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<String>,
+    /// The rule survey (`rs-00002`) whose policy decided the finding, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub survey: Option<String>,
+    /// The findings triaged on their own that confirmed that policy.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spot_checks: Vec<String>,
+    /// With a `suppress` policy: the analyzer configuration change that silences the rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_change: Option<String>,
     /// The model tier the answering agent really ran at (from the session transcript), when
     /// known; it can be lower than the tier dispatched when the launch dropped `model`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,27 +124,39 @@ impl RunReport {
             .flat_map(|g| g.members.iter().map(move |m| (m.as_str(), g.id.as_str())))
             .collect();
         let batch_of = self_repair_engine::batch_of(state);
+        let survey_of = self_repair_engine::survey_of(state);
         let mut verdicts: BTreeMap<String, u32> = BTreeMap::new();
         let outcomes: Vec<FindingOutcome> = findings
             .iter()
             .map(|record| {
                 let f = &record.finding;
                 let result = record.item.as_ref().and_then(|id| triage.get(id));
-                let (decided_by, verdict, root_cause, reason) = match (&record.predecided, result) {
-                    (Some(p), _) => (
-                        p.by.clone(),
-                        Some(p.verdict.as_str().to_owned()),
-                        None,
-                        Some(p.reason.clone()),
-                    ),
-                    (None, Some(r)) => (
-                        "agent".to_owned(),
-                        Some(r.verdict.as_str().to_owned()),
-                        Some(r.root_cause.clone()),
-                        Some(r.reason.clone()),
-                    ),
-                    (None, None) => ("none".to_owned(), None, None, None),
-                };
+                let survey = record
+                    .item
+                    .as_deref()
+                    .and_then(|id| Some((state.item(id)?, *survey_of.get(id)?)));
+                let (decided_by, verdict, root_cause, reason) =
+                    match (&record.predecided, survey, result) {
+                        (None, Some((item, s)), _) => (
+                            "survey".to_owned(),
+                            item.verdict.map(|v| v.as_str().to_owned()),
+                            item.root_cause.as_deref().map(str::to_owned),
+                            s.answer.as_ref().map(|a| a.reason.clone()),
+                        ),
+                        (Some(p), _, _) => (
+                            p.by.clone(),
+                            Some(p.verdict.as_str().to_owned()),
+                            None,
+                            Some(p.reason.clone()),
+                        ),
+                        (None, None, Some(r)) => (
+                            "agent".to_owned(),
+                            Some(r.verdict.as_str().to_owned()),
+                            Some(r.root_cause.clone()),
+                            Some(r.reason.clone()),
+                        ),
+                        (None, None, None) => ("none".to_owned(), None, None, None),
+                    };
                 *verdicts
                     .entry(verdict.clone().unwrap_or_else(|| "undecided".to_owned()))
                     .or_default() += 1;
@@ -164,6 +186,12 @@ impl RunReport {
                         .and_then(|id| group_of.get(id))
                         .map(|g| (*g).to_owned()),
                     batch,
+                    survey: survey.map(|(_, s)| s.id.clone()),
+                    spot_checks: survey
+                        .map(|(_, s)| s.spot_checks.clone())
+                        .unwrap_or_default(),
+                    config_change: survey
+                        .and_then(|(_, s)| s.answer.as_ref()?.config_change.clone()),
                     rerouted_from: None,
                     ran_model: record
                         .item

@@ -89,11 +89,20 @@ pub(crate) fn items_of(state: &Value) -> Vec<(String, String, String)> {
         .unwrap_or_default()
 }
 
-/// The triage items a batch's one result decided (they have no `submitted` event of their
-/// own, and were never launched on their own).
+/// The triage items a batch's one result or a rule survey's policy decided (they have no
+/// `submitted` event of their own, and were never launched on their own).
 pub(crate) fn decided_by_batch(state: &Value) -> std::collections::BTreeSet<String> {
     serde_json::from_value::<self_repair_engine::RunState>(state.clone())
-        .map(|s| self_repair_engine::batch_of(&s).into_keys().collect())
+        .map(|s| {
+            let mut decided: std::collections::BTreeSet<String> =
+                self_repair_engine::batch_of(&s).into_keys().collect();
+            decided.extend(
+                self_repair_engine::survey_of(&s)
+                    .into_keys()
+                    .map(str::to_owned),
+            );
+            decided
+        })
         .unwrap_or_default()
 }
 

@@ -130,6 +130,7 @@ fn results_generated_from_every_item_kind_schema_are_accepted_by_submit() {
             "agg-1",
             vec!["t-00001", "t-00004", "t-00009"],
         ),
+        (ItemKind::RuleSurvey, "rs-00001", vec!["t-00002", "t-00005"]),
         (ItemKind::RuleReview, "rr-1", vec![]),
         (ItemKind::Plan, "plan-g1-1", vec![]),
         (ItemKind::Review, "rev-g1-1", vec![]),

@@ -27,17 +27,18 @@ pub(crate) const FOREGROUND_CONFIG: (&str, &str) = (
 );
 
 /// Foreground launches, one triage agent per finding (`triage_batch: 1`) in waves of 8
-/// (`fan_out: 8`): for the scenarios whose habit or fault is scripted on one triage item
+/// (`fan_out: 8`), no rule survey (`survey_min: 0`): for the scenarios whose habit or fault is
+/// scripted on one triage item
 /// (`t-00003`) or on the second wave.
 pub(crate) const PER_ITEM_FOREGROUND_CONFIG: (&str, &str) = (
     ".self-repair/config.json",
-    "{\"launch_mode\": \"foreground\", \"triage_batch\": 1, \"fan_out\": 8}\n",
+    "{\"launch_mode\": \"foreground\", \"triage_batch\": 1, \"fan_out\": 8, \"survey_min\": 0}\n",
 );
 
 /// Background launches, one triage agent per finding, waves of 8.
 pub(crate) const PER_ITEM_BACKGROUND_CONFIG: (&str, &str) = (
     ".self-repair/config.json",
-    "{\"launch_mode\": \"background\", \"triage_batch\": 1, \"fan_out\": 8}\n",
+    "{\"launch_mode\": \"background\", \"triage_batch\": 1, \"fan_out\": 8, \"survey_min\": 0}\n",
 );
 
 /// The project config that makes the hook dispatch background launches.

@@ -42,10 +42,100 @@ pub(crate) fn start_and_wait(
     Ok((server, outcome))
 }
 
+/// Which scripted answer a rule gets, from its id alone (the byte sum mod 8), so a rule survey
+/// and the triage of the same rule's spot checks agree or disagree by design: 0 to 4
+/// `fix_all`; 5 `suppress` (`intended`), and triage answers `intended` too; 6 `suppress`, but
+/// triage finds them `real` (the policy is dropped); 7 `triage_each`.
+fn rule_class(rule: &str) -> u32 {
+    rule.bytes().map(u32::from).sum::<u32>() % 8
+}
+
+/// The rule of finding `id` in a triage task: the line that starts with the id reads
+/// `t-00001 path:line tool RULE (level)`.
+fn rule_in_task(prompt: &str, id: &str) -> Option<String> {
+    prompt
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(id))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .map(str::to_owned)
+}
+
+/// A rule survey's scripted policy, by [`rule_class`] of the rule its title names
+/// (`# self-repair rule survey rs-00001: ruff D205, 12 findings`).
+fn survey_policy(prompt: &str) -> Option<Value> {
+    let rule = prompt
+        .lines()
+        .next()?
+        .split_whitespace()
+        .nth(6)?
+        .trim_end_matches(',')
+        .to_owned();
+    Some(match rule_class(&rule) {
+        0..=4 => json!({"policy": "fix_all", "root_cause": "unused imports and code",
+            "reason": format!("scripted: every sampled {rule} finding is real")}),
+        5 | 6 => json!({"policy": "suppress", "verdict": "intended",
+            "config_change": format!("pyproject.toml: [tool.ruff.lint] ignore = [\"{rule}\"]"),
+            "reason": format!("scripted: {rule} is this project's convention")}),
+        _ => json!({"policy": "triage_each",
+            "reason": format!("scripted: {rule} findings differ from file to file")}),
+    })
+}
+
+/// A scripted triage verdict: `intended` for the rules a survey suppresses for good (class 5),
+/// `real` otherwise.
+fn scripted_verdict(rule: &str) -> Value {
+    let verdict = if rule_class(rule) == 5 {
+        "intended"
+    } else {
+        "real"
+    };
+    json!({"verdict": verdict, "root_cause": "mock root cause",
+        "reason": format!("scripted: read the code {rule} points at")})
+}
+
+/// A triage task's verdicts when one of its findings is of a class-5 rule; `None` (the
+/// generated default, every finding `real`) otherwise.
+fn triage_answer(show: &ShowOutput) -> Option<Value> {
+    let prompt = show.raw.get("prompt")?.as_str()?;
+    let ids: Vec<String> = match show.kind.as_str() {
+        "triage" => vec![show.item.clone()],
+        _ => show
+            .output_schema
+            .pointer("/properties/verdicts/items/properties/item/enum")?
+            .as_array()?
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+    };
+    let rules: Vec<String> = ids
+        .iter()
+        .map(|id| rule_in_task(prompt, id).unwrap_or_default())
+        .collect();
+    if !rules.iter().any(|r| rule_class(r) == 5) {
+        return None;
+    }
+    if show.kind == "triage" {
+        return Some(scripted_verdict(&rules[0]));
+    }
+    let verdicts: Vec<Value> = ids
+        .iter()
+        .zip(&rules)
+        .map(|(id, rule)| {
+            let mut verdict = scripted_verdict(rule);
+            verdict["item"] = json!(id);
+            verdict
+        })
+        .collect();
+    Some(json!({ "verdicts": verdicts }))
+}
+
 /// The aggregate item's slice split into two root-cause groups (so the run writes two tasks),
-/// and task titles that name their writer item.
+/// task titles that name their writer item, and rule-survey policies (with the triage verdicts
+/// that confirm or contradict them) chosen by rule.
 fn two_groups(show: &ShowOutput) -> Option<Value> {
     match show.kind.as_str() {
+        "rule_survey" => survey_policy(show.raw.get("prompt")?.as_str()?),
+        "triage" | "triage_batch" => triage_answer(show),
         "aggregate" => {
             let ids: Vec<Value> = show
                 .output_schema

@@ -33,6 +33,11 @@ const RUN: &str = "r-scale";
 const CORPUS: &str = "tests/fixtures/corpus/jinja2-3.1.6";
 const SARIF: &str = "ruff-0.17.6-select-all.sarif";
 
+/// Tokens reported per KiB of main-thread request (the server's default is 256, four bytes a
+/// token): the rule survey left the main thread too little growth to reach the threshold at
+/// four bytes a token.
+const TOKENS_PER_KIB: u64 = 600;
+
 /// The whole corpus may take many minutes on a loaded machine.
 const MIN_TIMEOUT: Duration = Duration::from_hours(1);
 
@@ -51,11 +56,12 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let sarif = corpus_slice(&corpus.join(SARIF), limit)?;
     project.write("ruff.sarif", &sarif)?;
 
-    // Four bytes a token, as the server reports by default: with the client's smallest window
-    // (100k tokens, compacting near 67k, about 270 KB of request) a run of this size compacts
-    // on its own growth. A steeper rate would leave less room after a compaction than a
-    // 20-agent stop adds, and the client would stop on "autocompact is thrashing".
-    let scenario = pipeline_scenario();
+    // With the client's smallest window (100k tokens, compacting near 67k) and the main thread
+    // reported at TOKENS_PER_KIB, the threshold sits near 114 KB of request: the run starts near
+    // 53 KB and, with the rule survey, grows about 77 B a finding (171 KB over the corpus), so
+    // it compacts on its own growth. A 20-agent stop adds about 24 KB (14k tokens), well inside
+    // what a compaction frees, so the client never stops on "autocompact is thrashing".
+    let scenario = pipeline_scenario().main_tokens_per_kib(TOKENS_PER_KIB);
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
     let options = ClaudeOptions {
         env: vec![(
@@ -80,6 +86,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         &Some("complete"),
     );
     check_tasks(ctx, &project, &state)?;
+    check_survey_paths(ctx, &state, limit.is_none());
     let findings = check_every_finding_decided(ctx, &files.dir().join("report.json"))?;
 
     let records = server.requests();
@@ -116,6 +123,48 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     Ok(())
 }
 
+/// Which way each rule survey went; on the whole corpus every way must occur: a `fix_all` and a
+/// `suppress` applied, a policy dropped because a spot check disagreed, and `triage_each`.
+fn check_survey_paths(ctx: &mut ScenarioContext, state: &Value, whole: bool) {
+    let surveys = state
+        .get("surveys")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let way = |s: &Value| {
+        let policy = s.pointer("/answer/policy").and_then(Value::as_str);
+        match (s.get("stage").and_then(Value::as_str), policy) {
+            (Some("applied"), Some(p)) => format!("{p} applied"),
+            (Some("dropped"), Some("triage_each")) => "triage_each".to_owned(),
+            (Some("dropped"), _)
+                if s.get("dropped")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| d.starts_with("spot check")) =>
+            {
+                "dropped by a spot check".to_owned()
+            }
+            (other, _) => format!("{} otherwise", other.unwrap_or("?")),
+        }
+    };
+    let mut ways: BTreeMap<String, usize> = BTreeMap::new();
+    for survey in &surveys {
+        *ways.entry(way(survey)).or_default() += 1;
+    }
+    ctx.notes.push(format!("rule surveys: {ways:?}"));
+    if whole {
+        for want in [
+            "fix_all applied",
+            "suppress applied",
+            "dropped by a spot check",
+            "triage_each",
+        ] {
+            ctx.checks.that(ways.contains_key(want), || {
+                format!("no rule survey ended `{want}`: {ways:?}")
+            });
+        }
+    }
+}
+
 /// Every finding of `report.json` has a verdict and says who decided it; returns how many
 /// findings the report holds.
 fn check_every_finding_decided(
@@ -146,6 +195,31 @@ fn check_every_finding_decided(
         })
         .map(|f| format!("{}:{}", field(f, "path"), field(f, "rule_id")))
         .collect();
+    // A finding a rule survey's policy decided names the survey and the spot checks behind it.
+    let unexplained: Vec<String> = findings
+        .iter()
+        .filter(|f| f.get("decided_by").and_then(Value::as_str) == Some("survey"))
+        .filter(|f| {
+            f.get("survey").and_then(Value::as_str).is_none()
+                || f.get("spot_checks")
+                    .and_then(Value::as_array)
+                    .is_none_or(Vec::is_empty)
+        })
+        .map(|f| format!("{}:{}", field(f, "path"), field(f, "rule_id")))
+        .collect();
+    ctx.checks.that(unexplained.is_empty(), || {
+        format!(
+            "{} findings decided by a survey name no survey or no spot check, first: {:?}",
+            unexplained.len(),
+            unexplained.iter().take(5).collect::<Vec<_>>()
+        )
+    });
+    let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in &findings {
+        *by.entry(f.get("decided_by").and_then(Value::as_str).unwrap_or("?"))
+            .or_default() += 1;
+    }
+    ctx.notes.push(format!("decided by: {by:?}"));
     ctx.checks.that(undecided.is_empty(), || {
         format!(
             "{} findings of report.json have no verdict or no decider, first: {:?}",
