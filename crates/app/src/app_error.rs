@@ -85,6 +85,8 @@ pub enum AppError {
     NotRecorded { item: String, source: StoreError },
     #[error(transparent)]
     Install(#[from] self_repair_install::InstallError),
+    #[error(transparent)]
+    Cost(#[from] self_repair_cost::CostError),
 }
 
 impl AppError {
@@ -109,7 +111,8 @@ impl AppError {
             | AppError::Report(_)
             | AppError::Io { .. }
             | AppError::NotRecorded { .. }
-            | AppError::Install(_) => ExitStatus::Failure,
+            | AppError::Install(_)
+            | AppError::Cost(_) => ExitStatus::Failure,
         }
     }
 

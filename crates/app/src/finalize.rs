@@ -139,7 +139,9 @@ pub fn write_reports(
             rerouted.insert(item.id.to_string(), result);
         }
     }
-    let report = RunReport::build(state, findings, &triage).with_rerouted_answers(&rerouted);
+    let report = RunReport::build(state, findings, &triage)
+        .with_rerouted_answers(&rerouted)
+        .with_spend(crate::run_cost(dir, state));
     write_json(&dir.path().join("report.json"), &report)?;
     write_atomic(
         &dir.path().join("report.md"),

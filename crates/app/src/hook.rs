@@ -125,19 +125,28 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         return HookAnswer::allow();
     }
     let unbound = state.session.is_none();
+    let stop_running = input.running_items();
     let launched = crate::agent_launches::launches_since_last_stop(
         &dir,
         input.transcript_path.as_deref(),
         &state.run,
     );
+    // Before the decision: what the run has spent is known when it dispatches.
+    let cost_failure = crate::run_cost::account_stop(
+        &dir,
+        &state,
+        input.transcript_path.as_deref(),
+        stop_running.as_deref(),
+    );
     let stop = StopEvent {
         session: Some(session),
-        running: input.running_items(),
+        running: stop_running,
         launched,
         new_turn: input.stop_hook_active == Some(false),
     };
     let mut answer = drive(env, &project, &dir, &mut state, &stop);
     drop(lock);
+    answer.stderr.extend(cost_failure);
     let blocks = answer
         .stdout
         .as_deref()

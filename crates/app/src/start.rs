@@ -221,6 +221,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         &routed,
     );
     dir.create(&state)?;
+    let prices = load_project_config(&store_dir, options.config.as_deref())?.prices;
+    crate::run_cost::open_ledger(&dir, &prices)?;
     let sources: Vec<String> = inputs.iter().map(|i| i.source.clone()).collect();
     crate::run_inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
     crate::run_inputs::record_rule_texts(&dir, rule_texts, &records)?;

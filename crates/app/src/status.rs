@@ -47,7 +47,7 @@ pub struct StatusReport {
 pub fn status(project: &Project, dir: &RunDir) -> Result<StatusReport, AppError> {
     let state = load_folded(dir, true)?;
     let mut report = report(project, &state);
-    report.cost = crate::run_cost(dir, &state.run);
+    report.cost = crate::run_cost(dir, &state).map(crate::RunCost::without_items);
     Ok(report)
 }
 

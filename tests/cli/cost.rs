@@ -1,0 +1,154 @@
+//! Issue 15: the Stop hook records what each item cost, reading only what the session's
+//! transcripts grew by; the config's `prices` override the built-in table; `status --json` and
+//! `report.json` carry it.
+
+use serde_json::Value;
+
+use crate::harness::{TestProject, jsonl_findings};
+
+fn row(model: &str, id: &str, input: u64, output: u64) -> String {
+    serde_json::json!({"type": "assistant", "requestId": format!("req-{id}"),
+        "message": {"id": id, "model": model, "stop_reason": "end_turn",
+            "usage": {"input_tokens": input, "output_tokens": output,
+                "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}})
+    .to_string()
+        + "\n"
+}
+
+fn first(text: &str) -> String {
+    serde_json::json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
+        + "\n"
+}
+
+fn append(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+fn stop(project: &TestProject, transcript: &std::path::Path) -> String {
+    let input = serde_json::json!({"session_id": "s1", "hook_event_name": "Stop",
+        "stop_hook_active": true, "cwd": project.path(), "transcript_path": transcript});
+    project
+        .cmd(&["hook", "stop"])
+        .stdin(input.to_string())
+        .run()
+        .success()
+        .stdout
+}
+
+fn records(project: &TestProject) -> Vec<Value> {
+    std::fs::read_to_string(project.run_dir("r-test").join("cost.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_hook_records_each_items_cost_reading_only_what_the_transcripts_grew_by() {
+    let project = TestProject::new();
+    // A model the built-in table does not know, priced by the config.
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 8,
+            "prices": {"claude-fable-5": {"input": 1.0, "output": 2.0}}}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(3));
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let sessions = project.path().join("claude-projects");
+    let main = sessions.join("s1.jsonl");
+    let agents = sessions.join("s1/subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(&main, row("claude-opus-5-5", "m1", 1_000_000, 0)).unwrap();
+    let out = stop(&project, &main);
+    assert!(out.contains("\"decision\":\"block\""), "{out}");
+    assert_eq!(
+        records(&project).len(),
+        1,
+        "the main session's first response"
+    );
+
+    // The agents of the dispatch write their transcripts; the next stop reads them.
+    std::fs::write(
+        agents.join("agent-a1.jsonl"),
+        first("self-repair item t-00001 --run r-test")
+            + &row("claude-fable-5-2", "a1", 1_000_000, 0),
+    )
+    .unwrap();
+    std::fs::write(
+        agents.join("agent-a2.jsonl"),
+        first("self-repair item t-00002 --run r-test") + &row("claude-mystery-1", "a2", 7, 3),
+    )
+    .unwrap();
+    stop(&project, &main);
+    let after_two = records(&project);
+    assert_eq!(after_two.len(), 3, "{after_two:?}");
+    // t-00001's agent grows: only its new response is read and recorded.
+    append(
+        &agents.join("agent-a1.jsonl"),
+        &row("claude-fable-5-2", "a3", 0, 1_000_000),
+    );
+    stop(&project, &main);
+    let all = records(&project);
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert_eq!(all[3]["item"], "t-00001");
+    assert_eq!(all[3]["usage"]["output_tokens"], 1_000_000);
+    assert_eq!(all[3]["usage"]["input_tokens"], 0);
+    // A stop where nothing grew records nothing.
+    stop(&project, &main);
+    assert_eq!(records(&project).len(), 4);
+
+    let status = project.cmd(&["status", "--json"]).run().success().json();
+    let cost = &status["cost"];
+    let total = cost["total_usd"].as_f64().unwrap();
+    assert!((total - (4.0 + 1.0 + 2.0)).abs() < 1e-9, "{cost}");
+    let triage = cost["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["part"] == "triage")
+        .expect("a triage line");
+    assert_eq!(triage["agents"], 2);
+    assert_eq!(
+        triage["unpriced_tokens"], 10,
+        "the unknown model: counted, not priced"
+    );
+    assert!(
+        cost["prices_version"]
+            .as_str()
+            .unwrap()
+            .ends_with("+ config prices")
+    );
+    assert!(
+        cost.get("items").is_none(),
+        "status leaves the per-item lines out"
+    );
+    let text = project.cmd(&["status"]).run().success().stdout;
+    assert!(text.contains("cost so far: $7.0000"), "{text}");
+}
+
+#[test]
+fn a_price_that_is_not_a_price_is_a_config_error_that_shows_the_shape() {
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"prices": {"claude-fable-5": {"in": 1.0}}}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(2));
+    let out = project.cmd(&["start", "findings.jsonl"]).run();
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("prices:"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("USD per million tokens"),
+        "{}",
+        out.stderr
+    );
+}
