@@ -320,7 +320,7 @@ cost_json "$cost_dir" "${items[@]}" >"$work/cost.steady.json"
 ledger=$(cksum <"$cost_run/cost.json")
 mapfile -t cmd < <(fed "$work/cost.steady.json" "$bin hook stop")
 bench hook-cost-steady-10000 --warmup 3 --runs "$((hook_runs * 2))" \
-    -n "hook stop at 10000 items, 5000 agent transcripts: nothing grew (allow; no write)" "${cmd[@]}"
+    -n "hook stop at 10000 items with 5000 agent transcripts: nothing grew (allow; no write)" "${cmd[@]}"
 [[ $(cksum <"$cost_run/cost.json") == "$ledger" ]] || die "a stop where no transcript grew rewrote cost.json"
 # Each of the 8 running agents writes one response: the stop reads those 8 rows only.
 for item in "${items[@]}"; do
@@ -331,7 +331,7 @@ cp "$cost_run/cost.json" "$cost_run/cost.jsonl" "$work/snapcost/"
 records=$(wc -l <"$cost_run/cost.jsonl")
 bench hook-cost-grow-10000 --warmup 3 --runs "$((hook_runs * 2))" \
     --prepare "rm -f $cost_run/cost.json $cost_run/cost.jsonl && cp $work/snapcost/cost.json $work/snapcost/cost.jsonl $cost_run/" \
-    -n "hook stop at 10000 items, 5000 agent transcripts: 8 grew (allow; cost write)" "${cmd[@]}"
+    -n "hook stop at 10000 items with 5000 agent transcripts: 8 grew (allow; cost write)" "${cmd[@]}"
 [[ $(wc -l <"$cost_run/cost.jsonl") -eq $((records + ${#items[@]})) ]] ||
     die "the stop after 8 agents grew did not record exactly their 8 new responses"
 callgrind "hook-cost-grow-10000" "$work/cost.steady.json"

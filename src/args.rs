@@ -67,6 +67,9 @@ pub enum Command {
         /// Cancel the active run if it is still in progress (without it, `start` refuses).
         #[arg(long)]
         replace: bool,
+        /// Dollars the run may spend in all (over the config's `budget_usd`).
+        #[arg(long, value_name = "USD")]
+        budget: Option<f64>,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -137,6 +140,9 @@ pub enum Command {
     Resume {
         #[command(flatten)]
         run: RunArg,
+        /// A new budget in dollars for the whole run (a run paused at its budget goes on).
+        #[arg(long, value_name = "USD")]
+        budget: Option<f64>,
     },
     /// End the run for good; the hook never drives it again.
     Cancel {

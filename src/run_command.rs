@@ -114,6 +114,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             relative_to,
             detect,
             replace,
+            budget,
             json,
         } => {
             let format: Format = format
@@ -142,6 +143,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     prepared: Vec::new(),
                     detect,
                     replace,
+                    budget_usd: budget,
                 },
             )?;
             Ok(if json {
@@ -218,7 +220,18 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             submit_repaired(&dir, &item, &content, env.now)
         }
         Command::Pause { run } => steer_run(env, run.run.as_deref(), Event::Pause),
-        Command::Resume { run } => steer_run(env, run.run.as_deref(), Event::Resume),
+        Command::Resume { run, budget: None } => steer_run(env, run.run.as_deref(), Event::Resume),
+        Command::Resume {
+            run,
+            budget: Some(usd),
+        } => {
+            if !(usd.is_finite() && usd > 0.0) {
+                return Err(AppError::Usage(format!(
+                    "--budget {usd}: give the dollars the whole run may spend, above 0"
+                )));
+            }
+            steer_run(env, run.run.as_deref(), Event::Budget { usd })
+        }
         Command::Cancel { run } => steer_run(env, run.run.as_deref(), Event::Cancel),
         Command::Adopt { session, run } => {
             let session = session.or_else(|| env.session.clone()).ok_or_else(|| {

@@ -152,3 +152,97 @@ fn a_price_that_is_not_a_price_is_a_config_error_that_shows_the_shape() {
         out.stderr
     );
 }
+
+/// Issue 15, budgets: `start --budget` caps the run; once what the transcripts show spent plus
+/// the next agent would pass it, the hook dispatches nothing, the session stops with what was
+/// spent and how to go on, `status` says `paused` at the budget, and `resume --budget` lets the
+/// run continue.
+#[test]
+fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 4}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(8));
+    project
+        .cmd(&[
+            "start",
+            "findings.jsonl",
+            "--run-id",
+            "r-test",
+            "--budget",
+            "0.5",
+        ])
+        .run()
+        .success();
+    let sessions = project.path().join("claude-projects");
+    let main = sessions.join("s1.jsonl");
+    let agents = sessions.join("s1/subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(&main, "").unwrap();
+    // Nothing spent; a haiku agent is estimated at $0.005: the whole first wave goes out.
+    let first = stop(&project, &main);
+    let wave: Vec<String> = (1..=4).map(|i| format!("t-{i:05}")).collect();
+    for item in &wave {
+        assert!(first.contains(item.as_str()), "{first}");
+    }
+    // Each agent cost $0.20 (2M input tokens on haiku-5): $0.80 spent, past the budget.
+    project.write(
+        ".v",
+        r#"{"verdict":"real","root_cause":"unused import","reason":"the import is never used anywhere"}"#,
+    );
+    for (n, item) in wave.iter().enumerate() {
+        std::fs::write(
+            agents.join(format!("agent-a{n}.jsonl")),
+            first_message(item) + &row("claude-haiku-5-5", &format!("a{n}"), 2_000_000, 0),
+        )
+        .unwrap();
+        project
+            .cmd(&["submit", item, "--run", "r-test", "--file", ".v"])
+            .run()
+            .success();
+    }
+    let paused = stop(&project, &main);
+    let answer: Value = serde_json::from_str(&paused).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("budget is reached ($0.80 of $0.50 spent)"),
+        "{paused}"
+    );
+    assert!(message.contains("Left undone: 4 items"), "{paused}");
+    assert!(
+        message.contains("`self-repair resume --budget 1`"),
+        "{paused}"
+    );
+    assert!(
+        !paused.contains("t-00005"),
+        "nothing dispatched past the budget: {paused}"
+    );
+    let status = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(status["status"], "paused");
+    assert_eq!(status["pause"]["by"], "budget");
+    assert_eq!(
+        stop(&project, &main),
+        "",
+        "paused: later stops are allowed silently"
+    );
+
+    let resumed = project
+        .cmd(&["resume", "--budget", "5"])
+        .run()
+        .success()
+        .stdout;
+    assert!(resumed.contains("may spend $5.00 in all"), "{resumed}");
+    let next = stop(&project, &main);
+    assert!(
+        next.contains("t-00005") && next.contains("\"decision\":\"block\""),
+        "{next}"
+    );
+    let refused = project.cmd(&["resume", "--budget", "-3"]).run();
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+}
+
+fn first_message(item: &str) -> String {
+    first(&format!("self-repair item {item} --run r-test"))
+}

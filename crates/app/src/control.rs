@@ -17,6 +17,7 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
     let name = match &event {
         Event::Pause => "pause",
         Event::Resume => "resume",
+        Event::Budget { .. } => "budget",
         Event::Cancel => "cancel",
         Event::Adopt { .. } => "adopt",
         _ => "event",
@@ -33,6 +34,11 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
             format!("resumed run {run}: end your turn and the Stop hook continues it")
         }
         ("cancel", true) => format!("cancelled run {run}: the hook will not drive it again"),
+        ("budget", _) => format!(
+            "run {run} may spend ${:.2} in all ({}): end your turn and the Stop hook continues it",
+            state.config.budget_usd.unwrap_or(0.0),
+            state.status.as_str()
+        ),
         ("adopt", _) => format!(
             "run {run} is now bound to session {}: end your turn and the Stop hook continues it{}",
             state.session.as_deref().unwrap_or("?"),
@@ -64,6 +70,7 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
         running: None,
         launched: Vec::new(),
         new_turn: false,
+        spend: None,
     };
     let outcome = decide_stop(&mut state, &stop, now);
     Ok(match outcome.decision {

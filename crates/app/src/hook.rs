@@ -132,7 +132,7 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         &state.run,
     );
     // Before the decision: what the run has spent is known when it dispatches.
-    let cost_failure = crate::run_cost::account_stop(
+    let (spend, cost_failure) = crate::run_cost::account_stop(
         &dir,
         &state,
         input.transcript_path.as_deref(),
@@ -142,6 +142,8 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         session: Some(session),
         running: stop_running,
         launched,
+        // Journaled with the stop: only a run with a budget needs it.
+        spend: spend.filter(|_| state.config.budget_usd.is_some()),
         new_turn: input.stop_hook_active == Some(false),
     };
     let mut answer = drive(env, &project, &dir, &mut state, &stop);
@@ -386,6 +388,11 @@ fn how_to_continue(state: &RunState) -> String {
         (RunStatus::Paused, Some(PauseReason::ApiError { .. })) => {
             "It is paused after an API error and resumes by itself at the next stop.".to_owned()
         }
+        (RunStatus::Paused, Some(PauseReason::Budget { .. })) => format!(
+            "It is paused at its budget: only when the user raises it, run `self-repair resume \
+             --budget USD --run {}`, then end your turn.",
+            state.run
+        ),
         (RunStatus::Paused, _) => {
             format!("It is paused by the user: only when asked to continue, {resume}.")
         }

@@ -4,10 +4,11 @@
 //! far plus what the transcripts grew by since the last stop, read without saving).
 //! reference/cost.md.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use self_repair_cost::{Attribution, CostLedger, CostSummary, PriceTable, read_records};
-use self_repair_engine::{ItemKind, ItemStatus, RunState};
+use self_repair_engine::{ItemKind, ItemStatus, RunState, Spend, to_micros};
 use self_repair_report::RunCost;
 use self_repair_store::RunDir;
 use serde::Deserialize;
@@ -23,15 +24,18 @@ fn part_of(item: &str) -> Option<String> {
 }
 
 /// Records what the session's transcripts grew by since the last stop (the hook, under the run
-/// lock). `running` is what the client listed in `background_tasks`. Returns a line for stderr
-/// when the ledger could not be saved (the next stop reads the same bytes again).
+/// lock). `running` is what the client listed in `background_tasks`. Returns what the run has
+/// spent (the budget's input), and a line for stderr when the ledger could not be saved (the
+/// next stop reads the same bytes again).
 pub(crate) fn account_stop(
     dir: &RunDir,
     state: &RunState,
     transcript: Option<&Path>,
     running: Option<&[String]>,
-) -> Option<String> {
-    let transcript = transcript?;
+) -> (Option<Spend>, Option<String>) {
+    let Some(transcript) = transcript else {
+        return (CostLedger::load(dir.path()).map(|l| spend(&l)), None);
+    };
     let mut ledger =
         CostLedger::load(dir.path()).unwrap_or_else(|| CostLedger::new(PriceTable::default()));
     let finished = |item: &str| {
@@ -47,17 +51,52 @@ pub(crate) fn account_stop(
     };
     let accounted = ledger.account(dir.path(), transcript, &who);
     if !accounted.changed {
-        return None;
+        return (Some(spend(&ledger)), None);
     }
-    ledger
+    let failure = ledger
         .save(dir.path(), &accounted)
         .err()
-        .map(|e| format!("self-repair hook stop: cost not recorded: {e}"))
+        .map(|e| format!("self-repair hook stop: cost not recorded: {e}"));
+    (Some(spend(&ledger)), failure)
+}
+
+/// The ledger as the engine's budget reads it.
+fn spend(ledger: &CostLedger) -> Spend {
+    Spend {
+        spent_micros: to_micros(ledger.total.usd),
+        per_agent_micros: ledger
+            .per_agent_usd()
+            .into_iter()
+            .map(|(part, usd)| (part, to_micros(usd)))
+            .collect(),
+    }
+}
+
+/// Average USD per agent of each kind over the project's earlier runs' ledgers.
+fn prior_averages(project: &self_repair_store::Project, this: &str) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<String, self_repair_cost::PartCost> = BTreeMap::new();
+    let runs = project.store_dir().join("runs");
+    for entry in std::fs::read_dir(runs).into_iter().flatten().flatten() {
+        if entry.file_name() == this {
+            continue;
+        }
+        if let Some(ledger) = CostLedger::load(&entry.path()) {
+            for (part, cost) in &ledger.finished {
+                sums.entry(part.clone()).or_default().add(cost);
+            }
+        }
+    }
+    sums.into_iter()
+        .filter(|(_, c)| c.agents > 0)
+        .map(|(part, c)| (part, c.usd / f64::from(c.agents)))
+        .collect()
 }
 
 /// Writes the run's ledger at `start`, with the config's `prices` over the built-in table.
 pub(crate) fn open_ledger(
+    project: &self_repair_store::Project,
     dir: &RunDir,
+    run: &str,
     overrides: &[(String, self_repair_cost::Price)],
 ) -> Result<(), crate::AppError> {
     let mut prices = PriceTable::default();
@@ -66,6 +105,7 @@ pub(crate) fn open_ledger(
         prices.version = format!("{} + config prices", prices.version);
     }
     let mut ledger = CostLedger::new(prices);
+    ledger.prior_per_agent = prior_averages(project, run);
     ledger.save(dir.path(), &self_repair_cost::Accounted::default())?;
     Ok(())
 }

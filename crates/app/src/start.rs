@@ -37,6 +37,8 @@ pub struct StartOptions {
     pub detect: bool,
     /// Cancel the active run if it is still in progress (else `start` refuses).
     pub replace: bool,
+    /// `--budget USD`: over the config's `budget_usd`.
+    pub budget_usd: Option<f64>,
 }
 
 /// One input already read: its name, text, and how to read it.
@@ -135,6 +137,12 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     if !sets_prefix && installed_without_plugin(&root, env.home.as_deref()) {
         config.agent_prefix = String::new();
     }
+    if let Some(budget) = options.budget_usd {
+        config.budget_usd = Some(budget);
+        config
+            .validate()
+            .map_err(|e| AppError::Usage(format!("--budget: {e}")))?;
+    }
     let store_dir = project.store_dir();
     let known = KnownRegistry::load(&store_dir).map_err(classify_error)?;
     let book = RuleBook::load(&store_dir).map_err(classify_error)?;
@@ -222,7 +230,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     );
     dir.create(&state)?;
     let prices = load_project_config(&store_dir, options.config.as_deref())?.prices;
-    crate::run_cost::open_ledger(&dir, &prices)?;
+    crate::run_cost::open_ledger(&project, &dir, &run_id, &prices)?;
     let sources: Vec<String> = inputs.iter().map(|i| i.source.clone()).collect();
     crate::run_inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
     crate::run_inputs::record_rule_texts(&dir, rule_texts, &records)?;

@@ -112,6 +112,11 @@ fn next_step(state: &RunState) -> String {
             "paused: {} agents failed the same way ({signature}); fix that, then `self-repair resume`",
             kind.as_str()
         ),
+        (RunStatus::Paused, Some(PauseReason::Budget { spent_micros, budget_micros })) => format!(
+            "paused at the budget (${:.2} spent of ${:.2}): `self-repair resume --budget USD` with more continues",
+            *spent_micros as f64 / 1e6,
+            *budget_micros as f64 / 1e6
+        ),
         (RunStatus::Paused, Some(PauseReason::ApiError { error })) => format!(
             "paused after an API error ({error}); the next turn that ends normally resumes it"
         ),

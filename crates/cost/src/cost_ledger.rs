@@ -59,6 +59,16 @@ pub struct CostLedger {
     /// By part: `main session`, then each kind of item.
     #[serde(default)]
     pub parts: BTreeMap<String, PartCost>,
+    /// Agents whose transcripts are closed, by part: what one finished agent of a kind costs
+    /// on average (the budget's estimate).
+    #[serde(default)]
+    pub finished: BTreeMap<String, PartCost>,
+    /// What each open agent transcript of this run has cost so far, by file name.
+    #[serde(default)]
+    pub open_cost: BTreeMap<String, PartCost>,
+    /// Average USD of one agent by part, from the project's earlier runs (frozen at `start`).
+    #[serde(default)]
+    pub prior_per_agent: BTreeMap<String, f64>,
 }
 
 /// How the ledger tells which agent transcripts belong to the run and when they are final.
@@ -94,6 +104,9 @@ impl CostLedger {
             closed: 0,
             total: PartCost::default(),
             parts: BTreeMap::new(),
+            finished: BTreeMap::new(),
+            open_cost: BTreeMap::new(),
+            prior_per_agent: BTreeMap::new(),
         }
     }
 
@@ -235,6 +248,10 @@ impl CostLedger {
         for model in read {
             let usd = self.prices.cost(&model.model, &model.usage);
             self.add(&part, &model.usage, usd);
+            self.open_cost
+                .entry(name.to_owned())
+                .or_default()
+                .add_usage(&model.usage, usd);
             out.records.push(CostRecord {
                 part: part.clone(),
                 item: item.clone(),
@@ -245,8 +262,22 @@ impl CostLedger {
             });
         }
         if item.as_deref().is_some_and(|i| (who.finished)(i)) {
+            let mut cost = self.open_cost.remove(name).unwrap_or_default();
+            cost.agents = 1;
+            self.finished.entry(part).or_default().add(&cost);
             self.close(name, out);
         }
+    }
+
+    /// Average USD of one finished agent of each part: this run's, else the earlier runs'.
+    pub fn per_agent_usd(&self) -> BTreeMap<String, f64> {
+        let mut average = self.prior_per_agent.clone();
+        for (part, cost) in &self.finished {
+            if cost.agents > 0 {
+                average.insert(part.clone(), cost.usd / f64::from(cost.agents));
+            }
+        }
+        average
     }
 
     fn add(&mut self, part: &str, usage: &self_repair_transcript::Usage, usd: Option<f64>) {
@@ -259,6 +290,7 @@ impl CostLedger {
 
     fn close(&mut self, name: &str, out: &mut Accounted) {
         self.open.remove(name);
+        self.open_cost.remove(name);
         self.closed += 1;
         out.closed.push(name.to_owned());
         out.changed = true;

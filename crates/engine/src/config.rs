@@ -46,6 +46,12 @@ pub struct Config {
     /// Plugin namespace for agent types: `self-repair:` when installed as a plugin, empty when
     /// the agents were copied into `.claude/agents` by `self-repair install`.
     pub agent_prefix: String,
+    /// Dollars the run may spend in all (reference/cost.md); `None`: no budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_usd: Option<f64>,
+    /// Agents the run may launch in all; `None`: no cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_agents: Option<u32>,
 }
 
 /// How the main session launches the agents of a dispatch.
@@ -120,6 +126,8 @@ impl Default for Config {
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
             agent_prefix: "self-repair:".to_owned(),
+            budget_usd: None,
+            max_agents: None,
         }
     }
 }
@@ -201,6 +209,18 @@ impl Config {
             self.circuit_failures >= 2,
             "use 2 or more",
         )?;
+        if let Some(budget) = self.budget_usd
+            && !(budget.is_finite() && budget > 0.0)
+        {
+            return Err(ConfigError {
+                field: "budget_usd",
+                value: budget.to_string(),
+                expected: "use a number of dollars above 0",
+            });
+        }
+        if let Some(max) = self.max_agents {
+            check("max_agents", max, max >= 1, "use 1 or more")?;
+        }
         let angles = self.reviewer_angles.len() as u32;
         check(
             "reviewer_angles",

@@ -3,6 +3,9 @@
 
 mod advance;
 mod apply;
+mod budget;
+#[cfg(test)]
+mod budget_tests;
 mod config;
 mod create_run;
 mod decide_stop;
@@ -31,6 +34,7 @@ mod triage_batch;
 
 pub use advance::label_key;
 pub use apply::{apply, item_input};
+pub use budget::{Spend, estimate_micros, to_micros};
 pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};

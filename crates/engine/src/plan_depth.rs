@@ -118,6 +118,7 @@ mod tests {
             running: Some(Vec::new()),
             launched: Vec::new(),
             new_turn: false,
+            spend: None,
         };
         decide_stop(state, &event, NOW);
     }

@@ -57,6 +57,7 @@ fn stop(running: Option<&[&str]>) -> StopEvent {
         running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
         launched: Vec::new(),
         new_turn: false,
+        spend: None,
     }
 }
 
