@@ -1,5 +1,6 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
+mod budget;
 mod compaction;
 mod corrupt_state;
 mod foreign_session;
@@ -22,7 +23,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 22] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 23] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -60,6 +61,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 22] = [
     ("habit-drop-model", model_habits::drop_model),
     ("compaction-mid-run", compaction::run),
     ("scale-corpus", scale_corpus::run),
+    ("budget-mid-triage", budget::run),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.
