@@ -171,6 +171,10 @@ pub enum Command {
     Finalize {
         #[command(flatten)]
         run: RunArg,
+        /// Write what is done so far (tasks of finished groups, reports with the verdicts so
+        /// far) and leave the run as it is (a run paused at its budget).
+        #[arg(long)]
+        partial: bool,
     },
     /// References to a symbol in the project (word boundaries, `.gitignore` honoured).
     Refs {

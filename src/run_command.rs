@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
-    finding_lines, hook_post_tool_use, hook_pre_tool_use, hook_session_start, hook_stop,
-    hook_stop_failure, known_accept, known_add, known_list, known_remove, load_folded,
+    finalize_partial, finding_lines, hook_post_tool_use, hook_pre_tool_use, hook_session_start,
+    hook_stop, hook_stop_failure, known_accept, known_add, known_list, known_remove, load_folded,
     load_project_config, next, record_shown, render_findings, render_known, render_rules,
     render_runs, replace_run_in_progress, rules_list, rules_set, run_detectors, run_input_paths,
     runs, save_detections, show, show_findings, start, status, steer, submit_repaired,
@@ -260,11 +260,15 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                 Err(AppError::Conflict(text))
             }
         }
-        Command::Finalize { run } => {
+        Command::Finalize { run, partial } => {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
             triage_only(&dir, "`finalize`")?;
-            finalize(&project, &dir, env.now)
+            if partial {
+                finalize_partial(&project, &dir, env.now)
+            } else {
+                finalize(&project, &dir, env.now)
+            }
         }
         Command::Refs { symbol, max } => {
             let project = env.find_project().ok();

@@ -228,6 +228,34 @@ fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
         "paused: later stops are allowed silently"
     );
 
+    // What is done so far is written on request; the run stays paused.
+    let partial = project
+        .cmd(&["finalize", "--partial"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        partial.contains("partial results written: 0 tasks"),
+        "{partial}"
+    );
+    let report = std::fs::read_to_string(project.run_dir("r-test").join("report.md")).unwrap();
+    assert!(
+        report.contains("is paused in phase triage: a partial report (4 of 8 findings triaged"),
+        "{report}"
+    );
+    assert!(report.contains("## Cost"), "{report}");
+    let json = std::fs::read_to_string(project.run_dir("r-test").join("report.json")).unwrap();
+    let json: Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        (json["spend"]["total_usd"].as_f64().unwrap() - 0.8).abs() < 1e-9,
+        "{json}"
+    );
+    let status = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(
+        status["status"], "paused",
+        "finalize --partial leaves the run as it is"
+    );
+
     let resumed = project
         .cmd(&["resume", "--budget", "5"])
         .run()

@@ -7,6 +7,18 @@ use self_repair_store::{Project, RunDir};
 
 use crate::{AppError, finalize_run, load_folded, read_findings, write_reports};
 
+/// `self-repair finalize --partial`: what the run has produced so far, the run left as it is.
+pub fn finalize_partial(project: &Project, dir: &RunDir, now: u64) -> Result<String, AppError> {
+    let state = load_folded(dir, true)?;
+    if state.phase == Phase::Complete {
+        return Err(AppError::Usage(format!(
+            "run {} is complete: `self-repair finalize` (without --partial) rewrites its reports",
+            state.run
+        )));
+    }
+    crate::finalize::finalize_partial(project.root(), dir, &state, now)
+}
+
 /// Applies a steering event under the lock and saves; returns what changed, in words.
 pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
     let _lock = dir.lock()?;

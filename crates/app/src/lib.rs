@@ -34,7 +34,7 @@ pub use classification::{
     rules_list, rules_set,
 };
 pub use command_env::CommandEnv;
-pub use control::{finalize, next, steer};
+pub use control::{finalize, finalize_partial, next, steer};
 pub use demo::{DemoReport, demo};
 pub use detect::{Detection, run_detectors, save_detections};
 pub use doctor::doctor;
