@@ -70,6 +70,9 @@ pub enum Command {
         /// Dollars the run may spend in all (over the config's `budget_usd`).
         #[arg(long, value_name = "USD")]
         budget: Option<f64>,
+        /// Print the agents, tokens and dollars the run is expected to take; create nothing.
+        #[arg(long)]
+        dry_run: bool,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,

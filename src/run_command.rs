@@ -115,6 +115,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             detect,
             replace,
             budget,
+            dry_run,
             json,
         } => {
             let format: Format = format
@@ -144,6 +145,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     detect,
                     replace,
                     budget_usd: budget,
+                    dry_run,
                 },
             )?;
             Ok(if json {

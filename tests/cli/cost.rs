@@ -274,3 +274,52 @@ fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
 fn first_message(item: &str) -> String {
     first(&format!("self-repair item {item} --run r-test"))
 }
+
+/// Issue 15, preflight: `start --dry-run` prints the agents per phase (exact for triage, a
+/// range after) and a token and dollar range, and creates nothing; once the project has a run
+/// whose agents finished, its averages price the estimate.
+#[test]
+fn start_dry_run_prints_the_estimate_and_creates_nothing() {
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 4}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(3));
+    let out = project
+        .cmd(&["start", "findings.jsonl", "--dry-run", "--budget", "2"])
+        .run()
+        .success()
+        .stdout;
+    assert!(out.contains("dry run, nothing created: run (new) would be: 3 findings"), "{out}");
+    assert!(out.contains("triage       3 agents (exact)"), "{out}");
+    assert!(out.contains("plan         0-"), "{out}");
+    assert!(out.contains("defaults per model tier"), "{out}");
+    assert!(out.contains("budget $2.00"), "{out}");
+    assert!(
+        !project.path().join(".self-repair/runs").exists(),
+        "a dry run creates no run"
+    );
+    assert!(!project.path().join(".self-repair/active").exists());
+
+    // An earlier run of the project: two triage agents that cost $1.00 in all.
+    project.write(
+        ".self-repair/runs/r-old/cost.json",
+        &serde_json::json!({"schema_version": 1,
+            "prices": {"version": "2026-11-23", "models": []},
+            "finished": {"triage": {"agents": 2, "usd": 1.0,
+                "usage": {"input_tokens": 60000, "output_tokens": 0}}}})
+        .to_string(),
+    );
+    let json = project
+        .cmd(&["start", "findings.jsonl", "--dry-run", "--json"])
+        .run()
+        .success()
+        .json();
+    let estimate = &json["estimate"];
+    assert_eq!(estimate["priced_by"], "earlier runs and defaults", "{estimate}");
+    assert!((estimate["usd_min"].as_f64().unwrap() - 1.5).abs() < 1e-9, "{estimate}");
+    assert_eq!(estimate["tokens_min"], 90_000, "{estimate}");
+    assert_eq!(json["dry_run"], true);
+    assert!(!project.path().join(".self-repair/active").exists());
+}

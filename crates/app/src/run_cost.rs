@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use self_repair_cost::{Attribution, CostLedger, CostSummary, PriceTable, read_records};
+use self_repair_cost::{Attribution, CostLedger, CostSummary, PartCost, PriceTable, read_records};
 use self_repair_engine::{ItemKind, ItemStatus, RunState, Spend, to_micros};
 use self_repair_report::RunCost;
 use self_repair_store::RunDir;
@@ -72,21 +72,44 @@ fn spend(ledger: &CostLedger) -> Spend {
     }
 }
 
-/// Average USD per agent of each kind over the project's earlier runs' ledgers.
-fn prior_averages(project: &self_repair_store::Project, this: &str) -> BTreeMap<String, f64> {
-    let mut sums: BTreeMap<String, self_repair_cost::PartCost> = BTreeMap::new();
+/// What the project's earlier runs' finished agents cost, by kind, and their main sessions.
+#[derive(Debug, Default)]
+pub(crate) struct PriorRuns {
+    pub(crate) finished: BTreeMap<String, PartCost>,
+    pub(crate) main: PartCost,
+    /// Agents of the runs whose main session is counted in `main`.
+    pub(crate) agents: u32,
+}
+
+/// Reads the ledgers of the project's runs other than `this`.
+pub(crate) fn prior_runs(project: &self_repair_store::Project, this: &str) -> PriorRuns {
+    let mut prior = PriorRuns::default();
     let runs = project.store_dir().join("runs");
     for entry in std::fs::read_dir(runs).into_iter().flatten().flatten() {
         if entry.file_name() == this {
             continue;
         }
-        if let Some(ledger) = CostLedger::load(&entry.path()) {
-            for (part, cost) in &ledger.finished {
-                sums.entry(part.clone()).or_default().add(cost);
-            }
+        let Some(ledger) = CostLedger::load(&entry.path()) else {
+            continue;
+        };
+        for (part, cost) in &ledger.finished {
+            prior.finished.entry(part.clone()).or_default().add(cost);
+        }
+        if let Some(main) = ledger.parts.get(self_repair_cost::MAIN_SESSION)
+            && ledger.total.agents > 0
+        {
+            prior.main.add(main);
+            prior.agents += ledger.total.agents;
         }
     }
-    sums.into_iter()
+    prior
+}
+
+/// Average USD per agent of each kind over the project's earlier runs' ledgers.
+fn prior_averages(project: &self_repair_store::Project, this: &str) -> BTreeMap<String, f64> {
+    prior_runs(project, this)
+        .finished
+        .into_iter()
         .filter(|(_, c)| c.agents > 0)
         .map(|(part, c)| (part, c.usd / f64::from(c.agents)))
         .collect()

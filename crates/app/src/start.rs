@@ -39,6 +39,8 @@ pub struct StartOptions {
     pub replace: bool,
     /// `--budget USD`: over the config's `budget_usd`.
     pub budget_usd: Option<f64>,
+    /// `--dry-run`: print the estimate, create nothing.
+    pub dry_run: bool,
 }
 
 /// One input already read: its name, text, and how to read it.
@@ -76,6 +78,11 @@ pub struct StartReport {
     /// The run in progress this one replaced (`--replace`), in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaced: Option<String>,
+    /// Agents, tokens and dollars expected, before any dispatch (reference/cost.md).
+    pub estimate: crate::preflight::Preflight,
+    /// `--dry-run`: nothing was created.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
 }
 
 impl StartReport {
@@ -98,9 +105,20 @@ impl StartReport {
             }
         }
         let i = &self.intake;
+        let created = if self.dry_run {
+            "dry run, nothing created: run"
+        } else {
+            "run"
+        };
         out.push_str(&format!(
-            "run {} created: {} findings, {} unique; known registry decided {}, rules decided {}, {} go to triage agents",
-            self.run, i.findings, i.unique, i.known, i.rules, i.routed
+            "{created} {} {}: {} findings, {} unique; known registry decided {}, rules decided {}, {} go to triage agents",
+            self.run,
+            if self.dry_run { "would be" } else { "created" },
+            i.findings,
+            i.unique,
+            i.known,
+            i.rules,
+            i.routed
         ));
         if !self.routes.is_empty() {
             let routes: Vec<String> = self
@@ -111,6 +129,11 @@ impl StartReport {
             out.push_str(&format!(" ({})", routes.join(", ")));
         }
         out.push('\n');
+        out.push_str(&self.estimate.render());
+        if self.dry_run {
+            out.push_str("start it without --dry-run to create the run\n");
+            return out;
+        }
         match (&self.session, self.phase) {
             (_, Phase::Finalize) => out.push_str(
                 "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n",
@@ -209,6 +232,29 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     if intake.findings == 0 {
         return Err(no_findings(&inputs));
     }
+    if options.dry_run {
+        let run = options.run_id.clone().unwrap_or_else(|| "(new)".to_owned());
+        let state = create_run(
+            run.clone(),
+            env.now,
+            config,
+            intake.clone(),
+            env.session.clone(),
+            &routed,
+        );
+        return Ok(StartReport {
+            run,
+            project: root,
+            inputs,
+            intake,
+            phase: state.phase,
+            routes: route_counts,
+            session: env.session.clone(),
+            replaced: None,
+            estimate: crate::preflight::preflight(&project, &state),
+            dry_run: true,
+        });
+    }
     let replaced =
         replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?;
     let run_id = match &options.run_id {
@@ -244,6 +290,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         routes: route_counts,
         session: env.session.clone(),
         replaced,
+        estimate: crate::preflight::preflight(&project, &state),
+        dry_run: false,
     })
 }
 

@@ -31,7 +31,7 @@ pub fn to_micros(usd: f64) -> u64 {
 /// What one agent of a tier costs when the run has no average of its kind yet: the client's own
 /// prompt (12k-22k tokens, ARCHITECTURE §12) written to the cache, plus a few thousand tokens of
 /// work, at the built-in prices of reference/cost.md.
-fn default_micros(tier: Tier) -> u64 {
+pub fn default_micros(tier: Tier) -> u64 {
     match tier {
         Tier::Haiku => 5_000,
         Tier::Sonnet => 60_000,

@@ -2,6 +2,7 @@
 //! no clock, no file system, no environment; the caller passes the time in.
 
 mod advance;
+mod agent_estimate;
 mod apply;
 mod budget;
 #[cfg(test)]
@@ -33,8 +34,9 @@ pub mod timestamp;
 mod triage_batch;
 
 pub use advance::label_key;
+pub use agent_estimate::{KindAgents, expected_agents};
 pub use apply::{apply, item_input};
-pub use budget::{Spend, estimate_micros, to_micros};
+pub use budget::{Spend, default_micros, estimate_micros, to_micros};
 pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
