@@ -181,7 +181,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     report.render()
                 });
             }
-            let report = status(&project, &dir)?;
+            let report = status(&project, &dir, env.now)?;
             Ok(if json {
                 to_json(&report)
             } else {

@@ -211,8 +211,10 @@ fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
         "{paused}"
     );
     assert!(message.contains("Left undone: 4 items"), "{paused}");
+    // The suggested budget covers what is left at this run's average ($0.20 an agent).
+    assert!(message.contains("about $0.80 more"), "{paused}");
     assert!(
-        message.contains("`self-repair resume --budget 1`"),
+        message.contains("`self-repair resume --budget 2`"),
         "{paused}"
     );
     assert!(
@@ -227,6 +229,12 @@ fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
         "",
         "paused: later stops are allowed silently"
     );
+    let text = project.cmd(&["status"]).run().success().stdout;
+    assert!(
+        text.contains("money: spent $0.80, estimated $1.60 for the items known now, budget $0.50"),
+        "{text}"
+    );
+    assert!(text.contains("4 agents left"), "{text}");
 
     // What is done so far is written on request; the run stays paused.
     let partial = project
@@ -291,7 +299,10 @@ fn start_dry_run_prints_the_estimate_and_creates_nothing() {
         .run()
         .success()
         .stdout;
-    assert!(out.contains("dry run, nothing created: run (new) would be: 3 findings"), "{out}");
+    assert!(
+        out.contains("dry run, nothing created: run (new) would be: 3 findings"),
+        "{out}"
+    );
     assert!(out.contains("triage       3 agents (exact)"), "{out}");
     assert!(out.contains("plan         0-"), "{out}");
     assert!(out.contains("defaults per model tier"), "{out}");
@@ -317,8 +328,14 @@ fn start_dry_run_prints_the_estimate_and_creates_nothing() {
         .success()
         .json();
     let estimate = &json["estimate"];
-    assert_eq!(estimate["priced_by"], "earlier runs and defaults", "{estimate}");
-    assert!((estimate["usd_min"].as_f64().unwrap() - 1.5).abs() < 1e-9, "{estimate}");
+    assert_eq!(
+        estimate["priced_by"], "earlier runs and defaults",
+        "{estimate}"
+    );
+    assert!(
+        (estimate["usd_min"].as_f64().unwrap() - 1.5).abs() < 1e-9,
+        "{estimate}"
+    );
     assert_eq!(estimate["tokens_min"], 90_000, "{estimate}");
     assert_eq!(json["dry_run"], true);
     assert!(!project.path().join(".self-repair/active").exists());

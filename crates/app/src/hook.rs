@@ -239,10 +239,17 @@ fn drive(
         // The run just ended, paused or stalled (the engine says so once, at the transition):
         // a `systemMessage` reaches neither the model nor `claude -p` output, so the session is
         // asked, once, to end its turn with the line (reference/design-notes.md, note 15).
-        Decision::Allow { message: Some(m) } => Some(
-            json!({ "decision": "block", "reason": relay_reason(&m), "systemMessage": m })
-                .to_string(),
-        ),
+        Decision::Allow { message: Some(m) } => {
+            let m = if state.status == RunStatus::Complete {
+                crate::run_cost::with_cost_and_duration(dir, state, env.now, &m)
+            } else {
+                m
+            };
+            Some(
+                json!({ "decision": "block", "reason": relay_reason(&m), "systemMessage": m })
+                    .to_string(),
+            )
+        }
         Decision::Allow { message: None } | Decision::Finalize => {
             failure.map(|m| json!({ "systemMessage": m }).to_string())
         }

@@ -60,6 +60,32 @@ pub(crate) fn account_stop(
     (Some(spend(&ledger)), failure)
 }
 
+/// The run's closing line with what it cost and how long it took, once the hook has read the
+/// session's transcripts (otherwise the line as it is).
+pub(crate) fn with_cost_and_duration(
+    dir: &RunDir,
+    state: &RunState,
+    now: u64,
+    line: &str,
+) -> String {
+    let Some(ledger) = CostLedger::load(dir.path()).filter(|l| l.main.is_some()) else {
+        return line.to_owned();
+    };
+    let secs = now.saturating_sub(state.created_at);
+    format!(
+        "{line} Cost ${:.4} ({} agents; `self-repair status` shows it per phase), {}h{:02}m since start.",
+        ledger.total.usd,
+        ledger.total.agents,
+        secs / 3600,
+        (secs % 3600) / 60
+    )
+}
+
+/// What the run's ledger says was spent and costs per agent (`None` without a ledger).
+pub(crate) fn ledger_spend(dir: &RunDir) -> Option<Spend> {
+    CostLedger::load(dir.path()).map(|l| spend(&l))
+}
+
 /// The ledger as the engine's budget reads it.
 fn spend(ledger: &CostLedger) -> Spend {
     Spend {

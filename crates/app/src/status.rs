@@ -41,13 +41,18 @@ pub struct StatusReport {
     /// (absent until the Stop hook has seen that session).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<crate::RunCost>,
+    /// Pace, ETA, spent / estimated / budget (reference/cost.md, "Progress").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<crate::Progress>,
 }
 
 /// Loads the run, folds pending submissions into `state.json`, and reports.
-pub fn status(project: &Project, dir: &RunDir) -> Result<StatusReport, AppError> {
+pub fn status(project: &Project, dir: &RunDir, now: u64) -> Result<StatusReport, AppError> {
     let state = load_folded(dir, true)?;
     let mut report = report(project, &state);
     report.cost = crate::run_cost(dir, &state).map(crate::RunCost::without_items);
+    let spent = report.cost.as_ref().map(|c| c.total_usd);
+    report.progress = Some(crate::progress::progress(dir, &state, now, spent));
     Ok(report)
 }
 
@@ -95,6 +100,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         blocks: state.blocks,
         next: next_step(state),
         cost: None,
+        progress: None,
     }
 }
 
@@ -179,6 +185,9 @@ impl StatusReport {
             ));
         }
         out.push_str(&format!("\nnext: {}\n", self.next));
+        if let Some(progress) = &self.progress {
+            out.push_str(&progress.render());
+        }
         if let Some(cost) = &self.cost {
             out.push_str(&cost.render());
         }

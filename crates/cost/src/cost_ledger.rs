@@ -269,9 +269,15 @@ impl CostLedger {
         }
     }
 
-    /// Average USD of one finished agent of each part: this run's, else the earlier runs'.
+    /// Average USD of one agent of each part: this run's finished agents', else all of this
+    /// run's agents so far (some still running, so it may be low), else the earlier runs'.
     pub fn per_agent_usd(&self) -> BTreeMap<String, f64> {
         let mut average = self.prior_per_agent.clone();
+        for (part, cost) in &self.parts {
+            if part != MAIN_SESSION && cost.agents > 0 {
+                average.insert(part.clone(), cost.usd / f64::from(cost.agents));
+            }
+        }
         for (part, cost) in &self.finished {
             if cost.agents > 0 {
                 average.insert(part.clone(), cost.usd / f64::from(cost.agents));

@@ -159,6 +159,18 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         format!("claude -p (session 1, resumed): {}", second.describe())
     });
     check_complete_once(ctx, &project, RUN, FINDINGS, &[])?;
+    // The closing line says what the run cost and how long it took.
+    let closing = second
+        .json
+        .get("result")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    ctx.checks.that(
+        closing.contains(&format!("self-repair run {RUN} complete:"))
+            && closing.contains(" Cost $")
+            && closing.contains("since start."),
+        || format!("the closing line does not give the cost and duration: {closing:?}"),
+    );
     let mut launched = launched1;
     launched.extend(launched_items(&server2.requests()));
     check_no_duplicate_launch(ctx, &launched);
