@@ -164,6 +164,10 @@ pub enum Command {
     Runs {
         #[arg(long)]
         json: bool,
+        /// Compare the triage runs' bills: findings, agents launched, decided without an agent,
+        /// dollars.
+        #[arg(long)]
+        cost: bool,
     },
     /// Check the store; rebuild unreadable run states from their journals.
     Doctor {

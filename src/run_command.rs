@@ -244,7 +244,15 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             })?;
             steer_run(env, run.run.as_deref(), Event::Adopt { session })
         }
-        Command::Runs { json } => {
+        Command::Runs { json, cost: true } => {
+            let lines = self_repair_app::runs_cost(&env.find_project()?)?;
+            Ok(if json {
+                to_json(&lines)
+            } else {
+                self_repair_app::render_runs_cost(&lines)
+            })
+        }
+        Command::Runs { json, cost: false } => {
             let lines = runs(&env.find_project()?)?;
             Ok(if json {
                 to_json(&lines)

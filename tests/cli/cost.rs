@@ -340,3 +340,82 @@ fn start_dry_run_prints_the_estimate_and_creates_nothing() {
     assert_eq!(json["dry_run"], true);
     assert!(!project.path().join(".self-repair/active").exists());
 }
+
+/// Issue 15, run over run: the figure the project's learning is judged by. A second `start` on
+/// the same findings, after the first run finished and its proposed rules were accepted,
+/// launches at least 50% fewer agents, and `runs --cost` shows it.
+#[test]
+fn a_second_run_on_the_same_findings_launches_at_least_half_fewer_agents() {
+    use crate::pipeline::drive;
+    use crate::scripted_agent::ScriptedAgent;
+
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 8}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(40));
+    for (n, run) in ["r-one", "r-two"].into_iter().enumerate() {
+        if n == 1 {
+            // The first run's proposals, accepted by the user.
+            let rules = project
+                .cmd(&["rules", "list", "--json"])
+                .run()
+                .success()
+                .json();
+            for rule in rules.as_array().into_iter().flatten() {
+                if rule["status"] == "proposed" {
+                    let id = rule["id"].as_str().unwrap();
+                    project.cmd(&["rules", "accept", id]).run().success();
+                }
+            }
+        }
+        project
+            .cmd(&["start", "findings.jsonl", "--run-id", run])
+            .run()
+            .success();
+        let agent = ScriptedAgent {
+            project: &project,
+            run: run.into(),
+        };
+        drive(&project, &agent, &format!("session-{n}"), usize::MAX);
+        let status = project
+            .cmd(&["status", "--json", "--run", run])
+            .run()
+            .success()
+            .json();
+        assert_eq!(status["status"], "complete", "{run}: {status}");
+    }
+    let lines = project
+        .cmd(&["runs", "--cost", "--json"])
+        .run()
+        .success()
+        .json();
+    let by_run = |run: &str| {
+        lines
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["run"] == run)
+            .cloned()
+            .unwrap()
+    };
+    let (one, two) = (by_run("r-one"), by_run("r-two"));
+    let first = one["agents_launched"].as_u64().unwrap();
+    let second = two["agents_launched"].as_u64().unwrap();
+    assert!(first > 0, "{lines}");
+    assert!(
+        second * 2 <= first,
+        "the second run launched {second} agents, the first {first}: {lines}"
+    );
+    assert!(
+        two["decided_without_agent"].as_u64().unwrap()
+            > one["decided_without_agent"].as_u64().unwrap(),
+        "{lines}"
+    );
+    let text = project.cmd(&["runs", "--cost"]).run().success().stdout;
+    assert!(
+        text.contains("agents launched") && text.contains("r-two"),
+        "{text}"
+    );
+}
