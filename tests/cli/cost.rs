@@ -133,6 +133,20 @@ fn the_hook_records_each_items_cost_reading_only_what_the_transcripts_grew_by() 
     );
     let text = project.cmd(&["status"]).run().success().stdout;
     assert!(text.contains("cost so far: $7.0000"), "{text}");
+
+    // Once cancelled, two more stops are read (the session's reply is written after the stop
+    // that follows it), and what the session does after is not the run's, for the hook or
+    // `status`.
+    project.cmd(&["cancel"]).run().success();
+    stop(&project, &main);
+    append(&main, &row("claude-opus-5-5", "m8", 0, 0));
+    stop(&project, &main);
+    assert_eq!(records(&project).len(), 5, "the last read");
+    append(&main, &row("claude-opus-5-5", "m9", 1_000_000, 0));
+    stop(&project, &main);
+    assert_eq!(records(&project).len(), 5, "nothing after it");
+    let text = project.cmd(&["status"]).run().success().stdout;
+    assert!(text.contains("cost so far: $7.0000"), "{text}");
 }
 
 #[test]

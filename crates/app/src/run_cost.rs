@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use self_repair_cost::{Attribution, CostLedger, CostSummary, PartCost, PriceTable, read_records};
-use self_repair_engine::{ItemKind, ItemStatus, RunState, Spend, to_micros};
+use self_repair_engine::{ItemKind, ItemStatus, RunState, RunStatus, Spend, to_micros};
 use self_repair_report::RunCost;
 use self_repair_store::RunDir;
 use serde::Deserialize;
@@ -33,11 +33,19 @@ pub(crate) fn account_stop(
     transcript: Option<&Path>,
     running: Option<&[String]>,
 ) -> (Option<Spend>, Option<String>) {
-    let Some(transcript) = transcript else {
-        return (CostLedger::load(dir.path()).map(|l| spend(&l)), None);
-    };
     let mut ledger =
         CostLedger::load(dir.path()).unwrap_or_else(|| CostLedger::new(PriceTable::default()));
+    // A run that ended (its closing line said) is read through two more stops, for the reply
+    // to that line; what its session does after is not the run's.
+    let Some(transcript) =
+        transcript.filter(|_| ledger.reads_after_end < self_repair_cost::READS_AFTER_END)
+    else {
+        return (Some(spend(&ledger)), None);
+    };
+    let ended = is_over(state);
+    if ended {
+        ledger.reads_after_end += 1;
+    }
     let finished = |item: &str| {
         state
             .item(item)
@@ -50,7 +58,7 @@ pub(crate) fn account_stop(
         finished: &finished,
     };
     let accounted = ledger.account(dir.path(), transcript, &who);
-    if !accounted.changed {
+    if !accounted.changed && !ended {
         return (Some(spend(&ledger)), None);
     }
     let failure = ledger
@@ -84,6 +92,11 @@ pub(crate) fn with_cost_and_duration(
 /// What the run's ledger says was spent and costs per agent (`None` without a ledger).
 pub(crate) fn ledger_spend(dir: &RunDir) -> Option<Spend> {
     CostLedger::load(dir.path()).map(|l| spend(&l))
+}
+
+/// Cancelled, or complete with its closing line said.
+fn is_over(state: &RunState) -> bool {
+    state.status == RunStatus::Cancelled || (state.status == RunStatus::Complete && state.announced)
 }
 
 /// The ledger as the engine's budget reads it.
@@ -178,8 +191,13 @@ pub fn run_cost(dir: &RunDir, state: &RunState) -> Option<RunCost> {
         part_of: &part_of,
         finished: &never,
     };
-    // Since the last stop, read and not saved: `status` never writes the ledger.
-    let fresh = ledger.account(dir.path(), &main, &who);
+    // Since the last stop, read and not saved: `status` never writes the ledger. A run that
+    // ended keeps what its hook recorded (its session's later work is not the run's).
+    let fresh = if ledger.reads_after_end >= self_repair_cost::READS_AFTER_END {
+        self_repair_cost::Accounted::default()
+    } else {
+        ledger.account(dir.path(), &main, &who)
+    };
     let records = read_records(dir.path());
     let summary = CostSummary::fold(&ledger.prices.version, records.iter().chain(&fresh.records));
     Some(RunCost::of(&summary))

@@ -69,6 +69,11 @@ pub struct CostLedger {
     /// Average USD of one agent by part, from the project's earlier runs (frozen at `start`).
     #[serde(default)]
     pub prior_per_agent: BTreeMap<String, f64>,
+    /// Stops read since the run ended. The reply to its closing line is written to the
+    /// transcript after the stop that follows it, so the run reads through one more stop and
+    /// then nothing: what its session does after is not the run's.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reads_after_end: u32,
 }
 
 /// How the ledger tells which agent transcripts belong to the run and when they are final.
@@ -107,6 +112,7 @@ impl CostLedger {
             finished: BTreeMap::new(),
             open_cost: BTreeMap::new(),
             prior_per_agent: BTreeMap::new(),
+            reads_after_end: 0,
         }
     }
 
@@ -334,6 +340,17 @@ impl CostLedger {
         std::fs::rename(&temporary, &path).map_err(CostError::io("replace", &path))
     }
 }
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Stops a run reads after it ended (see `reads_after_end`).
+pub const READS_AFTER_END: u32 = 2;
 
 /// The records of every pass so far (`cost.jsonl`); a line that does not parse is skipped.
 pub fn read_records(folder: &Path) -> Vec<CostRecord> {

@@ -12,7 +12,7 @@ mod price_table;
 pub use cost_error::CostError;
 pub use cost_ledger::{
     Accounted, Attribution, CLOSED_FILE, COST_SCHEMA_VERSION, CostLedger, LEDGER_FILE, MainCursor,
-    RECORDS_FILE, read_records,
+    READS_AFTER_END, RECORDS_FILE, read_records,
 };
 pub use cost_record::{CostRecord, MAIN_SESSION};
 pub use cost_summary::CostSummary;
