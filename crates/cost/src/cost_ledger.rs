@@ -328,7 +328,11 @@ impl CostLedger {
             }
             append(&folder.join(CLOSED_FILE), lines.as_bytes())?;
         }
-        for cursor in self.open.values_mut() {
+        let cursors = self
+            .open
+            .values_mut()
+            .chain(self.main.as_mut().map(|m| &mut m.cursor));
+        for cursor in cursors {
             while cursor.recent.len() > SAVED_RESPONSES {
                 cursor.recent.pop_front();
             }
