@@ -82,7 +82,8 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
         running: None,
         launched: Vec::new(),
         new_turn: false,
-        spend: None,
+        // What the hook would see: the spend so far, for a run with a budget.
+        spend: crate::run_cost::ledger_spend(dir).filter(|_| state.config.budget_usd.is_some()),
     };
     let outcome = decide_stop(&mut state, &stop, now);
     Ok(match outcome.decision {
