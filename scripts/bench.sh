@@ -334,6 +334,9 @@ bench hook-cost-grow-10000 --warmup 3 --runs "$((hook_runs * 2))" \
     -n "hook stop at 10000 items with 5000 agent transcripts: 8 grew (allow; cost write)" "${cmd[@]}"
 [[ $(wc -l <"$cost_run/cost.jsonl") -eq $((records + ${#items[@]})) ]] ||
     die "the stop after 8 agents grew did not record exactly their 8 new responses"
+# Instructions of both paths: nothing grew (as left by the last run), then 8 grew (restored).
+callgrind "hook-cost-steady-10000" "$work/cost.steady.json"
+rm -f "$cost_run/cost.json" "$cost_run/cost.jsonl" && cp "$work/snapcost/cost.json" "$work/snapcost/cost.jsonl" "$cost_run/"
 callgrind "hook-cost-grow-10000" "$work/cost.steady.json"
 say "first stop with cost accounting (reads all 5,000 transcripts once): $first_ms ms"
 
