@@ -145,6 +145,7 @@ fn the_hook_records_each_items_cost_reading_only_what_the_transcripts_grew_by() 
     append(&main, &row("claude-opus-5-5", "m9", 1_000_000, 0));
     stop(&project, &main);
     assert_eq!(records(&project).len(), 5, "nothing after it");
+    append(&main, &row("claude-opus-5-5", "m10", 1_000_000, 0));
     let text = project.cmd(&["status"]).run().success().stdout;
     assert!(text.contains("cost so far: $7.0000"), "{text}");
 }

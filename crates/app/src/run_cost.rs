@@ -36,13 +36,23 @@ pub(crate) fn account_stop(
     let mut ledger =
         CostLedger::load(dir.path()).unwrap_or_else(|| CostLedger::new(PriceTable::default()));
     // A run that ended (its closing line said) is read through two more stops, for the reply
-    // to that line; what its session does after is not the run's.
-    let Some(transcript) =
-        transcript.filter(|_| ledger.reads_after_end < self_repair_cost::READS_AFTER_END)
-    else {
+    // to that line (and a notification's turn); the third marks it closed, for `status` too:
+    // what its session does after is not the run's.
+    let ended = is_over(state);
+    if ended && ledger.reads_after_end >= self_repair_cost::READS_AFTER_END {
+        let mut failure = None;
+        if ledger.reads_after_end == self_repair_cost::READS_AFTER_END {
+            ledger.reads_after_end += 1;
+            failure = ledger
+                .save(dir.path(), &self_repair_cost::Accounted::default())
+                .err()
+                .map(|e| format!("self-repair hook stop: cost not recorded: {e}"));
+        }
+        return (Some(spend(&ledger)), failure);
+    }
+    let Some(transcript) = transcript else {
         return (Some(spend(&ledger)), None);
     };
-    let ended = is_over(state);
     if ended {
         ledger.reads_after_end += 1;
     }
@@ -193,7 +203,7 @@ pub fn run_cost(dir: &RunDir, state: &RunState) -> Option<RunCost> {
     };
     // Since the last stop, read and not saved: `status` never writes the ledger. A run that
     // ended keeps what its hook recorded (its session's later work is not the run's).
-    let fresh = if ledger.reads_after_end >= self_repair_cost::READS_AFTER_END {
+    let fresh = if ledger.reads_after_end > self_repair_cost::READS_AFTER_END {
         self_repair_cost::Accounted::default()
     } else {
         ledger.account(dir.path(), &main, &who)

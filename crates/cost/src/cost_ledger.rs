@@ -69,9 +69,10 @@ pub struct CostLedger {
     /// Average USD of one agent by part, from the project's earlier runs (frozen at `start`).
     #[serde(default)]
     pub prior_per_agent: BTreeMap<String, f64>,
-    /// Stops read since the run ended. The reply to its closing line is written to the
-    /// transcript after the stop that follows it, so the run reads through one more stop and
-    /// then nothing: what its session does after is not the run's.
+    /// Stops since the run ended. The reply to its closing line is written to the transcript
+    /// after the stop that follows it: the hook reads through `READS_AFTER_END` stops and
+    /// `status` reads on until the next one closes the run; what its session does after is
+    /// not the run's.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reads_after_end: u32,
 }
@@ -353,7 +354,7 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// Stops a run reads after it ended (see `reads_after_end`).
+/// Stops the hook reads after a run ended (see `reads_after_end`); the next one closes it.
 pub const READS_AFTER_END: u32 = 2;
 
 /// The records of every pass so far (`cost.jsonl`); a line that does not parse is skipped.
