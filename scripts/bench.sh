@@ -20,6 +20,7 @@
 #      - steady state: run bound to the session, every in-flight item reported running in
 #        background_tasks, so nothing is dispatched and nothing is written ("allow silently")
 #      - dispatch: 8 submissions to fold, 8 new items dispatched, state.json rewritten ("block")
+#      2b. with cost accounting: 10,000 items and 5,000 agent transcripts, nothing grew / 8 grew
 #   3. `submit` at 1,000 vs 100,000 items                              (target: ratio <= 1.5)
 #   4. `start` on 100,000 SARIF results over 1,000 source files        (target: <= 3 s, <= 300 MB RSS)
 #
@@ -289,6 +290,57 @@ for n in 10000 100000; do
     hook_run "$n"
 done
 
+# --- 2b. hook with cost accounting -------------------------------------------------------------
+
+# A 10,000-item run whose session has 5,000 finished agent transcripts (items t-00101..t-05100)
+# besides the 8 in flight: the hook reads what the transcripts grew by (reference/cost.md).
+say "2b. hook stop with cost accounting: 10,000 items, 5,000 agent transcripts"
+cost_dir=$(project "cost10000")
+start_run "$cost_dir" "$work/10000.jsonl" jsonl "rc"
+cost_run="$cost_dir/.self-repair/runs/rc"
+session="$work/cost-session"
+"$here/generate.sh" transcripts "$session" 5000 rc
+cost_json() {
+    hook_json "$@" | sed "s|\"transcript_path\":\"/dev/null\"|\"transcript_path\":\"$session/s1.jsonl\"|"
+}
+cd "$cost_dir"
+# First stop: binds, dispatches 8, and reads the 5,000 transcripts once (timed once, reported).
+first_ns=$(date +%s%N)
+cost_json "$cost_dir" | "$bin" hook stop >"$work/cost.first.out"
+first_ms=$((($(date +%s%N) - first_ns) / 1000000))
+grep -q '"decision":"block"' "$work/cost.first.out" || die "first stop on rc did not block"
+[[ $(wc -l <"$cost_run/cost-closed.txt") -eq 5000 ]] || die "the first stop did not read and close the 5,000 finished transcripts"
+read -r -a items <<<"$(grep -o 't-[0-9]\{5\}' "$work/cost.first.out" | sort -u | tr '\n' ' ')"
+# The 8 dispatched agents start writing: their transcripts are the ones a stop reads.
+for item in "${items[@]}"; do
+    printf '{"type":"user","message":{"role":"user","content":"self-repair item %s --run rc"}}\n' "$item" >"$session/s1/subagents/agent-run-$item.jsonl"
+done
+cost_json "$cost_dir" "${items[@]}" >"$work/cost.steady.json"
+"$bin" hook stop <"$work/cost.steady.json" >/dev/null
+"$bin" hook stop <"$work/cost.steady.json" >/dev/null
+ledger=$(cksum <"$cost_run/cost.json")
+mapfile -t cmd < <(fed "$work/cost.steady.json" "$bin hook stop")
+bench hook-cost-steady-10000 --warmup 3 --runs "$((hook_runs * 2))" \
+    -n "hook stop at 10000 items with 5000 agent transcripts: nothing grew (allow; no write)" "${cmd[@]}"
+[[ $(cksum <"$cost_run/cost.json") == "$ledger" ]] || die "a stop where no transcript grew rewrote cost.json"
+# Each of the 8 running agents writes one response: the stop reads those 8 rows only.
+for item in "${items[@]}"; do
+    printf '{"type":"assistant","requestId":"req_%s","message":{"id":"msg_%s","model":"claude-haiku-5-5","stop_reason":"tool_use","usage":{"input_tokens":12,"output_tokens":250,"cache_read_input_tokens":12000,"cache_creation_input_tokens":900}}}\n' "$item" "$item" >>"$session/s1/subagents/agent-run-$item.jsonl"
+done
+mkdir -p "$work/snapcost"
+cp "$cost_run/cost.json" "$cost_run/cost.jsonl" "$work/snapcost/"
+records=$(wc -l <"$cost_run/cost.jsonl")
+bench hook-cost-grow-10000 --warmup 3 --runs "$((hook_runs * 2))" \
+    --prepare "rm -f $cost_run/cost.json $cost_run/cost.jsonl && cp $work/snapcost/cost.json $work/snapcost/cost.jsonl $cost_run/" \
+    -n "hook stop at 10000 items with 5000 agent transcripts: 8 grew (allow; cost write)" "${cmd[@]}"
+[[ $(wc -l <"$cost_run/cost.jsonl") -eq $((records + ${#items[@]})) ]] ||
+    die "the stop after 8 agents grew did not record exactly their 8 new responses"
+# Instructions of both paths: nothing grew (as left by the last run), then 8 grew (restored).
+callgrind "hook-cost-steady-10000" "$work/cost.steady.json"
+rm -f "$cost_run/cost.json" "$cost_run/cost.jsonl" && cp "$work/snapcost/cost.json" "$work/snapcost/cost.jsonl" "$cost_run/"
+callgrind "hook-cost-grow-10000" "$work/cost.steady.json"
+say "first stop with cost accounting (reads all 5,000 transcripts once): $first_ms ms"
+
 if ((profile)); then
     say "in-process state.json codec timings at 100,000 items"
     (cd "$root" && cargo build --release --quiet -p self-repair-bench-support --example state_codec)
@@ -357,7 +409,7 @@ table=$(
         case $name in
         hook-norun) target="≤ 2× /bin/true (-N)" verdict=$norun_verdict ;;
         hook-gate) target="(reported: ${r_gate}× /bin/true, same start-up as hook stop)" verdict="" ;;
-        hook-steady-10000 | hook-dispatch-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
+        hook-steady-10000 | hook-dispatch-10000 | hook-cost-steady-10000 | hook-cost-grow-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
         hook-steady-100000 | hook-dispatch-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
         submit-100000) target="≤ 1.5× submit at 1,000" verdict="$(check "$r_submit" 1.5) (${r_submit}×)" ;;
         start-sarif | start-auto) target="≤ 3 s" verdict=$(check "$median" 3000) ;;
@@ -379,6 +431,7 @@ report=$(
     printf 'Machine: %s. Binary: %s (%s). hyperfine %s.\n\n' "$machine" "$bin" "$built_from" \
         "$(hyperfine --version | cut -d' ' -f2)"
     printf '%s\n' "$table"
+    printf '\nFirst stop with cost accounting on the 5,000 agent transcripts (read once, then closed): %s ms (one run).\n' "$first_ms"
     if [[ -s $profile_rows ]]; then
         printf '\nInstructions per hook stop (valgrind callgrind; independent of machine load):\n\n'
         printf '| run | instructions | parse state.json | write state.json | drop the state |\n'

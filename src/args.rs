@@ -67,6 +67,12 @@ pub enum Command {
         /// Cancel the active run if it is still in progress (without it, `start` refuses).
         #[arg(long)]
         replace: bool,
+        /// Dollars the run may spend in all (over the config's `budget_usd`).
+        #[arg(long, value_name = "USD")]
+        budget: Option<f64>,
+        /// Print the agents, tokens and dollars the run is expected to take; create nothing.
+        #[arg(long)]
+        dry_run: bool,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -137,6 +143,9 @@ pub enum Command {
     Resume {
         #[command(flatten)]
         run: RunArg,
+        /// A new budget in dollars for the whole run (a run paused at its budget goes on).
+        #[arg(long, value_name = "USD")]
+        budget: Option<f64>,
     },
     /// End the run for good; the hook never drives it again.
     Cancel {
@@ -177,6 +186,10 @@ pub enum Command {
     Runs {
         #[arg(long)]
         json: bool,
+        /// Compare the triage runs' bills: findings, agents launched, decided without an agent,
+        /// dollars.
+        #[arg(long)]
+        cost: bool,
     },
     /// Check the store; rebuild unreadable run states from their journals.
     Doctor {
@@ -187,6 +200,10 @@ pub enum Command {
     Finalize {
         #[command(flatten)]
         run: RunArg,
+        /// Write what is done so far (tasks of finished groups, reports with the verdicts so
+        /// far) and leave the run as it is (a run paused at its budget).
+        #[arg(long)]
+        partial: bool,
     },
     /// References to a symbol in the project (word boundaries, `.gitignore` honoured).
     Refs {

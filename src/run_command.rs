@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use self_repair_app::{
     AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
-    finding_lines, hook_post_tool_use, hook_pre_tool_use, hook_session_start, hook_stop,
-    hook_stop_failure, known_accept, known_add, known_list, known_remove, load_folded,
+    finalize_partial, finding_lines, hook_post_tool_use, hook_pre_tool_use, hook_session_start,
+    hook_stop, hook_stop_failure, known_accept, known_add, known_list, known_remove, load_folded,
     load_project_config, next, record_shown, render_findings, render_known, render_rules,
     render_runs, replace_run_in_progress, rules_list, rules_set, run_detectors, run_input_paths,
     runs, save_detections, show, show_findings, start, status, steer, submit_repaired,
@@ -141,6 +141,8 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             relative_to,
             detect,
             replace,
+            budget,
+            dry_run,
             json,
         } => {
             let format: Format = format
@@ -169,6 +171,8 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     prepared: Vec::new(),
                     detect,
                     replace,
+                    budget_usd: budget,
+                    dry_run,
                 },
             )?;
             Ok(if json {
@@ -204,7 +208,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                     report.render()
                 });
             }
-            let report = status(&project, &dir)?;
+            let report = status(&project, &dir, env.now)?;
             Ok(if json {
                 to_json(&report)
             } else {
@@ -245,7 +249,18 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             submit_repaired(&dir, &item, &content, env.now)
         }
         Command::Pause { run } => steer_run(env, run.run.as_deref(), Event::Pause),
-        Command::Resume { run } => steer_run(env, run.run.as_deref(), Event::Resume),
+        Command::Resume { run, budget: None } => steer_run(env, run.run.as_deref(), Event::Resume),
+        Command::Resume {
+            run,
+            budget: Some(usd),
+        } => {
+            if !(usd.is_finite() && usd > 0.0) {
+                return Err(AppError::Usage(format!(
+                    "--budget {usd}: give the dollars the whole run may spend, above 0"
+                )));
+            }
+            steer_run(env, run.run.as_deref(), Event::Budget { usd })
+        }
         Command::Cancel { run } => steer_run(env, run.run.as_deref(), Event::Cancel),
         Command::Adopt { session, run } => {
             let session = session.or_else(|| env.session.clone()).ok_or_else(|| {
@@ -258,7 +273,15 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         }
         Command::Errors { run, json } => self_repair_app::drive_errors(env, run.as_deref(), json),
         Command::Timeline { run, json } => self_repair_app::timeline(env, run.as_deref(), json),
-        Command::Runs { json } => {
+        Command::Runs { json, cost: true } => {
+            let lines = self_repair_app::runs_cost(&env.find_project()?)?;
+            Ok(if json {
+                to_json(&lines)
+            } else {
+                self_repair_app::render_runs_cost(&lines)
+            })
+        }
+        Command::Runs { json, cost: false } => {
             let lines = runs(&env.find_project()?)?;
             Ok(if json {
                 to_json(&lines)
@@ -276,11 +299,15 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                 Err(AppError::Conflict(text))
             }
         }
-        Command::Finalize { run } => {
+        Command::Finalize { run, partial } => {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
             triage_only(&dir, "`finalize`")?;
-            finalize(&project, &dir, env.now)
+            if partial {
+                finalize_partial(&project, &dir, env.now)
+            } else {
+                finalize(&project, &dir, env.now)
+            }
         }
         Command::Refs { symbol, max } => {
             let project = env.find_project().ok();

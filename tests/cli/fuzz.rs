@@ -368,7 +368,7 @@ fn run_in_process(root: &Path, hook_stdin: &str) -> Vec<String> {
             let _ = self_repair_repair::repair_status(&dir).map(|r| r.render());
             return Ok(());
         }
-        if let Ok(report) = status(&project, &dir) {
+        if let Ok(report) = status(&project, &dir, 0) {
             let _ = report.render();
             let _ = serde_json::to_string(&report);
         }

@@ -9,6 +9,7 @@ mod bounded_prompts;
 mod classification;
 mod commands;
 mod corpus_plan_depth;
+mod cost;
 mod damaged_state;
 mod drive;
 mod fix_loop;

@@ -99,6 +99,8 @@ pub enum AppError {
     Install(#[from] self_repair_install::InstallError),
     #[error(transparent)]
     Drive(#[from] self_repair_drive::DriveError),
+    #[error(transparent)]
+    Cost(#[from] self_repair_cost::CostError),
 }
 
 impl AppError {
@@ -130,7 +132,8 @@ impl AppError {
             | AppError::Io { .. }
             | AppError::NotRecorded { .. }
             | AppError::Install(_)
-            | AppError::Drive(_) => ExitStatus::Failure,
+            | AppError::Drive(_)
+            | AppError::Cost(_) => ExitStatus::Failure,
         }
     }
 

@@ -7,6 +7,18 @@ use self_repair_store::{Project, RunDir};
 
 use crate::{AppError, finalize_run, load_folded, read_findings, write_reports};
 
+/// `self-repair finalize --partial`: what the run has produced so far, the run left as it is.
+pub fn finalize_partial(project: &Project, dir: &RunDir, now: u64) -> Result<String, AppError> {
+    let state = load_folded(dir, true)?;
+    if state.phase == Phase::Complete {
+        return Err(AppError::Usage(format!(
+            "run {} is complete: `self-repair finalize` (without --partial) rewrites its reports",
+            state.run
+        )));
+    }
+    crate::finalize::finalize_partial(project.root(), dir, &state, now)
+}
+
 /// Applies a steering event under the lock and saves; returns what changed, in words.
 pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
     let _lock = dir.lock()?;
@@ -17,6 +29,7 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
     let name = match &event {
         Event::Pause => "pause",
         Event::Resume => "resume",
+        Event::Budget { .. } => "budget",
         Event::Cancel => "cancel",
         Event::Adopt { .. } => "adopt",
         _ => "event",
@@ -33,6 +46,11 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
             format!("resumed run {run}: end your turn and the Stop hook continues it")
         }
         ("cancel", true) => format!("cancelled run {run}: the hook will not drive it again"),
+        ("budget", _) => format!(
+            "run {run} may spend ${:.2} in all ({}): end your turn and the Stop hook continues it",
+            state.config.budget_usd.unwrap_or(0.0),
+            state.status.as_str()
+        ),
         ("adopt", _) => format!(
             "run {run} is now bound to session {}: end your turn and the Stop hook continues it{}",
             state.session.as_deref().unwrap_or("?"),
@@ -67,6 +85,8 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
         notified: 0,
         last_message: None,
         new_turn: false,
+        // What the hook would see: the spend so far, for a run with a budget.
+        spend: crate::run_cost::ledger_spend(dir).filter(|_| state.config.budget_usd.is_some()),
     };
     let outcome = decide_stop(&mut state, &stop, now);
     Ok(match outcome.decision {

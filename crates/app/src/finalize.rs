@@ -28,6 +28,27 @@ pub fn finalize_run(
     now: u64,
 ) -> Result<(), AppError> {
     let findings = read_findings(dir)?;
+    let tasks = tasks_to_write(dir, state, &findings)?;
+    let records = Backlog::new(root).write(&tasks, now)?;
+    let store_dir = root.join(self_repair_store::STORE_DIR);
+    learn(root, &store_dir, dir, state, &findings)?;
+    dir.record(
+        state,
+        &[JournalEntry {
+            at: now,
+            event: Event::Finalized { tasks: records },
+        }],
+    )?;
+    write_reports(dir, state, &findings)
+}
+
+/// The tasks of the planned groups whose plan is finished (written by their task writer, or by
+/// code from the analyzer's fixes).
+fn tasks_to_write(
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
+) -> Result<Vec<TaskToWrite>, AppError> {
     let by_item: HashMap<&str, &FindingRecord> = findings
         .iter()
         .filter_map(|r| r.item.as_deref().map(|i| (i, r)))
@@ -44,7 +65,7 @@ pub fn finalize_run(
             AnalyzerFixTask {
                 group,
                 members: &members,
-                all: &findings,
+                all: findings,
             }
             .draft()
         } else {
@@ -81,17 +102,41 @@ pub fn finalize_run(
             plan,
         });
     }
+    Ok(tasks)
+}
+
+/// `finalize --partial`: what a run that did not finish has produced so far (a run paused at
+/// its budget): the tasks of the groups whose plan is finished (idempotent, as at the end),
+/// and the reports with the verdicts so far. The run itself is left as it is (nothing is
+/// journaled, nothing learned): `resume` continues it, and its own finalize later writes
+/// the rest.
+pub fn finalize_partial(
+    root: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    now: u64,
+) -> Result<String, AppError> {
+    let findings = read_findings(dir)?;
+    let tasks = tasks_to_write(dir, state, &findings)?;
     let records = Backlog::new(root).write(&tasks, now)?;
-    let store_dir = root.join(self_repair_store::STORE_DIR);
-    learn(root, &store_dir, dir, state, &findings)?;
-    dir.record(
-        state,
-        &[JournalEntry {
-            at: now,
-            event: Event::Finalized { tasks: records },
-        }],
-    )?;
-    write_reports(dir, state, &findings)
+    let planned = state.groups.iter().filter(|g| g.planned).count();
+    let mut reported = state.clone();
+    reported.tasks.clone_from(&records);
+    write_reports(dir, &reported, &findings)?;
+    let triage = state.counts(self_repair_engine::Phase::Triage);
+    let written = records.iter().filter(|t| !t.existing).count();
+    Ok(format!(
+        "run {} ({}, phase {}): partial results written: {written} tasks for finished groups \
+         ({} already existed; {} of {planned} planned groups finished), report.md with {} of {} \
+         findings triaged so far. The run is unchanged: `self-repair resume` continues it.",
+        state.run,
+        state.status.as_str(),
+        state.phase.as_str(),
+        records.len() - written,
+        tasks.len(),
+        triage.done,
+        triage.total()
+    ))
 }
 
 /// The task writer's draft for a group, `None` when its writer did not finish.
@@ -158,7 +203,23 @@ pub fn write_reports(
             rerouted.insert(item.id.to_string(), result);
         }
     }
-    let report = RunReport::build(state, findings, &triage).with_rerouted_answers(&rerouted);
+    let mut report = RunReport::build(state, findings, &triage)
+        .with_rerouted_answers(&rerouted)
+        .with_spend(crate::run_cost(dir, state));
+    if state.phase != self_repair_engine::Phase::Complete {
+        // `finalize --partial`: the run goes on; say so instead of "complete".
+        let triage = state.counts(self_repair_engine::Phase::Triage);
+        report.summary = format!(
+            "self-repair run {} is {} in phase {}: a partial report ({} of {} findings triaged \
+             so far, {} tasks written for finished groups); `self-repair resume` continues it.",
+            state.run,
+            state.status.as_str(),
+            state.phase.as_str(),
+            triage.done,
+            triage.total(),
+            state.tasks.len()
+        );
+    }
     write_json(&dir.path().join("report.json"), &report)?;
     write_atomic(
         &dir.path().join("report.md"),

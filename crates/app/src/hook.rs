@@ -128,22 +128,33 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         return HookAnswer::allow();
     }
     let unbound = state.session.is_none();
+    let stop_running = input.running_items();
     let agents = crate::agent_launches::agents_since_last_stop(
         &dir,
         input.transcript_path.as_deref(),
         &state.run,
     );
+    // Before the decision: what the run has spent is known when it dispatches.
+    let (spend, cost_failure) = crate::run_cost::account_stop(
+        &dir,
+        &state,
+        input.transcript_path.as_deref(),
+        stop_running.as_deref(),
+    );
     let stop = StopEvent {
         session: Some(session),
-        running: input.running_items(),
+        running: stop_running,
         launched: agents.launched,
         unnotified: agents.unnotified,
         notified: agents.notified,
         last_message: input.last_assistant_message.clone(),
+        // Journaled with the stop: only a run with a budget needs it.
+        spend: spend.filter(|_| state.config.budget_usd.is_some()),
         new_turn: input.stop_hook_active == Some(false),
     };
     let mut answer = drive(env, &project, &dir, &mut state, &stop);
     drop(lock);
+    answer.stderr.extend(cost_failure);
     let blocks = answer
         .stdout
         .as_deref()
@@ -237,10 +248,17 @@ fn drive(
         // The run just ended, paused or stalled (the engine says so once, at the transition):
         // a `systemMessage` reaches neither the model nor `claude -p` output, so the session is
         // asked, once, to end its turn with the line (reference/design-notes.md, note 15).
-        Decision::Allow { message: Some(m) } => Some(
-            json!({ "decision": "block", "reason": relay_reason(&m), "systemMessage": m })
-                .to_string(),
-        ),
+        Decision::Allow { message: Some(m) } => {
+            let m = if state.status == RunStatus::Complete {
+                crate::run_cost::with_cost_and_duration(dir, state, env.now, &m)
+            } else {
+                m
+            };
+            Some(
+                json!({ "decision": "block", "reason": relay_reason(&m), "systemMessage": m })
+                    .to_string(),
+            )
+        }
         Decision::Allow { message: None } | Decision::Finalize => {
             failure.map(|m| json!({ "systemMessage": m }).to_string())
         }
@@ -386,6 +404,11 @@ fn how_to_continue(state: &RunState) -> String {
         (RunStatus::Paused, Some(PauseReason::ApiError { .. })) => {
             "It is paused after an API error and resumes by itself at the next stop.".to_owned()
         }
+        (RunStatus::Paused, Some(PauseReason::Budget { .. })) => format!(
+            "It is paused at its budget: only when the user raises it, run `self-repair resume \
+             --budget USD --run {}`, then end your turn.",
+            state.run
+        ),
         (RunStatus::Paused, _) => {
             format!("It is paused by the user: only when asked to continue, {resume}.")
         }

@@ -42,6 +42,9 @@ pub struct ProjectConfig {
     /// True when the file set `agent_prefix` itself.
     pub sets_prefix: bool,
     pub detectors: Vec<Detector>,
+    /// `prices`: USD per million tokens by model-id prefix, over the built-in table
+    /// (reference/cost.md); frozen into the run's cost ledger at `start`.
+    pub prices: Vec<(String, self_repair_cost::Price)>,
 }
 
 /// Keys other pipelines own; `start` ignores them.
@@ -80,6 +83,19 @@ pub fn load_project_config(
             .map_err(|e| config_error(format!("detectors: {e}")))?,
         None => Vec::new(),
     };
+    let prices = match map.remove("prices") {
+        Some(value) => serde_json::from_value::<
+            std::collections::BTreeMap<String, self_repair_cost::Price>,
+        >(value)
+        .map_err(|e| {
+            config_error(format!(
+                "prices: {e}; write {{\"claude-opus-5\": {{\"input\": 4.0, \"output\": 20.0}}}} (USD per million tokens)"
+            ))
+        })?
+        .into_iter()
+        .collect(),
+        None => Vec::new(),
+    };
     for d in &detectors {
         if d.argv.is_empty() || d.argv[0].is_empty() {
             return Err(config_error(format!(
@@ -107,6 +123,7 @@ pub fn load_project_config(
         run,
         sets_prefix,
         detectors,
+        prices,
     })
 }
 

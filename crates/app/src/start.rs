@@ -39,6 +39,10 @@ pub struct StartOptions {
     pub detect: bool,
     /// Cancel the active run if it is still in progress (else `start` refuses).
     pub replace: bool,
+    /// `--budget USD`: over the config's `budget_usd`.
+    pub budget_usd: Option<f64>,
+    /// `--dry-run`: print the estimate, create nothing.
+    pub dry_run: bool,
 }
 
 /// One input already read: its name, text, and how to read it.
@@ -79,6 +83,11 @@ pub struct StartReport {
     /// Known decisions that no longer apply: the code they were decided on changed.
     #[serde(skip_serializing_if = "is_zero")]
     pub stale_known: u32,
+    /// Agents, tokens and dollars expected, before any dispatch (reference/cost.md).
+    pub estimate: crate::preflight::Preflight,
+    /// `--dry-run`: nothing was created.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
 }
 
 #[expect(
@@ -109,9 +118,20 @@ impl StartReport {
             }
         }
         let i = &self.intake;
+        let created = if self.dry_run {
+            "dry run, nothing created: run"
+        } else {
+            "run"
+        };
         out.push_str(&format!(
-            "run {} created: {} findings, {} unique; known registry decided {}, rules decided {}, {} go to triage agents",
-            self.run, i.findings, i.unique, i.known, i.rules, i.routed
+            "{created} {} {}: {} findings, {} unique; known registry decided {}, rules decided {}, {} go to triage agents",
+            self.run,
+            if self.dry_run { "would be" } else { "created" },
+            i.findings,
+            i.unique,
+            i.known,
+            i.rules,
+            i.routed
         ));
         if !self.routes.is_empty() {
             let routes: Vec<String> = self
@@ -127,6 +147,11 @@ impl StartReport {
                 "{} known decision(s) no longer apply: the code they were decided on changed, so those findings are triaged again\n",
                 self.stale_known
             ));
+        }
+        out.push_str(&self.estimate.render());
+        if self.dry_run {
+            out.push_str("start it without --dry-run to create the run\n");
+            return out;
         }
         match (&self.session, self.phase) {
             (_, Phase::Finalize) => out.push_str(
@@ -153,6 +178,12 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     let (mut config, sets_prefix) = load_config(&project.store_dir(), options.config.as_deref())?;
     if !sets_prefix && installed_without_plugin(&root, env.home.as_deref()) {
         config.agent_prefix = String::new();
+    }
+    if let Some(budget) = options.budget_usd {
+        config.budget_usd = Some(budget);
+        config
+            .validate()
+            .map_err(|e| AppError::Usage(format!("--budget: {e}")))?;
     }
     let store_dir = project.store_dir();
     let known = KnownRegistry::load(&store_dir).map_err(classify_error)?;
@@ -231,6 +262,30 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     if intake.findings == 0 {
         return Err(no_findings(&inputs));
     }
+    if options.dry_run {
+        let run = options.run_id.clone().unwrap_or_else(|| "(new)".to_owned());
+        let state = create_run(
+            run.clone(),
+            env.now,
+            config,
+            intake.clone(),
+            env.session.clone(),
+            &routed,
+        );
+        return Ok(StartReport {
+            run,
+            project: root,
+            inputs,
+            intake,
+            phase: state.phase,
+            routes: route_counts,
+            session: env.session.clone(),
+            replaced: None,
+            stale_known,
+            estimate: crate::preflight::preflight(&project, &state),
+            dry_run: true,
+        });
+    }
     let replaced =
         replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?;
     let run_id = match &options.run_id {
@@ -251,6 +306,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         &routed,
     );
     dir.create(&state)?;
+    let prices = load_project_config(&store_dir, options.config.as_deref())?.prices;
+    crate::run_cost::open_ledger(&project, &dir, &run_id, &prices)?;
     let sources: Vec<String> = inputs.iter().map(|i| i.source.clone()).collect();
     crate::run_inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
     crate::run_inputs::record_rule_texts(&dir, rule_texts, &records)?;
@@ -265,6 +322,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         session: env.session.clone(),
         replaced,
         stale_known,
+        estimate: crate::preflight::preflight(&project, &state),
+        dry_run: false,
     })
 }
 

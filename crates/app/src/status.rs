@@ -44,13 +44,18 @@ pub struct StatusReport {
     /// Per task, how `self-repair fix` left it (empty before any `fix`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fixes: Vec<self_repair_fix::QueuedTask>,
+    /// Pace, ETA, spent / estimated / budget (reference/cost.md, "Progress").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<crate::Progress>,
 }
 
 /// Loads the run, folds pending submissions into `state.json`, and reports.
-pub fn status(project: &Project, dir: &RunDir) -> Result<StatusReport, AppError> {
+pub fn status(project: &Project, dir: &RunDir, now: u64) -> Result<StatusReport, AppError> {
     let state = load_folded(dir, true)?;
     let mut report = report(project, &state);
-    report.cost = crate::run_cost(dir, &state.run);
+    report.cost = crate::run_cost(dir, &state).map(crate::RunCost::without_items);
+    let spent = report.cost.as_ref().map(|c| c.total_usd);
+    report.progress = Some(crate::progress::progress(dir, &state, now, spent));
     report.fixes = crate::read_queue(dir)?.map(|q| q.tasks).unwrap_or_default();
     Ok(report)
 }
@@ -100,6 +105,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         next: next_step(state),
         cost: None,
         fixes: Vec::new(),
+        progress: None,
     }
 }
 
@@ -116,6 +122,11 @@ fn next_step(state: &RunState) -> String {
         (RunStatus::Paused, Some(PauseReason::Circuit { kind, signature, .. })) => format!(
             "paused: {} agents failed the same way ({signature}); fix that, then `self-repair resume`",
             kind.as_str()
+        ),
+        (RunStatus::Paused, Some(PauseReason::Budget { spent_micros, budget_micros })) => format!(
+            "paused at the budget (${:.2} spent of ${:.2}): `self-repair resume --budget USD` with more continues",
+            *spent_micros as f64 / 1e6,
+            *budget_micros as f64 / 1e6
         ),
         (RunStatus::Paused, Some(PauseReason::ApiError { error })) => format!(
             "paused after an API error ({error}); the next turn that ends normally resumes it"
@@ -182,6 +193,9 @@ impl StatusReport {
             }
         }
         out.push_str(&format!("\nnext: {}\n", self.next));
+        if let Some(progress) = &self.progress {
+            out.push_str(&progress.render());
+        }
         if let Some(cost) = &self.cost {
             out.push_str(&cost.render());
         }

@@ -10,6 +10,7 @@ pub const PRICES_VERSION: &str = "2026-11-23";
 /// USD per million tokens. Cache writes cost 1.25x input (5-minute) or 2x (1-hour); cache
 /// reads 0.1x, as Claude Code 2.1.330 prices them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Price {
     pub input: f64,
     pub output: f64,

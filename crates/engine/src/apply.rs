@@ -70,6 +70,14 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
                 false
             }
         }
+        Event::Budget { usd } => {
+            // `resume --budget`: a new budget, and the run goes on.
+            state.config.budget_usd = Some(*usd);
+            if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
+                resume(state);
+            }
+            true
+        }
         Event::Resume => {
             if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
                 resume(state);

@@ -57,6 +57,12 @@ pub struct Config {
     /// Classes of security finding the security route judges although they are out of scope by
     /// default (tests, denial of service, log spoofing).
     pub security_in_scope: Vec<SecurityScope>,
+    /// Dollars the run may spend in all (reference/cost.md); `None`: no budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_usd: Option<f64>,
+    /// Agents the run may launch in all; `None`: no cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_agents: Option<u32>,
 }
 
 /// A class of security finding that is out of scope unless configured.
@@ -169,6 +175,8 @@ impl Default for Config {
             launch_mode: LaunchMode::Foreground,
             agent_prefix: "self-repair:".to_owned(),
             security_in_scope: Vec::new(),
+            budget_usd: None,
+            max_agents: None,
         }
     }
 }
@@ -268,6 +276,18 @@ impl Config {
             self.circuit_failures >= 2,
             "use 2 or more",
         )?;
+        if let Some(budget) = self.budget_usd
+            && !(budget.is_finite() && budget > 0.0)
+        {
+            return Err(ConfigError {
+                field: "budget_usd",
+                value: budget.to_string(),
+                expected: "use a number of dollars above 0",
+            });
+        }
+        if let Some(max) = self.max_agents {
+            check("max_agents", max, max >= 1, "use 1 or more")?;
+        }
         let angles = self.reviewer_angles.len() as u32;
         check(
             "reviewer_angles",

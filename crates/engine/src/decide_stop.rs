@@ -112,6 +112,12 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     let in_flight = state.in_flight();
     let room = (state.config.fan_out as usize).saturating_sub(in_flight);
     let ready = ready_items(state, room);
+    let wanted = ready.len();
+    let ready = crate::budget::affordable(state, stop.spend.as_ref(), ready);
+    if ready.is_empty() && wanted > 0 && in_flight == 0 {
+        let message = crate::budget::pause_at_budget(state, stop.spend.as_ref());
+        return outcome(Decision::tell(message), true);
+    }
     if ready.is_empty() {
         // Row 5: agents still running (their notifications wake the session), or no room.
         return outcome(Decision::silent(), changed);

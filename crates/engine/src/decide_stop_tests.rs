@@ -46,6 +46,7 @@ fn stop(session: &str, running: Option<&[&str]>) -> StopEvent {
         notified: 0,
         last_message: None,
         new_turn: false,
+        spend: None,
     }
 }
 

@@ -33,6 +33,9 @@ pub struct StopEvent {
     /// false`): someone asked the session to go on, so a stalled run is resumed.
     #[serde(default, skip_serializing_if = "crate::item::is_false")]
     pub new_turn: bool,
+    /// What the run has spent so far (the hook's cost ledger): the budget's input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend: Option<crate::Spend>,
 }
 
 /// One `Agent` tool call of the main session, as its transcript recorded it.
@@ -74,6 +77,10 @@ pub enum Event {
     },
     Pause,
     Resume,
+    /// `resume --budget USD`: the run may spend this much in all (then it resumes).
+    Budget {
+        usd: f64,
+    },
     Cancel,
     /// Finalize wrote (or found) these tasks and the reports.
     Finalized {

@@ -2,7 +2,11 @@
 //! no clock, no file system, no environment; the caller passes the time in.
 
 mod advance;
+mod agent_estimate;
 mod apply;
+mod budget;
+#[cfg(test)]
+mod budget_tests;
 mod config;
 mod create_run;
 mod decide_stop;
@@ -31,7 +35,9 @@ mod tier;
 pub mod timestamp;
 mod triage_batch;
 
+pub use agent_estimate::{KindAgents, expected_agents};
 pub use apply::{apply, item_input};
+pub use budget::{Spend, default_micros, estimate_micros, to_micros};
 pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode, SecurityScope};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};

@@ -122,6 +122,7 @@ mod tests {
             notified: 0,
             last_message: None,
             new_turn: false,
+            spend: None,
         };
         decide_stop(state, &event, NOW);
     }

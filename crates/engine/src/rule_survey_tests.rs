@@ -77,6 +77,7 @@ fn stop() -> StopEvent {
         notified: 0,
         last_message: None,
         new_turn: false,
+        spend: None,
     }
 }
 

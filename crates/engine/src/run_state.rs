@@ -46,6 +46,12 @@ pub enum PauseReason {
         signature: String,
         count: u32,
     },
+    /// The next dispatch would pass `budget_usd` or `max_agents`: `resume --budget` (or a
+    /// higher cap and `resume`) lifts it.
+    Budget {
+        spent_micros: u64,
+        budget_micros: u64,
+    },
 }
 
 /// Consecutive identical failures of distinct items, tracked to open the circuit. One item

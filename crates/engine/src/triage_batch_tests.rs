@@ -62,6 +62,7 @@ fn stop(running: Option<&[&str]>) -> StopEvent {
         notified: 0,
         last_message: None,
         new_turn: false,
+        spend: None,
     }
 }
 

@@ -36,6 +36,10 @@ struct Shared {
     started: Instant,
     seq: AtomicU64,
     ids: AtomicU64,
+    /// In every message id: two servers alive at once (two sessions of one scenario) never
+    /// hand out the same id, as the real API never does (a transcript counts a response once
+    /// per id, reference/cost.md).
+    port: u16,
     records: Mutex<Vec<RecordedRequest>>,
     record_file: Option<Mutex<File>>,
     fault_hits: Mutex<Vec<FaultCounter>>,
@@ -115,6 +119,7 @@ impl MockServer {
             started: Instant::now(),
             seq: AtomicU64::new(0),
             ids: AtomicU64::new(0),
+            port: addr.port(),
             records: Mutex::new(Vec::new()),
             record_file: record_file.map(Mutex::new),
             stopping: AtomicBool::new(false),
@@ -320,13 +325,13 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
                         }
                     }
                     let meta = MessageMeta {
-                        id: format!("msg_mock_{id:04}"),
+                        id: format!("msg_mock_{}_{id:04}", shared.port),
                         model: model.unwrap_or_else(|| "unknown".to_owned()),
-                        input_tokens: reported_tokens(
-                            &thread,
-                            request.body.len(),
-                            &shared.scenario,
+                        input_tokens: shared.scenario.fixed_usage.map_or_else(
+                            || reported_tokens(&thread, request.body.len(), &shared.scenario),
+                            |(input, _)| input,
                         ),
+                        output_tokens: shared.scenario.fixed_usage.map(|(_, output)| output),
                     };
                     Answer::Stream(reply, meta)
                 }

@@ -131,6 +131,10 @@ pub struct Scenario {
     /// bytes a token). Larger values make the client believe its context is fuller, so it
     /// compacts sooner (`CLAUDE_CODE_AUTO_COMPACT_WINDOW` sets the window).
     pub main_tokens_per_kib: u64,
+    /// `(input, output)` tokens every response of every thread reports, so a test knows the
+    /// run's cost exactly (issue 15); `None`: estimated from the sizes.
+    #[serde(default)]
+    pub fixed_usage: Option<(u64, u64)>,
     /// A result chosen in code, asked before the rules' `values` apply.
     #[serde(skip)]
     pub result_fn: Option<ResultFn>,
@@ -151,6 +155,7 @@ impl Default for Scenario {
             fixer_command: None,
             habits: Vec::new(),
             main_tokens_per_kib: 256,
+            fixed_usage: None,
             result_fn: None,
         }
     }
@@ -223,6 +228,13 @@ impl Scenario {
     #[must_use]
     pub fn main_tokens_per_kib(mut self, tokens: u64) -> Scenario {
         self.main_tokens_per_kib = tokens;
+        self
+    }
+
+    /// Every response reports `input` and `output` tokens.
+    #[must_use]
+    pub fn fixed_usage(mut self, input: u64, output: u64) -> Scenario {
+        self.fixed_usage = Some((input, output));
         self
     }
 

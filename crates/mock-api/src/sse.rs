@@ -17,6 +17,8 @@ pub struct MessageMeta {
     pub model: String,
     /// Reported input tokens (an estimate from the request size).
     pub input_tokens: u64,
+    /// Reported output tokens; `None`: about 4 characters a token over the content.
+    pub output_tokens: Option<u64>,
 }
 
 /// One server-sent event: its name and JSON data.
@@ -107,7 +109,7 @@ pub fn encode_events(reply: &Reply, meta: &MessageMeta) -> Vec<SseEvent> {
         name: "message_delta",
         data: json!({"type": "message_delta",
             "delta": {"stop_reason": reply.stop_reason.as_str(), "stop_sequence": null},
-            "usage": {"output_tokens": output_tokens(reply)}}),
+            "usage": {"output_tokens": meta.output_tokens.unwrap_or_else(|| output_tokens(reply))}}),
     });
     events.push(SseEvent {
         name: "message_stop",
@@ -130,7 +132,8 @@ pub fn encode_message(reply: &Reply, meta: &MessageMeta) -> Value {
         .collect();
     json!({"id": meta.id, "type": "message", "role": "assistant", "model": meta.model,
         "content": content, "stop_reason": reply.stop_reason.as_str(), "stop_sequence": null,
-        "usage": {"input_tokens": meta.input_tokens, "output_tokens": output_tokens(reply),
+        "usage": {"input_tokens": meta.input_tokens,
+                  "output_tokens": meta.output_tokens.unwrap_or_else(|| output_tokens(reply)),
                   "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}})
 }
 

@@ -5,12 +5,14 @@ mod analyzer_fix_task;
 mod backlog;
 mod backlog_task;
 mod report_error;
+mod run_cost;
 mod run_report;
 
 pub use analyzer_fix_task::AnalyzerFixTask;
 pub use backlog::{Backlog, ExistingTask, TaskToWrite};
 pub use backlog_task::{BacklogTask, GROUP_MARKER, sanitize_title};
 pub use report_error::ReportError;
+pub use run_cost::{CostLine, RunCost};
 pub use run_report::{
     FindingOutcome, GroupOutcome, PhaseCost, QuarantinedItem, REPORT_SCHEMA_VERSION, RunReport,
 };

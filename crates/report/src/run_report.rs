@@ -109,6 +109,10 @@ pub struct RunReport {
     pub tasks: Vec<TaskRecord>,
     pub quarantined: Vec<QuarantinedItem>,
     pub cost: BTreeMap<String, PhaseCost>,
+    /// Tokens and dollars, read from the session's transcripts (absent when the hook never saw
+    /// them: a run driven outside Claude Code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spend: Option<crate::RunCost>,
 }
 
 impl RunReport {
@@ -258,7 +262,15 @@ impl RunReport {
             tasks: state.tasks.clone(),
             quarantined,
             cost,
+            spend: None,
         }
+    }
+
+    /// Adds what the run cost.
+    #[must_use]
+    pub fn with_spend(mut self, spend: Option<crate::RunCost>) -> RunReport {
+        self.spend = spend;
+        self
     }
 
     /// Adds the first answers of re-routed items (item id -> the `unsure` + `reroute` answer).
@@ -363,6 +375,9 @@ impl RunReport {
                     tiers.join(", ")
                 ));
             }
+        }
+        if let Some(spend) = &self.spend {
+            out.push_str(&spend.render_markdown());
         }
         out.push_str("\n## Findings\n\n| finding | location | verdict | by | group |\n|---|---|---|---|---|\n");
         for f in &self.findings {

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Tokens by kind, as the Messages API reports them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -37,6 +38,14 @@ impl Usage {
     /// All cache writes.
     pub fn cache_creation_input_tokens(&self) -> u64 {
         self.cache_write_5m_tokens + self.cache_write_1h_tokens
+    }
+
+    /// Every token, of every kind.
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens
+            + self.output_tokens
+            + self.cache_read_input_tokens
+            + self.cache_creation_input_tokens()
     }
 
     /// Adds `other` field by field.

@@ -8,6 +8,7 @@ fn meta() -> MessageMeta {
         id: "msg_mock_0001".into(),
         model: "claude-haiku-5-5".into(),
         input_tokens: 123,
+        output_tokens: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
+mod budget;
 mod compaction;
 mod corrupt_state;
 mod drive;
@@ -23,7 +24,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 26] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 27] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -65,6 +66,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 26] = [
     ("drive-killed-session", drive::killed_session),
     ("drive-auth-401", drive::auth_refused),
     ("drive-no-progress-circuit", drive::no_progress_circuit),
+    ("budget-mid-triage", budget::run),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.
