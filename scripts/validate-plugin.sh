@@ -22,9 +22,9 @@ readonly AGENTS=(triage-investigator rule-surveyor triage-aggregator rule-review
   plan-synthesizer plan-reviewer task-writer fixer)
 readonly COMMON_VARS="run item kind schema submit show format"
 declare -A TEMPLATE_VARS=(
-  [triage-generic.md]="route count rules findings"
-  [triage-dead-code.md]="route count rules findings"
-  [triage-security.md]="route count rules findings scope"
+  [triage-generic.md]="route count rules findings claim"
+  [triage-dead-code.md]="route count rules findings claim"
+  [triage-security.md]="route count rules findings scope claim"
   [rule-survey.md]="rule count sample_count files fix rules findings"
   [aggregate.md]="count slice"
   [rule-review.md]="count verdicts"

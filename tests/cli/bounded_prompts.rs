@@ -94,7 +94,7 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
             let text = match kind.as_str() {
                 // One group for every finding.
                 "triage" => {
-                    json!({"verdict": "real", "root_cause": "missing blank line after summary",
+                    json!({"confidence": 0.9, "verdict": "real", "root_cause": "missing blank line after summary",
                     "reason": "the docstring has no blank line after its summary"})
                     .to_string()
                 }
@@ -196,7 +196,7 @@ mod corpus {
                 } else {
                     "style debt"
                 };
-                json!({"verdict": "real", "root_cause": cause,
+                json!({"confidence": 0.9, "verdict": "real", "root_cause": cause,
                        "reason": "the code does what the rule reports"})
                 .to_string()
             }
@@ -210,11 +210,16 @@ mod corpus {
                     .inputs()
                     .iter()
                     .map(|id| {
-                        json!({"item": id, "verdict": "real", "root_cause": cause,
+                        json!({"confidence": 0.9, "item": id, "verdict": "real", "root_cause": cause,
                                "reason": "the code does what the rule reports"})
                     })
                     .collect();
                 json!({ "verdicts": verdicts }).to_string()
+            }
+            ItemKind::Verify => {
+                json!({"confidence": 0.9, "verdict": "real", "root_cause": "style debt",
+                       "reason": "the code does what the rule reports"})
+                .to_string()
             }
             ItemKind::Aggregate => {
                 let mut by_cause: BTreeMap<String, Vec<&str>> = BTreeMap::new();

@@ -205,7 +205,7 @@ fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
     // Each agent cost $0.20 (2M input tokens on haiku-5): $0.80 spent, past the budget.
     project.write(
         ".v",
-        r#"{"verdict":"real","root_cause":"unused import","reason":"the import is never used anywhere"}"#,
+        r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"the import is never used anywhere"}"#,
     );
     for (n, item) in wave.iter().enumerate() {
         std::fs::write(

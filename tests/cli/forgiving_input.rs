@@ -12,7 +12,7 @@ fn a_fenced_json_answer_with_raw_newlines_in_its_reason_is_accepted_and_the_repa
         project: &project,
         run: "r-test".into(),
     };
-    let sloppy = "```json\n{\"verdict\": \"real\", \"root_cause\": \"unused import\",\n \"reason\": \"the name is imported\nand never used\"}\n```\n";
+    let sloppy = "```json\n{\"confidence\": 0.9, \"verdict\": \"real\", \"root_cause\": \"unused import\",\n \"reason\": \"the name is imported\nand never used\"}\n```\n";
     let out = agent.submit("t-00001", sloppy).success();
     assert!(
         out.stdout.starts_with("recorded t-00001: real"),
@@ -33,7 +33,7 @@ fn a_fenced_json_answer_with_raw_newlines_in_its_reason_is_accepted_and_the_repa
     let value: serde_json::Value = serde_json::from_str(&stored).unwrap();
     assert_eq!(value["reason"], "the name is imported\nand never used");
     // The same answer sent cleanly is the same result.
-    let clean = r#"{"verdict":"real","root_cause":"unused import","reason":"the name is imported\nand never used"}"#;
+    let clean = r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"the name is imported\nand never used"}"#;
     let again = agent.submit("t-00001", clean).success();
     assert!(
         again.stdout.starts_with("already recorded"),

@@ -318,7 +318,7 @@ fn hook_input(root: &Path, rng: &mut Rng) -> String {
     input.to_string()
 }
 
-const VERDICT: &str = r#"{"verdict":"real","root_cause":"unused import","reason":"nothing in the module uses the import"}"#;
+const VERDICT: &str = r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"nothing in the module uses the import"}"#;
 
 /// The hook's stdout: nothing, or exactly one JSON object on one line.
 fn check_hook_stdout(stdout: &str) -> Result<(), String> {

@@ -31,4 +31,5 @@ mod store;
 mod submit;
 mod templates;
 mod triage_batch;
+mod verification;
 mod verify_task;

@@ -6,8 +6,7 @@ use crate::harness::jsonl_findings;
 use crate::pipeline::dispatched;
 use crate::scripted_agent::ScriptedAgent;
 
-const VERDICT: &str =
-    r#"{"verdict":"real","root_cause":"unused import","reason":"the name is never used"}"#;
+const VERDICT: &str = r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"the name is never used"}"#;
 
 #[test]
 fn start_while_a_run_is_in_progress_is_refused_and_replace_cancels_it_saying_so() {

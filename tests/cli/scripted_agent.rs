@@ -49,6 +49,18 @@ impl ScriptedAgent<'_> {
                 let item = shown["item"].as_str().unwrap_or_default();
                 Self::verdict(prompt, item).to_string()
             }
+            // A second opinion: an independent one agrees with the first answer; one asked to
+            // check a low-confidence claim finds the finding right.
+            "verify" => {
+                let item = shown["item"].as_str().unwrap_or_default();
+                let first = item.replacen("vf-", "t-", 1);
+                let mut verdict = Self::verdict(prompt, &first);
+                if prompt.contains("## A claim to check") {
+                    verdict["verdict"] = json!("real");
+                    verdict["reason"] = json!("scripted: the code does what the rule says");
+                }
+                verdict.to_string()
+            }
             "triage_batch" => {
                 let ids = enum_of(&schema["properties"]["verdicts"]["items"]["properties"]["item"]);
                 let verdicts: Vec<Value> = ids
@@ -112,7 +124,7 @@ impl ScriptedAgent<'_> {
             "unused-function" => ("real", "dead function"),
             _ => ("real", "zero-length check"),
         };
-        json!({"verdict": verdict, "root_cause": cause,
+        json!({"confidence": 0.9, "verdict": verdict, "root_cause": cause,
                "reason": format!("scripted: {rule} reported where the code really does it")})
     }
 

@@ -32,7 +32,7 @@ fn a_rerouted_item_takes_the_rerouted_agents_verdict_instead_of_refusing_it() {
     agent
         .submit(
             "t-00001",
-            r#"{"verdict":"unsure","root_cause":"needs a security look","reason":"reads user input","reroute":"security"}"#,
+            r#"{"confidence": 0.9, "verdict":"unsure","root_cause":"needs a security look","reason":"reads user input","reroute":"security"}"#,
         )
         .success();
     agent.work("t-00002").success();
@@ -51,7 +51,7 @@ fn a_rerouted_item_takes_the_rerouted_agents_verdict_instead_of_refusing_it() {
     let late = agent
         .submit(
             "t-00001",
-            r#"{"verdict":"unsure","root_cause":"needs a security look","reason":"reads user input","reroute":"security"}"#,
+            r#"{"confidence": 0.9, "verdict":"unsure","root_cause":"needs a security look","reason":"reads user input","reroute":"security"}"#,
         )
         .success();
     assert!(
@@ -62,7 +62,7 @@ fn a_rerouted_item_takes_the_rerouted_agents_verdict_instead_of_refusing_it() {
     agent
         .submit(
             "t-00001",
-            r#"{"verdict":"intended","root_cause":"kept on purpose","reason":"the second agent changed its mind"}"#,
+            r#"{"confidence": 0.9, "verdict":"intended","root_cause":"kept on purpose","reason":"the second agent changed its mind"}"#,
         )
         .code(5);
 

@@ -10,7 +10,7 @@ use crate::harness::{NOW, Outcome, TestProject, binary, filters};
 use crate::pipeline::started;
 
 fn verdict(i: usize) -> String {
-    serde_json::json!({"verdict": "real", "root_cause": "unused import",
+    serde_json::json!({"confidence": 0.9, "verdict": "real", "root_cause": "unused import",
         "reason": format!("submitted by worker for item {i}")})
     .to_string()
 }
@@ -241,7 +241,7 @@ fn counted_verdict(project: &TestProject, item: &str) -> Option<String> {
 }
 
 fn submit_verdict(project: &TestProject, item: &str, verdict: &str, cause: &str) -> Outcome {
-    let body = serde_json::json!({"verdict": verdict, "root_cause": cause,
+    let body = serde_json::json!({"confidence": 0.9, "verdict": verdict, "root_cause": cause,
         "reason": format!("the {cause} explains it, checked by reading the code")});
     project.cmd(&["submit", item]).stdin(body.to_string()).run()
 }
@@ -289,7 +289,7 @@ fn a_retry_after_a_submit_killed_between_journal_and_result_file_repairs_the_cop
     let dir = project.run_dir("r-test");
     // What a submit killed right after its fsync'd journal line leaves: the line and the
     // marker saying where it went, no result file.
-    let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+    let body = serde_json::json!({"confidence": 0.9, "verdict": "real", "root_cause": "dead helper",
         "reason": "the dead helper explains it, checked by reading the code"});
     let line = serde_json::json!({"at": NOW, "event": "submitted", "item": "t-00002",
         "result": body});
@@ -323,7 +323,7 @@ fn a_submit_killed_at_any_moment_never_lets_a_different_retry_be_acknowledged_an
     crate::harness::mark_dispatched(&project, "r-test", 40);
     for i in 1..=40usize {
         let item = format!("t-{i:05}");
-        let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+        let body = serde_json::json!({"confidence": 0.9, "verdict": "real", "root_cause": "dead helper",
             "reason": "the dead helper explains it, checked by reading the code"});
         let mut child = Command::new(binary())
             .args(["submit", &item])
@@ -376,7 +376,7 @@ fn a_rerouted_triage_item_accepts_its_next_result_instead_of_refusing_it() {
     // and used to be refused as "a different result" (exit 5) on every re-dispatch.
     let project = crate::pipeline::dispatched(3);
     assert!(project.stop("s1", &[]).stdout.contains("block"));
-    let reroute = serde_json::json!({"verdict": "unsure", "root_cause": "possible injection",
+    let reroute = serde_json::json!({"confidence": 0.9, "verdict": "unsure", "root_cause": "possible injection",
         "reason": "the value reaches a shell command, a security reading is needed",
         "reroute": "security"});
     project
@@ -421,7 +421,7 @@ fn a_result_whose_copy_was_lost_in_a_crash_is_still_read_from_the_journal() {
     // after its journal line left a result that counts but that they could not see.
     let project = started(3);
     let dir = project.run_dir("r-test");
-    let body = serde_json::json!({"verdict": "real", "root_cause": "dead helper",
+    let body = serde_json::json!({"confidence": 0.9, "verdict": "real", "root_cause": "dead helper",
         "reason": "only the journal holds this reason"});
     let line = serde_json::json!({"at": NOW, "event": "submitted", "item": "t-00002",
         "result": body});

@@ -16,7 +16,7 @@ fn invalid_results_are_rejected_with_the_field_and_allowed_values() {
     let out = agent
         .submit(
             "t-00001",
-            r#"{"verdict":"maybe","root_cause":"x","extra":1}"#,
+            r#"{"confidence": 0.9, "verdict":"maybe","root_cause":"x","extra":1}"#,
         )
         .code(3);
     insta::assert_snapshot!("submit_rejected", out.stderr);
@@ -25,7 +25,7 @@ fn invalid_results_are_rejected_with_the_field_and_allowed_values() {
     let out = agent
         .submit(
             "t-00002",
-            r#"{"verdict":"duplicate","root_cause":"same","reason":"same finding as another one"}"#,
+            r#"{"confidence": 0.9, "verdict":"duplicate","root_cause":"same","reason":"same finding as another one"}"#,
         )
         .code(3);
     assert!(out.stderr.contains("duplicate_of"), "{}", out.stderr);
@@ -41,23 +41,21 @@ fn the_same_result_twice_is_fine_and_a_different_one_is_refused() {
         project: &project,
         run: "r-test".into(),
     };
-    let good =
-        r#"{"verdict":"real","root_cause":"unused import","reason":"the name is never used"}"#;
+    let good = r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"the name is never used"}"#;
     let first = agent.submit("t-00001", good).success();
     assert!(
         first.stdout.starts_with("recorded t-00001: real"),
         "{}",
         first.stdout
     );
-    let spaced = "{ \"reason\": \"the name is never used\", \"root_cause\": \"unused import\", \"verdict\": \"real\" }";
+    let spaced = "{\"confidence\": 0.9,  \"reason\": \"the name is never used\", \"root_cause\": \"unused import\", \"verdict\": \"real\" }";
     let again = agent.submit("t-00001", spaced).success();
     assert!(
         again.stdout.starts_with("already recorded"),
         "{}",
         again.stdout
     );
-    let other =
-        r#"{"verdict":"intended","root_cause":"re-export","reason":"kept for the public API"}"#;
+    let other = r#"{"confidence": 0.9, "verdict":"intended","root_cause":"re-export","reason":"kept for the public API"}"#;
     let out = agent.submit("t-00001", other).code(5);
     assert!(
         out.stderr.contains("already has a different result"),
@@ -103,7 +101,7 @@ fn show_json_gives_the_contract_fields_and_a_draft_2020_12_schema() {
     );
     assert_eq!(
         shown["output_schema"]["required"],
-        serde_json::json!(["verdict", "root_cause", "reason"])
+        serde_json::json!(["verdict", "root_cause", "reason", "confidence"])
     );
 }
 
@@ -142,23 +140,23 @@ fn output_schema_states_every_rule_submit_enforces() {
     );
     for (body, field) in [
         (
-            r#"{"verdict":"duplicate","root_cause":"same helper","reason":"same finding as another one in the file"}"#,
+            r#"{"confidence": 0.9, "verdict":"duplicate","root_cause":"same helper","reason":"same finding as another one in the file"}"#,
             "duplicate_of",
         ),
         (
-            r#"{"verdict":"real","root_cause":"dead helper","reason":"nothing calls it anywhere","duplicate_of":"t-00002"}"#,
+            r#"{"confidence": 0.9, "verdict":"real","root_cause":"dead helper","reason":"nothing calls it anywhere","duplicate_of":"t-00002"}"#,
             "duplicate_of",
         ),
         (
-            r#"{"verdict":"real","root_cause":"dead helper","reason":"nothing calls it anywhere","reroute":"security"}"#,
+            r#"{"confidence": 0.9, "verdict":"real","root_cause":"dead helper","reason":"nothing calls it anywhere","reroute":"security"}"#,
             "reroute",
         ),
         (
-            r#"{"verdict":"duplicate","root_cause":"same helper","reason":"same finding as itself, spelled short","duplicate_of":"t-1"}"#,
+            r#"{"confidence": 0.9, "verdict":"duplicate","root_cause":"same helper","reason":"same finding as itself, spelled short","duplicate_of":"t-1"}"#,
             "duplicate_of",
         ),
         (
-            "{\"verdict\":\"real\",\"root_cause\":\"dead\\nhelper\",\"reason\":\"nothing calls it anywhere\"}",
+            "{\"confidence\": 0.9, \"verdict\":\"real\",\"root_cause\":\"dead\\nhelper\",\"reason\":\"nothing calls it anywhere\"}",
             "root_cause",
         ),
     ] {
@@ -172,7 +170,7 @@ fn output_schema_states_every_rule_submit_enforces() {
     agent
         .submit(
             "t-00001",
-            r#"{"verdict":"duplicate","root_cause":"same helper","reason":"same finding as t-00002","duplicate_of":"t-2"}"#,
+            r#"{"confidence": 0.9, "verdict":"duplicate","root_cause":"same helper","reason":"same finding as t-00002","duplicate_of":"t-2"}"#,
         )
         .success();
 }

@@ -55,7 +55,7 @@ fn dispatched_batch() -> TestProject {
 }
 
 fn verdict(item: &str) -> Value {
-    json!({"item": item, "verdict": "real", "root_cause": "unused import",
+    json!({"confidence": 0.9, "item": item, "verdict": "real", "root_cause": "unused import",
            "reason": "the module never reads the imported name"})
 }
 
@@ -171,8 +171,39 @@ fn a_finding_rerouted_from_its_batch_is_dispatched_alone_and_its_own_verdict_cou
     agent
         .submit(
             "t-00002",
-            &json!({"verdict": "false_positive", "root_cause": "used by plugins",
+            &json!({"confidence": 0.9, "verdict": "false_positive", "root_cause": "used by plugins",
             "reason": "imported for its side effect of registering plugins"})
+            .to_string(),
+        )
+        .success();
+    // A dismissal on the security route waits for an independent second opinion, at opus,
+    // that is not shown the first answer.
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(findings[1]["decided_by"], "pending", "{}", findings[1]);
+    assert_eq!(findings[1]["verification"]["why"], "security_dismissal");
+    let out = project.stop("s1", &[]);
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    let (_, ids) = launched(dispatch_reason(&answer).unwrap());
+    assert_eq!(ids, ["vf-00002"]);
+    assert!(
+        out.stdout.contains(r#"\"model\":\"opus\""#),
+        "{}",
+        out.stdout
+    );
+    let shown = agent.show("vf-00002");
+    assert_eq!(shown["kind"], "verify");
+    let prompt = shown["prompt"].as_str().unwrap();
+    assert!(prompt.contains("independent second opinion"), "{prompt}");
+    assert!(!prompt.contains("registering plugins"), "{prompt}");
+    agent
+        .submit(
+            "vf-00002",
+            &json!({"confidence": 0.8, "verdict": "false_positive", "root_cause": "used by plugins",
+            "reason": "the import registers the plugins; nothing untrusted reaches it"})
             .to_string(),
         )
         .success();
@@ -184,6 +215,9 @@ fn a_finding_rerouted_from_its_batch_is_dispatched_alone_and_its_own_verdict_cou
     let second = &findings.as_array().unwrap()[1];
     assert_eq!(second["verdict"], "false_positive");
     assert!(second.get("batch").is_none(), "{second}");
+    assert_eq!(second["verification"]["outcome"], "confirmed", "{second}");
+    assert_eq!(second["verification"]["first"]["by"], "t-00002");
+    assert_eq!(second["verification"]["second"]["model"], "opus");
     assert_eq!(findings[0]["batch"], "tb-00001");
 }
 

@@ -10,7 +10,7 @@ use self_repair_classify::{
 };
 use self_repair_engine::{
     Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, TaskDraft,
-    TriageResult, Verdict,
+    TriageResult, Verdict, VerifyOutcome,
 };
 use self_repair_report::{AnalyzerFixTask, Backlog, RunReport, TaskToWrite};
 use self_repair_store::{RunDir, write_atomic, write_json};
@@ -203,8 +203,10 @@ pub fn write_reports(
             rerouted.insert(item.id.to_string(), result);
         }
     }
+    let chains = verification_chains(dir, state, &mut triage);
     let mut report = RunReport::build(state, findings, &triage)
         .with_rerouted_answers(&rerouted)
+        .with_verifications(&chains)
         .with_spend(crate::run_cost(dir, state));
     if state.phase != self_repair_engine::Phase::Complete {
         // `finalize --partial`: the run goes on; say so instead of "complete".
@@ -226,6 +228,62 @@ pub fn write_reports(
         report.render_markdown().as_bytes(),
     )?;
     Ok(())
+}
+
+/// Each verified finding's chain (by triage item), and its entry in `triage` made the answer
+/// that stood: the second agent's, with the settled verdict; `unsure` when its verifier never
+/// answered (an unconfirmed dismissal hides nothing).
+pub(crate) fn verification_chains(
+    dir: &RunDir,
+    state: &RunState,
+    triage: &mut HashMap<String, TriageResult>,
+) -> HashMap<String, self_repair_report::Verification> {
+    let batch_of = self_repair_engine::batch_of(state);
+    let mut chains = HashMap::new();
+    for (id, verifier) in self_repair_engine::verifier_of(state) {
+        let Some(first) = triage.get(id).cloned().or_else(|| {
+            dir.read_result(id, "json")
+                .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
+        }) else {
+            continue;
+        };
+        let second = (verifier.status == ItemStatus::Done)
+            .then(|| dir.read_result(&verifier.id, "json"))
+            .flatten()
+            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
+        let first_by = batch_of.get(id).map_or(id, String::as_str);
+        let chain = self_repair_report::Verification::of(
+            state,
+            verifier,
+            first_by,
+            &first,
+            second.as_ref(),
+        );
+        let verdict = state.item(id).and_then(|i| i.verdict);
+        if let Some(settled) = triage.get_mut(id) {
+            match (&second, verdict) {
+                (Some(second), Some(verdict)) => {
+                    *settled = TriageResult {
+                        verdict,
+                        ..second.clone()
+                    };
+                }
+                (None, Some(verdict)) if verdict != first.verdict => {
+                    settled.verdict = verdict;
+                    settled.reason = format!(
+                        "not verified: {} ended without an answer; the first answer was {} \
+                         ({})",
+                        verifier.id,
+                        first.verdict.as_str(),
+                        first.reason
+                    );
+                }
+                _ => {}
+            }
+        }
+        chains.insert(id.to_owned(), chain);
+    }
+    chains
 }
 
 /// The run's `findings.json`.
@@ -264,16 +322,27 @@ fn learn(
             .is_some_and(|r| r == "security")
     };
     let survey_of = self_repair_engine::survey_of(state);
+    // The answers that stood: a verified finding's is its second agent's.
+    let mut answers: HashMap<String, TriageResult> = decided
+        .iter()
+        .filter_map(|(item, _, _)| {
+            let text = dir.read_result(item, "json")?;
+            Some(((*item).to_owned(), serde_json::from_str(&text).ok()?))
+        })
+        .collect();
+    let chains = verification_chains(dir, state, &mut answers);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let mut changed = false;
     for (item, record, verdict) in &decided {
         if *verdict == Verdict::Unsure {
             continue;
         }
-        let result = dir
-            .read_result(item, "json")
-            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
-        let reason = match &result {
+        let result = answers.get(*item);
+        let chain = chains.get(*item);
+        // Two agents that disagreed on a dismissal: the finding stays real in this run, and a
+        // person settles it for the next ones.
+        let disputed = chain.is_some_and(|c| c.outcome == Some(VerifyOutcome::KeptReal));
+        let reason = match result {
             Some(r) => r.reason.clone(),
             None => survey_of
                 .get(item)
@@ -291,8 +360,9 @@ fn learn(
         let code = crate::decided_code::decided_code(root, &f.path, f.line);
         // The tier the transcript showed running, else the one it was dispatched at; a finding
         // its rule's survey decided was decided by the survey's agent.
-        let decided_by = match (&result, survey_of.get(item)) {
-            (None, Some(survey)) => survey.id.as_str(),
+        let decided_by = match (result, survey_of.get(item), chain) {
+            (None, Some(survey), _) => survey.id.as_str(),
+            (_, _, Some(chain)) if chain.second.is_some() => chain.item.as_str(),
             _ => item,
         };
         let ran = state
@@ -305,10 +375,10 @@ fn learn(
                 reason,
                 source: state.run.clone(),
                 summary: format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message),
-                proposed: dismissal && on_security_route(item),
+                proposed: (dismissal && on_security_route(item)) || disputed,
                 item: Some((*item).to_owned()),
                 model: ran,
-                confidence: result.as_ref().and_then(|r| r.confidence),
+                confidence: result.and_then(|r| r.confidence),
                 lines: code.as_ref().map(|c| c.lines.clone()),
                 code: code.map(|c| c.code),
             },

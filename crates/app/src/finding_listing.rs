@@ -36,7 +36,7 @@ impl<'a> FindingListing<'a> {
     ) -> FindingListing<'a> {
         let ids: Vec<&str> = match item.kind {
             ItemKind::Triage => vec![item.id.as_ref()],
-            ItemKind::Aggregate | ItemKind::TriageBatch => {
+            ItemKind::Aggregate | ItemKind::TriageBatch | ItemKind::Verify => {
                 item.inputs().iter().map(String::as_str).collect()
             }
             ItemKind::RuleSurvey => state

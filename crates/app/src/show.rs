@@ -4,8 +4,8 @@ use std::path::Path;
 
 use self_repair_context::fenced_block;
 use self_repair_engine::{
-    FindingRecord, ItemKind, ItemStatus, PlanDepth, RunState, WorkItem, item_input, output_schema,
-    route_names,
+    FindingRecord, ItemKind, ItemStatus, PlanDepth, RunState, TriageResult, VerifyReason, WorkItem,
+    item_input, needs_verification, output_schema, route_names,
 };
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
@@ -157,7 +157,7 @@ type Vars = Vec<(&'static str, String)>;
 impl PromptContext<'_> {
     fn vars(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
         Ok(match item.kind {
-            ItemKind::Triage | ItemKind::TriageBatch => self.triage(item)?,
+            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::Verify => self.triage(item)?,
             ItemKind::RuleSurvey => crate::survey_prompt::survey_vars(
                 self.root,
                 self.dir,
@@ -276,7 +276,7 @@ impl PromptContext<'_> {
     /// A triage item's task, or a batch's: the members' rules and findings, on the template of
     /// the route.
     fn triage(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
-        let ids: Vec<&str> = if item.kind == ItemKind::TriageBatch {
+        let ids: Vec<&str> = if matches!(item.kind, ItemKind::TriageBatch | ItemKind::Verify) {
             item.inputs().iter().map(String::as_str).collect()
         } else {
             vec![item.id.as_str()]
@@ -310,8 +310,60 @@ impl PromptContext<'_> {
                     "scope",
                     security_scope(&self.state.config.security_in_scope),
                 ),
+                ("claim", self.claim(item)),
             ],
         ))
+    }
+
+    /// What a verifier (`vf-`) is told of the first answer: a low-confidence dismissal is a
+    /// claim to check, an `unsure` a look to deepen; a security dismissal is not shown at all,
+    /// so the second opinion is independent. Empty for the first investigation.
+    fn claim(&self, item: &WorkItem) -> String {
+        if item.kind != ItemKind::Verify {
+            return String::new();
+        }
+        let Some(first_id) = item.inputs().first() else {
+            return String::new();
+        };
+        let first = self
+            .dir
+            .read_result(first_id, "json")
+            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
+        let Some(first) = first else {
+            return String::new();
+        };
+        let reason = needs_verification(
+            self.state.config.verify_below,
+            item.route.as_deref(),
+            &first,
+        );
+        let stays_real = "If you cannot tell, answer `unsure`: a dismissal two investigators do \
+                          not share does not stand, and the finding stays `real`.";
+        match reason {
+            Some(VerifyReason::SecurityDismissal) => format!(
+                "## An independent second opinion\n\nAnother investigator dismissed {first_id}. \
+                 On the security route a dismissal stands only when a second investigator, \
+                 deciding on their own evidence, agrees; that answer is not shown to you. \
+                 Decide the finding from the code as if you were the first. {stays_real}\n\n"
+            ),
+            Some(VerifyReason::Unsure) => format!(
+                "## A second look\n\nAn investigator could not decide {first_id} and answered \
+                 `unsure`. Look deeper than it did; your answer decides the finding.\n\n\
+                 ### What it found missing (data)\n\n{}\n",
+                fenced_block("text", &first.reason)
+            ),
+            Some(VerifyReason::LowConfidence) | None => format!(
+                "## A claim to check\n\nAnother investigator answered `{}` for {first_id} with \
+                 confidence {}. Its reason is a claim, not evidence: check it against the code \
+                 yourself, and answer `false_positive` or `intended` only when the code shows \
+                 it; a right finding is `real`. {stays_real}\n\n### Its reason (data)\n\n{}\n",
+                first.verdict.as_str(),
+                first
+                    .confidence
+                    .map_or_else(|| "not given".to_owned(), |c| format!("{c:.2}")),
+                fenced_block("text", &first.reason)
+            ),
+        }
     }
 
     fn group_vars(&self, item: &WorkItem, most: usize) -> Vars {

@@ -36,6 +36,13 @@ impl SimulatedAgent<'_> {
                 json!({ "verdicts": verdicts }).to_string()
             }
             ItemKind::RuleSurvey => self.survey(item).to_string(),
+            // A second opinion that agrees with the first.
+            ItemKind::Verify => item
+                .inputs()
+                .first()
+                .and_then(|id| self.state.item(id))
+                .map(|first| self.triage(first).to_string())
+                .unwrap_or_default(),
             ItemKind::Aggregate => self.aggregate(item).to_string(),
             ItemKind::RuleReview => self.rule_review().to_string(),
             ItemKind::Plan => format!(
@@ -112,7 +119,8 @@ impl SimulatedAgent<'_> {
                 format!("the code does what {} {} describes", f.tool, f.rule_id),
             )
         };
-        json!({"verdict": verdict.as_str(), "root_cause": cause, "reason": format!("(simulated) {reason}")})
+        json!({"verdict": verdict.as_str(), "root_cause": cause, "confidence": 0.9,
+               "reason": format!("(simulated) {reason}")})
     }
 
     /// Dead-code rules need a look at each finding; any other rule is fixed everywhere, with

@@ -330,6 +330,9 @@ pub struct FindingLine {
     /// The model tier its agent's latest launch really ran at, when the transcript showed it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ran_model: Option<String>,
+    /// When its verdict needed a second agent: both answers, why, and what stood.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<self_repair_report::Verification>,
 }
 
 /// Every finding of the run with how it was decided.
@@ -337,6 +340,8 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
     let findings = crate::read_findings(dir)?;
     let batch_of = self_repair_engine::batch_of(state);
     let survey_of = self_repair_engine::survey_of(state);
+    let mut settled = std::collections::HashMap::new();
+    let chains = crate::finalize::verification_chains(dir, state, &mut settled);
     Ok(findings
         .iter()
         .map(|record| {
@@ -367,11 +372,14 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 ),
                 (None, Some(id)) => match state.item(id) {
                     Some(item) if item.status == self_repair_engine::ItemStatus::Done => {
-                        let reason = dir
-                            .read_result(id, "json")
-                            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                            .and_then(|v| v["reason"].as_str().map(str::to_owned))
-                            .unwrap_or_default();
+                        let reason = match chains.get(id.as_str()).and_then(|c| c.second.as_ref()) {
+                            Some(second) => second.reason.clone(),
+                            None => dir
+                                .read_result(id, "json")
+                                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                                .and_then(|v| v["reason"].as_str().map(str::to_owned))
+                                .unwrap_or_default(),
+                        };
                         (
                             "agent".to_owned(),
                             item.verdict.map(|v| v.as_str().to_owned()),
@@ -381,7 +389,13 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                     Some(item) => (
                         "pending".to_owned(),
                         None,
-                        format!("triage item {id} is {}", item.status.as_str()),
+                        match chains.get(id.as_str()) {
+                            Some(chain) => format!(
+                                "answered {}, waiting for its second opinion {} ({})",
+                                chain.first.verdict, chain.item, chain.status
+                            ),
+                            None => format!("triage item {id} is {}", item.status.as_str()),
+                        },
                     ),
                     None => ("pending".to_owned(), None, String::new()),
                 },
@@ -409,6 +423,11 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                     .as_deref()
                     .and_then(|id| state.item(id)?.ran)
                     .map(|t| t.as_str().to_owned()),
+                verification: record
+                    .item
+                    .as_deref()
+                    .and_then(|id| chains.get(id))
+                    .cloned(),
             }
         })
         .collect())
@@ -439,6 +458,9 @@ pub fn render_findings(lines: &[FindingLine]) -> String {
             l.verdict.as_deref().unwrap_or("undecided"),
             l.reason.split_whitespace().collect::<Vec<_>>().join(" ")
         ));
+        if let Some(chain) = &l.verification {
+            out.push_str(&format!("    {}\n", chain.summary()));
+        }
     }
     out
 }

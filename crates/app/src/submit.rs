@@ -379,6 +379,12 @@ fn describe(item: &str, kind: ItemKind, submission: &self_repair_engine::Submiss
             format!("{item}: {}", verdicts.join(", "))
         }
         Submission::RuleSurvey(s) => format!("{item}: {}", s.policy.as_str()),
+        Submission::Verify(t) => format!(
+            "{item}: {} ({}), a second opinion on {}",
+            t.verdict.as_str(),
+            t.root_cause,
+            self_repair_engine::triage_id_of_verify(item)
+        ),
         Submission::Aggregate(a) => format!("{item}: {} group(s)", a.groups.len()),
         Submission::RuleReview(v) => format!(
             "{item}: {} rule proposal(s)",

@@ -138,7 +138,12 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
     }
     let input = item_input(state, &state.items[index]);
     let triage_items = state.triage_items;
-    let parsed = parse_value(&input, result.clone(), &route::route_names(), triage_items);
+    let parsed = parse_value(
+        &input,
+        with_legacy_confidence(input.kind, result.clone()),
+        &route::route_names(),
+        triage_items,
+    );
     let item = &mut state.items[index];
     let submission = match parsed {
         Ok((submission, _)) => submission,
@@ -149,9 +154,10 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
     };
     item.lease = None;
     item.clear_rejection();
+    let mut verify = None;
     match submission {
         Submission::Triage(triage) => {
-            if let Some(new_route) = triage.reroute.filter(|_| item.reroutes == 0) {
+            if let Some(new_route) = triage.reroute.clone().filter(|_| item.reroutes == 0) {
                 // The investigator asked for another diagnosis: re-route once, no verdict yet.
                 item.reroutes += 1;
                 if let Some(r) = route::route(&new_route) {
@@ -164,7 +170,13 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
                 return true;
             }
             item.verdict = Some(triage.verdict);
-            item.root_cause = Some(triage.root_cause.into());
+            item.root_cause = Some(triage.root_cause.as_str().into());
+            item.status = ItemStatus::Done;
+            verify = Some(triage);
+        }
+        Submission::Verify(answer) => {
+            item.status = ItemStatus::Done;
+            crate::verification::record_answer(state, index, &answer);
         }
         Submission::TriageBatch(batch) => {
             item.status = ItemStatus::Done;
@@ -186,9 +198,39 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
     let item = &mut state.items[index];
     item.status = ItemStatus::Done;
     let kind = item.kind;
+    if let Some(first) = verify {
+        crate::verification::request(state, index, &first);
+    }
     if state.streak.kind == Some(kind) {
         state.streak = crate::FailureStreak::default();
     }
     state.progress += 1;
     true
+}
+
+/// A triage answer journaled before `confidence` was required (an older self-repair) counts
+/// as confident: the run keeps the contract its agents answered under, and replaying its
+/// journal gives the state it had.
+fn with_legacy_confidence(kind: ItemKind, mut value: serde_json::Value) -> serde_json::Value {
+    let fill = |answer: &mut serde_json::Value| {
+        if let Some(fields) = answer.as_object_mut()
+            && fields.contains_key("verdict")
+            && !fields.contains_key("confidence")
+        {
+            fields.insert("confidence".to_owned(), serde_json::json!(1.0));
+        }
+    };
+    match kind {
+        ItemKind::Triage => fill(&mut value),
+        ItemKind::TriageBatch => {
+            let verdicts = value
+                .get_mut("verdicts")
+                .and_then(serde_json::Value::as_array_mut);
+            for answer in verdicts.into_iter().flatten() {
+                fill(answer);
+            }
+        }
+        _ => {}
+    }
+    value
 }

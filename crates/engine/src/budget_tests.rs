@@ -72,7 +72,7 @@ fn submit_all(state: &mut RunState, items: &[String]) {
             at: NOW,
             event: Event::Submitted {
                 item: item.clone(),
-                result: json!({"verdict": "real", "root_cause": "unused import",
+                result: json!({"confidence": 0.9, "verdict": "real", "root_cause": "unused import",
                     "reason": "the import is never used anywhere"}),
             },
         };

@@ -42,6 +42,11 @@ pub struct Config {
     /// Findings of a rule, not in the sample, triaged on their own to check a `fix_all` or
     /// `suppress` policy; one that disagrees drops the policy.
     pub survey_spot_checks: u32,
+    /// A `false_positive` or `intended` answered with a lower confidence than this is triaged
+    /// again one tier up, the first answer shown as a claim to check (`vf-` item); 0 turns it
+    /// off. Security dismissals always get a second opinion, and `unsure` always gets a
+    /// second look.
+    pub verify_below: f64,
     /// Identical failures in a row, within one kind of item, that open the circuit.
     pub circuit_failures: u32,
     /// Starting model tier per kind of item (triage tiers come from the route).
@@ -111,6 +116,9 @@ pub enum LaunchMode {
 pub struct KindTiers {
     pub triage: Tier,
     pub rule_survey: Tier,
+    /// The second opinion on a security dismissal (a low-confidence dismissal or an `unsure`
+    /// is checked one tier above the tier that answered it).
+    pub verify: Tier,
     pub aggregate: Tier,
     pub rule_review: Tier,
     pub plan: Tier,
@@ -124,6 +132,7 @@ impl Default for KindTiers {
         KindTiers {
             triage: Tier::Haiku,
             rule_survey: Tier::Sonnet,
+            verify: Tier::Opus,
             aggregate: Tier::Sonnet,
             rule_review: Tier::Sonnet,
             plan: Tier::Sonnet,
@@ -140,6 +149,7 @@ impl KindTiers {
         match kind {
             ItemKind::Triage | ItemKind::TriageBatch => self.triage,
             ItemKind::RuleSurvey => self.rule_survey,
+            ItemKind::Verify => self.verify,
             ItemKind::Aggregate => self.aggregate,
             ItemKind::RuleReview => self.rule_review,
             ItemKind::Plan => self.plan,
@@ -170,6 +180,7 @@ impl Default for Config {
             survey_min: 5,
             survey_sample: 6,
             survey_spot_checks: 2,
+            verify_below: 0.8,
             circuit_failures: 3,
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
@@ -276,6 +287,13 @@ impl Config {
             self.circuit_failures >= 2,
             "use 2 or more",
         )?;
+        if !(0.0..=1.0).contains(&self.verify_below) {
+            return Err(ConfigError {
+                field: "verify_below",
+                value: self.verify_below.to_string(),
+                expected: "use a confidence from 0 (verify no dismissal by its confidence) to 1",
+            });
+        }
         if let Some(budget) = self.budget_usd
             && !(budget.is_finite() && budget > 0.0)
         {

@@ -300,8 +300,10 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
         item.status = ItemStatus::Pending;
     } else {
         item.status = ItemStatus::Quarantined;
-        if kind == ItemKind::TriageBatch {
-            crate::triage_batch::quarantine_members(state, index);
+        match kind {
+            ItemKind::TriageBatch => crate::triage_batch::quarantine_members(state, index),
+            ItemKind::Verify => crate::verification::unverified(state, index),
+            _ => {}
         }
     }
     let streak = &mut state.streak;
@@ -387,6 +389,7 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
     let held = if phase == Phase::Triage {
         let mut held = crate::triage_batch::batch_members_held(state, false);
         held.extend(crate::rule_survey::survey_members_held(state, false));
+        held.extend(crate::verification::verification_held(state, false));
         held
     } else {
         HashSet::new()

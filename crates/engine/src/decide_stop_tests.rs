@@ -65,7 +65,7 @@ fn submit(state: &mut RunState, item: &str, result: serde_json::Value) {
 }
 
 fn real(cause: &str) -> serde_json::Value {
-    json!({"verdict": "real", "root_cause": cause, "reason": "the import is never used anywhere"})
+    json!({"confidence": 0.9, "verdict": "real", "root_cause": cause, "reason": "the import is never used anywhere"})
 }
 
 fn block(outcome: &Outcome) -> &Dispatch {
@@ -257,7 +257,7 @@ fn row8_finalize_is_requested_when_every_phase_is_done() {
     submit(
         &mut state,
         "t-00001",
-        json!({"verdict": "false_positive", "root_cause": "tool bug", "reason": "the name is used through getattr"}),
+        json!({"confidence": 0.9, "verdict": "false_positive", "root_cause": "tool bug", "reason": "the name is used through getattr"}),
     );
     let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
     assert_eq!(state.phase, Phase::RuleReview);
@@ -403,7 +403,7 @@ fn reroute_sends_the_item_back_once_with_a_new_route() {
     submit(
         &mut state,
         "t-00001",
-        json!({"verdict": "unsure", "root_cause": "maybe injection", "reason": "this looks like a security problem", "reroute": "security"}),
+        json!({"confidence": 0.9, "verdict": "unsure", "root_cause": "maybe injection", "reason": "this looks like a security problem", "reroute": "security"}),
     );
     assert_eq!(state.items[0].status, ItemStatus::Pending);
     assert_eq!(state.items[0].route.as_deref(), Some("security"));

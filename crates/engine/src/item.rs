@@ -18,6 +18,10 @@ pub enum ItemKind {
     /// Several triage items investigated by one agent (`tb-00003`): the dispatch unit of
     /// batched triage; its members keep their own verdicts.
     TriageBatch,
+    /// A second opinion on one triage item's verdict (`vf-00042` for `t-00042`): a
+    /// low-confidence dismissal, an `unsure`, or any dismissal on the security route, triaged
+    /// again by another agent before it stands (reference/state-machine.md, "Verification").
+    Verify,
     Aggregate,
     RuleReview,
     Plan,
@@ -28,10 +32,11 @@ pub enum ItemKind {
 
 impl ItemKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [ItemKind; 9] = [
+    pub const ALL: [ItemKind; 10] = [
         ItemKind::Triage,
         ItemKind::RuleSurvey,
         ItemKind::TriageBatch,
+        ItemKind::Verify,
         ItemKind::Aggregate,
         ItemKind::RuleReview,
         ItemKind::Plan,
@@ -46,6 +51,7 @@ impl ItemKind {
             ItemKind::Triage => "triage",
             ItemKind::RuleSurvey => "rule_survey",
             ItemKind::TriageBatch => "triage_batch",
+            ItemKind::Verify => "verify",
             ItemKind::Aggregate => "aggregate",
             ItemKind::RuleReview => "rule_review",
             ItemKind::Plan => "plan",
@@ -58,7 +64,7 @@ impl ItemKind {
     /// The sub-agent definition (without plugin namespace) that works on this kind.
     pub fn agent(self) -> &'static str {
         match self {
-            ItemKind::Triage | ItemKind::TriageBatch => "triage-investigator",
+            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::Verify => "triage-investigator",
             ItemKind::RuleSurvey => "rule-surveyor",
             ItemKind::Aggregate => "triage-aggregator",
             ItemKind::RuleReview => "rule-reviewer",
@@ -74,6 +80,7 @@ impl ItemKind {
         match self {
             ItemKind::Triage | ItemKind::TriageBatch => "triage",
             ItemKind::RuleSurvey => "survey rule",
+            ItemKind::Verify => "verify",
             ItemKind::Aggregate => "aggregate",
             ItemKind::RuleReview => "review rules",
             ItemKind::Plan => "plan",
@@ -87,7 +94,9 @@ impl ItemKind {
     /// launch drops the dispatch's `model`.
     pub fn default_tier(self) -> Tier {
         match self {
-            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::WriteTask => Tier::Haiku,
+            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::Verify | ItemKind::WriteTask => {
+                Tier::Haiku
+            }
             ItemKind::Synthesize => Tier::Opus,
             ItemKind::RuleSurvey
             | ItemKind::Aggregate
@@ -100,7 +109,9 @@ impl ItemKind {
     /// The phase whose items are of this kind.
     pub fn phase(self) -> Phase {
         match self {
-            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::RuleSurvey => Phase::Triage,
+            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::RuleSurvey | ItemKind::Verify => {
+                Phase::Triage
+            }
             ItemKind::Aggregate => Phase::Aggregate,
             ItemKind::RuleReview => Phase::RuleReview,
             ItemKind::Plan | ItemKind::Synthesize | ItemKind::Review | ItemKind::WriteTask => {
@@ -114,7 +125,7 @@ impl ItemKind {
         matches!(self, ItemKind::Plan | ItemKind::Review)
     }
 
-    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `rs-`, `agg-`, `rr-`,
+    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `rs-`, `vf-`, `agg-`, `rr-`,
     /// `plan-`, `syn-`, `rev-`, `tw-`), so `submit` never needs the whole run to classify an id.
     pub fn of_id(id: &str) -> Option<ItemKind> {
         let (prefix, rest) = id.split_once('-')?;
@@ -125,6 +136,7 @@ impl ItemKind {
             "t" => Some(ItemKind::Triage),
             "tb" => Some(ItemKind::TriageBatch),
             "rs" => Some(ItemKind::RuleSurvey),
+            "vf" => Some(ItemKind::Verify),
             "agg" => Some(ItemKind::Aggregate),
             "rr" => Some(ItemKind::RuleReview),
             "plan" => Some(ItemKind::Plan),

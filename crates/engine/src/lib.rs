@@ -34,6 +34,7 @@ mod template;
 mod tier;
 pub mod timestamp;
 mod triage_batch;
+mod verification;
 
 pub use agent_estimate::{KindAgents, expected_agents};
 pub use apply::{apply, item_input};
@@ -68,3 +69,7 @@ pub use submission::{
 pub use template::render_template;
 pub use tier::Tier;
 pub use triage_batch::{batch_members_held, batch_of};
+pub use verification::{
+    VerifyOutcome, VerifyReason, needs_verification, settle_verdict, triage_id_of_verify,
+    verification_held, verifier_of, verify_id,
+};

@@ -138,7 +138,7 @@ mod tests {
             submit(
                 state,
                 id,
-                json!({"verdict": "real", "root_cause": "one cause", "reason": "the code does this"}),
+                json!({"confidence": 0.9, "verdict": "real", "root_cause": "one cause", "reason": "the code does this"}),
             );
         }
         stop(state);

@@ -108,7 +108,7 @@ fn answer_batch(state: &mut RunState, batch: &str, verdict: &str) {
     let verdicts: Vec<Value> = members
         .iter()
         .map(|m| {
-            json!({"item": m, "verdict": verdict, "root_cause": "summary line not separated",
+            json!({"confidence": 0.9, "item": m, "verdict": verdict, "root_cause": "summary line not separated",
                    "reason": "the docstring runs its summary into the description"})
         })
         .collect();

@@ -227,13 +227,17 @@ impl RunState {
         let in_flight = if phase == Phase::Triage {
             let mut held = crate::triage_batch::batch_members_held(self, true);
             held.extend(crate::rule_survey::survey_members_held(self, true));
+            held.extend(crate::verification::verification_held(self, true));
             held
         } else {
             std::collections::HashSet::new()
         };
         for item in self.items.iter().filter(|i| {
             i.kind.phase() == phase
-                && !matches!(i.kind, ItemKind::TriageBatch | ItemKind::RuleSurvey)
+                && !matches!(
+                    i.kind,
+                    ItemKind::TriageBatch | ItemKind::RuleSurvey | ItemKind::Verify
+                )
         }) {
             match item.status {
                 ItemStatus::Pending if in_flight.contains(item.id.as_str()) => counts.running += 1,

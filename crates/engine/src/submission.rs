@@ -80,6 +80,8 @@ pub struct TaskDraft {
 pub enum Submission {
     Triage(TriageResult),
     TriageBatch(TriageBatchResult),
+    /// A second opinion on a triage verdict (no duplicate, no re-route).
+    Verify(TriageResult),
     RuleSurvey(SurveyResult),
     Aggregate(AggregateResult),
     /// Rule proposals, kept as submitted; they are evaluated against the run's verdicts later.
@@ -149,6 +151,7 @@ pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> S
             )])
         }
         ItemKind::RuleSurvey => survey_object(routes),
+        ItemKind::Verify => verify_object(),
         ItemKind::Aggregate => {
             let slice = input.inputs.len().max(1);
             Schema::object(vec![Field::required(
@@ -392,11 +395,7 @@ fn triage_object(
             "the evidence: what you read and why it leads to the verdict",
             Schema::text(10, 2000),
         ),
-        Field::optional(
-            "confidence",
-            "0 to 1",
-            Schema::Number { min: 0.0, max: 1.0 },
-        ),
+        confidence_field(),
         Field::optional(
             "duplicate_of",
             "the other triage item this one duplicates, e.g. \"t-00007\"; with verdict \
@@ -431,6 +430,39 @@ fn triage_object(
             when: "verdict",
             value: "unsure",
         })
+}
+
+/// How sure the agent is: required, since a dismissal below `verify_below` is checked again.
+fn confidence_field() -> Field {
+    Field::required(
+        "confidence",
+        "0 to 1: how sure you are of the verdict",
+        Schema::Number { min: 0.0, max: 1.0 },
+    )
+}
+
+/// A verifier's answer: a triage verdict on one finding, without `duplicate_of` or `reroute`
+/// (its question is whether the finding is right, and it answers it on this route).
+fn verify_object() -> Schema {
+    Schema::object(vec![
+        Field::required(
+            "verdict",
+            "real: a defect worth fixing; false_positive: the tool is wrong; intended: correct \
+             as written on purpose; unsure: the evidence does not settle it (explain in reason)",
+            Schema::one_of(["real", "false_positive", "intended", "unsure"]),
+        ),
+        Field::required(
+            "root_cause",
+            "short label of the underlying cause, shared by findings with the same cause",
+            Schema::line(3, 120),
+        ),
+        Field::required(
+            "reason",
+            "the evidence: what you read and why it leads to the verdict",
+            Schema::text(10, 2000),
+        ),
+        confidence_field(),
+    ])
 }
 
 /// Validates raw submitted text for an item and returns the parsed submission with its
@@ -485,6 +517,10 @@ pub fn parse_value(
         ItemKind::RuleSurvey => {
             let result: SurveyResult = serde_json::from_value(value.clone()).map_err(decode)?;
             Submission::RuleSurvey(result)
+        }
+        ItemKind::Verify => {
+            let result: TriageResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            Submission::Verify(result)
         }
         ItemKind::Aggregate => {
             let result: AggregateResult = serde_json::from_value(value.clone()).map_err(decode)?;

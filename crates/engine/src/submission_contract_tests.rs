@@ -113,7 +113,7 @@ fn a_batch_result_that_misses_or_invents_a_finding_is_refused_naming_it() {
     let batch = input(ItemKind::TriageBatch, "tb-00001", &["t-00001", "t-00002"]);
     let verdict = |item: &str| {
         json!({"item": item, "verdict": "real", "root_cause": "unused import",
-               "reason": "the name is never read in the module"})
+               "confidence": 0.9, "reason": "the name is never read in the module"})
     };
     let routes = route_names();
     let missing = json!({"verdicts": [verdict("t-00001")]}).to_string();
@@ -148,6 +148,20 @@ fn aggregate_schema_is_the_whole_contract() {
             "enum",
             "minItems",
             "not pattern",
+        ],
+    );
+}
+
+#[test]
+fn verify_schema_is_the_whole_contract() {
+    schema_is_the_whole_contract(
+        &input(ItemKind::Verify, "vf-00003", &["t-00003"]),
+        &[
+            "required",
+            "enum",
+            "minLength",
+            "maximum",
+            "additionalProperties",
         ],
     );
 }
@@ -336,6 +350,7 @@ fn every_pattern_in_every_schema_compiles() {
         ItemKind::Triage,
         ItemKind::TriageBatch,
         ItemKind::RuleSurvey,
+        ItemKind::Verify,
         ItemKind::Aggregate,
         ItemKind::RuleReview,
         ItemKind::Plan,

@@ -134,7 +134,11 @@ pub(crate) fn decide_members(state: &mut RunState, batch: usize, result: &Triage
             continue;
         };
         let member = &mut state.items[index];
-        if member.kind != ItemKind::Triage || member.status == ItemStatus::Done {
+        // Decided, or held by its verifier with its first verdict.
+        if member.kind != ItemKind::Triage
+            || member.status == ItemStatus::Done
+            || member.verdict.is_some()
+        {
             continue;
         }
         member.ran = ran;
@@ -152,6 +156,7 @@ pub(crate) fn decide_members(state: &mut RunState, batch: usize, result: &Triage
         member.verdict = Some(triage.verdict);
         member.root_cause = Some(triage.root_cause.as_str().into());
         member.status = ItemStatus::Done;
+        crate::verification::request(state, index, triage);
     }
     retire_decided(state, &batch_id);
 }

@@ -7,6 +7,7 @@ mod backlog_task;
 mod report_error;
 mod run_cost;
 mod run_report;
+mod verification_chain;
 
 pub use analyzer_fix_task::AnalyzerFixTask;
 pub use backlog::{Backlog, ExistingTask, TaskToWrite};
@@ -16,3 +17,4 @@ pub use run_cost::{CostLine, RunCost};
 pub use run_report::{
     FindingOutcome, GroupOutcome, PhaseCost, QuarantinedItem, REPORT_SCHEMA_VERSION, RunReport,
 };
+pub use verification_chain::{Opinion, Verification};

@@ -57,6 +57,10 @@ pub struct FindingOutcome {
     /// `verdict` is then the re-routed agent's answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rerouted_from: Option<TriageResult>,
+    /// When the verdict needed a second agent (a low-confidence or security dismissal, an
+    /// `unsure`): both answers, why, and what stood.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<crate::Verification>,
 }
 
 /// A group and its task.
@@ -197,6 +201,7 @@ impl RunReport {
                     config_change: survey
                         .and_then(|(_, s)| s.answer.as_ref()?.config_change.clone()),
                     rerouted_from: None,
+                    verification: None,
                     ran_model: record
                         .item
                         .as_deref()
@@ -284,6 +289,20 @@ impl RunReport {
         self
     }
 
+    /// Attaches each verified finding's chain (by triage item).
+    #[must_use]
+    pub fn with_verifications(
+        mut self,
+        chains: &HashMap<String, crate::Verification>,
+    ) -> RunReport {
+        for finding in &mut self.findings {
+            if let Some(chain) = finding.item.as_ref().and_then(|id| chains.get(id)) {
+                finding.verification = Some(chain.clone());
+            }
+        }
+        self
+    }
+
     /// `report.md`.
     pub fn render_markdown(&self) -> String {
         let mut out = format!("# self-repair run {}\n\n{}\n\n", self.run, self.summary);
@@ -338,6 +357,21 @@ impl RunReport {
                     q.kind,
                     q.errors.last().map_or("", String::as_str)
                 ));
+            }
+        }
+        let verified: Vec<(&str, &crate::Verification)> = self
+            .findings
+            .iter()
+            .filter_map(|f| Some((f.item.as_deref()?, f.verification.as_ref()?)))
+            .collect();
+        if !verified.is_empty() {
+            out.push_str(
+                "\n## Verified verdicts\n\nLow-confidence and security dismissals and `unsure` \
+                 answers, checked by a second agent; a dismissal the two do not share stays \
+                 `real`.\n\n",
+            );
+            for (item, chain) in verified {
+                out.push_str(&format!("- `{item}`: {}\n", cell(&chain.summary())));
             }
         }
         let rerouted: Vec<&FindingOutcome> = self

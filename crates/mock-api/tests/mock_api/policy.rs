@@ -10,7 +10,7 @@ const FEEDBACK: &str = "Stop hook feedback:\nTriage 2 findings.\n```json\n{\"sel
 
 const SHOW: &str = r#"{"item":"t-1","kind":"triage","agent":"triage-investigator","model":"haiku","prompt":"...",
  "output_schema":{"type":"object","additionalProperties":false,"required":["verdict","root_cause","reason"],
-  "properties":{"verdict":{"type":"string","enum":["real","false_positive"]},
+  "properties":{"confidence": 0.9, "verdict":{"type":"string","enum":["real","false_positive"]},
    "root_cause":{"type":"string","minLength":3,"maxLength":120},
    "reason":{"type":"string","minLength":10,"maxLength":2000}}}}"#;
 
@@ -211,7 +211,7 @@ fn never_submit_ends_after_show_and_results_can_be_chosen_in_code() {
         StopReason::EndTurn
     );
     let chosen = Scenario::new().results(|show| {
-        (show.item == "t-1").then(|| json!({"verdict": "false_positive", "root_cause": "tool bug", "reason": "the tool is wrong here"}))
+        (show.item == "t-1").then(|| json!({"confidence": 0.9, "verdict": "false_positive", "root_cause": "tool bug", "reason": "the tool is wrong here"}))
     });
     assert_eq!(
         submitted_json(&after_rejections(&chosen, "claude-haiku-5-5", 0))["verdict"],

@@ -89,7 +89,7 @@ fn scripted_verdict(rule: &str) -> Value {
     } else {
         "real"
     };
-    json!({"verdict": verdict, "root_cause": "mock root cause",
+    json!({"confidence": 0.9, "verdict": verdict, "root_cause": "mock root cause",
         "reason": format!("scripted: read the code {rule} points at")})
 }
 

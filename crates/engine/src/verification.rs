@@ -1,0 +1,211 @@
+//! Verified verdicts (issue 14 item 1): a dismissal that hides a finding now, and through
+//! `known.json` in later runs, stands only when a second agent agrees where one agent is not
+//! enough: a `false_positive` or `intended` below `verify_below` confidence, any dismissal on
+//! the security route, and any `unsure` that asked for no re-route.
+//!
+//! The second agent works on a `vf-` item (`vf-00042` for `t-00042`) that holds its triage item
+//! as a live batch holds its members: the triage item keeps its first verdict but stays pending
+//! (never dispatched on its own) until the verifier answers; then code settles the verdict
+//! ([`settle_verdict`]). One verification per finding, at most.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::{ItemKind, ItemStatus, RunState, Tier, TriageResult, Verdict, WorkItem};
+
+/// The route whose dismissals always get a second opinion.
+const SECURITY: &str = "security";
+
+/// Why a verdict gets a second agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyReason {
+    /// A `false_positive` or `intended` answered below `verify_below` confidence: checked one
+    /// tier up, the first answer shown as a claim to check.
+    LowConfidence,
+    /// A dismissal on the security route: an independent second opinion (`tiers.verify`,
+    /// opus by default) that does not see the first answer.
+    SecurityDismissal,
+    /// `unsure` without a re-route: a second look one tier up.
+    Unsure,
+}
+
+impl VerifyReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifyReason::LowConfidence => "low_confidence",
+            VerifyReason::SecurityDismissal => "security_dismissal",
+            VerifyReason::Unsure => "unsure",
+        }
+    }
+}
+
+/// How the second answer settled the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyOutcome {
+    /// Both agents dismissed the finding: the second's dismissal stands.
+    Confirmed,
+    /// The agents disagree on a dismissal: the finding stays `real`, with both reasons.
+    KeptReal,
+    /// The first was `unsure`: the second answer decides.
+    Decided,
+}
+
+impl VerifyOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifyOutcome::Confirmed => "confirmed",
+            VerifyOutcome::KeptReal => "kept_real",
+            VerifyOutcome::Decided => "decided",
+        }
+    }
+}
+
+fn is_dismissal(verdict: Verdict) -> bool {
+    matches!(verdict, Verdict::FalsePositive | Verdict::Intended)
+}
+
+/// Whether a triage answer needs a second agent before it stands. `None` for an answer that
+/// asks for a re-route (the re-routed investigation answers instead).
+pub fn needs_verification(
+    verify_below: f64,
+    route: Option<&str>,
+    result: &TriageResult,
+) -> Option<VerifyReason> {
+    if result.reroute.is_some() {
+        return None;
+    }
+    match result.verdict {
+        Verdict::Unsure => Some(VerifyReason::Unsure),
+        v if is_dismissal(v) && route == Some(SECURITY) => Some(VerifyReason::SecurityDismissal),
+        v if is_dismissal(v) && result.confidence.is_some_and(|c| c < verify_below) => {
+            Some(VerifyReason::LowConfidence)
+        }
+        _ => None,
+    }
+}
+
+/// The verdict that stands after the second answer, and how it was reached.
+pub fn settle_verdict(first: Verdict, second: Verdict) -> (Verdict, VerifyOutcome) {
+    if first == Verdict::Unsure {
+        return (second, VerifyOutcome::Decided);
+    }
+    if is_dismissal(second) {
+        (second, VerifyOutcome::Confirmed)
+    } else {
+        // A dismissal the second agent did not share (real, or unsure): the finding stays.
+        (Verdict::Real, VerifyOutcome::KeptReal)
+    }
+}
+
+/// `vf-00042` for `t-00042`.
+pub fn verify_id(triage_id: &str) -> String {
+    format!("vf-{}", triage_id.strip_prefix("t-").unwrap_or(triage_id))
+}
+
+/// `t-00042` for `vf-00042`.
+pub fn triage_id_of_verify(verify_id: &str) -> String {
+    format!("t-{}", verify_id.strip_prefix("vf-").unwrap_or(verify_id))
+}
+
+/// The tier one above `tier` (opus stays opus).
+fn one_up(tier: Tier) -> Tier {
+    match tier {
+        Tier::Haiku => Tier::Sonnet,
+        Tier::Sonnet | Tier::Opus => Tier::Opus,
+    }
+}
+
+/// After a triage item got `result` (its first answer at `tier`): when the answer needs a
+/// second agent, keeps the verdict as the first one, holds the item pending and creates its
+/// `vf-` item. Returns whether it did. Never a second time for the same item.
+pub(crate) fn request(state: &mut RunState, index: usize, result: &TriageResult) -> bool {
+    let item = &state.items[index];
+    let Some(reason) = needs_verification(state.config.verify_below, item.route.as_deref(), result)
+    else {
+        return false;
+    };
+    let id = verify_id(&item.id);
+    if state.index_of(&id).is_some() {
+        return false;
+    }
+    let answered_at = item.ran.unwrap_or(item.tier);
+    let tier = match reason {
+        VerifyReason::SecurityDismissal => state.config.tiers.verify.max(answered_at),
+        VerifyReason::LowConfidence | VerifyReason::Unsure => one_up(answered_at),
+    };
+    let mut verify = WorkItem::new(id, ItemKind::Verify, tier);
+    verify.route.clone_from(&item.route);
+    verify.finding = item.finding;
+    verify.extra_mut().inputs = vec![item.id.to_string()];
+    let item = &mut state.items[index];
+    item.status = ItemStatus::Pending;
+    item.seen_running = false;
+    state.items.push(verify);
+    true
+}
+
+/// The verifier's answer: settles its triage item's verdict and root cause.
+pub(crate) fn record_answer(state: &mut RunState, index: usize, result: &TriageResult) {
+    let Some(target) = state.items[index].inputs().first().cloned() else {
+        return;
+    };
+    let Some(item) = state.item_mut(&target) else {
+        return;
+    };
+    let first = item.verdict.unwrap_or(Verdict::Unsure);
+    let (verdict, _) = settle_verdict(first, result.verdict);
+    item.verdict = Some(verdict);
+    item.root_cause = Some(result.root_cause.as_str().into());
+    item.status = ItemStatus::Done;
+}
+
+/// A verifier quarantined after its tiers: its dismissal was never confirmed, so the finding
+/// is `unsure` (it hides nothing and teaches `known.json` nothing).
+pub(crate) fn unverified(state: &mut RunState, index: usize) {
+    let Some(target) = state.items[index].inputs().first().cloned() else {
+        return;
+    };
+    let verifier = state.items[index].id.to_string();
+    if let Some(item) = state.item_mut(&target)
+        && !item.status.is_terminal()
+    {
+        item.verdict = Some(Verdict::Unsure);
+        item.status = ItemStatus::Done;
+        item.record_error(format!("its verification {verifier} was quarantined"));
+    }
+}
+
+/// The triage items live verifiers hold: never dispatched on their own.
+/// `dispatched_only` keeps those whose verifier is in flight (what `status` counts as running).
+#[must_use]
+pub fn verification_held(state: &RunState, dispatched_only: bool) -> HashSet<&str> {
+    state.items[state.triage_items as usize..]
+        .iter()
+        .filter(|v| v.kind == ItemKind::Verify)
+        .filter(|v| {
+            if dispatched_only {
+                v.status == ItemStatus::Dispatched
+            } else {
+                !v.status.is_terminal()
+            }
+        })
+        .flat_map(|v| v.inputs().iter().map(String::as_str))
+        .collect()
+}
+
+/// For each triage item that got a second agent, its `vf-` item.
+#[must_use]
+pub fn verifier_of(state: &RunState) -> HashMap<&str, &WorkItem> {
+    state.items[state.triage_items as usize..]
+        .iter()
+        .filter(|v| v.kind == ItemKind::Verify)
+        .filter_map(|v| Some((v.inputs().first()?.as_str(), v)))
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "verification_tests.rs"]
+mod tests;

@@ -1,0 +1,231 @@
+//! Verified verdicts: which answers get a second agent, at which tier, what it holds, and how
+//! its answer settles the verdict.
+
+use serde_json::{Value, json};
+
+use crate::{
+    Config, Decision, Event, Intake, ItemKind, ItemStatus, JournalEntry, LaunchMode, Phase,
+    RoutedFinding, RunState, StopEvent, Tier, Verdict, apply, create_run, decide_stop,
+};
+
+const NOW: u64 = 1_795_339_805;
+
+/// One finding per route, one agent each (no batch, no survey).
+fn run_of(kinds: &[&str], batch: u32) -> RunState {
+    let routed: Vec<RoutedFinding> = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, route)| RoutedFinding {
+            finding: i as u32,
+            route: (*route).into(),
+            tier: if *route == "security" {
+                Tier::Sonnet
+            } else {
+                Tier::Haiku
+            },
+            rule: format!("ruff R{i}"),
+            path: format!("m{i}.py"),
+            safe_fix: false,
+        })
+        .collect();
+    let n = kinds.len() as u32;
+    let intake = Intake {
+        findings: n,
+        unique: n,
+        routed: n,
+        ..Intake::default()
+    };
+    let config = Config {
+        triage_batch: batch,
+        launch_mode: LaunchMode::Foreground,
+        survey_min: 0,
+        ..Config::default()
+    };
+    create_run("r-verify".into(), NOW, config, intake, None, &routed)
+}
+
+fn stop() -> StopEvent {
+    StopEvent {
+        session: Some("s1".into()),
+        running: Some(Vec::new()),
+        launched: Vec::new(),
+        unnotified: Vec::new(),
+        notified: 0,
+        last_message: None,
+        new_turn: false,
+        spend: None,
+    }
+}
+
+/// The items (and their model) the next stop launches.
+fn launched(state: &mut RunState) -> Vec<(String, String)> {
+    match decide_stop(state, &stop(), NOW).decision {
+        Decision::Block(d) => d.launch.into_iter().map(|l| (l.item, l.model)).collect(),
+        other => panic!("expected a block, got {other:?}"),
+    }
+}
+
+fn submit(state: &mut RunState, item: &str, result: Value) {
+    let entry = JournalEntry {
+        at: NOW,
+        event: Event::Submitted {
+            item: item.into(),
+            result,
+        },
+    };
+    assert!(apply(state, &entry).changed, "{item} was not applied");
+}
+
+fn answer(verdict: &str, confidence: f64) -> Value {
+    json!({"verdict": verdict, "root_cause": "unused import", "confidence": confidence,
+           "reason": "the name is read only by a test fixture"})
+}
+
+fn status(state: &RunState, id: &str) -> (ItemStatus, Option<Verdict>) {
+    let item = state.item(id).unwrap();
+    (item.status, item.verdict)
+}
+
+#[test]
+fn a_low_confidence_dismissal_is_checked_one_tier_up_and_a_disagreement_keeps_it_real() {
+    let mut state = run_of(&["generic", "generic"], 1);
+    assert_eq!(launched(&mut state).len(), 2);
+    submit(&mut state, "t-00001", answer("false_positive", 0.55));
+    submit(&mut state, "t-00002", answer("false_positive", 0.95));
+    // The confident one stands; the other waits for its verifier, never dispatched itself.
+    assert_eq!(
+        status(&state, "t-00002"),
+        (ItemStatus::Done, Some(Verdict::FalsePositive))
+    );
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Pending, Some(Verdict::FalsePositive))
+    );
+    assert!(state.item("vf-00002").is_none());
+    assert_eq!(
+        launched(&mut state),
+        [("vf-00001".to_owned(), "sonnet".to_owned())]
+    );
+    assert_eq!(
+        state.phase,
+        Phase::Triage,
+        "the phase waits for the verifier"
+    );
+    submit(&mut state, "vf-00001", answer("real", 0.9));
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::Real))
+    );
+    assert_eq!(state.counts(Phase::Triage).done, 2);
+}
+
+#[test]
+fn every_security_dismissal_gets_an_opus_second_opinion_even_a_confident_one_in_a_batch() {
+    let mut state = run_of(&["security", "security"], 8);
+    let batch = launched(&mut state);
+    assert_eq!(batch, [("tb-00001".to_owned(), "sonnet".to_owned())]);
+    let mut first = answer("intended", 0.97);
+    first["item"] = json!("t-00001");
+    let mut second = answer("real", 0.9);
+    second["item"] = json!("t-00002");
+    submit(&mut state, "tb-00001", json!({"verdicts": [first, second]}));
+    assert_eq!(
+        status(&state, "t-00002"),
+        (ItemStatus::Done, Some(Verdict::Real))
+    );
+    assert_eq!(
+        launched(&mut state),
+        [("vf-00001".to_owned(), "opus".to_owned())]
+    );
+    submit(&mut state, "vf-00001", answer("false_positive", 0.9));
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::FalsePositive)),
+        "two agents dismissed it: the dismissal stands"
+    );
+}
+
+#[test]
+fn an_unsure_gets_a_second_look_that_decides_and_the_verifier_is_never_verified() {
+    let mut state = run_of(&["generic"], 1);
+    launched(&mut state);
+    submit(&mut state, "t-00001", answer("unsure", 0.3));
+    assert_eq!(
+        launched(&mut state),
+        [("vf-00001".to_owned(), "sonnet".to_owned())]
+    );
+    submit(&mut state, "vf-00001", answer("intended", 0.5));
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::Intended))
+    );
+    assert!(state.item("vf-00001").is_some());
+    assert_eq!(
+        state
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Verify)
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_verifier_answering_unsure_on_a_dismissal_keeps_the_finding_real() {
+    assert_eq!(
+        crate::settle_verdict(Verdict::FalsePositive, Verdict::Unsure),
+        (Verdict::Real, crate::VerifyOutcome::KeptReal)
+    );
+    assert_eq!(
+        crate::settle_verdict(Verdict::Intended, Verdict::FalsePositive),
+        (Verdict::FalsePositive, crate::VerifyOutcome::Confirmed)
+    );
+}
+
+#[test]
+fn a_quarantined_verifier_leaves_its_finding_unsure() {
+    let mut state = run_of(&["generic"], 1);
+    state.config.tiers.verify = Tier::Opus;
+    launched(&mut state);
+    submit(&mut state, "t-00001", answer("false_positive", 0.2));
+    // Sonnet, then opus, each launched and ending without a result.
+    for _ in 0..2 {
+        let out = launched(&mut state);
+        assert_eq!(out[0].0, "vf-00001");
+        apply(
+            &mut state,
+            &JournalEntry {
+                at: NOW,
+                event: Event::Shown {
+                    item: "vf-00001".into(),
+                },
+            },
+        );
+    }
+    decide_stop(&mut state, &stop(), NOW);
+    assert_eq!(
+        state.item("vf-00001").unwrap().status,
+        ItemStatus::Quarantined
+    );
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::Unsure))
+    );
+}
+
+#[test]
+fn a_journaled_answer_without_confidence_from_an_older_version_counts_as_confident() {
+    let mut state = run_of(&["generic"], 1);
+    launched(&mut state);
+    submit(
+        &mut state,
+        "t-00001",
+        json!({"verdict": "false_positive", "root_cause": "unused import",
+               "reason": "the name is read only by a test fixture"}),
+    );
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::FalsePositive))
+    );
+    assert!(state.item("vf-00001").is_none());
+}

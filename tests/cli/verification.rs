@@ -1,0 +1,113 @@
+//! Verified verdicts (issue 14 item 1), through the binary: a low-confidence dismissal is
+//! checked one tier up with its reason shown as a claim, and where the two agents disagree the
+//! finding stays real, both answers in `report.json` and `status --findings`, and `known.json`
+//! only proposes it.
+
+use serde_json::Value;
+
+use crate::harness::{TestProject, filters, jsonl_findings};
+use crate::pipeline::drive;
+use crate::scripted_agent::ScriptedAgent;
+
+#[test]
+fn a_run_whose_only_disagreement_keeps_the_finding_real_with_both_answers() {
+    let project = TestProject::new();
+    project.write("findings.jsonl", &jsonl_findings(10));
+    // The scripted investigator dismisses eqeqeq with confidence 0.9: below 0.95, a claim to
+    // check, which the scripted verifier finds wrong.
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "verify_below": 0.95}"#,
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    let run = drive(&project, &agent, "s1", usize::MAX);
+    let verifiers: Vec<&String> = run
+        .launches
+        .iter()
+        .filter(|id| id.starts_with("vf-"))
+        .collect();
+    assert_eq!(verifiers, ["vf-00003", "vf-00008"], "{:?}", run.launches);
+
+    // The verifier's task: the first answer as a claim to check, at one tier up.
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    let shown = project
+        .cmd(&["show", "vf-00003", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(shown["model"], "sonnet");
+    assert_eq!(shown["kind"], "verify");
+    insta::assert_snapshot!("verify_claim_show", shown["prompt"].as_str().unwrap());
+
+    let report: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/report.json")).unwrap();
+    let eqeqeq: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule_id"] == "eqeqeq")
+        .collect();
+    assert_eq!(eqeqeq.len(), 2);
+    for finding in &eqeqeq {
+        assert_eq!(finding["verdict"], "real", "{finding}");
+        let chain = &finding["verification"];
+        assert_eq!(chain["why"], "low_confidence", "{chain}");
+        assert_eq!(chain["outcome"], "kept_real");
+        assert_eq!(chain["first"]["verdict"], "false_positive");
+        assert_eq!(chain["first"]["confidence"], 0.9);
+        assert_eq!(chain["second"]["verdict"], "real");
+        assert_eq!(chain["second"]["model"], "sonnet");
+        assert!(
+            chain["first"]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("scripted: eqeqeq")
+        );
+    }
+    // No other finding needed a second agent.
+    let verified = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f.get("verification").is_some())
+        .count();
+    assert_eq!(verified, 2);
+    let markdown = project.read(".self-repair/runs/r-test/report.md");
+    assert!(markdown.contains("## Verified verdicts"), "{markdown}");
+
+    let findings = project
+        .cmd(&["status", "--findings"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        findings.contains(
+            "verified (low_confidence): t-00003 haiku false_positive (0.90), then vf-00003 sonnet real -> kept_real"
+        ),
+        "{findings}"
+    );
+
+    // The disagreement teaches the next run nothing until a person settles it.
+    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let disputed: Vec<&Value> = known["entries"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|e| e["summary"].as_str().unwrap().contains("eqeqeq"))
+        .collect();
+    assert_eq!(disputed.len(), 2);
+    for entry in disputed {
+        assert_eq!(entry["proposed"], true, "{entry}");
+        assert_eq!(entry["verdict"], "real");
+        assert_eq!(entry["item"].as_str().unwrap().len(), 7);
+        assert_eq!(entry["model"], "sonnet", "the verifier decided it: {entry}");
+    }
+}
