@@ -318,7 +318,11 @@ fn start_dry_run_prints_the_estimate_and_creates_nothing() {
         out.contains("dry run, nothing created: run (new) would be: 3 findings"),
         "{out}"
     );
-    assert!(out.contains("triage       3 agents (exact)"), "{out}");
+    // Three first answers, and up to three second agents (a dismissal or an unsure one).
+    assert!(
+        out.contains("triage       3-6 agents (depends on the verdicts)"),
+        "{out}"
+    );
     assert!(out.contains("plan         0-"), "{out}");
     assert!(out.contains("defaults per model tier"), "{out}");
     assert!(out.contains("budget $2.00"), "{out}");

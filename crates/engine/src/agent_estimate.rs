@@ -49,6 +49,14 @@ pub fn expected_agents(state: &RunState) -> Vec<KindAgents> {
             max + (s.members.len() as u32).div_ceil(per_batch),
         )
     });
+    // Any finding an agent triages may need a second agent (a dismissal or an unsure one); a
+    // survey's policy decides its findings without one.
+    let spot_checks: u32 = state
+        .surveys
+        .iter()
+        .map(|s| s.spot_checks.len() as u32)
+        .sum();
+    let verifiable = (triage.len() - held.len()) as u32 + spot_checks;
     let singles = triage
         .iter()
         .filter(|i| {
@@ -89,6 +97,7 @@ pub fn expected_agents(state: &RunState) -> Vec<KindAgents> {
             max: batches + held_max,
         },
         exact(ItemKind::Triage, singles),
+        upto(ItemKind::Verify, verifiable),
         upto(ItemKind::Aggregate, aggregators),
         upto(ItemKind::RuleReview, u32::from(findings > 0)),
         // A light group: one plan, one review, the task writer; a full one: `planners` plans,
@@ -150,6 +159,7 @@ mod tests {
         };
         let estimate = expected_agents(&run(100, 0, config));
         assert_eq!(of(&estimate, ItemKind::Triage), (100, 100));
+        assert_eq!(of(&estimate, ItemKind::Verify), (0, 100));
         assert_eq!(of(&estimate, ItemKind::TriageBatch), (0, 0));
         assert_eq!(of(&estimate, ItemKind::Aggregate), (0, 3));
         assert_eq!(of(&estimate, ItemKind::RuleReview), (0, 1));
@@ -177,6 +187,8 @@ mod tests {
         let estimate = expected_agents(&run(20, 0, Config::default()));
         assert_eq!(of(&estimate, ItemKind::RuleSurvey), (1, 1), "{estimate:?}");
         assert_eq!(of(&estimate, ItemKind::Triage), (0, 0));
+        // Only its spot checks may need a second agent.
+        assert_eq!(of(&estimate, ItemKind::Verify), (0, 2));
         // At least its 2 spot checks (one batch), at most all 20 in batches of 8.
         assert_eq!(of(&estimate, ItemKind::TriageBatch), (1, 3));
     }

@@ -14,6 +14,7 @@ mod rate_limited;
 mod repair_check;
 mod scale_corpus;
 mod scenario_context;
+mod verified;
 
 use std::time::Instant;
 
@@ -24,7 +25,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 27] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 28] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -67,6 +68,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 27] = [
     ("drive-auth-401", drive::auth_refused),
     ("drive-no-progress-circuit", drive::no_progress_circuit),
     ("budget-mid-triage", budget::run),
+    ("verified-dismissals", verified::run),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.
