@@ -27,6 +27,7 @@ declare -A TEMPLATE_VARS=(
   [triage-security.md]="route count rules findings scope claim"
   [rule-survey.md]="rule count sample_count files fix rules findings"
   [aggregate.md]="count slice"
+  [merge-labels.md]="count labels"
   [rule-review.md]="count verdicts"
   [plan.md]="group findings planner planners peers emphasis"
   [synthesize.md]="group findings plans"

@@ -51,7 +51,11 @@ fn a_group_whose_findings_all_have_a_safe_analyzer_fix_gets_a_code_written_task_
         .launches
         .iter()
         .map(String::as_str)
-        .filter(|id| !id.starts_with("t-") && !id.starts_with("agg-") && !id.starts_with("rr-"))
+        .filter(|id| {
+            !["t-", "agg-", "ml-", "rr-"]
+                .iter()
+                .any(|prefix| id.starts_with(prefix))
+        })
         .collect();
     assert_eq!(plan_phase, ["plan-g2-1", "rev-g2-1", "tw-g2"]);
 

@@ -240,6 +240,7 @@ mod corpus {
                 "reason": "every sampled finding is the same style debt"})
             .to_string(),
             ItemKind::RuleReview => json!({"rules": []}).to_string(),
+            ItemKind::MergeLabels => json!({"merges": []}).to_string(),
             ItemKind::Plan | ItemKind::Review => document(40_000),
             ItemKind::Synthesize => {
                 let scores: Vec<Value> = item
@@ -361,6 +362,7 @@ mod corpus {
             kinds,
             [
                 "aggregate",
+                "merge_labels",
                 "plan",
                 "review",
                 "rule_review",

@@ -91,6 +91,7 @@ impl ScriptedAgent<'_> {
             }
             "rule_survey" => Self::policy(prompt).to_string(),
             "rule_review" => json!({"rules": []}).to_string(),
+            "merge_labels" => json!({"merges": []}).to_string(),
             "plan" | "review" => format!(
                 "## {}\n\nScripted markdown long enough to pass the schema's minimum.",
                 shown["item"]

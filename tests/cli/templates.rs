@@ -70,7 +70,7 @@ fn every_template_renders_for_each_route_and_kind() {
         }
     }
     seen.sort();
-    assert_eq!(seen.len(), 9, "every kind and route rendered: {seen:?}");
+    assert_eq!(seen.len(), 10, "every kind and route rendered: {seen:?}");
 }
 
 #[test]

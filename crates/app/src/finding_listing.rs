@@ -45,6 +45,8 @@ impl<'a> FindingListing<'a> {
                 .find(|s| s.id == item.id)
                 .map(|s| s.members.iter().map(String::as_str).collect())
                 .unwrap_or_default(),
+            // Labels only: its task holds no finding.
+            ItemKind::MergeLabels => Vec::new(),
             ItemKind::RuleReview => state.items[..state.triage_items as usize]
                 .iter()
                 .filter(|i| i.status == ItemStatus::Done)

@@ -176,6 +176,32 @@ impl PromptContext<'_> {
                     ),
                 ],
             ),
+            ItemKind::MergeLabels => {
+                let mut rows = String::new();
+                for label in item.inputs() {
+                    let key = self_repair_engine::label_key(label);
+                    let (mut findings, mut cause) = (0, "");
+                    for p in &self.state.proposals {
+                        if self_repair_engine::label_key(&p.label) == key {
+                            findings += p.members.len();
+                            if cause.is_empty() {
+                                cause = &p.root_cause;
+                            }
+                        }
+                    }
+                    rows.push_str(&format!(
+                        "{label} | {findings} | {}\n",
+                        cause.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ));
+                }
+                (
+                    "merge-labels.md".to_owned(),
+                    vec![
+                        ("count", item.inputs().len().to_string()),
+                        ("labels", fenced_block("text", &rows)),
+                    ],
+                )
+            }
             ItemKind::RuleReview => {
                 let mut table = VerdictTable::default();
                 let mut count = 0;

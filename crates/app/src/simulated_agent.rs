@@ -44,6 +44,8 @@ impl SimulatedAgent<'_> {
                 .map(|first| self.triage(first).to_string())
                 .unwrap_or_default(),
             ItemKind::Aggregate => self.aggregate(item).to_string(),
+            // The simulated aggregators already use one label per cause.
+            ItemKind::MergeLabels => json!({ "merges": [] }).to_string(),
             ItemKind::RuleReview => self.rule_review().to_string(),
             ItemKind::Plan => format!(
                 "## Plan {} (simulated)\n\nChange the code at every listed location so the analyzer no longer reports it, \

@@ -386,6 +386,11 @@ fn describe(item: &str, kind: ItemKind, submission: &self_repair_engine::Submiss
             self_repair_engine::triage_id_of_verify(item)
         ),
         Submission::Aggregate(a) => format!("{item}: {} group(s)", a.groups.len()),
+        Submission::MergeLabels(m) => format!(
+            "{item}: {} merge(s) of {} label(s)",
+            m.merges.len(),
+            m.merges.iter().map(|m| m.labels.len()).sum::<usize>()
+        ),
         Submission::RuleReview(v) => format!(
             "{item}: {} rule proposal(s)",
             v["rules"].as_array().map_or(0, Vec::len)

@@ -19,6 +19,12 @@ pub(crate) fn advance(state: &mut RunState) -> bool {
                 start_aggregate(state);
             }
             Phase::Aggregate => {
+                if start_label_merge(state) {
+                    // The phase goes on: its label-merge agent reads the groups first.
+                    state.progress += 1;
+                    changed = true;
+                    continue;
+                }
                 state.phase = Phase::RuleReview;
                 form_groups(state);
                 start_rule_review(state);
@@ -95,6 +101,58 @@ fn start_aggregate(state: &mut RunState) {
     for (n, slice) in slices.into_iter().enumerate() {
         let item = push(state, format!("agg-{}", n + 1), ItemKind::Aggregate);
         item.extra_mut().inputs = slice;
+    }
+}
+
+/// Most labels the label-merge agent reads (the largest groups'): its task stays bounded.
+const MERGE_LABELS_LISTED: usize = 300;
+
+/// Once the aggregators are done, when their proposals name two or more labels that code does
+/// not already merge: one cheap agent over the labels only (`ml-1`) says which name the same
+/// cause. Once per run. Returns whether it created the item.
+fn start_label_merge(state: &mut RunState) -> bool {
+    if state.items.iter().any(|i| i.kind == ItemKind::MergeLabels) {
+        return false;
+    }
+    let mut labels: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    for proposal in &state.proposals {
+        let entry = labels
+            .entry(label_key(&proposal.label))
+            .or_insert_with(|| (proposal.label.clone(), 0));
+        entry.1 += proposal.members.len();
+    }
+    if labels.len() < 2 {
+        return false;
+    }
+    let mut listed: Vec<(String, usize)> = labels.into_values().collect();
+    listed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    listed.truncate(MERGE_LABELS_LISTED);
+    let item = push(state, "ml-1".to_owned(), ItemKind::MergeLabels);
+    item.extra_mut().inputs = listed.into_iter().map(|(label, _)| label).collect();
+    true
+}
+
+/// The label-merge agent's answer: the proposals of each merged set of labels take its new
+/// label and root cause, so `form_groups` makes one group of them. A label named by an earlier
+/// merge stays there.
+pub(crate) fn join_labels(state: &mut RunState, result: &crate::LabelMergeResult) {
+    let mut taken = std::collections::HashSet::new();
+    for merge in &result.merges {
+        let keys: std::collections::HashSet<String> = merge
+            .labels
+            .iter()
+            .map(|l| label_key(l))
+            .filter(|k| taken.insert(k.clone()))
+            .collect();
+        if keys.len() < 2 {
+            continue;
+        }
+        for proposal in &mut state.proposals {
+            if keys.contains(&label_key(&proposal.label)) {
+                proposal.label.clone_from(&merge.label);
+                proposal.root_cause.clone_from(&merge.root_cause);
+            }
+        }
     }
 }
 
@@ -265,5 +323,85 @@ mod tests {
                 ["t-00002", "t-00004", "t-00006"]
             ]
         );
+    }
+
+    #[test]
+    fn the_label_merge_agent_reads_labels_only_and_its_merge_joins_two_groups_into_one() {
+        let routed: Vec<RoutedFinding> = (0..3)
+            .map(|i| RoutedFinding {
+                finding: i,
+                route: "generic".into(),
+                tier: Tier::Haiku,
+                rule: "ruff".into(),
+                path: format!("src/m{i}.py"),
+                safe_fix: false,
+            })
+            .collect();
+        let config = Config {
+            triage_batch: 1,
+            survey_min: 0,
+            ..Config::default()
+        };
+        let mut state = create_run("r".into(), 0, config, Intake::default(), None, &routed);
+        state.phase = Phase::Aggregate;
+        let proposal = |label: &str, members: &[&str]| ProposedGroup {
+            label: label.to_owned(),
+            root_cause: format!("{label} everywhere"),
+            members: members.iter().map(|m| (*m).to_owned()).collect(),
+        };
+        // Code cannot tell these two apart from their words: one is not a rewording of the other.
+        state.proposals = vec![
+            proposal("unused import", &["t-00001"]),
+            proposal("dead imports left by refactors", &["t-00002"]),
+            proposal("line too long", &["t-00003"]),
+        ];
+        for item in &mut state.items {
+            item.status = ItemStatus::Done;
+            item.verdict = Some(Verdict::Real);
+        }
+        assert!(start_label_merge(&mut state));
+        let merge = state.items.last().unwrap();
+        assert_eq!(merge.id, "ml-1");
+        assert_eq!(merge.tier, Tier::Haiku);
+        assert_eq!(merge.inputs().len(), 3);
+        assert!(!start_label_merge(&mut state), "once per run");
+        join_labels(
+            &mut state,
+            &crate::LabelMergeResult {
+                merges: vec![crate::LabelMerge {
+                    labels: vec![
+                        "unused import".into(),
+                        "dead imports left by refactors".into(),
+                    ],
+                    label: "unused imports".into(),
+                    root_cause: "imports left behind".into(),
+                }],
+            },
+        );
+        form_groups(&mut state);
+        let groups: Vec<(&str, usize)> = state
+            .groups
+            .iter()
+            .map(|g| (g.label.as_str(), g.members.len()))
+            .collect();
+        assert_eq!(groups, [("unused imports", 2), ("line too long", 1)]);
+    }
+
+    #[test]
+    fn one_label_needs_no_merge_agent() {
+        let mut state = create_run(
+            "r".into(),
+            0,
+            Config::default(),
+            Intake::default(),
+            None,
+            &[],
+        );
+        state.proposals = vec![ProposedGroup {
+            label: "unused import".into(),
+            root_cause: "unused".into(),
+            members: vec!["t-00001".into()],
+        }];
+        assert!(!start_label_merge(&mut state));
     }
 }

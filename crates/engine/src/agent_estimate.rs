@@ -99,6 +99,7 @@ pub fn expected_agents(state: &RunState) -> Vec<KindAgents> {
         exact(ItemKind::Triage, singles),
         upto(ItemKind::Verify, verifiable),
         upto(ItemKind::Aggregate, aggregators),
+        upto(ItemKind::MergeLabels, u32::from(findings >= 2)),
         upto(ItemKind::RuleReview, u32::from(findings > 0)),
         // A light group: one plan, one review, the task writer; a full one: `planners` plans,
         // a synthesis, one review per angle, the task writer.

@@ -190,6 +190,10 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
             item.status = ItemStatus::Done;
             state.proposals.extend(aggregate.proposals());
         }
+        Submission::MergeLabels(merges) => {
+            item.status = ItemStatus::Done;
+            crate::advance::join_labels(state, &merges);
+        }
         Submission::RuleReview(_)
         | Submission::Markdown(_)
         | Submission::Synthesize(_)

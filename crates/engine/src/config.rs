@@ -120,6 +120,8 @@ pub struct KindTiers {
     /// is checked one tier above the tier that answered it).
     pub verify: Tier,
     pub aggregate: Tier,
+    /// The agent that joins groups whose labels name one cause (labels only: cheap).
+    pub merge_labels: Tier,
     pub rule_review: Tier,
     pub plan: Tier,
     pub synthesize: Tier,
@@ -134,6 +136,7 @@ impl Default for KindTiers {
             rule_survey: Tier::Sonnet,
             verify: Tier::Opus,
             aggregate: Tier::Sonnet,
+            merge_labels: Tier::Haiku,
             rule_review: Tier::Sonnet,
             plan: Tier::Sonnet,
             synthesize: Tier::Opus,
@@ -151,6 +154,7 @@ impl KindTiers {
             ItemKind::RuleSurvey => self.rule_survey,
             ItemKind::Verify => self.verify,
             ItemKind::Aggregate => self.aggregate,
+            ItemKind::MergeLabels => self.merge_labels,
             ItemKind::RuleReview => self.rule_review,
             ItemKind::Plan => self.plan,
             ItemKind::Synthesize => self.synthesize,

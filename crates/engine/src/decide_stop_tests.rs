@@ -427,6 +427,9 @@ fn plan_phase_runs_groups_in_parallel_with_dependencies() {
             {"label": "none comparison", "root_cause": "== None", "items": ["t-00003"]}]}),
     );
     decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    // Two labels: the label-merge agent keeps them apart.
+    submit(&mut state, "ml-1", json!({"merges": []}));
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
     submit(&mut state, "rr-1", json!({"rules": []}));
     let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
     assert_eq!(state.phase, Phase::Plan);

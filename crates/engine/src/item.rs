@@ -23,6 +23,10 @@ pub enum ItemKind {
     /// again by another agent before it stands (reference/state-machine.md, "Verification").
     Verify,
     Aggregate,
+    /// One cheap agent over the groups' labels only (`ml-1`), after the aggregators and the
+    /// merge by label in code: it names labels that mean the same root cause, and code joins
+    /// their groups.
+    MergeLabels,
     RuleReview,
     Plan,
     Synthesize,
@@ -32,12 +36,13 @@ pub enum ItemKind {
 
 impl ItemKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [ItemKind; 10] = [
+    pub const ALL: [ItemKind; 11] = [
         ItemKind::Triage,
         ItemKind::RuleSurvey,
         ItemKind::TriageBatch,
         ItemKind::Verify,
         ItemKind::Aggregate,
+        ItemKind::MergeLabels,
         ItemKind::RuleReview,
         ItemKind::Plan,
         ItemKind::Synthesize,
@@ -53,6 +58,7 @@ impl ItemKind {
             ItemKind::TriageBatch => "triage_batch",
             ItemKind::Verify => "verify",
             ItemKind::Aggregate => "aggregate",
+            ItemKind::MergeLabels => "merge_labels",
             ItemKind::RuleReview => "rule_review",
             ItemKind::Plan => "plan",
             ItemKind::Synthesize => "synthesize",
@@ -66,7 +72,7 @@ impl ItemKind {
         match self {
             ItemKind::Triage | ItemKind::TriageBatch | ItemKind::Verify => "triage-investigator",
             ItemKind::RuleSurvey => "rule-surveyor",
-            ItemKind::Aggregate => "triage-aggregator",
+            ItemKind::Aggregate | ItemKind::MergeLabels => "triage-aggregator",
             ItemKind::RuleReview => "rule-reviewer",
             ItemKind::Plan => "fix-planner",
             ItemKind::Synthesize => "plan-synthesizer",
@@ -82,6 +88,7 @@ impl ItemKind {
             ItemKind::RuleSurvey => "survey rule",
             ItemKind::Verify => "verify",
             ItemKind::Aggregate => "aggregate",
+            ItemKind::MergeLabels => "merge labels",
             ItemKind::RuleReview => "review rules",
             ItemKind::Plan => "plan",
             ItemKind::Synthesize => "synthesize",
@@ -100,6 +107,7 @@ impl ItemKind {
             ItemKind::Synthesize => Tier::Opus,
             ItemKind::RuleSurvey
             | ItemKind::Aggregate
+            | ItemKind::MergeLabels
             | ItemKind::RuleReview
             | ItemKind::Plan
             | ItemKind::Review => Tier::Sonnet,
@@ -112,7 +120,7 @@ impl ItemKind {
             ItemKind::Triage | ItemKind::TriageBatch | ItemKind::RuleSurvey | ItemKind::Verify => {
                 Phase::Triage
             }
-            ItemKind::Aggregate => Phase::Aggregate,
+            ItemKind::Aggregate | ItemKind::MergeLabels => Phase::Aggregate,
             ItemKind::RuleReview => Phase::RuleReview,
             ItemKind::Plan | ItemKind::Synthesize | ItemKind::Review | ItemKind::WriteTask => {
                 Phase::Plan
@@ -125,7 +133,7 @@ impl ItemKind {
         matches!(self, ItemKind::Plan | ItemKind::Review)
     }
 
-    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `rs-`, `vf-`, `agg-`, `rr-`,
+    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `rs-`, `vf-`, `agg-`, `ml-`, `rr-`,
     /// `plan-`, `syn-`, `rev-`, `tw-`), so `submit` never needs the whole run to classify an id.
     pub fn of_id(id: &str) -> Option<ItemKind> {
         let (prefix, rest) = id.split_once('-')?;
@@ -138,6 +146,7 @@ impl ItemKind {
             "rs" => Some(ItemKind::RuleSurvey),
             "vf" => Some(ItemKind::Verify),
             "agg" => Some(ItemKind::Aggregate),
+            "ml" => Some(ItemKind::MergeLabels),
             "rr" => Some(ItemKind::RuleReview),
             "plan" => Some(ItemKind::Plan),
             "syn" => Some(ItemKind::Synthesize),

@@ -63,8 +63,9 @@ pub use run_state::{
 pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
 pub use stable_hash::StableHash;
 pub use submission::{
-    AggregateGroup, AggregateResult, BatchVerdict, ItemInput, Rejection, Submission, TaskDraft,
-    TriageBatchResult, TriageResult, output_schema, parse_submission, parse_value,
+    AggregateGroup, AggregateResult, BatchVerdict, ItemInput, LabelMerge, LabelMergeResult,
+    Rejection, Submission, TaskDraft, TriageBatchResult, TriageResult, output_schema,
+    parse_submission, parse_value,
 };
 pub use template::render_template;
 pub use tier::Tier;

@@ -63,6 +63,20 @@ pub struct AggregateGroup {
     pub items: Vec<String>,
 }
 
+/// The label-merge agent's answer: sets of group labels that name one root cause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelMergeResult {
+    pub merges: Vec<LabelMerge>,
+}
+
+/// Labels (as listed) whose groups become one, under a new label and root cause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelMerge {
+    pub labels: Vec<String>,
+    pub label: String,
+    pub root_cause: String,
+}
+
 /// What the task writer produces; finalize renders it as a Backlog.md task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskDraft {
@@ -84,6 +98,7 @@ pub enum Submission {
     Verify(TriageResult),
     RuleSurvey(SurveyResult),
     Aggregate(AggregateResult),
+    MergeLabels(LabelMergeResult),
     /// Rule proposals, kept as submitted; they are evaluated against the run's verdicts later.
     RuleReview(Value),
     /// Plans and reviews.
@@ -152,6 +167,35 @@ pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> S
         }
         ItemKind::RuleSurvey => survey_object(routes),
         ItemKind::Verify => verify_object(),
+        ItemKind::MergeLabels => {
+            let labels = input.inputs.len().max(2);
+            Schema::object(vec![Field::required(
+                "merges",
+                "groups of listed labels that name one root cause (may be empty)",
+                Schema::array(
+                    Schema::object(vec![
+                        Field::required(
+                            "labels",
+                            "two or more labels exactly as listed, each naming the same cause",
+                            Schema::array(Schema::one_of(input.inputs.clone()), 2, labels)
+                                .with_unique_items(),
+                        ),
+                        Field::required(
+                            "label",
+                            "short name of the joined group's root cause",
+                            Schema::line(3, 80),
+                        ),
+                        Field::required(
+                            "root_cause",
+                            "one or two sentences on the shared cause",
+                            Schema::text(3, 400),
+                        ),
+                    ]),
+                    0,
+                    labels / 2,
+                ),
+            )])
+        }
         ItemKind::Aggregate => {
             let slice = input.inputs.len().max(1);
             Schema::object(vec![Field::required(
@@ -521,6 +565,10 @@ pub fn parse_value(
         ItemKind::Verify => {
             let result: TriageResult = serde_json::from_value(value.clone()).map_err(decode)?;
             Submission::Verify(result)
+        }
+        ItemKind::MergeLabels => {
+            let result: LabelMergeResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            Submission::MergeLabels(result)
         }
         ItemKind::Aggregate => {
             let result: AggregateResult = serde_json::from_value(value.clone()).map_err(decode)?;

@@ -153,6 +153,31 @@ fn aggregate_schema_is_the_whole_contract() {
 }
 
 #[test]
+fn merge_labels_schema_is_the_whole_contract() {
+    schema_is_the_whole_contract(
+        &input(
+            ItemKind::MergeLabels,
+            "ml-1",
+            &[
+                "unused import",
+                "dead imports",
+                "line too long",
+                "magic number",
+            ],
+        ),
+        &[
+            "required",
+            "enum",
+            "minLength",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "additionalProperties",
+        ],
+    );
+}
+
+#[test]
 fn verify_schema_is_the_whole_contract() {
     schema_is_the_whole_contract(
         &input(ItemKind::Verify, "vf-00003", &["t-00003"]),
@@ -352,6 +377,7 @@ fn every_pattern_in_every_schema_compiles() {
         ItemKind::RuleSurvey,
         ItemKind::Verify,
         ItemKind::Aggregate,
+        ItemKind::MergeLabels,
         ItemKind::RuleReview,
         ItemKind::Plan,
         ItemKind::Review,
