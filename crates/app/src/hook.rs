@@ -135,11 +135,16 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         &state.run,
     );
     // Before the decision: what the run has spent is known when it dispatches.
+    // A turn one of the run's background agents started (its notification) is the run's
+    // work, even after the closing line: the cost is read on through it.
+    let run_turn = input.stop_hook_active == Some(false)
+        && (agents.notified > 0 || !agents.unnotified.is_empty());
     let (spend, cost_failure) = crate::run_cost::account_stop(
         &dir,
         &state,
         input.transcript_path.as_deref(),
         stop_running.as_deref(),
+        run_turn,
     );
     let stop = StopEvent {
         session: Some(session),

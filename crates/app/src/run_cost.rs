@@ -24,7 +24,9 @@ fn part_of(item: &str) -> Option<String> {
 }
 
 /// Records what the session's transcripts grew by since the last stop (the hook, under the run
-/// lock). `running` is what the client listed in `background_tasks`. Returns what the run has
+/// lock). `running` is what the client listed in `background_tasks`; `run_turn`: this stop ends
+/// a turn the run's own notification started, read even after the run ended (the closing
+/// line may be said again there). Returns what the run has
 /// spent (the budget's input), and a line for stderr when the ledger could not be saved (the
 /// next stop reads the same bytes again).
 pub(crate) fn account_stop(
@@ -32,9 +34,14 @@ pub(crate) fn account_stop(
     state: &RunState,
     transcript: Option<&Path>,
     running: Option<&[String]>,
+    run_turn: bool,
 ) -> (Option<Spend>, Option<String>) {
     let mut ledger =
         CostLedger::load(dir.path()).unwrap_or_else(|| CostLedger::new(PriceTable::default()));
+    if run_turn {
+        // Read through this turn and the reply that may follow it.
+        ledger.reads_after_end = 0;
+    }
     // A run that ended (its closing line said) is read through two more stops, for the reply
     // to that line (and a notification's turn); the third marks it closed, for `status` too:
     // what its session does after is not the run's.
