@@ -534,6 +534,25 @@ pub(crate) fn verified(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
             view.contains("Status: ✔ Done") && view.contains("- [x] #2") && !view.contains("- [ ]"),
             || format!("backlog task view {id} --plain: {view}"),
         );
+        // The check that ended the task's repair run: `verify-task`, whose re-run of the real
+        // analyzers no longer reports the group's fingerprints.
+        let repair_run = entry["repair_run"].as_str().unwrap_or("-");
+        let last = project
+            .run(repair_run)
+            .state()
+            .ok()
+            .and_then(|s| {
+                s["checks"].as_array()?.last()?["tail"]
+                    .as_str()
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        ctx.checks.that(
+            last.contains("1 of 1 finding(s) of the group gone")
+                && last.contains("tests: `pytest -q` passed")
+                && last.contains("PASSED"),
+            || format!("{id}: the last check of {repair_run} did not pass: {last}"),
+        );
         let file = entry["file"].as_str().unwrap_or_default();
         let text = fs::read_to_string(project.path().join(file)).unwrap_or_default();
         ctx.checks
