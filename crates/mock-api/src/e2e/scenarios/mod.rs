@@ -15,6 +15,7 @@ mod rate_limited;
 mod repair_check;
 mod scale_corpus;
 mod scenario_context;
+mod shop_triage;
 
 use std::time::Instant;
 
