@@ -2,7 +2,8 @@
 # End-to-end scenarios on the real Claude Code CLI with a scripted model (issue 4; `just e2e`).
 #
 # Usage: scripts/e2e.sh [--only SCENARIO]... [--timeout SECS]
-#   Installs Claude Code and the backlog CLI into .cache/tools (scripts/install-tools.sh), builds
+#   Installs Claude Code and the backlog CLI into .cache/tools, and Ruff, pytest and vulture into
+#   a venv there (scripts/install-tools.sh), builds
 #   `self-repair` and the scenario runner (crates/mock-api, bin `e2e`), then runs every scenario:
 #   `claude -p ... --output-format json` sessions in temp projects (own HOME and
 #   CLAUDE_CONFIG_DIR, no nonessential traffic) against the scripted Messages API on 127.0.0.1,
@@ -42,6 +43,7 @@ set +e
   --self-repair "$bin_dir/self-repair" \
   --claude "$CLAUDE_BIN" \
   --backlog "$BACKLOG_BIN" \
+  --py-tools "$PY_TOOLS_BIN" \
   --plugin-dir "$repo" \
   --work "$work" \
   --table "$work/table.md" \

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Install the real CLIs our tests drive (Claude Code, Backlog.md, just) from the npm registry
-# into a cache folder that is never committed.
+# into a cache folder that is never committed, then the Python tools of the fix-loop scenarios
+# (Ruff, pytest, vulture) into a venv there (scripts/install-py-tools.sh).
 #
 # Usage: scripts/install-tools.sh [--print-env] [--force]
 #   --print-env  after installing, print `export NAME=value` lines for `eval`:
-#                PATH (cache bin dir first), CLAUDE_BIN, BACKLOG_BIN, and JUST_BIN when installed.
+#                PATH (cache bin dir first), CLAUDE_BIN, BACKLOG_BIN, JUST_BIN when installed,
+#                and PY_TOOLS_BIN, RUFF_BIN, PYTEST_BIN, VULTURE_BIN (the venv; not on PATH).
 #   --force      reinstall even if the pinned versions are already there.
 # Env:
 #   SELF_REPAIR_TOOLS_DIR  cache folder (default: <repo>/.cache/tools).
@@ -46,8 +48,19 @@ stamp="$tools_dir/.installed"
 log="$tools_dir/install.log"
 want_stamp="claude-code=$CLAUDE_VERSION backlog.md=$BACKLOG_VERSION rust-just=$JUST_VERSION"
 
+# The Python tools: their own script, stamp and log (it is silent and fast when current).
+py_env=""
+install_py_tools() {
+  local args=(--print-env)
+  [[ $force -eq 1 ]] && args+=(--force)
+  py_env="$(bash "$script_dir/install-py-tools.sh" "${args[@]}")" ||
+    die "scripts/install-py-tools.sh failed; see its message above"
+}
+
 emit_env() {
+  install_py_tools
   [[ $print_env -eq 1 ]] || return 0
+  printf '%s\n' "$py_env"
   # shellcheck disable=SC2016 # $PATH must stay literal for the caller's eval
   printf 'export PATH=%q:"$PATH"\n' "$bin_dir"
   printf 'export CLAUDE_BIN=%q\n' "$claude_bin"

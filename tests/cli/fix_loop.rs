@@ -190,6 +190,42 @@ fn a_fixer_that_deletes_the_test_is_refused_and_the_task_is_quarantined_with_its
     );
 }
 
+/// Found on the real client (e2e `fix-loop-refused`): the queue's closing line was only a
+/// `systemMessage`, which never reaches `claude -p` output, so the session's last message was the
+/// last task's own outcome and never said how many tasks were fixed.
+#[test]
+fn the_stop_that_ends_the_queue_has_the_session_relay_the_fix_loops_line() {
+    let (project, _) = fixed_run_project();
+    project
+        .cmd(&["fix", "task-1", "--tiers", "main"])
+        .run()
+        .success();
+    block_reason(&project.stop("s1", &[]));
+    remove_unused_import(&project);
+    let out = project.stop("s1", &[]);
+    let (ended, reason) = (answer(&out), block_reason(&out));
+    let mut lines = reason.lines();
+    let relayed = lines.next().unwrap_or_default();
+    assert!(
+        relayed.starts_with("self-repair fix: task-1: fixed (1 attempt(s))")
+            && relayed.contains("fix done: 1 of 1 task(s) fixed"),
+        "{reason}"
+    );
+    assert_eq!(
+        lines.next(),
+        Some(self_repair_engine::RELAY_INSTRUCTION),
+        "{reason}"
+    );
+    assert!(
+        ended["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("fix done")
+    );
+    // Said once: the next stop is silent.
+    assert!(project.stop("s1", &[]).stdout.is_empty());
+}
+
 /// A `ruff` on the detector's path that answers from the state of `mod.py`: Ruff's real JSON
 /// while `import os` is there, the same without its F401 entry once it is gone; `check --fix`
 /// removes the import, as Ruff's safe fix does.

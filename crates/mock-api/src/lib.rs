@@ -5,6 +5,7 @@
 mod conversation;
 pub mod e2e;
 mod fault;
+mod fix_script;
 mod http_request;
 mod main_thread;
 mod measurement;
@@ -22,6 +23,7 @@ mod thread;
 
 pub use conversation::{Conversation, ToolCall, ToolOutcome, content_text};
 pub use fault::{Fault, FaultKind, ThreadSelector};
+pub use fix_script::{FixScript, FixStep, script_for};
 pub use http_request::HttpRequest;
 pub use main_thread::{STOP_FEEDBACK, TASK_NOTIFICATION, agent_input, main_reply, parse_dispatch};
 pub use measurement::{Measurement, content_bytes};

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::conversation::Conversation;
+use crate::fix_script::{FixStep, script_for};
 use crate::reply::Reply;
 use crate::scenario::{MainHabit, Scenario};
 
@@ -86,12 +87,61 @@ fn repair_reply(feedback: &str, scenario: &Scenario) -> Reply {
     if feedback.contains(TICK_REQUEST) {
         return Reply::bash("self-repair tick", "Run the check for self-repair");
     }
-    match (fix_attempt(feedback), &scenario.fix_command) {
-        (Some(n), Some(command)) => {
-            Reply::bash(command.replace("{attempt}", &n.to_string()), "Fix the code")
-        }
-        _ => Reply::text("No fix scripted for this request; ending the turn."),
+    match fix_steps(feedback, scenario).first() {
+        Some(step) => step.reply(),
+        None => Reply::text("No fix scripted for this request; ending the turn."),
     }
+}
+
+/// The scripted steps for a fix request: the first matching [`FixScript`](crate::FixScript),
+/// else the scenario's `fix_command` as one Bash call; none for any other feedback.
+fn fix_steps(feedback: &str, scenario: &Scenario) -> Vec<FixStep> {
+    let Some(n) = fix_attempt(feedback.trim_start()) else {
+        return Vec::new();
+    };
+    if let Some(steps) = script_for(&scenario.fix_scripts, feedback, Some(n)) {
+        return steps.to_vec();
+    }
+    scenario
+        .fix_command
+        .iter()
+        .map(|command| FixStep::Bash {
+            command: command.replace("{attempt}", &n.to_string()),
+        })
+        .collect()
+}
+
+/// After a tool result: the next step of the fix the latest Stop-hook feedback asked for, or the
+/// end of the turn once every step ran; `None` when that feedback was no fix request.
+fn next_fix_step(
+    conversation: &Conversation<'_>,
+    last: usize,
+    scenario: &Scenario,
+) -> Option<Reply> {
+    if conversation.outcomes_at(last).is_empty() {
+        return None;
+    }
+    let asked = (0..last)
+        .rev()
+        .find(|i| conversation.is_user(*i) && conversation.text_at(*i).contains(STOP_FEEDBACK))?;
+    if (asked + 1..last).any(|i| is_prompt(conversation, i)) {
+        return None;
+    }
+    let text = conversation.text_at(asked);
+    let feedback = &text[text.rfind(STOP_FEEDBACK)? + STOP_FEEDBACK.len()..];
+    // A fixer's dispatch names the attempt too: the fixer makes that fix, not this session.
+    if parse_dispatch(feedback).is_some() {
+        return None;
+    }
+    let steps = fix_steps(feedback, scenario);
+    if steps.is_empty() {
+        return None;
+    }
+    let made = conversation.calls_since(asked).len();
+    Some(match steps.get(made) {
+        Some(step) => step.reply(),
+        None => Reply::text("Done what the stop hook asked; ending the turn."),
+    })
 }
 
 /// Whether the main session launched any agent before.
@@ -262,6 +312,9 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
     if text.contains(TASK_NOTIFICATION) {
         return Reply::text("Noted.");
     }
+    if let Some(reply) = next_fix_step(conversation, last, scenario) {
+        return reply;
+    }
     let launched_agents = !conversation.outcomes_at(last).is_empty()
         && conversation
             .turn_before(last)
@@ -380,6 +433,47 @@ mod tests {
             &Scenario::new(),
         );
         assert_eq!(unscripted.stop_reason, crate::reply::StopReason::EndTurn);
+    }
+
+    #[test]
+    fn a_scripted_fix_runs_its_tool_calls_one_a_turn_then_ends_the_turn() {
+        let script = crate::FixScript {
+            when: "grep -q fixed".to_owned(),
+            attempt: Some(3),
+            steps: vec![
+                FixStep::Read {
+                    file_path: "/p/state.txt".to_owned(),
+                },
+                FixStep::Edit {
+                    file_path: "/p/state.txt".to_owned(),
+                    old_string: "broken".to_owned(),
+                    new_string: "fixed".to_owned(),
+                },
+            ],
+        };
+        let scenario = Scenario::new()
+            .on_fix_request_run("echo unscripted")
+            .fix_script(script);
+        let feedback = json!({"role": "user", "content": FIX_REQUEST});
+        let first = reply_to(std::slice::from_ref(&feedback), &scenario);
+        assert_eq!(first.tool_names(), ["Read"]);
+        let call = |id: &str, name: &str| {
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name,
+                "input": {}}]})
+        };
+        let result = |id: &str| {
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+                "content": "ok"}]})
+        };
+        let mut messages = vec![feedback, call("r1", "Read"), result("r1")];
+        assert_eq!(reply_to(&messages, &scenario).tool_names(), ["Edit"]);
+        messages.extend([call("e1", "Edit"), result("e1")]);
+        let done = reply_to(&messages, &scenario);
+        assert_eq!(done.stop_reason, crate::reply::StopReason::EndTurn);
+        // Another attempt has no script: the scenario's fix command.
+        let other = FIX_REQUEST.replace("attempt 3 of 5", "attempt 4 of 5");
+        let reply = reply_to(&[json!({"role": "user", "content": other})], &scenario);
+        assert_eq!(bash_command(&reply).as_deref(), Some("echo unscripted"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::fault::Fault;
+use crate::fix_script::FixScript;
 use crate::show_output::ShowOutput;
 
 /// The marker line a sub-agent definition carries in its body (and so in its system prompt).
@@ -125,6 +126,10 @@ pub struct Scenario {
     /// Repair runs: the Bash command a fixer sub-agent (`self-repair item fix-N`) runs after
     /// `self-repair show fix-N` (`{attempt}` is N); `None` ends after `show`.
     pub fixer_command: Option<String>,
+    /// Repair runs: scripted fixes with the client's file tools, for the main session's fix
+    /// requests and the fixer sub-agents alike; the first that matches wins, before
+    /// `fix_command` and `fixer_command`.
+    pub fix_scripts: Vec<FixScript>,
     /// Habits of the main session (none: it launches every entry verbatim, once).
     pub habits: Vec<MainHabit>,
     /// The input tokens the server reports per KiB of a main-thread request body (256: four
@@ -153,6 +158,7 @@ impl Default for Scenario {
             faults: Vec::new(),
             fix_command: None,
             fixer_command: None,
+            fix_scripts: Vec::new(),
             habits: Vec::new(),
             main_tokens_per_kib: 256,
             fixed_usage: None,
@@ -214,6 +220,13 @@ impl Scenario {
     #[must_use]
     pub fn fixer_runs(mut self, command: impl Into<String>) -> Scenario {
         self.fixer_command = Some(command.into());
+        self
+    }
+
+    /// Repair runs: adds a scripted fix (main session or fixer, by what its request says).
+    #[must_use]
+    pub fn fix_script(mut self, script: FixScript) -> Scenario {
+        self.fix_scripts.push(script);
         self
     }
 

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::conversation::{Conversation, ToolOutcome};
+use crate::fix_script::script_for;
 use crate::reply::Reply;
 use crate::result_generator::{generate_invalid, generate_with, submission_text};
 use crate::scenario::{Behaviour, FORBIDDEN_COMMAND, Scenario};
@@ -39,7 +40,8 @@ pub fn submit_command(
 /// How a repair run's fixer items are named (`fix-2`).
 const FIX_ITEM: &str = "fix-";
 
-/// A fixer's policy (`self-repair item fix-N`): `self-repair show fix-N`, then the scenario's
+/// A fixer's policy (`self-repair item fix-N`): `self-repair show fix-N`, then the steps of the
+/// scenario's first [`FixScript`](crate::FixScript) that matches the task shown, else its
 /// `fixer_command`, then one line.
 fn fixer_reply(
     conversation: &Conversation<'_>,
@@ -50,17 +52,29 @@ fn fixer_reply(
 ) -> Reply {
     let calls = conversation.calls_since(0);
     let show = crate::scenario::fill("self-repair show {id} --run {run}", id, run);
-    let Some((_, shown)) = calls.iter().find(|(c, _)| c.command() == show) else {
+    let Some(at) = calls.iter().position(|(c, _)| c.command() == show) else {
         return Reply::bash(show, "Read the fix task");
     };
-    if let Some(failed) = shown.as_ref().filter(|o| o.is_error) {
-        let last = failed
+    let shown = calls[at].1.clone().unwrap_or_else(|| ToolOutcome {
+        tool_use_id: String::new(),
+        text: String::new(),
+        is_error: false,
+    });
+    if shown.is_error {
+        let last = shown
             .text
             .lines()
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or_default();
         return Reply::text(format!("{id}: error {last}"));
+    }
+    let made = &calls[at + 1..];
+    if let Some(steps) = script_for(&scenario.fix_scripts, &shown.text, n.parse().ok()) {
+        return match steps.get(made.len()) {
+            Some(step) => step.reply(),
+            None => Reply::text(format!("{id}: done")),
+        };
     }
     let Some(command) = scenario
         .fixer_command
@@ -69,7 +83,7 @@ fn fixer_reply(
     else {
         return Reply::text(format!("{id}: no fix scripted"));
     };
-    match calls.iter().find(|(c, _)| c.command() == command) {
+    match made.iter().find(|(c, _)| c.command() == command) {
         None => Reply::bash(command, "Fix the code"),
         Some((_, Some(outcome))) if outcome.is_error => {
             Reply::text(format!("{id}: the fix command failed"))
@@ -237,6 +251,34 @@ mod tests {
             text(&reply(&fixed, &scenario)),
             "fix-2: ran `echo fixed-2 > state.txt`"
         );
+    }
+
+    #[test]
+    fn a_fixer_runs_the_script_matching_its_task_after_reading_it() {
+        let scenario = Scenario::new().fix_script(crate::FixScript {
+            when: "verify-task task-4 ".to_owned(),
+            attempt: Some(2),
+            steps: vec![crate::FixStep::Write {
+                file_path: "/p/a.py".to_owned(),
+                content: "pass\n".to_owned(),
+            }],
+        });
+        let shown = [
+            call("s", "self-repair show fix-2"),
+            result(
+                "s",
+                "# self-repair fix-2: fix attempt 2 of 5\nThe check `sr verify-task task-4 --run r` fails.",
+                false,
+            ),
+        ];
+        assert_eq!(reply(&shown, &scenario).tool_names(), ["Write"]);
+        let mut wrote = shown.to_vec();
+        wrote.extend([
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": "w",
+                "name": "Write", "input": {"file_path": "/p/a.py", "content": "pass\n"}}]}),
+            result("w", "File created", false),
+        ]);
+        assert_eq!(text(&reply(&wrote, &scenario)), "fix-2: done");
     }
 
     #[test]

@@ -20,6 +20,10 @@ struct Args {
     /// The backlog CLI.
     #[arg(long)]
     backlog: PathBuf,
+    /// The venv bin folder with Ruff, pytest and vulture (scripts/install-py-tools.sh); the
+    /// fix-loop scenarios fail without it.
+    #[arg(long)]
+    py_tools: Option<PathBuf>,
     /// The plugin directory (the repository root).
     #[arg(long)]
     plugin_dir: PathBuf,
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         self_repair: args.self_repair,
         claude: args.claude,
         backlog: args.backlog,
+        python_bin: args.py_tools,
         plugin_dir: args.plugin_dir,
         work: args.work,
         claude_timeout: args.timeout,

@@ -45,6 +45,11 @@ pub enum E2eError {
         /// How long.
         seconds: u64,
     },
+    /// A tool the scenario needs was not given or is not installed.
+    #[error(
+        "{0} (run scripts/install-tools.sh, which installs it, and pass --py-tools to e2e as scripts/e2e.sh does)"
+    )]
+    MissingTool(String),
     /// A file did not hold what the scenario expected.
     #[error("{path}: {message}")]
     Unexpected {

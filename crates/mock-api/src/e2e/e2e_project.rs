@@ -67,6 +67,25 @@ const RULES: [(&str, &str, &str, &str); 5] = [
     ),
 ];
 
+/// The programs of the Python venv a fix-loop scenario puts on its PATH.
+const PYTHON_TOOLS: [&str; 3] = ["ruff", "pytest", "vulture"];
+
+/// Copies the folder `from` to `to`, recursively.
+pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<(), E2eError> {
+    fs::create_dir_all(to).map_err(E2eError::io(to))?;
+    for entry in fs::read_dir(from).map_err(E2eError::io(from))? {
+        let entry = entry.map_err(E2eError::io(from))?;
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        if source.is_dir() {
+            copy_tree(&source, &target)?;
+        } else {
+            fs::copy(&source, &target).map_err(E2eError::io(&source))?;
+        }
+    }
+    Ok(())
+}
+
 /// `count` distinct findings as JSONL (one item each after `start`).
 pub(crate) fn jsonl_findings(count: usize) -> String {
     (0..count)
@@ -213,6 +232,105 @@ impl E2eProject {
         } else {
             Err(E2eError::Command {
                 command: format!("self-repair {}", args.join(" ")),
+                code: out.status.code(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            })
+        }
+    }
+
+    /// Puts `ruff`, `pytest` and `vulture` of the venv `scripts/install-py-tools.sh` makes first
+    /// on the scenario's PATH (in `bin/`, beside `self-repair`), so the detectors, the tests and
+    /// the fix loop's re-runs use the pinned tools, never the machine's. Fails when the venv was
+    /// not given or lacks one of them: the scenario cannot run without them.
+    pub fn link_python_tools(&self) -> Result<(), E2eError> {
+        let Some(dir) = &self.tools.python_bin else {
+            return Err(E2eError::MissingTool(
+                "the fix-loop scenarios need Ruff, pytest and vulture: no --py-tools folder was given"
+                    .to_owned(),
+            ));
+        };
+        for name in PYTHON_TOOLS {
+            let tool = dir.join(name);
+            if !tool.is_file() {
+                return Err(E2eError::MissingTool(format!(
+                    "{} is not there",
+                    tool.display()
+                )));
+            }
+            let link = self.root.join("bin").join(name);
+            symlink(&tool, &link).map_err(E2eError::io(&link))?;
+        }
+        Ok(())
+    }
+
+    /// Runs a program of the scenario's PATH (`bin/` first) in the project, isolated like the
+    /// sessions, without failing on its exit code.
+    pub fn program(&self, program: &str, args: &[&str]) -> Result<Output, E2eError> {
+        let path = self.root.join("bin").join(program);
+        let mut command = Command::new(if path.exists() {
+            path
+        } else {
+            PathBuf::from(program)
+        });
+        self.isolated(&mut command);
+        command
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| E2eError::Spawn {
+                program: program.to_owned(),
+                source,
+            })
+    }
+
+    /// `git ARGS` in the project as its user (a name and e-mail of its own, no system config);
+    /// fails unless it exits 0, returns stdout.
+    pub fn git(&self, args: &[&str]) -> Result<String, E2eError> {
+        let mut command = Command::new("git");
+        self.isolated(&mut command);
+        let out = command
+            .args(["-c", "user.name=e2e", "-c", "user.email=e2e@localhost"])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| E2eError::Spawn {
+                program: "git".to_owned(),
+                source,
+            })?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(E2eError::Command {
+                command: format!("git {}", args.join(" ")),
+                code: out.status.code(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            })
+        }
+    }
+
+    /// Copies the folder `from` (recursively) to `relative` under the project.
+    pub fn copy_in(&self, from: &Path, relative: &str) -> Result<(), E2eError> {
+        copy_tree(from, &self.path().join(relative))
+    }
+
+    /// `backlog ARGS` (the real CLI) in the project; fails unless it exits 0, returns stdout.
+    pub fn backlog(&self, args: &[&str]) -> Result<String, E2eError> {
+        let mut command = Command::new(&self.tools.backlog);
+        self.isolated(&mut command);
+        let out = command
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| E2eError::Spawn {
+                program: self.tools.backlog.display().to_string(),
+                source,
+            })?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(E2eError::Command {
+                command: format!("backlog {}", args.join(" ")),
                 code: out.status.code(),
                 stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             })

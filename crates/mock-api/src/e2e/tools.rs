@@ -11,6 +11,9 @@ pub struct Tools {
     pub claude: PathBuf,
     /// The real backlog CLI.
     pub backlog: PathBuf,
+    /// The bin folder of the venv holding Ruff, pytest and vulture
+    /// (`scripts/install-py-tools.sh`); the fix-loop scenarios fail without it.
+    pub python_bin: Option<PathBuf>,
     /// The repository root: the plugin directory for `--plugin-dir`.
     pub plugin_dir: PathBuf,
     /// A folder scenarios create their projects in.

@@ -4,6 +4,7 @@ mod budget;
 mod compaction;
 mod corrupt_state;
 mod drive;
+mod fix_loop;
 mod foreign_session;
 mod full_pipeline;
 mod invalid_results;
@@ -14,6 +15,7 @@ mod rate_limited;
 mod repair_check;
 mod scale_corpus;
 mod scenario_context;
+mod shop_triage;
 mod verified;
 
 use std::time::Instant;
@@ -25,7 +27,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 28] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -49,6 +51,8 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 28] = [
     ("foreign-session", foreign_session::run),
     ("rate-limited-main-thread", rate_limited::run),
     ("repair-check", repair_check::run),
+    ("fix-loop-verified", fix_loop::verified),
+    ("fix-loop-refused", fix_loop::refused),
     ("habit-split-launch", model_habits::split_launch),
     ("habit-paraphrase", model_habits::paraphrase),
     ("habit-launch-twice", model_habits::launch_twice),

@@ -5,7 +5,6 @@
 //! session ends with the hook's one-line outcome.
 
 use std::fs;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -28,29 +27,6 @@ const CHECK: &str = "self-repair check --run-id r -- sh -c 'grep -q fixed state.
 const MAIN_FIX: &str = "echo 'still broken' > state.txt";
 /// Attempt 2, the fixer sub-agent: fixes it.
 const FIXER_FIX: &str = "echo fixed > state.txt";
-
-fn git(project: &E2eProject, args: &[&str]) -> Result<(), E2eError> {
-    let out = Command::new("git")
-        .args(["-c", "user.name=e2e", "-c", "user.email=e2e@localhost"])
-        .args(args)
-        .current_dir(project.path())
-        .env("HOME", project.root().join("home"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .map_err(|source| E2eError::Spawn {
-            program: "git".to_owned(),
-            source,
-        })?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(E2eError::Command {
-            command: format!("git {}", args.join(" ")),
-            code: out.status.code(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        })
-    }
-}
 
 /// The Bash commands the server had `thread` run, in order.
 fn bash_commands(records: &[RecordedRequest], thread: &str) -> Vec<String> {
@@ -114,9 +90,9 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         ".claude/settings.local.json",
         "{\"permissions\": {\"allow\": [\"Bash(self-repair check:*)\", \"Bash(echo:*)\", \"Edit(state.txt)\"]}}\n",
     )?;
-    git(&project, &["init", "-q"])?;
-    git(&project, &["add", "."])?;
-    git(&project, &["commit", "-qm", "start"])?;
+    project.git(&["init", "-q"])?;
+    project.git(&["add", "."])?;
+    project.git(&["commit", "-qm", "start"])?;
     let files = project.run(RUN);
 
     let scenario = Scenario::new()

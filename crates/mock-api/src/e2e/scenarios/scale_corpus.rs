@@ -49,7 +49,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let (path, config) = FOREGROUND_CONFIG;
     let config = std::env::var("E2E_CORPUS_CONFIG").unwrap_or_else(|_| config.to_owned());
     project.write(path, &config)?;
-    copy_tree(&corpus.join("src"), &project.path().join("src"))?;
+    project.copy_in(&corpus.join("src"), "src")?;
     let limit = std::env::var("E2E_CORPUS_FINDINGS")
         .ok()
         .and_then(|n| n.parse::<usize>().ok());
@@ -273,19 +273,4 @@ fn corpus_slice(path: &Path, limit: Option<usize>) -> Result<String, E2eError> {
     }
     results.retain(|r| kept.contains(&uri(r)));
     Ok(log.to_string())
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<(), E2eError> {
-    fs::create_dir_all(to).map_err(E2eError::io(to))?;
-    for entry in fs::read_dir(from).map_err(E2eError::io(from))? {
-        let entry = entry.map_err(E2eError::io(from))?;
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        if source.is_dir() {
-            copy_tree(&source, &target)?;
-        } else {
-            fs::copy(&source, &target).map_err(E2eError::io(&source))?;
-        }
-    }
-    Ok(())
 }
