@@ -139,6 +139,23 @@ fn fix_all_fixes_each_task_in_turn_updates_the_task_files_and_commits_each() {
         report.contains("| task-1 | Apply ruff's safe fixes for F401 (1 finding) | fixed (commit "),
         "{report}"
     );
+    // known.json records how each fixed finding was closed.
+    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let fixes: Vec<(&str, bool)> = known["entries"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(|e| {
+            let fixed = e.get("fixed")?;
+            Some((fixed["task"].as_str()?, fixed["commit"].is_string()))
+        })
+        .collect();
+    assert!(
+        fixes.iter().any(|(task, _)| *task == "task-1")
+            && fixes.iter().any(|(t, _)| *t == "task-2"),
+        "{known}"
+    );
+    assert!(fixes.iter().all(|(_, committed)| *committed), "{known}");
     // Nothing left: a second `fix` says so.
     let again = project.cmd(&["fix"]).run().success();
     assert!(

@@ -162,6 +162,7 @@ pub fn known_add(
             confidence: None,
             lines: None,
             code: None,
+            fixed: None,
         },
     );
     known.save(&store).map_err(usage)?;

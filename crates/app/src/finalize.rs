@@ -381,6 +381,7 @@ fn learn(
                 confidence: result.and_then(|r| r.confidence),
                 lines: code.as_ref().map(|c| c.lines.clone()),
                 code: code.map(|c| c.code),
+                fixed: None,
             },
         );
     }

@@ -522,6 +522,28 @@ fn finish_task(
             Err(e) => line.push_str(&format!("; not committed: {e}")),
         }
     }
+    // The registry learns how its real findings were closed: a finding that comes back is
+    // triaged again (its code changed), with this fix on record.
+    let fix = self_repair_classify::KnownFix {
+        task: task.task_id.clone(),
+        run: repair.id(),
+        commit: task.commit.clone(),
+    };
+    let fingerprints: Vec<&str> = target
+        .findings
+        .iter()
+        .map(|f| f.fingerprint.as_str())
+        .collect();
+    let store = project.store_dir();
+    let recorded = self_repair_classify::KnownRegistry::load(&store).and_then(|mut known| {
+        if known.record_fix(&fingerprints, &fix) > 0 {
+            known.save(&store)?;
+        }
+        Ok(())
+    });
+    if let Err(e) = recorded {
+        line.push_str(&format!("; known.json not updated: {e}"));
+    }
     Ok(line)
 }
 

@@ -43,6 +43,21 @@ pub struct KnownEntry {
     /// decide by fingerprint alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// The fix that closed it (`self-repair fix`): the task, its repair run, the commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<KnownFix>,
+}
+
+/// How a real finding was fixed by the fix loop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnownFix {
+    /// The Backlog task (`task-3`).
+    pub task: String,
+    /// The repair run that fixed it, verified by `verify-task`.
+    pub run: String,
+    /// The commit of `fix --commit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }
 
 /// The registry.
@@ -101,6 +116,18 @@ impl KnownRegistry {
     /// Removes an entry; returns it when there was one.
     pub fn remove(&mut self, fingerprint: &str) -> Option<KnownEntry> {
         self.entries.remove(fingerprint)
+    }
+
+    /// Records the fix of each of `fingerprints` that has an entry; returns how many.
+    pub fn record_fix(&mut self, fingerprints: &[&str], fix: &KnownFix) -> usize {
+        let mut recorded = 0;
+        for fingerprint in fingerprints {
+            if let Some(entry) = self.entries.get_mut(*fingerprint) {
+                entry.fixed = Some(fix.clone());
+                recorded += 1;
+            }
+        }
+        recorded
     }
 
     /// Adds or replaces an entry; returns true when it changed anything.

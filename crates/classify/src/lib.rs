@@ -10,7 +10,7 @@ mod rule_book;
 
 pub use classifier::{Classified, Classifier};
 pub use classify_error::ClassifyError;
-pub use known_registry::{KnownEntry, KnownRegistry};
+pub use known_registry::{KnownEntry, KnownFix, KnownRegistry};
 pub use measure::{AgentVerdict, measure};
 pub use rule::{CompiledRule, Measured, Rule, RuleStatus, When};
 pub use rule_book::RuleBook;
