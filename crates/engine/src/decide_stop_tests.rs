@@ -37,32 +37,9 @@ fn run(findings: u32) -> RunState {
     create_run("r-test".into(), NOW, config, intake, None, &routed)
 }
 
-fn stop(session: &str, running: Option<&[&str]>) -> StopEvent {
-    StopEvent {
-        session: Some(session.into()),
-        running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
-        launched: Vec::new(),
-        unnotified: Vec::new(),
-        notified: 0,
-        last_message: None,
-        new_turn: false,
-        spend: None,
-    }
-}
+use crate::test_support::stop_event as stop;
 
-fn submit(state: &mut RunState, item: &str, result: serde_json::Value) {
-    let entry = JournalEntry {
-        at: NOW,
-        event: Event::Submitted {
-            item: item.into(),
-            result,
-        },
-    };
-    assert!(
-        apply(state, &entry).changed,
-        "submission of {item} was not applied"
-    );
-}
+use crate::test_support::submit;
 
 fn real(cause: &str) -> serde_json::Value {
     json!({"confidence": 0.9, "verdict": "real", "root_cause": cause, "reason": "the import is never used anywhere"})

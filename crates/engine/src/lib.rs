@@ -31,6 +31,8 @@ mod submission;
 #[cfg(test)]
 mod submission_contract_tests;
 mod template;
+#[cfg(test)]
+mod test_support;
 mod tier;
 pub mod timestamp;
 mod triage_batch;

@@ -421,25 +421,15 @@ fn triage_object(
     except: Option<u32>,
 ) -> Schema {
     let mut fields: Vec<Field> = first.into_iter().collect();
+    fields.push(Field::required(
+        "verdict",
+        "real: a defect worth fixing; false_positive: the tool is wrong; intended: correct as \
+         written on purpose; duplicate: same issue as another finding (set duplicate_of); \
+         unsure: cannot decide (explain in reason)",
+        Schema::one_of(Verdict::ALL.map(Verdict::as_str)),
+    ));
+    fields.extend(evidence_fields());
     fields.extend([
-        Field::required(
-            "verdict",
-            "real: a defect worth fixing; false_positive: the tool is wrong; intended: \
-             correct as written on purpose; duplicate: same issue as another finding \
-             (set duplicate_of); unsure: cannot decide (explain in reason)",
-            Schema::one_of(Verdict::ALL.map(Verdict::as_str)),
-        ),
-        Field::required(
-            "root_cause",
-            "short label of the underlying cause, shared by findings with the same cause",
-            Schema::line(3, 120),
-        ),
-        Field::required(
-            "reason",
-            "the evidence: what you read and why it leads to the verdict",
-            Schema::text(10, 2000),
-        ),
-        confidence_field(),
         Field::optional(
             "duplicate_of",
             "the other triage item this one duplicates, e.g. \"t-00007\"; with verdict \
@@ -476,25 +466,10 @@ fn triage_object(
         })
 }
 
-/// How sure the agent is: required, since a dismissal below `verify_below` is checked again.
-fn confidence_field() -> Field {
-    Field::required(
-        "confidence",
-        "0 to 1: how sure you are of the verdict",
-        Schema::Number { min: 0.0, max: 1.0 },
-    )
-}
-
-/// A verifier's answer: a triage verdict on one finding, without `duplicate_of` or `reroute`
-/// (its question is whether the finding is right, and it answers it on this route).
-fn verify_object() -> Schema {
-    Schema::object(vec![
-        Field::required(
-            "verdict",
-            "real: a defect worth fixing; false_positive: the tool is wrong; intended: correct \
-             as written on purpose; unsure: the evidence does not settle it (explain in reason)",
-            Schema::one_of(["real", "false_positive", "intended", "unsure"]),
-        ),
+/// What every verdict carries besides itself: the cause, the evidence, and how sure the agent
+/// is (required, since a dismissal below `verify_below` is checked again).
+fn evidence_fields() -> [Field; 3] {
+    [
         Field::required(
             "root_cause",
             "short label of the underlying cause, shared by findings with the same cause",
@@ -505,8 +480,28 @@ fn verify_object() -> Schema {
             "the evidence: what you read and why it leads to the verdict",
             Schema::text(10, 2000),
         ),
-        confidence_field(),
-    ])
+        Field::required(
+            "confidence",
+            "0 to 1: how sure you are of the verdict",
+            Schema::Number { min: 0.0, max: 1.0 },
+        ),
+    ]
+}
+
+/// A verifier's answer: a triage verdict on one finding, without `duplicate_of` or `reroute`
+/// (its question is whether the finding is right, and it answers it on this route).
+fn verify_object() -> Schema {
+    Schema::object(
+        [Field::required(
+            "verdict",
+            "real: a defect worth fixing; false_positive: the tool is wrong; intended: correct \
+             as written on purpose; unsure: the evidence does not settle it (explain in reason)",
+            Schema::one_of(["real", "false_positive", "intended", "unsure"]),
+        )]
+        .into_iter()
+        .chain(evidence_fields())
+        .collect(),
+    )
 }
 
 /// Validates raw submitted text for an item and returns the parsed submission with its

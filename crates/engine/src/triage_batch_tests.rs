@@ -54,16 +54,7 @@ fn batches(state: &RunState) -> Vec<(String, Vec<String>)> {
 }
 
 fn stop(running: Option<&[&str]>) -> StopEvent {
-    StopEvent {
-        session: Some("s1".into()),
-        running: running.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
-        launched: Vec::new(),
-        unnotified: Vec::new(),
-        notified: 0,
-        last_message: None,
-        new_turn: false,
-        spend: None,
-    }
+    crate::test_support::stop_event("s1", running)
 }
 
 fn dispatched(state: &mut RunState, running: Option<&[&str]>) -> Vec<String> {
@@ -73,16 +64,7 @@ fn dispatched(state: &mut RunState, running: Option<&[&str]>) -> Vec<String> {
     }
 }
 
-fn submit(state: &mut RunState, item: &str, result: Value) {
-    let entry = JournalEntry {
-        at: NOW,
-        event: Event::Submitted {
-            item: item.into(),
-            result,
-        },
-    };
-    assert!(apply(state, &entry).changed, "{item} was not applied");
-}
+use crate::test_support::submit;
 
 fn verdict(item: &str) -> Value {
     json!({"confidence": 0.9, "item": item, "verdict": "real", "root_cause": "unused import",

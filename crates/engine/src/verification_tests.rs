@@ -3,12 +3,11 @@
 
 use serde_json::{Value, json};
 
+use crate::test_support::{NOW, stop_event, submit};
 use crate::{
     Config, Decision, Event, Intake, ItemKind, ItemStatus, JournalEntry, LaunchMode, Phase,
     RoutedFinding, RunState, StopEvent, Tier, Verdict, apply, create_run, decide_stop,
 };
-
-const NOW: u64 = 1_795_339_805;
 
 /// One finding per route, one agent each (no batch, no survey).
 fn run_of(kinds: &[&str], batch: u32) -> RunState {
@@ -45,16 +44,7 @@ fn run_of(kinds: &[&str], batch: u32) -> RunState {
 }
 
 fn stop() -> StopEvent {
-    StopEvent {
-        session: Some("s1".into()),
-        running: Some(Vec::new()),
-        launched: Vec::new(),
-        unnotified: Vec::new(),
-        notified: 0,
-        last_message: None,
-        new_turn: false,
-        spend: None,
-    }
+    stop_event("s1", Some(&[]))
 }
 
 /// The items (and their model) the next stop launches.
@@ -63,17 +53,6 @@ fn launched(state: &mut RunState) -> Vec<(String, String)> {
         Decision::Block(d) => d.launch.into_iter().map(|l| (l.item, l.model)).collect(),
         other => panic!("expected a block, got {other:?}"),
     }
-}
-
-fn submit(state: &mut RunState, item: &str, result: Value) {
-    let entry = JournalEntry {
-        at: NOW,
-        event: Event::Submitted {
-            item: item.into(),
-            result,
-        },
-    };
-    assert!(apply(state, &entry).changed, "{item} was not applied");
 }
 
 fn answer(verdict: &str, confidence: f64) -> Value {
