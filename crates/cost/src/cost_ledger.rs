@@ -13,12 +13,11 @@ use serde::{Deserialize, Serialize};
 
 use self_repair_transcript::UsageCursor;
 
+use crate::ledger_file::{read_ledger, write_ledger};
 use crate::{CostError, CostRecord, MAIN_SESSION, PartCost, PriceTable};
 
 /// Version of the `cost.json` layout.
 pub const COST_SCHEMA_VERSION: u32 = 1;
-/// The ledger, in the run folder.
-pub const LEDGER_FILE: &str = "cost.json";
 /// Every read's usage, appended.
 pub const RECORDS_FILE: &str = "cost.jsonl";
 /// Agent transcripts read for the last time, one file name a line.
@@ -117,11 +116,11 @@ impl CostLedger {
         }
     }
 
-    /// The ledger of the run in `folder`, or `None` when it has none (or an unreadable one: the
-    /// caller starts a new one, and the run's cost is then read again from the transcripts).
+    /// The ledger of the run in `folder` (`cost.json`, else the previous one), or `None` when it
+    /// has none (or an unreadable one: the caller starts a new one, and the run's cost is then
+    /// read again from the transcripts).
     pub fn load(folder: &Path) -> Option<CostLedger> {
-        let bytes = std::fs::read(folder.join(LEDGER_FILE)).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        read_ledger(folder)
     }
 
     /// Reads what the main transcript `main` and the agent transcripts beside it grew by since
@@ -339,10 +338,7 @@ impl CostLedger {
             }
         }
         let bytes = serde_json::to_vec(self).map_err(CostError::encode)?;
-        let path = folder.join(LEDGER_FILE);
-        let temporary = folder.join(format!("{LEDGER_FILE}.tmp"));
-        std::fs::write(&temporary, bytes).map_err(CostError::io("write", &temporary))?;
-        std::fs::rename(&temporary, &path).map_err(CostError::io("replace", &path))
+        write_ledger(folder, &bytes)
     }
 }
 

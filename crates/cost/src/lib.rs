@@ -6,16 +6,18 @@ mod cost_error;
 mod cost_ledger;
 mod cost_record;
 mod cost_summary;
+mod ledger_file;
 mod part_cost;
 mod price_table;
 
 pub use cost_error::CostError;
 pub use cost_ledger::{
-    Accounted, Attribution, CLOSED_FILE, COST_SCHEMA_VERSION, CostLedger, LEDGER_FILE, MainCursor,
+    Accounted, Attribution, CLOSED_FILE, COST_SCHEMA_VERSION, CostLedger, MainCursor,
     READS_AFTER_END, RECORDS_FILE, read_records,
 };
 pub use cost_record::{CostRecord, MAIN_SESSION};
 pub use cost_summary::CostSummary;
+pub use ledger_file::{LEDGER_FILE, SPARE_FILE};
 pub use part_cost::PartCost;
 pub use price_table::{PRICES_VERSION, Price, PriceTable};
 

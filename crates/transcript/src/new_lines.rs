@@ -39,7 +39,8 @@ pub(crate) fn new_lines(path: &Path, offset: u64) -> Result<NewLines, Transcript
     let len = file.metadata().map_err(error)?.len();
     let start = if offset > len { 0 } else { offset };
     file.seek(SeekFrom::Start(start)).map_err(error)?;
-    let mut bytes = Vec::new();
+    // Sized up front: one read, where an empty buffer grows through four or more.
+    let mut bytes = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
     file.take(len - start)
         .read_to_end(&mut bytes)
         .map_err(error)?;

@@ -36,6 +36,34 @@ pub struct UsageCursor {
     pub run: Option<String>,
 }
 
+/// The fields of a transcript row that usage is counted from; the rest is skipped. Each is read
+/// as any JSON value, as indexing a whole parsed row read them: one of another type counts as
+/// absent, never fails the row.
+#[derive(Deserialize)]
+struct UsageRow {
+    #[serde(default, rename = "requestId")]
+    request_id: Value,
+    #[serde(default, rename = "isApiErrorMessage")]
+    api_error: Value,
+    #[serde(default)]
+    message: UsageMessage,
+}
+
+#[derive(Default, Deserialize)]
+struct UsageMessage {
+    #[serde(default)]
+    model: Value,
+    #[serde(default)]
+    id: Value,
+    /// Present (even `null`: it counts as zero tokens) or absent (the row counts nothing).
+    #[serde(default, deserialize_with = "present")]
+    usage: Option<Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
 /// Usage added by one read, by model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelUsage {
@@ -54,16 +82,20 @@ impl UsageCursor {
         }
         let mut added: Vec<ModelUsage> = Vec::new();
         for line in read.lines() {
-            let is_user = self.item.is_none() && contains(line, b"\"user\"");
-            if !contains(line, b"\"usage\"") && !is_user {
-                continue;
-            }
-            let Ok(row) = serde_json::from_slice::<Value>(line) else {
-                continue;
-            };
-            if is_user && row["type"] == "user" {
+            if self.item.is_none()
+                && contains(line, b"\"user\"")
+                && let Ok(row) = serde_json::from_slice::<Value>(line)
+                && row["type"] == "user"
+            {
                 self.note_item(&row);
             }
+            if !contains(line, b"\"usage\"") {
+                continue;
+            }
+            // Only the fields counted: a row's content (text, tool calls) is skipped unparsed.
+            let Ok(row) = serde_json::from_slice::<UsageRow>(line) else {
+                continue;
+            };
             if let Some((model, usage)) = self.counted(&row) {
                 match added.iter_mut().find(|m| m.model == model) {
                     Some(entry) => entry.usage.add(&usage),
@@ -76,15 +108,15 @@ impl UsageCursor {
     }
 
     /// The usage this row adds over earlier rows of its response, with the model.
-    fn counted(&mut self, row: &Value) -> Option<(String, Usage)> {
-        let message = &row["message"];
-        let model = message["model"].as_str()?;
-        if model == "<synthetic>" || row["isApiErrorMessage"] == true {
+    fn counted(&mut self, row: &UsageRow) -> Option<(String, Usage)> {
+        let message = &row.message;
+        let model = message.model.as_str()?;
+        if model == "<synthetic>" || row.api_error == true {
             return None;
         }
-        let usage = Usage::from_json(message.get("usage")?);
-        let id = message["id"].as_str().unwrap_or_default().to_owned();
-        let request = row["requestId"].as_str().unwrap_or_default().to_owned();
+        let usage = Usage::from_json(message.usage.as_ref()?);
+        let id = message.id.as_str().unwrap_or_default().to_owned();
+        let request = row.request_id.as_str().unwrap_or_default().to_owned();
         let known = self
             .recent
             .iter_mut()
