@@ -111,3 +111,67 @@ fn a_run_whose_only_disagreement_keeps_the_finding_real_with_both_answers() {
         assert_eq!(entry["model"], "sonnet", "the verifier decided it: {entry}");
     }
 }
+
+/// The two other ways a verifier's task opens: a second look at an `unsure`, and an independent
+/// second opinion on a security dismissal, which never shows the first answer.
+#[test]
+fn a_second_look_shows_what_was_missing_and_a_security_second_opinion_shows_nothing() {
+    let project = TestProject::new();
+    project.write("findings.jsonl", &jsonl_findings(3));
+    project.write(".self-repair/config.json", r#"{"triage_batch": 1}"#);
+    project.write(
+        ".self-repair/rules.json",
+        r#"{"schema_version": 1, "rules": [{"id": "eq-sec", "name": "eqeqeq gets a security look",
+            "when": {"rule_id": "eqeqeq"}, "route": "security"}]}"#,
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    project.stop("s1", &[]);
+    let answer = |verdict: &str, reason: &str| {
+        serde_json::json!({"verdict": verdict, "root_cause": "loose comparison",
+            "confidence": 0.95, "reason": reason})
+        .to_string()
+    };
+    agent
+        .submit(
+            "t-00001",
+            &answer("unsure", "cannot tell whether a plugin imports it by name"),
+        )
+        .success();
+    agent
+        .submit("t-00002", &answer("real", "the comparison is to None"))
+        .success();
+    agent
+        .submit(
+            "t-00003",
+            &answer("intended", "both operands are constants set at import"),
+        )
+        .success();
+    let out = project.stop("s1", &[]);
+    assert!(
+        out.stdout.contains("vf-00001") && out.stdout.contains("vf-00003"),
+        "{}",
+        out.stdout
+    );
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    for (item, model) in [("vf-00001", "sonnet"), ("vf-00003", "opus")] {
+        let shown = project
+            .cmd(&["show", item, "--json"])
+            .run()
+            .success()
+            .json();
+        assert_eq!(shown["model"], model, "{item}");
+        let prompt = shown["prompt"].as_str().unwrap();
+        insta::assert_snapshot!(format!("verify_show_{item}"), prompt);
+        if item == "vf-00003" {
+            assert!(!prompt.contains("constants set at import"), "{prompt}");
+        }
+    }
+}
