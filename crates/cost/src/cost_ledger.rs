@@ -221,7 +221,8 @@ impl CostLedger {
         };
         let attributed_before = cursor.item.is_some();
         let mut read = Vec::new();
-        if len != cursor.offset {
+        let grew = len != cursor.offset;
+        if grew {
             let before = cursor.offset;
             match cursor.read(&path) {
                 Ok(models) => read = models,
@@ -267,7 +268,10 @@ impl CostLedger {
                 usd,
             });
         }
-        if item.as_deref().is_some_and(|i| (who.finished)(i)) {
+        // Closed at the first stop that finds a finished agent's transcript unchanged: the
+        // client writes an agent's last lines behind it, so the stop right after the agent
+        // ended can still miss its final response (measured on 2.1.330 in release e2e runs).
+        if !grew && item.as_deref().is_some_and(|i| (who.finished)(i)) {
             let mut cost = self.open_cost.remove(name).unwrap_or_default();
             cost.agents = 1;
             self.finished.entry(part).or_default().add(&cost);

@@ -214,8 +214,17 @@ fn a_finished_agents_transcript_is_read_a_last_time_and_never_again() {
     )
     .unwrap();
     let mut ledger = CostLedger::new(PriceTable::default());
+    // The stop that reads the finished agent's new bytes keeps it open: the client may still
+    // be writing its last response behind the stop.
+    let accounted = ledger.account(&session.run(), &session.main(), &who(&always));
+    assert!(accounted.closed.is_empty(), "{:?}", accounted.closed);
+    ledger.save(&session.run(), &accounted).unwrap();
+    // The first stop that finds it unchanged closes it.
+    let mut ledger = CostLedger::load(&session.run()).unwrap();
+    ledger.listed_mtime_ns = None;
     let accounted = ledger.account(&session.run(), &session.main(), &who(&always));
     assert_eq!(accounted.closed, ["agent-a1.jsonl"]);
+    assert!((ledger.total.usd - 0.1).abs() < 1e-9);
     ledger.save(&session.run(), &accounted).unwrap();
     // A later write (it would be a bug of the client) and a new listing of the folder: the
     // closed transcript stays closed, so a stop never stats the run's finished agents.
