@@ -8,7 +8,7 @@
 # 2. Runs `claude plugin validate --strict` on the plugin manifest (.claude-plugin/plugin.json)
 #    and on the marketplace (the repo root, whose marketplace.json lists the root as the plugin),
 #    offline, with a throw-away CLAUDE_CONFIG_DIR. Any error or warning fails.
-# 3. Checks the bundle: the eight agents exist, each agents/*.md has `name` equal to its file
+# 3. Checks the bundle: the ten agents exist, each agents/*.md has `name` equal to its file
 #    stem and a `description`; every template only uses the placeholders `self-repair show`
 #    supplies for it.
 #
@@ -19,7 +19,7 @@ script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "${1:-$script_dir/..}" && pwd)"
 
 readonly AGENTS=(triage-investigator rule-surveyor triage-aggregator rule-reviewer fix-planner
-  plan-synthesizer plan-reviewer task-writer fixer)
+  plan-synthesizer plan-reviewer plan-reviser task-writer fixer)
 readonly COMMON_VARS="run item kind schema submit show format"
 declare -A TEMPLATE_VARS=(
   [triage-generic.md]="route count rules findings claim"
@@ -32,6 +32,7 @@ declare -A TEMPLATE_VARS=(
   [plan.md]="group findings planner planners peers emphasis"
   [synthesize.md]="group findings plans"
   [review.md]="angle angle_guide group findings plan"
+  [revise.md]="group findings plan points approach"
   [write-task.md]="group findings plan reviews"
   [fix-feedback.md]="attempt max_attempts command exit output changes approach"
   [fix-fixer.md]="attempt max_attempts command exit output changes approach history"

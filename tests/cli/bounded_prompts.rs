@@ -33,6 +33,36 @@ fn document(chars: usize) -> String {
     text
 }
 
+/// A review at the schema's maximum that asks for everything: a rework verdict and more
+/// must-fix points than the revise step takes apart, each several thousand characters.
+fn review_document(chars: usize) -> String {
+    let mut text = "## Verdict\nrework: the plan fixes the symptom.\n\n## Must fix\n".to_owned();
+    let point = "x".repeat(79);
+    for n in 1.. {
+        let mut item = format!("{n}. step {n} is wrong\n");
+        while item.len() < 3_000 {
+            item.push_str(&format!("   {point}\n"));
+        }
+        if text.len() + item.len() > chars {
+            break;
+        }
+        text.push_str(&item);
+    }
+    text
+}
+
+/// A revise step's answer at the schema's maximum: the whole plan, every point applied.
+fn revision_document(shown: &Value) -> String {
+    let points: Vec<Value> = shown["output_schema"]["properties"]["points"]["items"]["properties"]
+        ["point"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| json!({"point": p, "outcome": "applied", "how": "x".repeat(1000)}))
+        .collect();
+    json!({"plan": document(39_990), "points": points}).to_string()
+}
+
 #[test]
 fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_32_kb() {
     let project = TestProject::new();
@@ -122,8 +152,13 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
                         assert!(page.contains("page 3 of 3: 81 to 120 of 120"), "{page}");
                         insta::assert_snapshot!("bounded_findings_page_3", page);
                     }
-                    document(40_000)
+                    if kind == "review" {
+                        review_document(40_000)
+                    } else {
+                        document(40_000)
+                    }
                 }
+                "revise" => revision_document(&shown),
                 "synthesize" => {
                     let mut value: Value = serde_json::from_str(&agent.answer(&shown)).unwrap();
                     value["plan"] = Value::from(document(39_990));
@@ -142,6 +177,7 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
         "plan",
         "synthesize",
         "review",
+        "revise",
         "write_task",
     ] {
         assert!(
@@ -241,7 +277,16 @@ mod corpus {
             .to_string(),
             ItemKind::RuleReview => json!({"rules": []}).to_string(),
             ItemKind::MergeLabels => json!({"merges": []}).to_string(),
-            ItemKind::Plan | ItemKind::Review => document(40_000),
+            ItemKind::Plan => document(40_000),
+            ItemKind::Review => super::review_document(40_000),
+            ItemKind::Revise => {
+                let points: Vec<Value> = item
+                    .inputs()
+                    .iter()
+                    .map(|p| json!({"point": p, "outcome": "applied", "how": "x".repeat(1000)}))
+                    .collect();
+                json!({"plan": document(39_990), "points": points}).to_string()
+            }
             ItemKind::Synthesize => {
                 let scores: Vec<Value> = item
                     .inputs()
@@ -365,6 +410,7 @@ mod corpus {
                 "merge_labels",
                 "plan",
                 "review",
+                "revise",
                 "rule_review",
                 "rule_survey",
                 "synthesize",

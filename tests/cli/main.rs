@@ -24,6 +24,7 @@ mod permission_gate;
 mod pipeline;
 mod repair;
 mod resume;
+mod revise;
 mod rule_survey;
 mod run_identity;
 mod session_habits;

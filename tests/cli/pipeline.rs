@@ -145,10 +145,22 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
         "every item done"
     );
     // The 60 findings went out in 8 batches (`triage_batch` 8): their triage items were
-    // decided by their batch's one submission, never dispatched on their own.
+    // decided by their batch's one submission, never dispatched on their own. The reviews ask
+    // for no change, so every revise step was settled by code, without an agent.
+    let revise_steps: Vec<&self_repair_engine::WorkItem> = items
+        .iter()
+        .filter(|i| i.kind == self_repair_engine::ItemKind::Revise)
+        .collect();
+    assert_eq!(revise_steps.len(), 4);
+    assert!(revise_steps.iter().all(|i| i.dispatches == 0));
     let dispatched: Vec<&self_repair_engine::WorkItem> = items
         .iter()
-        .filter(|i| i.kind != self_repair_engine::ItemKind::Triage)
+        .filter(|i| {
+            !matches!(
+                i.kind,
+                self_repair_engine::ItemKind::Triage | self_repair_engine::ItemKind::Revise
+            )
+        })
         .collect();
     let batches = dispatched
         .iter()

@@ -103,6 +103,14 @@ impl ScriptedAgent<'_> {
                     "plan": "## Merged\n\nScripted merged plan text, long enough for the schema."})
                 .to_string()
             }
+            "revise" => {
+                let points =
+                    enum_of(&schema["properties"]["points"]["items"]["properties"]["point"]);
+                json!({"plan": "## Summary\n\nScripted revised plan: every point of the reviews applied.",
+                    "points": points.iter().map(|p| json!({"point": p, "outcome": "applied",
+                        "how": format!("scripted: {p} is in step 1 now")})).collect::<Vec<_>>()})
+                .to_string()
+            }
             "write_task" => {
                 let label = field(prompt, "label: ");
                 json!({"title": format!("Fix {label}"), "description": format!("Scripted task for the group {label}."),

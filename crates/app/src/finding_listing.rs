@@ -52,7 +52,11 @@ impl<'a> FindingListing<'a> {
                 .filter(|i| i.status == ItemStatus::Done)
                 .map(|i| i.id.as_ref())
                 .collect(),
-            ItemKind::Plan | ItemKind::Synthesize | ItemKind::Review | ItemKind::WriteTask => item
+            ItemKind::Plan
+            | ItemKind::Synthesize
+            | ItemKind::Review
+            | ItemKind::Revise
+            | ItemKind::WriteTask => item
                 .group
                 .and_then(|g| state.groups.get(g as usize - 1))
                 .map(|g| g.members.iter().map(String::as_str).collect())

@@ -23,6 +23,7 @@ mod pre_tool_use;
 mod preflight;
 mod progress;
 mod project_config;
+mod revision;
 mod run_cost;
 mod run_costs;
 mod run_in_progress;

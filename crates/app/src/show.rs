@@ -5,7 +5,7 @@ use std::path::Path;
 use self_repair_context::fenced_block;
 use self_repair_engine::{
     FindingRecord, ItemKind, ItemStatus, PlanDepth, RunState, TriageResult, VerifyReason, WorkItem,
-    item_input, needs_verification, output_schema, route_names,
+    ask_review, is_rework, item_input, needs_verification, output_schema, route_names,
 };
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::finding_listing::{FINDINGS_PAGE, FindingListing, FindingsPage};
 use crate::item_focus::{angle_guide, planner_emphasis};
+use crate::revision::Revision;
 use crate::triage_prompt::{TaskFinding, candidate_duplicates, triage_data};
 use crate::verdict_table::VerdictTable;
 use crate::{AppError, read_findings};
@@ -31,6 +32,14 @@ const GROUP_FINDINGS_WITH_PLANS: usize = 20;
 const EMBEDDED_CHARS: usize = 18_000;
 /// Most rows of the rule reviewer's verdict table (one row per rule and cause).
 const RULE_REVIEW_ROWS: usize = 100;
+/// Characters of the plan a revise step's prompt embeds, and of the reviews' points it lists
+/// (shared equally; a longer point is cut with a note naming its review's file).
+const REVISE_PLAN_CHARS: usize = 8_000;
+const REVISE_ASK_CHARS: usize = 4_000;
+const MIN_ASK_CHARS: usize = 100;
+/// Characters of the revise step's answers (one line a point) in the task writer's prompt,
+/// beside the revised plan's `REVISE_PLAN_CHARS`.
+const OUTCOME_CHARS: usize = 5_000;
 
 /// What `show --json` prints.
 #[derive(Debug, Clone, Serialize)]
@@ -265,14 +274,40 @@ impl PromptContext<'_> {
                 vars.push(("plan", self.merged_plan(item, EMBEDDED_CHARS)));
                 ("review.md".to_owned(), vars)
             }
+            ItemKind::Revise => {
+                let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
+                vars.push(("plan", self.merged_plan(item, REVISE_PLAN_CHARS)));
+                vars.push(("points", self.asks(item)));
+                vars.push(("approach", self.approach(item)));
+                ("revise.md".to_owned(), vars)
+            }
             ItemKind::WriteTask => {
                 let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
-                let share = EMBEDDED_CHARS / item.depends_on().len().max(1);
-                vars.push(("plan", self.merged_plan(item, share)));
-                let reviews: Vec<String> = item
+                // The plan and its reviews share the room; the revise step adds no share.
+                let reviews: Vec<&String> = item
                     .depends_on()
                     .iter()
                     .skip(1)
+                    .filter(|d| ItemKind::of_id(d) == Some(ItemKind::Review))
+                    .collect();
+                let share = EMBEDDED_CHARS / (reviews.len() + 1);
+                let revision = self.group_id(item).and_then(|g| Revision::of(self.dir, &g));
+                if let Some(revision) = revision {
+                    vars.push((
+                        "plan",
+                        format!(
+                            "The plan as the revise step ({}) left it, the reviews' points \
+                             answered:\n\n{}",
+                            revision.item,
+                            self.embed(&revision.plan, &revision.item, "json", REVISE_PLAN_CHARS)
+                        ),
+                    ));
+                    vars.push(("reviews", self.outcomes(&reviews, &revision)));
+                    return Ok(("write-task.md".to_owned(), vars));
+                }
+                vars.push(("plan", self.merged_plan(item, share)));
+                let reviews: Vec<String> = reviews
+                    .into_iter()
                     .filter_map(|r| {
                         let review = self.state.item(r)?;
                         let angle = crate::show_angle(self.state, review);
@@ -297,6 +332,161 @@ impl PromptContext<'_> {
 
     fn record(&self, item: &WorkItem) -> Option<&FindingRecord> {
         self.findings.get(item.finding? as usize)
+    }
+
+    /// `g1` for an item of group 1.
+    fn group_id(&self, item: &WorkItem) -> Option<String> {
+        let group = self
+            .state
+            .groups
+            .get((item.group? as usize).checked_sub(1)?)?;
+        Some(group.id.clone())
+    }
+
+    /// The points a revise step answers (`rev-g1-2.1`, `rev-g1-1.rework`), review by review:
+    /// its angle and verdict, then each point under its id in one fenced block. They share
+    /// `REVISE_ASK_CHARS` (at least `MIN_ASK_CHARS` each); a longer point is cut, and the
+    /// heading names the file that holds the whole review.
+    fn asks(&self, item: &WorkItem) -> String {
+        let asks = item.inputs();
+        if asks.is_empty() {
+            return "(none: the reviews ask for no change)".to_owned();
+        }
+        let share = (REVISE_ASK_CHARS / asks.len()).max(MIN_ASK_CHARS);
+        let mut by_review: Vec<(&str, Vec<&String>)> = Vec::new();
+        for ask in asks {
+            let review = ask_review(ask);
+            match by_review.iter_mut().find(|(r, _)| *r == review) {
+                Some((_, list)) => list.push(ask),
+                None => by_review.push((review, vec![ask])),
+            }
+        }
+        let mut out = Vec::with_capacity(by_review.len());
+        for (review, list) in by_review {
+            let parsed = crate::revision::review_asks(self.dir, review);
+            let angle = self
+                .state
+                .item(review)
+                .map(|r| crate::show_angle(self.state, r))
+                .unwrap_or_default();
+            let mut cut_any = false;
+            let mut lines = Vec::with_capacity(list.len());
+            for ask in list {
+                let text = match parsed.as_ref().and_then(|r| r.ask_text(ask)) {
+                    // Its text is the verdict, already in the heading.
+                    Some(_) if is_rework(ask) => "the verdict above: rework the plan".to_owned(),
+                    Some(text) => text.to_owned(),
+                    None => "(the review's text is missing)".to_owned(),
+                };
+                let shown = cut(&text, share);
+                cut_any |= shown.ends_with('…');
+                lines.push(format!("{ask}: {shown}"));
+            }
+            let whole = if cut_any {
+                let file = self.dir.item_file(review, "md").map_or_else(
+                    || format!("the result of {review}"),
+                    |path| {
+                        path.strip_prefix(self.root)
+                            .unwrap_or(&path)
+                            .display()
+                            .to_string()
+                    },
+                );
+                format!(" Points cut for length: the whole review is in `{file}`; Read it.")
+            } else {
+                String::new()
+            };
+            let verdict = parsed.map(|p| p.verdict_line).unwrap_or_default();
+            out.push(format!(
+                "### {review}: the {angle} review ({})\n\n{}{}",
+                cut(&verdict, share),
+                fenced_block("text", &lines.join("\n")),
+                whole.trim_start()
+            ));
+        }
+        out.join("\n")
+    }
+
+    /// How a revise step works on its plan: point by point, or reworked where a reviewer sent
+    /// it back (its one trip back: no review follows).
+    fn approach(&self, item: &WorkItem) -> String {
+        let reworks: Vec<&str> = item
+            .inputs()
+            .iter()
+            .filter(|a| is_rework(a))
+            .map(|a| ask_review(a))
+            .collect();
+        if reworks.is_empty() {
+            return "Apply each point to the plan as it stands and keep the rest of it.".to_owned();
+        }
+        let plans: Vec<String> = item
+            .depends_on()
+            .first()
+            .and_then(|first| self.state.item(first))
+            .map(|first| match first.kind {
+                ItemKind::Synthesize => first.inputs().to_vec(),
+                _ => Vec::new(),
+            })
+            .unwrap_or_default()
+            .iter()
+            .filter(|p| self.result_text(p, "md").is_some())
+            .filter_map(|p| self.dir.item_file(p, "md"))
+            .map(|path| {
+                format!(
+                    "`{}`",
+                    path.strip_prefix(self.root).unwrap_or(&path).display()
+                )
+            })
+            .collect();
+        let sources = if plans.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " The competing plans it was merged from are in {}, if a better start is there.",
+                plans.join(", ")
+            )
+        };
+        format!(
+            "{} sent the plan back for rework: where a verdict says the approach is wrong, a \
+             patch will not do, so rework those parts from the code (the whole plan if need \
+             be), and answer the other points on the result. This is the plan's one trip back: \
+             no review follows, and the revised plan goes to the task.{sources}",
+            reworks.join(" and ")
+        )
+    }
+
+    /// Each review's verdict and what the revise step did with each of its points, for the
+    /// task writer: one line a point, the lines sharing `OUTCOME_CHARS` (the revised plan
+    /// already says what each point became).
+    fn outcomes(&self, reviews: &[&String], revision: &Revision) -> String {
+        let share = (OUTCOME_CHARS / revision.points.len().max(1)).max(MIN_ASK_CHARS);
+        let mut out = Vec::new();
+        for review in reviews {
+            let Some(item) = self.state.item(review) else {
+                continue;
+            };
+            let angle = crate::show_angle(self.state, item);
+            let Some(asks) = crate::revision::review_asks(self.dir, review) else {
+                out.push(format!(
+                    "### {angle} ({review})\n\n(no review: this reviewer failed)\n"
+                ));
+                continue;
+            };
+            let verdict = if asks.verdict_line.is_empty() {
+                "(not stated)".to_owned()
+            } else {
+                cut(&asks.verdict_line, share)
+            };
+            let mut lines = vec![format!("### {angle} ({review})\n\nVerdict: {verdict}")];
+            for ask in asks.ask_ids(review) {
+                let outcome = revision
+                    .outcome_line(&ask)
+                    .unwrap_or_else(|| "not answered by the revise step".to_owned());
+                lines.push(format!("- {ask}: {}", cut(&outcome, share)));
+            }
+            out.push(lines.join("\n"));
+        }
+        out.join("\n\n")
     }
 
     /// A triage item's task, or a batch's: the members' rules and findings, on the template of
@@ -536,6 +726,15 @@ fn security_scope(in_scope: &[self_repair_engine::SecurityScope]) -> String {
         ));
     }
     text
+}
+
+/// `text` on one line, at most `most` characters (an ellipsis marks a cut).
+fn cut(text: &str, most: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(most) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
 }
 
 #[cfg(test)]

@@ -66,10 +66,26 @@ impl SimulatedAgent<'_> {
                                 item.group.unwrap_or(0)),
             })
             .to_string(),
-            ItemKind::Review => format!(
-                "## Review {} (simulated)\n\nApprove. The plan fixes the cause at each location; add a test that fails before the change.",
+            // The first angle asks for one change, so the demo shows the revise step.
+            ItemKind::Review if item.id.ends_with("-1") => format!(
+                "## Verdict\napprove with changes, the plan names no regression test (simulated, {}).\n\n\
+                 ## Must fix\n1. The Tests step: name a test that fails before the change and passes after it.\n\n\
+                 ## Checked\nThe listed locations.",
                 item.id
             ),
+            ItemKind::Review => format!(
+                "## Verdict\napprove (simulated, {}).\n\n## Must fix\nnone\n\n## Checked\nThe plan fixes the cause at each location.",
+                item.id
+            ),
+            ItemKind::Revise => json!({
+                "plan": format!("## Summary (simulated)\nThe merged plan of group {}, revised after its reviews.\n\n\
+                                 ## Changes\n1. Change the code at every listed location.\n\n\
+                                 ## Tests\nA test that fails before the change and passes after it.",
+                                item.group.unwrap_or(0)),
+                "points": item.inputs().iter().map(|p| json!({"point": p, "outcome": "applied",
+                    "how": "(simulated) the Tests step now names the test"})).collect::<Vec<_>>(),
+            })
+            .to_string(),
             ItemKind::WriteTask => self.write_task(item).to_string(),
         }
     }

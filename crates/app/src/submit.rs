@@ -342,8 +342,8 @@ pub fn item_input(dir: &RunDir, item: &str) -> Result<ItemInput, AppError> {
         });
     }
     let path = dir.item_file(item, "input.json").ok_or_else(not_found)?;
-    if kind == ItemKind::TriageBatch && !path.exists() {
-        // A batch's input is written when it is dispatched.
+    if matches!(kind, ItemKind::TriageBatch | ItemKind::Revise) && !path.exists() {
+        // A batch's input, and a revise step's, is written when it is dispatched.
         ensure_dispatched(dir, item)?;
     }
     let text = std::fs::read_to_string(&path).map_err(|_| {
@@ -396,6 +396,17 @@ fn describe(item: &str, kind: ItemKind, submission: &self_repair_engine::Submiss
             v["rules"].as_array().map_or(0, Vec::len)
         ),
         Submission::WriteTask(t) => format!("{item}: task \"{}\"", t.title),
+        Submission::Revise(r) => {
+            let applied = r
+                .points
+                .iter()
+                .filter(|p| p.outcome == self_repair_engine::PointOutcome::Applied)
+                .count();
+            format!(
+                "{item}: revised plan, {applied} of {} point(s) applied",
+                r.points.len()
+            )
+        }
         Submission::Markdown(_) | Submission::Synthesize(_) => {
             format!("{item}: {}", kind.as_str())
         }

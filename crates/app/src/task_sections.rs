@@ -1,12 +1,15 @@
 //! What code adds to a group's task beyond the task writer's title, summary and criteria: the
-//! plan the planners wrote with the reviewers' must-fix points (`## Implementation Plan`), the
-//! triage reasons, the analyzer command that verifies the fix, and the run's report.
+//! plan as the revise step left it with the reviewers' must-fix points and what became of each
+//! (`## Implementation Plan`), the triage reasons, the analyzer command that verifies the fix,
+//! and the run's report.
 
 use std::collections::BTreeSet;
 
-use self_repair_engine::{FindingRecord, Group, PlanDepth, RunState};
+use self_repair_engine::{FindingRecord, Group, PlanDepth, RunState, is_rework};
 use self_repair_store::RunDir;
 use serde_json::Value;
+
+use crate::revision::Revision;
 
 /// Most distinct triage reasons quoted in a task.
 const REASONS: usize = 3;
@@ -14,63 +17,60 @@ const REASONS: usize = 3;
 /// Above this many files the verify command checks the whole project.
 const LISTED_FILES: usize = 20;
 
-/// The `## Implementation Plan` text: the merged plan (a full group's synthesis, a light
-/// group's one plan), then every reviewer's must-fix points by angle. `None` when no plan was
+/// The `## Implementation Plan` text: the plan as the revise step left it (else the merged
+/// plan: a full group's synthesis, a light group's one plan), then every reviewer's must-fix
+/// points by angle, each with what the revise step did with it. `None` when no plan was
 /// written (an analyzer-fixed group, or a plan that is missing).
 pub fn plan_section(dir: &RunDir, state: &RunState, group: &Group) -> Option<String> {
-    let plan = match group.depth {
-        PlanDepth::AnalyzerFix => return None,
-        PlanDepth::Full => dir
+    let revision = Revision::of(dir, &group.id);
+    let plan = match (&revision, group.depth) {
+        (_, PlanDepth::AnalyzerFix) => return None,
+        (Some(revision), _) => revision.plan.clone(),
+        (None, PlanDepth::Full) => dir
             .read_result(&format!("syn-{}", group.id), "json")
             .and_then(|text| serde_json::from_str::<Value>(&text).ok())
             .and_then(|v| v["plan"].as_str().map(str::to_owned))?,
-        PlanDepth::Light => dir.read_result(&format!("plan-{}-1", group.id), "md")?,
+        (None, PlanDepth::Light) => dir.read_result(&format!("plan-{}-1", group.id), "md")?,
     };
     let mut out = plan.trim().to_owned();
     let mut points = Vec::new();
     for (n, angle) in state.config.reviewer_angles.iter().enumerate() {
-        let Some(review) = dir.read_result(&format!("rev-{}-{}", group.id, n + 1), "md") else {
+        let review = format!("rev-{}-{}", group.id, n + 1);
+        let Some(asks) = crate::revision::review_asks(dir, &review) else {
             continue;
         };
-        let verdict = section(&review, "verdict")
-            .and_then(|v| v.lines().next().map(str::trim).map(str::to_owned))
-            .unwrap_or_default();
-        let Some(must) = section(&review, "must fix").filter(|m| !is_none(m)) else {
+        let ids = asks.ask_ids(&review);
+        if ids.is_empty() {
             continue;
-        };
-        points.push(format!("**{angle}** ({verdict}):\n\n{}", must.trim()));
+        }
+        let mut text = format!("**{angle}** ({}):\n", asks.verdict_line);
+        for (k, ask) in ids.iter().enumerate() {
+            let what = if is_rework(ask) {
+                "Sent the plan back for rework.".to_owned()
+            } else {
+                asks.ask_text(ask).unwrap_or_default().trim().to_owned()
+            };
+            text.push_str(&format!("\n{}. {}", k + 1, indent(&what)));
+            if let Some(outcome) = revision.as_ref().and_then(|r| r.outcome_line(ask)) {
+                text.push_str(&format!("\n   *{outcome}*"));
+            }
+        }
+        points.push(text);
     }
     if !points.is_empty() {
         out.push_str("\n\n### Must fix, from the plan reviews\n\n");
+        if revision.is_none() {
+            // The revise step failed, or started before a late review came in.
+            out.push_str("Not applied to the plan above: the revise step did not run on them.\n\n");
+        }
         out.push_str(&points.join("\n\n"));
     }
     Some(out)
 }
 
-/// The body of the `## NAME` section of a review (case-insensitive), up to the next `## `.
-fn section(markdown: &str, name: &str) -> Option<String> {
-    let mut body: Option<Vec<&str>> = None;
-    for line in markdown.lines() {
-        if let Some(heading) = line.strip_prefix("## ") {
-            if body.is_some() {
-                break;
-            }
-            if heading.trim().eq_ignore_ascii_case(name) {
-                body = Some(Vec::new());
-            }
-            continue;
-        }
-        if let Some(lines) = body.as_mut() {
-            lines.push(line);
-        }
-    }
-    body.map(|lines| lines.join("\n").trim().to_owned())
-        .filter(|b| !b.is_empty())
-}
-
-fn is_none(text: &str) -> bool {
-    let t = text.trim().trim_end_matches('.').to_lowercase();
-    t.is_empty() || t == "none" || t == "- none" || t == "n/a"
+/// A point's continuation lines, indented under its number.
+fn indent(text: &str) -> String {
+    text.lines().collect::<Vec<_>>().join("\n   ")
 }
 
 /// The command that shows whether the group's findings are gone, for the analyzers whose re-run
@@ -163,22 +163,6 @@ fn shell_word(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_review_s_must_fix_section_is_found_and_none_is_skipped() {
-        let review = "## Verdict\napprove with changes, one step is unsafe.\n\n## Must fix\n1. Step 2: keep the `os` import in `cli.py`, it is re-exported.\n\n## Should consider\nnothing";
-        assert_eq!(
-            section(review, "must fix").as_deref(),
-            Some("1. Step 2: keep the `os` import in `cli.py`, it is re-exported.")
-        );
-        assert_eq!(
-            section(review, "verdict").as_deref(),
-            Some("approve with changes, one step is unsafe.")
-        );
-        assert!(is_none(
-            &section("## Verdict\napprove\n\n## Must fix\nNone.\n", "must fix").unwrap()
-        ));
-    }
 
     #[test]
     fn paths_with_spaces_are_quoted_for_the_shell() {

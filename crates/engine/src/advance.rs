@@ -212,8 +212,10 @@ fn start_rule_review(state: &mut RunState) {
 }
 
 /// Creates each planned group's items at its depth: none for a group the analyzer fixes
-/// (finalize writes its task), one plan -> one review -> the task writer for a light group,
-/// `planners` plans -> a synthesis -> one review per angle -> the task writer for a full one.
+/// (finalize writes its task), one plan -> one review -> the revise step -> the task writer for
+/// a light group, `planners` plans -> a synthesis -> one review per angle -> the revise step ->
+/// the task writer for a full one. The revise step is settled by code when the reviews ask for
+/// nothing (design note 35).
 fn start_plan(state: &mut RunState) {
     for index in 0..state.groups.len() {
         if !state.groups[index].planned {
@@ -231,7 +233,8 @@ fn start_plan(state: &mut RunState) {
     }
 }
 
-/// One plan goes straight to one review (the first angle), then to the task writer.
+/// One plan goes straight to one review (the first angle), then to the revise step and the
+/// task writer.
 fn start_light_plan(state: &mut RunState, number: u32, gid: &str) {
     let plan = format!("plan-{gid}-1");
     push(state, plan.clone(), ItemKind::Plan).group = Some(number);
@@ -239,9 +242,22 @@ fn start_light_plan(state: &mut RunState, number: u32, gid: &str) {
     let item = push(state, review.clone(), ItemKind::Review);
     item.group = Some(number);
     item.extra_mut().depends_on = vec![plan.clone()];
+    finish_plan(state, number, gid, plan, vec![review]);
+}
+
+/// The revise step after the reviews, then the task writer after it. Both read the plan the
+/// reviews read first in `depends_on`; the task writer's last dependency is the revise step.
+fn finish_plan(state: &mut RunState, number: u32, gid: &str, plan: String, reviews: Vec<String>) {
+    let revise = format!("rv-{gid}");
+    let mut deps = vec![plan];
+    deps.extend(reviews);
+    let item = push(state, revise.clone(), ItemKind::Revise);
+    item.group = Some(number);
+    item.extra_mut().depends_on.clone_from(&deps);
+    deps.push(revise);
     let item = push(state, format!("tw-{gid}"), ItemKind::WriteTask);
     item.group = Some(number);
-    item.extra_mut().depends_on = vec![plan, review];
+    item.extra_mut().depends_on = deps;
 }
 
 fn start_full_plan(state: &mut RunState, number: u32, gid: &str) {
@@ -265,11 +281,7 @@ fn start_full_plan(state: &mut RunState, number: u32, gid: &str) {
         item.group = Some(number);
         item.extra_mut().depends_on = vec![syn.clone()];
     }
-    let item = push(state, format!("tw-{gid}"), ItemKind::WriteTask);
-    item.group = Some(number);
-    let mut deps = vec![syn];
-    deps.extend(reviews);
-    item.extra_mut().depends_on = deps;
+    finish_plan(state, number, gid, syn, reviews);
 }
 
 #[cfg(test)]

@@ -101,14 +101,16 @@ pub fn expected_agents(state: &RunState) -> Vec<KindAgents> {
         upto(ItemKind::Aggregate, aggregators),
         upto(ItemKind::MergeLabels, u32::from(findings >= 2)),
         upto(ItemKind::RuleReview, u32::from(findings > 0)),
-        // A light group: one plan, one review, the task writer; a full one: `planners` plans,
-        // a synthesis, one review per angle, the task writer.
+        // A light group: one plan, one review, the revise step, the task writer; a full one:
+        // `planners` plans, a synthesis, one review per angle, the revise step, the task
+        // writer. The revise step launches an agent only when a review asks for a change.
         upto(
             ItemKind::Plan,
             groups + full * config.planners.saturating_sub(1),
         ),
         upto(ItemKind::Synthesize, full),
         upto(ItemKind::Review, groups + full * angles.saturating_sub(1)),
+        upto(ItemKind::Revise, groups),
         upto(ItemKind::WriteTask, groups),
     ]
     .into_iter()
@@ -166,6 +168,8 @@ mod tests {
         assert_eq!(of(&estimate, ItemKind::RuleReview), (0, 1));
         // At most 50 groups of 2; at most 10 of them with 10 findings (full depth).
         assert_eq!(of(&estimate, ItemKind::WriteTask), (0, 50));
+        // One revise step a group, launched only when a review asks for a change.
+        assert_eq!(of(&estimate, ItemKind::Revise), (0, 50));
         assert_eq!(of(&estimate, ItemKind::Synthesize), (0, 10));
         assert_eq!(of(&estimate, ItemKind::Plan), (0, 50 + 10 * 4));
         assert_eq!(of(&estimate, ItemKind::Review), (0, 50 + 10 * 3));

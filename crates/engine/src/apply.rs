@@ -2,6 +2,7 @@
 //! state rebuilds the run: that is how `doctor` recovers a corrupt `state.json`.
 
 use crate::decide_stop::{Decision, Outcome, decide_stop, resume};
+use crate::review_asks::{ReviewAsks, ask_order};
 use crate::submission::{ItemInput, Submission, parse_value};
 use crate::{
     Event, ItemKind, ItemStatus, JournalEntry, PauseReason, Phase, RunState, RunStatus, WorkItem,
@@ -137,6 +138,13 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
         return false;
     }
     let input = item_input(state, &state.items[index]);
+    // A review that was still in flight: the revise step cannot have started, so what it asks
+    // still reaches it. A late answer of a review already given up on does not (the revise
+    // step may be under way); its points still reach the task.
+    let in_flight = matches!(
+        state.items[index].status,
+        ItemStatus::Pending | ItemStatus::Dispatched
+    );
     let triage_items = state.triage_items;
     let parsed = parse_value(
         &input,
@@ -194,9 +202,15 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
             item.status = ItemStatus::Done;
             crate::advance::join_labels(state, &merges);
         }
+        Submission::Markdown(review) if item.kind == ItemKind::Review && in_flight => {
+            let id = item.id.to_string();
+            let group = item.group;
+            collect_asks(state, &id, group, &review);
+        }
         Submission::RuleReview(_)
         | Submission::Markdown(_)
         | Submission::Synthesize(_)
+        | Submission::Revise(_)
         | Submission::WriteTask(_) => {}
     }
     let item = &mut state.items[index];
@@ -210,6 +224,25 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
     }
     state.progress += 1;
     true
+}
+
+/// Adds what review `review` asks (its must-fix points, its rework verdict) to its group's
+/// revise step, in review order (design note 35).
+fn collect_asks(state: &mut RunState, review: &str, group: Option<u32>, markdown: &str) {
+    let asks = ReviewAsks::of(markdown).ask_ids(review);
+    if asks.is_empty() {
+        return;
+    }
+    let Some(revise) = group.and_then(|g| state.item_mut(&format!("rv-g{g}"))) else {
+        return;
+    };
+    if revise.status != ItemStatus::Pending || revise.dispatches > 0 {
+        return;
+    }
+    let inputs = &mut revise.extra_mut().inputs;
+    inputs.extend(asks);
+    inputs.sort_by_key(|a| ask_order(a));
+    inputs.dedup();
 }
 
 /// A triage answer journaled before `confidence` was required (an older self-repair) counts

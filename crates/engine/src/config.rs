@@ -157,7 +157,8 @@ impl KindTiers {
             ItemKind::MergeLabels => self.merge_labels,
             ItemKind::RuleReview => self.rule_review,
             ItemKind::Plan => self.plan,
-            ItemKind::Synthesize => self.synthesize,
+            // The revision is the synthesizer's work carried on: same tier, no key of its own.
+            ItemKind::Synthesize | ItemKind::Revise => self.synthesize,
             ItemKind::Review => self.review,
             ItemKind::WriteTask => self.write_task,
         }

@@ -327,7 +327,8 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
     }
 }
 
-/// Pending items whose dependencies ended without the inputs they need are quarantined.
+/// Pending items whose dependencies ended without the inputs they need are quarantined; a
+/// revise step the reviews asked nothing of is done without an agent.
 fn settle_dependencies(state: &mut RunState) -> bool {
     let first = state.triage_items as usize;
     let status: HashMap<compact_str::CompactString, ItemStatus> = state.items[first..]
@@ -355,7 +356,9 @@ fn settle_dependencies(state: &mut RunState) -> bool {
         }
         let usable = match item.kind {
             ItemKind::Synthesize => deps.contains(&ItemStatus::Done),
-            ItemKind::Review | ItemKind::WriteTask => deps[0] == ItemStatus::Done,
+            ItemKind::Review | ItemKind::Revise | ItemKind::WriteTask => {
+                deps[0] == ItemStatus::Done
+            }
             _ => true,
         };
         if !usable {
@@ -364,6 +367,11 @@ fn settle_dependencies(state: &mut RunState) -> bool {
                 "inputs failed: {} ended without a usable result",
                 item.depends_on().join(", ")
             ));
+            changed = true;
+        } else if item.kind == ItemKind::Revise && item.inputs().is_empty() {
+            // The reviews ask for nothing (no must-fix point, no rework): the plan stands as
+            // reviewed, and no agent is launched for it (design note 35).
+            item.status = ItemStatus::Done;
             changed = true;
         }
     }

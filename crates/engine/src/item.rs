@@ -31,12 +31,16 @@ pub enum ItemKind {
     Plan,
     Synthesize,
     Review,
+    /// The group's plan revised after its reviews (`rv-g2`): every must-fix point applied, or
+    /// the plan reworked when a reviewer said `rework`. Settled by code when the reviews ask
+    /// for nothing.
+    Revise,
     WriteTask,
 }
 
 impl ItemKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [ItemKind; 11] = [
+    pub const ALL: [ItemKind; 12] = [
         ItemKind::Triage,
         ItemKind::RuleSurvey,
         ItemKind::TriageBatch,
@@ -47,6 +51,7 @@ impl ItemKind {
         ItemKind::Plan,
         ItemKind::Synthesize,
         ItemKind::Review,
+        ItemKind::Revise,
         ItemKind::WriteTask,
     ];
 
@@ -63,6 +68,7 @@ impl ItemKind {
             ItemKind::Plan => "plan",
             ItemKind::Synthesize => "synthesize",
             ItemKind::Review => "review",
+            ItemKind::Revise => "revise",
             ItemKind::WriteTask => "write_task",
         }
     }
@@ -77,6 +83,7 @@ impl ItemKind {
             ItemKind::Plan => "fix-planner",
             ItemKind::Synthesize => "plan-synthesizer",
             ItemKind::Review => "plan-reviewer",
+            ItemKind::Revise => "plan-reviser",
             ItemKind::WriteTask => "task-writer",
         }
     }
@@ -93,6 +100,7 @@ impl ItemKind {
             ItemKind::Plan => "plan",
             ItemKind::Synthesize => "synthesize",
             ItemKind::Review => "review",
+            ItemKind::Revise => "revise plan",
             ItemKind::WriteTask => "write task",
         }
     }
@@ -104,7 +112,7 @@ impl ItemKind {
             ItemKind::Triage | ItemKind::TriageBatch | ItemKind::Verify | ItemKind::WriteTask => {
                 Tier::Haiku
             }
-            ItemKind::Synthesize => Tier::Opus,
+            ItemKind::Synthesize | ItemKind::Revise => Tier::Opus,
             ItemKind::RuleSurvey
             | ItemKind::Aggregate
             | ItemKind::MergeLabels
@@ -122,9 +130,11 @@ impl ItemKind {
             }
             ItemKind::Aggregate | ItemKind::MergeLabels => Phase::Aggregate,
             ItemKind::RuleReview => Phase::RuleReview,
-            ItemKind::Plan | ItemKind::Synthesize | ItemKind::Review | ItemKind::WriteTask => {
-                Phase::Plan
-            }
+            ItemKind::Plan
+            | ItemKind::Synthesize
+            | ItemKind::Review
+            | ItemKind::Revise
+            | ItemKind::WriteTask => Phase::Plan,
         }
     }
 
@@ -133,8 +143,9 @@ impl ItemKind {
         matches!(self, ItemKind::Plan | ItemKind::Review)
     }
 
-    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `rs-`, `vf-`, `agg-`, `ml-`, `rr-`,
-    /// `plan-`, `syn-`, `rev-`, `tw-`), so `submit` never needs the whole run to classify an id.
+    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `rs-`, `vf-`, `agg-`,
+    /// `ml-`, `rr-`, `plan-`, `syn-`, `rev-`, `rv-`, `tw-`), so `submit` never needs the whole
+    /// run to classify an id.
     pub fn of_id(id: &str) -> Option<ItemKind> {
         let (prefix, rest) = id.split_once('-')?;
         if rest.is_empty() {
@@ -151,6 +162,7 @@ impl ItemKind {
             "plan" => Some(ItemKind::Plan),
             "syn" => Some(ItemKind::Synthesize),
             "rev" => Some(ItemKind::Review),
+            "rv" => Some(ItemKind::Revise),
             "tw" => Some(ItemKind::WriteTask),
             _ => None,
         }

@@ -19,6 +19,9 @@ mod item_table;
 mod lenient_json;
 mod phase;
 mod plan_depth;
+mod review_asks;
+#[cfg(test)]
+mod revise_tests;
 mod route;
 mod rule_survey;
 mod run_state;
@@ -54,6 +57,9 @@ pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};
 pub use lenient_json::{LenientJson, lenient_json};
 pub use phase::Phase;
 pub use plan_depth::PlanDepth;
+pub use review_asks::{
+    MOST_POINTS, ReviewAsks, ReviewVerdict, ask_review, is_rework, review_section,
+};
 pub use route::{ROUTES, Route, default_route, route, route_names};
 pub use rule_survey::{
     SurveyPolicy, SurveyRecord, SurveyResult, SurveyStage, survey_members_held, survey_of,
@@ -66,8 +72,8 @@ pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
 pub use stable_hash::StableHash;
 pub use submission::{
     AggregateGroup, AggregateResult, BatchVerdict, ItemInput, LabelMerge, LabelMergeResult,
-    Rejection, Submission, TaskDraft, TriageBatchResult, TriageResult, output_schema,
-    parse_submission, parse_value,
+    PointOutcome, Rejection, ReviseResult, RevisedPoint, Submission, TaskDraft, TriageBatchResult,
+    TriageResult, output_schema, parse_submission, parse_value,
 };
 pub use template::render_template;
 pub use tier::Tier;

@@ -9,11 +9,13 @@ use crate::{Config, Group, RunState};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanDepth {
-    /// `planners` plans, a synthesis, one review per angle, the task writer: for groups of at
-    /// least `full_plan_min` findings and any group with a finding on the security route.
+    /// `planners` plans, a synthesis, one review per angle, the revise step, the task writer:
+    /// for groups of at least `full_plan_min` findings and any group with a finding on the
+    /// security route.
     #[default]
     Full,
-    /// One plan, one review (the first of `reviewer_angles`), the task writer: smaller groups.
+    /// One plan, one review (the first of `reviewer_angles`), the revise step, the task writer:
+    /// smaller groups.
     Light,
     /// No agent: every finding has the analyzer's own safe fix, so finalize writes the task
     /// (the analyzer's fix command, the counts, the re-run as acceptance).
@@ -30,11 +32,12 @@ impl PlanDepth {
         }
     }
 
-    /// Agent items the plan phase creates for one group of this depth.
+    /// Agent items the plan phase creates for one group of this depth (the revise step among
+    /// them, though code settles it when the reviews ask for nothing).
     pub fn agent_items(self, config: &Config) -> u32 {
         match self {
-            PlanDepth::Full => config.planners + 1 + config.reviewer_angles.len() as u32 + 1,
-            PlanDepth::Light => 3,
+            PlanDepth::Full => config.planners + 1 + config.reviewer_angles.len() as u32 + 2,
+            PlanDepth::Light => 4,
             PlanDepth::AnalyzerFix => 0,
         }
     }
@@ -164,7 +167,7 @@ mod tests {
     }
 
     #[test]
-    fn a_group_below_full_plan_min_gets_one_plan_one_review_and_the_task_writer() {
+    fn a_group_below_full_plan_min_gets_one_plan_one_review_the_revise_step_and_the_task_writer() {
         let mut state = run(3, 0, 0, Config::default());
         to_plan_phase(&mut state);
         assert_eq!(state.groups[0].depth, PlanDepth::Light);
@@ -179,9 +182,14 @@ mod tests {
                     owned(&["plan-g1-1"])
                 ),
                 (
+                    "rv-g1".to_owned(),
+                    ItemKind::Revise,
+                    owned(&["plan-g1-1", "rev-g1-1"])
+                ),
+                (
                     "tw-g1".to_owned(),
                     ItemKind::WriteTask,
-                    owned(&["plan-g1-1", "rev-g1-1"])
+                    owned(&["plan-g1-1", "rev-g1-1", "rv-g1"])
                 ),
             ]
         );
@@ -207,13 +215,14 @@ mod tests {
         to_plan_phase(&mut state);
         assert_eq!(state.groups[0].depth, PlanDepth::Full);
         let kinds: Vec<ItemKind> = plan_items(&state).iter().map(|(_, k, _)| *k).collect();
-        assert_eq!(kinds.len(), 11);
+        assert_eq!(kinds.len(), 12);
         assert_eq!(
             kinds.iter().filter(|k| **k == ItemKind::Plan).count(),
             5,
             "{kinds:?}"
         );
         assert_eq!(kinds[5], ItemKind::Synthesize);
+        assert_eq!(kinds[10..], [ItemKind::Revise, ItemKind::WriteTask]);
         assert_eq!(
             PlanDepth::Full.agent_items(&state.config) as usize,
             kinds.len()
@@ -226,7 +235,7 @@ mod tests {
         to_plan_phase(&mut state);
         assert_eq!(state.groups[0].members.len(), 2);
         assert_eq!(state.groups[0].depth, PlanDepth::Full, "security wins");
-        assert_eq!(plan_items(&state).len(), 11);
+        assert_eq!(plan_items(&state).len(), 12);
     }
 
     #[test]
@@ -244,7 +253,7 @@ mod tests {
         let mut state = run(3, 2, 0, Config::default());
         to_plan_phase(&mut state);
         assert_eq!(state.groups[0].depth, PlanDepth::Light);
-        assert_eq!(plan_items(&state).len(), 3);
+        assert_eq!(plan_items(&state).len(), 4);
     }
 
     #[test]

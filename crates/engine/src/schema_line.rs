@@ -76,7 +76,9 @@ impl Schema {
                         values,
                         scalar: true,
                     }) => notes.push(format!(
-                        "exactly one entry per listed finding ({}), named by its \"{field}\"",
+                        // A batch's entries name findings (`item`), a revision's `point`s.
+                        "exactly one entry per listed {} ({}), named by its \"{field}\"",
+                        if *field == "item" { "finding" } else { field },
                         values.len()
                     )),
                     Some(EachOnce { field, values, .. }) => notes.push(format!(

@@ -89,6 +89,51 @@ pub struct TaskDraft {
     pub priority: Option<String>,
 }
 
+/// The revise step's result: the whole plan, revised, and what became of each ask of the
+/// reviews (a must-fix point, or a rework verdict).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviseResult {
+    pub plan: String,
+    pub points: Vec<RevisedPoint>,
+}
+
+/// How one ask of the reviews was answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisedPoint {
+    /// The ask's id, e.g. `rev-g1-2.3` or `rev-g1-2.rework`.
+    pub point: String,
+    pub outcome: PointOutcome,
+    /// What changed in the plan, or why not.
+    pub how: String,
+}
+
+/// Whether an ask was applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointOutcome {
+    Applied,
+    Partly,
+    NotApplied,
+}
+
+impl PointOutcome {
+    /// Every outcome, for the schema.
+    pub const ALL: [PointOutcome; 3] = [
+        PointOutcome::Applied,
+        PointOutcome::Partly,
+        PointOutcome::NotApplied,
+    ];
+
+    /// The spelling used in files and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PointOutcome::Applied => "applied",
+            PointOutcome::Partly => "partly",
+            PointOutcome::NotApplied => "not_applied",
+        }
+    }
+}
+
 /// A submission that passed validation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Submission {
@@ -105,6 +150,7 @@ pub enum Submission {
     Markdown(String),
     /// Scores and the merged plan.
     Synthesize(Value),
+    Revise(ReviseResult),
     WriteTask(TaskDraft),
 }
 
@@ -305,6 +351,42 @@ pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> S
                     "plan",
                     "the merged plan, in markdown",
                     Schema::text(40, 40_000),
+                ),
+            ])
+        }
+        ItemKind::Revise => {
+            let asks = input.inputs.len().max(1);
+            Schema::object(vec![
+                Field::required(
+                    "plan",
+                    "the whole revised plan, in markdown (not a list of changes)",
+                    Schema::text(40, 40_000),
+                ),
+                Field::required(
+                    "points",
+                    "one entry per point of the task",
+                    Schema::array(
+                        Schema::object(vec![
+                            Field::required(
+                                "point",
+                                "the point answered",
+                                Schema::one_of(input.inputs.clone()),
+                            ),
+                            Field::required(
+                                "outcome",
+                                "applied, partly (say what is left) or not_applied (say why)",
+                                Schema::one_of(PointOutcome::ALL.map(PointOutcome::as_str)),
+                            ),
+                            Field::required(
+                                "how",
+                                "what changed in the plan, or why not",
+                                Schema::text(5, 1000),
+                            ),
+                        ]),
+                        asks,
+                        asks,
+                    )
+                    .with_one_entry_each("point", input.inputs.clone()),
                 ),
             ])
         }
@@ -574,6 +656,10 @@ pub fn parse_value(
             Submission::Markdown(value.as_str().unwrap_or_default().to_owned())
         }
         ItemKind::Synthesize => Submission::Synthesize(value.clone()),
+        ItemKind::Revise => {
+            let result: ReviseResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            Submission::Revise(result)
+        }
         ItemKind::WriteTask => {
             let draft: TaskDraft = serde_json::from_value(value.clone()).map_err(decode)?;
             Submission::WriteTask(draft)

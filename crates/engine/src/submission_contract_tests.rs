@@ -238,6 +238,51 @@ fn synthesizer_schema_is_the_whole_contract() {
 }
 
 #[test]
+fn revise_schema_is_the_whole_contract() {
+    schema_is_the_whole_contract(
+        &input(
+            ItemKind::Revise,
+            "rv-g1",
+            &["rev-g1-1.rework", "rev-g1-2.1", "rev-g1-2.2"],
+        ),
+        &[
+            "required",
+            "enum",
+            "minLength",
+            "maxContains",
+            "minItems",
+            "additionalProperties",
+        ],
+    );
+}
+
+#[test]
+fn a_revision_that_skips_or_invents_a_point_is_refused_naming_it() {
+    let revise = input(
+        ItemKind::Revise,
+        "rv-g1",
+        &["rev-g1-1.rework", "rev-g1-2.1"],
+    );
+    let point = |p: &str| json!({"point": p, "outcome": "applied", "how": "step 2 does it now"});
+    let body = |points: Vec<Value>| {
+        json!({"plan": "## Summary\nThe whole revised plan, long enough.", "points": points})
+            .to_string()
+    };
+    let routes = route_names();
+    let missing = body(vec![point("rev-g1-2.1")]);
+    let error = parse_submission(&revise, &missing, &routes, TRIAGE_ITEMS).unwrap_err();
+    assert!(
+        error.to_string().contains("no entry for rev-g1-1.rework"),
+        "{error}"
+    );
+    let invented = body(vec![point("rev-g1-1.rework"), point("rev-g1-9.1")]);
+    let error = parse_submission(&revise, &invented, &routes, TRIAGE_ITEMS).unwrap_err();
+    assert!(error.to_string().contains("\"rev-g1-9.1\""), "{error}");
+    let both = body(vec![point("rev-g1-2.1"), point("rev-g1-1.rework")]);
+    assert!(parse_submission(&revise, &both, &routes, TRIAGE_ITEMS).is_ok());
+}
+
+#[test]
 fn task_writer_schema_is_the_whole_contract() {
     schema_is_the_whole_contract(
         &input(ItemKind::WriteTask, "task-g1", &[]),
@@ -382,6 +427,7 @@ fn every_pattern_in_every_schema_compiles() {
         ItemKind::Plan,
         ItemKind::Review,
         ItemKind::Synthesize,
+        ItemKind::Revise,
         ItemKind::WriteTask,
     ] {
         let schema = output_schema(&input(kind, "t-00001", &["t-00002"]), &routes, 10_000)

@@ -367,10 +367,15 @@ impl RunDir {
     /// Writes `items/<id>.input.json` for non-triage items from index `from` on: what `submit`
     /// validates against without loading the run. Triage batches are left to
     /// [`RunDir::ensure_input`] at their dispatch: a run of 100,000 findings starts with 12,500
-    /// of them, and writing their files was nine tenths of `start`'s time.
+    /// of them, and writing their files was nine tenths of `start`'s time. So is the revise
+    /// step: what it answers (the reviews' must-fix points) is known only once the reviews are
+    /// in.
     fn write_inputs(&self, state: &RunState, from: usize) -> Result<(), StoreError> {
         for item in state.items.iter().skip(from) {
-            if matches!(item.kind, ItemKind::Triage | ItemKind::TriageBatch) {
+            if matches!(
+                item.kind,
+                ItemKind::Triage | ItemKind::TriageBatch | ItemKind::Revise
+            ) {
                 continue;
             }
             if let Some(path) = self.item_file(&item.id, "input.json") {
@@ -406,8 +411,8 @@ impl RunDir {
     }
 
     /// Writes `items/<id>.input.json` for a dispatched item when it has none yet (triage
-    /// batches get theirs here); `submit` refuses items never dispatched, so it never looks for
-    /// one earlier.
+    /// batches and revise steps get theirs here); `submit` refuses items never dispatched, so it
+    /// never looks for one earlier.
     pub fn ensure_input(&self, state: &RunState, id: &str) -> Result<(), StoreError> {
         let Some(item) = state.item(id).filter(|i| i.kind != ItemKind::Triage) else {
             return Ok(());
@@ -424,7 +429,7 @@ impl RunDir {
         for batch in state
             .items
             .iter()
-            .filter(|i| i.kind == ItemKind::TriageBatch)
+            .filter(|i| matches!(i.kind, ItemKind::TriageBatch | ItemKind::Revise))
         {
             if batch.dispatches > 0 {
                 self.ensure_input(state, &batch.id)?;

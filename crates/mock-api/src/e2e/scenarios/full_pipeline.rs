@@ -9,11 +9,12 @@ use crate::conversation::Conversation;
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::figures::Figures;
-use crate::e2e::records::{agent_launches, launched_items};
+use crate::e2e::records::{agent_launches, item_models, launched_items};
 use crate::e2e::run_files::items_of;
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::pipeline_checks::{
-    check_complete_once, check_no_duplicate_launch, pipeline_scenario, start_and_wait,
+    MUST_FIX_POINT, check_complete_once, check_no_duplicate_launch, pipeline_scenario,
+    start_and_wait,
 };
 use crate::recorded_request::RecordedRequest;
 
@@ -162,6 +163,8 @@ fn full_pipeline(
         &Some(launched.len() as u64),
     );
 
+    check_revised(ctx, &project, &records, &state);
+
     let hooks = outcome.hooks();
     let stops: Vec<_> = hooks.iter().filter(|h| h.event == "Stop").collect();
     let blocks = stops.iter().filter(|h| h.blocked()).count();
@@ -243,4 +246,53 @@ fn full_pipeline(
         outcome.wall,
     ));
     Ok(())
+}
+
+/// Each group's first review asked for one change: its revise step ran on opus (the
+/// synthesizer's tier), and every task's plan section quotes the point with what became of it.
+fn check_revised(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    records: &[RecordedRequest],
+    state: &Value,
+) {
+    let groups = state
+        .get("groups")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let mut revised = 0;
+    for n in 1..=groups {
+        let id = format!("rv-g{n}");
+        let models = item_models(records, &id);
+        if models.is_empty() {
+            continue;
+        }
+        revised += 1;
+        ctx.checks
+            .that(models.iter().all(|m| m.contains("opus")), || {
+                format!("{id} ran on {models:?}, not on the synthesizer's opus")
+            });
+    }
+    ctx.checks.that(revised > 0, || {
+        "no revise step ran, though every group's first review asked for a change".to_owned()
+    });
+    let dir = project.path().join("backlog/tasks");
+    let plans: Vec<String> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .filter(|text| text.contains("## Implementation Plan"))
+        .collect();
+    ctx.checks.that(!plans.is_empty(), || {
+        format!("no task in {} has an Implementation Plan", dir.display())
+    });
+    for text in &plans {
+        let answered = text
+            .split_once(MUST_FIX_POINT)
+            .is_some_and(|(_, after)| after.trim_start().starts_with("*Applied"));
+        ctx.checks.that(answered, || {
+            format!("a task's plan does not quote the review's point answered Applied:\n{text}")
+        });
+    }
 }

@@ -129,6 +129,15 @@ fn triage_answer(show: &ShowOutput) -> Option<Value> {
     Some(json!({ "verdicts": verdicts }))
 }
 
+/// What the first angle's review of each group says: approve with one must-fix point.
+pub(crate) const REVIEW_WITH_A_POINT: &str = "## Verdict\napprove with changes, the plan names no test.\n\n\
+     ## Must fix\n1. The Tests step: name a test that fails before the change and passes after it.\n\n\
+     ## Checked\nThe files the plan names.";
+
+/// The must-fix point of [`REVIEW_WITH_A_POINT`], as the task's plan section quotes it.
+pub(crate) const MUST_FIX_POINT: &str =
+    "The Tests step: name a test that fails before the change and passes after it.";
+
 /// The aggregate item's slice split into two root-cause groups (so the run writes two tasks),
 /// task titles that name their writer item, and rule-survey policies (with the triage verdicts
 /// that confirm or contradict them) chosen by rule.
@@ -152,6 +161,9 @@ fn two_groups(show: &ShowOutput) -> Option<Value> {
             }
             Some(json!({ "groups": groups }))
         }
+        // The first angle's review of each group asks for one change, so the revise step runs
+        // (on the synthesizer's tier) and its plan reaches the task.
+        "review" if show.item.ends_with("-1") => Some(json!(REVIEW_WITH_A_POINT)),
         "write_task" => Some(json!({
             "title": format!("Fix the root cause of {}", show.item),
             "description": format!("What to change for {}, and why it matters.", show.item),
