@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::harness::{TestProject, filters};
-use crate::scripted_agent::{ScriptedAgent, dispatch_reason, launched};
+use crate::scripted_agent::{ScriptedAgent, next_wave};
 
 /// The bound issue 13 sets for every rendered task.
 const PROMPT_BOUND: usize = 32 * 1024;
@@ -85,14 +85,9 @@ fn every_prompt_of_a_run_with_one_huge_group_and_maximal_documents_stays_under_3
     };
     let mut largest: Vec<(String, usize)> = Vec::new();
     for _ in 0..500 {
-        let out = project.stop("s1", &[]);
-        let Ok(answer) = serde_json::from_str::<Value>(&out.stdout) else {
+        let Some(ids) = next_wave(&project) else {
             break;
         };
-        let Some(reason) = dispatch_reason(&answer) else {
-            break;
-        };
-        let (_, ids) = launched(reason);
         for id in ids {
             let shown = agent.show(&id);
             let kind = shown["kind"].as_str().unwrap().to_owned();

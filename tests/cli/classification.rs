@@ -107,14 +107,9 @@ fn a_finalized_run_fills_known_json_and_measures_rule_proposals() {
     };
     let mut proposals_done = false;
     for _ in 0..200 {
-        let out = project.stop("s1", &[]);
-        let Ok(answer) = serde_json::from_str::<Value>(&out.stdout) else {
+        let Some(ids) = crate::scripted_agent::next_wave(&project) else {
             break;
         };
-        let Some(reason) = crate::scripted_agent::dispatch_reason(&answer) else {
-            break;
-        };
-        let (_, ids) = crate::scripted_agent::launched(reason);
         for id in ids {
             if id == "rr-1" {
                 let rules = serde_json::json!({"rules": [

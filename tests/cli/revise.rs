@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::harness::{TestProject, filters, jsonl_findings};
-use crate::scripted_agent::{ScriptedAgent, dispatch_reason, launched};
+use crate::scripted_agent::{ScriptedAgent, next_wave};
 
 /// The reviews of group 1 ask for a rework and two fixes; every other review approves.
 fn review(id: &str) -> String {
@@ -34,14 +34,9 @@ fn drive(project: &TestProject, agent: &ScriptedAgent) -> (Vec<String>, Option<(
     let mut all = Vec::new();
     let mut shown = None;
     for _ in 0..200 {
-        let out = project.stop("s1", &[]);
-        let Ok(answer) = serde_json::from_str::<Value>(&out.stdout) else {
+        let Some(ids) = next_wave(project) else {
             break;
         };
-        let Some(reason) = dispatch_reason(&answer) else {
-            break;
-        };
-        let (_, ids) = launched(reason);
         for id in &ids {
             if id.starts_with("rev-") {
                 agent.submit(id, &review(id)).success();

@@ -201,6 +201,14 @@ fn enum_of(node: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The items the next stop of session `s1` (nothing running) launches; `None` once the hook
+/// allows or only asks the session to end its turn.
+pub fn next_wave(project: &TestProject) -> Option<Vec<String>> {
+    let out = project.stop("s1", &[]);
+    let answer: Value = serde_json::from_str(&out.stdout).ok()?;
+    dispatch_reason(&answer).map(|reason| launched(reason).1)
+}
+
 /// The block reason of a hook answer that dispatches agents; `None` for an allow and for the
 /// one block that asks the session to end its turn with the run's closing line.
 pub fn dispatch_reason(answer: &Value) -> Option<&str> {

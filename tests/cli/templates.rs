@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::harness::{TestProject, filters};
-use crate::scripted_agent::{ScriptedAgent, launched};
+use crate::scripted_agent::{ScriptedAgent, next_wave};
 
 const SOURCE: &str = "import os\nimport subprocess\n\n\ndef used(x):\n    return x == None\n\n\ndef run(cmd):\n    subprocess.call(cmd, shell=True)\n    return os.sep\n";
 
@@ -44,14 +44,9 @@ fn every_template_renders_for_each_route_and_kind() {
     };
     let mut seen: Vec<String> = Vec::new();
     for _ in 0..100 {
-        let out = project.stop("s1", &[]);
-        let Ok(answer) = serde_json::from_str::<Value>(&out.stdout) else {
+        let Some(ids) = next_wave(&project) else {
             break;
         };
-        let Some(reason) = crate::scripted_agent::dispatch_reason(&answer) else {
-            break;
-        };
-        let (_, ids) = launched(reason);
         for id in ids {
             let shown = agent.show(&id);
             // Triage items 1, 2 and 3 are the dead-code, generic and security routes.

@@ -70,64 +70,18 @@ mod tests {
     use serde_json::json;
 
     use super::PlanDepth;
-    use crate::{
-        Config, Event, Intake, ItemKind, JournalEntry, Phase, RoutedFinding, RunState, StopEvent,
-        Tier, apply, create_run, decide_stop,
-    };
-
-    const NOW: u64 = 1_795_339_805;
+    use crate::test_support::{NOW, per_finding_run, stop_event, submit};
+    use crate::{Config, ItemKind, Phase, RunState, decide_stop};
 
     /// A run of `n` findings, `safe` of them (the first ones) with a safe analyzer fix, the
     /// first `security` of them on the security route.
     fn run(n: u32, safe: u32, security: u32, config: Config) -> RunState {
-        let routed: Vec<RoutedFinding> = (0..n)
-            .map(|i| RoutedFinding {
-                finding: i,
-                route: if i < security { "security" } else { "generic" }.into(),
-                tier: Tier::Haiku,
-                safe_fix: i < safe,
-                rule: "ruff F401".into(),
-                path: format!("src/m{i}.py"),
-            })
-            .collect();
-        let intake = Intake {
-            findings: n,
-            unique: n,
-            routed: n,
-            ..Intake::default()
-        };
-        // Findings one item each: these tests submit per finding.
-        let config = Config {
-            triage_batch: 1,
-            survey_min: 0,
-            ..config
-        };
-        create_run("r-depth".into(), NOW, config, intake, None, &routed)
-    }
-
-    fn submit(state: &mut RunState, item: &str, result: serde_json::Value) {
-        let entry = JournalEntry {
-            at: NOW,
-            event: Event::Submitted {
-                item: item.into(),
-                result,
-            },
-        };
-        assert!(apply(state, &entry).changed, "{item} was not applied");
+        let route = move |i| if i < security { "security" } else { "generic" };
+        per_finding_run("r-depth", n, "ruff F401", route, move |i| i < safe, config)
     }
 
     fn stop(state: &mut RunState) {
-        let event = StopEvent {
-            session: Some("s1".into()),
-            running: Some(Vec::new()),
-            launched: Vec::new(),
-            unnotified: Vec::new(),
-            notified: 0,
-            last_message: None,
-            new_turn: false,
-            spend: None,
-        };
-        decide_stop(state, &event, NOW);
+        decide_stop(state, &stop_event("s1", Some(&[])), NOW);
     }
 
     /// Triage says every finding is real, one aggregator puts them all in one group, the rule

@@ -4,37 +4,14 @@
 
 use serde_json::{Value, json};
 
+use crate::test_support::{per_finding_run, stop_event, submit};
 use crate::{
-    Config, Decision, Event, Intake, ItemKind, ItemStatus, JournalEntry, Phase, RoutedFinding,
-    RunState, StopEvent, Tier, apply, create_run, decide_stop, item_input,
+    Config, Decision, ItemKind, ItemStatus, Phase, RunState, Tier, decide_stop, item_input,
 };
-
-const NOW: u64 = 1_795_339_805;
 
 /// A run of `n` generic findings of one rule, one triage item each, with `config`.
 fn run(n: u32, config: Config) -> RunState {
-    let routed: Vec<RoutedFinding> = (0..n)
-        .map(|i| RoutedFinding {
-            finding: i,
-            route: "generic".into(),
-            tier: Tier::Haiku,
-            safe_fix: false,
-            rule: "ruff E711".into(),
-            path: format!("src/m{i}.py"),
-        })
-        .collect();
-    let intake = Intake {
-        findings: n,
-        unique: n,
-        routed: n,
-        ..Intake::default()
-    };
-    let config = Config {
-        triage_batch: 1,
-        survey_min: 0,
-        ..config
-    };
-    create_run("r-revise".into(), NOW, config, intake, None, &routed)
+    per_finding_run("r-revise", n, "ruff E711", |_| "generic", |_| false, config)
 }
 
 fn full() -> Config {
@@ -44,30 +21,15 @@ fn full() -> Config {
     }
 }
 
-fn submit(state: &mut RunState, item: &str, result: Value) {
-    let entry = JournalEntry {
-        at: NOW,
-        event: Event::Submitted {
-            item: item.into(),
-            result,
-        },
-    };
-    assert!(apply(state, &entry).changed, "{item} was not applied");
-}
-
 /// One stop of the bound session with nothing running; the items it launched.
 fn stop(state: &mut RunState) -> Vec<String> {
-    let event = StopEvent {
-        session: Some("s1".into()),
-        running: Some(Vec::new()),
-        launched: Vec::new(),
-        unnotified: Vec::new(),
-        notified: 0,
-        last_message: None,
-        new_turn: false,
-        spend: None,
-    };
-    match decide_stop(state, &event, NOW).decision {
+    match decide_stop(
+        state,
+        &stop_event("s1", Some(&[])),
+        crate::test_support::NOW,
+    )
+    .decision
+    {
         Decision::Block(dispatch) => dispatch.launch.into_iter().map(|l| l.item).collect(),
         _ => Vec::new(),
     }

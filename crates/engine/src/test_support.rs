@@ -1,8 +1,12 @@
-//! What the engine's tests share: a stop of the bound session and a journaled submission.
+//! What the engine's tests share: a run of one item per finding, a stop of the bound session
+//! and a journaled submission.
 
 use serde_json::Value;
 
-use crate::{Event, JournalEntry, RunState, StopEvent, apply};
+use crate::{
+    Config, Event, Intake, JournalEntry, RoutedFinding, RunState, StopEvent, Tier, apply,
+    create_run,
+};
 
 /// The tests' clock.
 pub(crate) const NOW: u64 = 1_795_339_805;
@@ -34,4 +38,39 @@ pub(crate) fn submit(state: &mut RunState, item: &str, result: Value) {
         apply(state, &entry).changed,
         "submission of {item} was not applied"
     );
+}
+
+/// Run `run` of `n` findings of `rule` (`src/m0.py`, `src/m1.py`, ...), one triage item each
+/// and no rule survey; `route(i)` names finding `i`'s route and `safe_fix(i)` whether it
+/// carries the analyzer's safe fix.
+pub(crate) fn per_finding_run(
+    run: &str,
+    n: u32,
+    rule: &str,
+    route: impl Fn(u32) -> &'static str,
+    safe_fix: impl Fn(u32) -> bool,
+    config: Config,
+) -> RunState {
+    let routed: Vec<RoutedFinding> = (0..n)
+        .map(|i| RoutedFinding {
+            finding: i,
+            route: route(i).into(),
+            tier: Tier::Haiku,
+            safe_fix: safe_fix(i),
+            rule: rule.into(),
+            path: format!("src/m{i}.py"),
+        })
+        .collect();
+    let intake = Intake {
+        findings: n,
+        unique: n,
+        routed: n,
+        ..Intake::default()
+    };
+    let config = Config {
+        triage_batch: 1,
+        survey_min: 0,
+        ..config
+    };
+    create_run(run.into(), NOW, config, intake, None, &routed)
 }
