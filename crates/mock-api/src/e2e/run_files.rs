@@ -89,9 +89,10 @@ pub(crate) fn items_of(state: &Value) -> Vec<(String, String, String)> {
         .unwrap_or_default()
 }
 
-/// The triage items a batch's one result or a rule survey's policy decided (they have no
-/// `submitted` event of their own, and were never launched on their own).
-pub(crate) fn decided_by_batch(state: &Value) -> std::collections::BTreeSet<String> {
+/// The items no agent of their own decided, so they have no `submitted` event and were never
+/// launched: the triage items a batch's one result or a rule survey's policy decided, and the
+/// revise steps code settled because no review asked for a change (design note 35).
+pub(crate) fn decided_without_a_launch(state: &Value) -> std::collections::BTreeSet<String> {
     serde_json::from_value::<self_repair_engine::RunState>(state.clone())
         .map(|s| {
             let mut decided: std::collections::BTreeSet<String> =
@@ -100,6 +101,16 @@ pub(crate) fn decided_by_batch(state: &Value) -> std::collections::BTreeSet<Stri
                 self_repair_engine::survey_of(&s)
                     .into_keys()
                     .map(str::to_owned),
+            );
+            decided.extend(
+                s.items
+                    .iter()
+                    .filter(|i| {
+                        i.kind == self_repair_engine::ItemKind::Revise
+                            && i.dispatches == 0
+                            && i.status == self_repair_engine::ItemStatus::Done
+                    })
+                    .map(|i| i.id.to_string()),
             );
             decided
         })
