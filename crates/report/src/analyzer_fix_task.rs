@@ -266,6 +266,7 @@ mod tests {
                 fix: Some(AnalyzerFix {
                     applicability: FixApplicability::Safe,
                     description: Some(format!("fix {rule}")),
+                    edits: Vec::new(),
                 }),
             },
             occurrences: vec![Occurrence {
