@@ -5,6 +5,7 @@
 
 mod analyzer_verdict;
 mod changed_file;
+mod edit_application;
 mod finding_key;
 mod fix_error;
 mod fix_queue;
@@ -20,6 +21,9 @@ mod ruff_fixture_tests;
 
 pub use analyzer_verdict::AnalyzerVerdict;
 pub use changed_file::{ChangeKind, ChangedFile, parse_unified_diff};
+pub use edit_application::{
+    EditApplication, FindingFix, FixOutcome, apply_analyzer_edits, apply_to_text,
+};
 pub use finding_key::finding_key;
 pub use fix_error::FixError;
 pub use fix_queue::{
