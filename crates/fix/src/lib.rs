@@ -17,6 +17,8 @@ mod tree_changes;
 mod weakening;
 
 #[cfg(test)]
+mod clippy_fix_fixture_tests;
+#[cfg(test)]
 mod ruff_fixture_tests;
 
 pub use analyzer_verdict::AnalyzerVerdict;
