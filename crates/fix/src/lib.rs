@@ -19,6 +19,8 @@ mod weakening;
 #[cfg(test)]
 mod clippy_fix_fixture_tests;
 #[cfg(test)]
+mod corpus_edit_tests;
+#[cfg(test)]
 mod ruff_fixture_tests;
 
 pub use analyzer_verdict::AnalyzerVerdict;

@@ -23,10 +23,11 @@ pub(crate) fn anchor_edits(findings: &mut [Finding], reported: &[Vec<ReportedEdi
         if edits.is_empty() || edits.len() > MAX_FIX_EDITS || !finding.has_safe_fix() {
             continue;
         }
-        let Some(text) = files.text(&finding.path) else {
+        let Some((text, starts)) = files.text_and_line_starts(&finding.path) else {
             continue;
         };
-        let anchored: Option<Vec<FixEdit>> = edits.iter().map(|e| anchor(text, e)).collect();
+        let anchored: Option<Vec<FixEdit>> =
+            edits.iter().map(|e| anchor(text, starts, e)).collect();
         let Some(anchored) = anchored else {
             continue;
         };
@@ -43,9 +44,10 @@ pub(crate) fn anchor_edits(findings: &mut [Finding], reported: &[Vec<ReportedEdi
     }
 }
 
-/// The edit with the whole lines it touches in `text`, or `None` when its range does not fit.
-fn anchor(text: &str, edit: &ReportedEdit) -> Option<FixEdit> {
-    let range = edit.range.byte_range(text)?;
+/// The edit with the whole lines it touches in `text` (whose lines start at `starts`), or
+/// `None` when its range does not fit.
+fn anchor(text: &str, starts: &[usize], edit: &ReportedEdit) -> Option<FixEdit> {
+    let range = edit.range.byte_range(text, starts)?;
     let first = text[..range.start].rfind('\n').map_or(0, |at| at + 1);
     // A range that ends right after a line break (a deleted line) ends its lines there.
     let last = if range.end > range.start && text[..range.end].ends_with('\n') {
@@ -60,7 +62,7 @@ fn anchor(text: &str, edit: &ReportedEdit) -> Option<FixEdit> {
         return None;
     }
     Some(FixEdit {
-        line: u32::try_from(text[..first].matches('\n').count() + 1).ok()?,
+        line: u32::try_from(starts.partition_point(|&start| start <= first)).ok()?,
         lines: text[first..last].to_owned(),
         start: u32::try_from(range.start - first).ok()?,
         end: u32::try_from(range.end - first).ok()?,
@@ -71,6 +73,7 @@ fn anchor(text: &str, edit: &ReportedEdit) -> Option<FixEdit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reported_edit::tests::line_starts;
     use crate::reported_edit::{ReportedRange, TextUnit};
 
     #[test]
@@ -86,7 +89,7 @@ mod tests {
             },
             replacement: String::new(),
         };
-        let edit = anchor(text, &deleted);
+        let edit = anchor(text, &line_starts(text), &deleted);
         assert_eq!(
             edit.map(|e| (e.line, e.lines, e.start, e.end)),
             Some((1, "import os\n".to_owned(), 0, 10))
@@ -99,7 +102,7 @@ mod tests {
             },
             replacement: "0".to_owned(),
         };
-        let edit = anchor(text, &inserted);
+        let edit = anchor(text, &line_starts(text), &inserted);
         assert_eq!(
             edit.map(|e| (e.line, e.lines, e.start, e.end)),
             Some((2, "x = 1\n".to_owned(), 4, 4))

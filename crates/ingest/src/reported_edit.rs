@@ -47,9 +47,10 @@ pub(crate) struct ReportedEdit {
 }
 
 impl ReportedRange {
-    /// The byte range it names in `text`, or `None` when it does not fit the text (past a
-    /// line's end or the text's, inside a character, or ending before it starts).
-    pub(crate) fn byte_range(&self, text: &str) -> Option<Range<usize>> {
+    /// The byte range it names in `text` (whose lines start at `line_starts`), or `None` when
+    /// it does not fit the text (past a line's end or the text's, inside a character, or
+    /// ending before it starts).
+    pub(crate) fn byte_range(&self, text: &str, line_starts: &[usize]) -> Option<Range<usize>> {
         let (start, end) = match *self {
             ReportedRange::LineColumn {
                 start_line,
@@ -58,8 +59,8 @@ impl ReportedRange {
                 end_column,
                 unit,
             } => (
-                line_column_offset(text, start_line, start_column, unit)?,
-                line_column_offset(text, end_line, end_column, unit)?,
+                line_column_offset(text, line_starts, start_line, start_column, unit)?,
+                line_column_offset(text, line_starts, end_line, end_column, unit)?,
             ),
             ReportedRange::Offsets { start, end, unit } => (
                 advance(text, 0, usize::try_from(start).ok()?, unit, false)?,
@@ -72,12 +73,19 @@ impl ReportedRange {
 
 /// The byte offset of a 1-based line and column; column 1 of the line after the last is the
 /// end of the text (Ruff ends a deleted last line there).
-fn line_column_offset(text: &str, line: u32, column: u32, unit: TextUnit) -> Option<usize> {
-    let skip = usize::try_from(line).ok()?.checked_sub(1)?;
-    let mut line_start = 0;
-    for _ in 0..skip {
-        line_start += text[line_start..].find('\n')? + 1;
-    }
+fn line_column_offset(
+    text: &str,
+    line_starts: &[usize],
+    line: u32,
+    column: u32,
+    unit: TextUnit,
+) -> Option<usize> {
+    let index = usize::try_from(line).ok()?.checked_sub(1)?;
+    let line_start = match line_starts.get(index) {
+        Some(&start) => start,
+        None if index == line_starts.len() && text.ends_with('\n') => text.len(),
+        None => return None,
+    };
     let count = usize::try_from(column).ok()?.checked_sub(1)?;
     advance(text, line_start, count, unit, true)
 }
@@ -114,8 +122,24 @@ fn advance(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The byte offset where each line of `text` starts (none for the empty line after a final
+    /// line break), as `SourceLines` keeps them.
+    pub(crate) fn line_starts(text: &str) -> Vec<usize> {
+        let mut starts = vec![0];
+        starts.extend(
+            text.match_indices('\n')
+                .map(|(at, _)| at + 1)
+                .filter(|&start| start < text.len()),
+        );
+        starts
+    }
+
+    fn byte_range(range: ReportedRange, text: &str) -> Option<Range<usize>> {
+        range.byte_range(text, &line_starts(text))
+    }
 
     fn columns(line: u32, start: u32, end: u32, unit: TextUnit) -> ReportedRange {
         ReportedRange::LineColumn {
@@ -132,13 +156,13 @@ mod tests {
         // "é" is one char, one UTF-16 unit, two bytes; "𝒳" one char, two UTF-16 units, four bytes.
         let text = "a\nxé𝒳 = 1\n";
         let x = columns(2, 4, 5, TextUnit::Chars);
-        assert_eq!(x.byte_range(text).map(|r| &text[r]), Some(" "));
+        assert_eq!(byte_range(x, text).map(|r| &text[r]), Some(" "));
         let x = columns(2, 5, 6, TextUnit::Utf16);
-        assert_eq!(x.byte_range(text).map(|r| &text[r]), Some(" "));
+        assert_eq!(byte_range(x, text).map(|r| &text[r]), Some(" "));
         // Column 4 in UTF-16 is inside the surrogate pair of "𝒳".
-        assert_eq!(columns(2, 4, 5, TextUnit::Utf16).byte_range(text), None);
+        assert_eq!(byte_range(columns(2, 4, 5, TextUnit::Utf16), text), None);
         // Past the line's end.
-        assert_eq!(columns(1, 1, 4, TextUnit::Chars).byte_range(text), None);
+        assert_eq!(byte_range(columns(1, 1, 4, TextUnit::Chars), text), None);
     }
 
     #[test]
@@ -151,14 +175,14 @@ mod tests {
             end: start + 10,
             unit: TextUnit::Utf16,
         };
-        assert_eq!(range.byte_range(text).map(|r| &text[r]), Some(var));
+        assert_eq!(byte_range(range, text).map(|r| &text[r]), Some(var));
         // The same numbers read as chars are off by one (the astral character is two units).
         let chars = ReportedRange::Offsets {
             start,
             end: start + 10,
             unit: TextUnit::Chars,
         };
-        assert_ne!(chars.byte_range(text).map(|r| &text[r]), Some(var));
+        assert_ne!(byte_range(chars, text).map(|r| &text[r]), Some(var));
     }
 
     #[test]
@@ -171,6 +195,6 @@ mod tests {
             end_column: 1,
             unit: TextUnit::Chars,
         };
-        assert_eq!(range.byte_range(text), Some(0..text.len()));
+        assert_eq!(byte_range(range, text), Some(0..text.len()));
     }
 }

@@ -41,10 +41,12 @@ impl SourceLines {
         }
     }
 
-    /// The whole text of the project-relative `path`.
-    pub fn text(&mut self, path: &str) -> Option<&str> {
+    /// The whole text of the project-relative `path`, and the byte offset where each of its
+    /// lines starts (none for the empty line after a final line break).
+    pub(crate) fn text_and_line_starts(&mut self, path: &str) -> Option<(&str, &[usize])> {
         self.cache(path);
-        Some(&self.files.get(path)?.as_ref()?.text)
+        let file = self.files.get(path)?.as_ref()?;
+        Some((&file.text, &file.starts))
     }
 
     /// The text of 1-based `line` of the project-relative `path`, without its line ending.
