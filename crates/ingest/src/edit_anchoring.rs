@@ -26,6 +26,11 @@ pub(crate) fn anchor_edits(findings: &mut [Finding], reported: &[Vec<ReportedEdi
         let Some((text, starts)) = files.text_and_line_starts(&finding.path) else {
             continue;
         };
+        // Analyzers count lines, columns and offsets after a byte-order mark or with it (each
+        // its own way): its files keep no edits rather than edits one character off.
+        if text.starts_with('\u{feff}') {
+            continue;
+        }
         let anchored: Option<Vec<FixEdit>> =
             edits.iter().map(|e| anchor(text, starts, e)).collect();
         let Some(anchored) = anchored else {
@@ -107,5 +112,22 @@ mod tests {
             edit.map(|e| (e.line, e.lines, e.start, e.end)),
             Some((2, "x = 1\n".to_owned(), 4, 4))
         );
+    }
+
+    #[test]
+    fn a_file_with_a_byte_order_mark_keeps_no_edits() -> Result<(), crate::IngestError> {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.path().join("a.py"), "\u{feff}import os\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let output = r#"[{"code":"F401","message":"`os` imported but unused","filename":"a.py","location":{"row":1,"column":8},"end_location":{"row":1,"column":10},"fix":{"applicability":"safe","message":"Remove unused import: `os`","edits":[{"content":"","location":{"row":1,"column":1},"end_location":{"row":2,"column":1}}]}}]"#;
+        let options = crate::IngestOptions::new("ruff.json", root.path()).with_fix_edits();
+        let parsed = crate::parse(output, crate::Format::Ruff, &options)?;
+        assert!(parsed.findings[0].has_safe_fix());
+        assert!(parsed.findings[0].fix.iter().all(|f| f.edits.is_empty()));
+        // Without the mark the same output keeps its edit.
+        std::fs::write(root.path().join("a.py"), "import os\n").unwrap_or_else(|e| panic!("{e}"));
+        let parsed = crate::parse(output, crate::Format::Ruff, &options)?;
+        assert!(parsed.findings[0].fix.iter().all(|f| f.edits.len() == 1));
+        Ok(())
     }
 }
