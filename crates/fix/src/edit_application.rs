@@ -117,14 +117,7 @@ pub fn apply_analyzer_edits(root: &Path, findings: &[FindingRecord]) -> EditAppl
     }
     let mut files_written = Vec::new();
     for (path, members) in by_file {
-        let written = inside_root(root, path)
-            .ok_or_else(|| format!("{path} is not a file inside the project"));
-        let text = written.and_then(|full| {
-            std::fs::read_to_string(&full)
-                .map(|text| (full, text))
-                .map_err(|e| format!("cannot read {path}: {e}"))
-        });
-        let (full, text) = match text {
+        let (full, text) = match read_inside(root, path) {
             Ok(found) => found,
             Err(why) => {
                 for i in members {
@@ -137,8 +130,7 @@ pub fn apply_analyzer_edits(root: &Path, findings: &[FindingRecord]) -> EditAppl
             .iter()
             .map(|&i| (fixes[i].finding.clone(), edits_of(&findings[i])))
             .collect();
-        let (new_text, outcomes) = apply_to_text(&text, &file_fixes);
-        let mut outcomes: Vec<FixOutcome> = outcomes;
+        let (new_text, mut outcomes) = apply_to_text(&text, &file_fixes);
         if new_text != text {
             match write_atomically(&full, &new_text) {
                 Ok(()) => files_written.push(path.to_owned()),
@@ -289,6 +281,14 @@ fn line_offset(text: &str, line: u32) -> Option<usize> {
         at += text[at..].find('\n')? + 1;
     }
     Some(at)
+}
+
+/// The full path and text of the project-relative `path`, or why it cannot be edited.
+fn read_inside(root: &Path, path: &str) -> Result<(PathBuf, String), String> {
+    let full = inside_root(root, path)
+        .ok_or_else(|| format!("{path} is not a file inside the project"))?;
+    let text = std::fs::read_to_string(&full).map_err(|e| format!("cannot read {path}: {e}"))?;
+    Ok((full, text))
 }
 
 /// `path` under `root`, when it is relative, does not climb out, and (symlinks resolved) still
@@ -512,5 +512,81 @@ mod tests {
         assert_eq!(applied.files_written, ["bad.js"]);
         let fixed = std::fs::read_to_string(root.path().join("bad.js")).unwrap_or_default();
         assert_eq!(fixed, "const s = \"é𝒳\"; let x = 1;\n");
+    }
+
+    fn record(path: &str, edits: Vec<FixEdit>) -> FindingRecord {
+        FindingRecord {
+            fingerprint: String::new(),
+            occurrences: Vec::new(),
+            item: None,
+            predecided: None,
+            finding: self_repair_engine::Finding {
+                tool: "ruff".to_owned(),
+                rule_id: "F401".to_owned(),
+                level: self_repair_engine::Level::Warning,
+                message: "m".to_owned(),
+                path: path.to_owned(),
+                line: Some(1),
+                column: None,
+                end_line: None,
+                end_column: None,
+                symbol: None,
+                help_uri: None,
+                raw: None,
+                fix: Some(self_repair_engine::AnalyzerFix {
+                    applicability: self_repair_engine::FixApplicability::Safe,
+                    description: None,
+                    edits,
+                }),
+            },
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn files_outside_the_project_are_never_written_and_a_rewrite_keeps_the_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let outer = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = outer.path().join("project");
+        std::fs::create_dir(&root).unwrap_or_else(|e| panic!("{e}"));
+        let text = "import os\nrun()\n";
+        for path in [outer.path().join("secret.py"), root.join("tool.py")] {
+            std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::os::unix::fs::symlink(outer.path().join("secret.py"), root.join("link.py"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mode = std::fs::Permissions::from_mode(0o751);
+        std::fs::set_permissions(root.join("tool.py"), mode).unwrap_or_else(|e| panic!("{e}"));
+        let delete = || vec![edit(1, "import os\n", "import os\n", "")];
+        let records = [
+            record("../secret.py", delete()),
+            record("link.py", delete()),
+            record("tool.py", delete()),
+        ];
+        let applied = apply_analyzer_edits(&root, &records);
+        let outcomes: Vec<&FixOutcome> = applied.fixes.iter().map(|f| &f.outcome).collect();
+        assert!(
+            matches!(
+                outcomes[..],
+                [
+                    FixOutcome::Unreadable(_),
+                    FixOutcome::Unreadable(_),
+                    FixOutcome::Applied(1)
+                ]
+            ),
+            "{outcomes:?}"
+        );
+        let secret = std::fs::read_to_string(outer.path().join("secret.py")).unwrap_or_default();
+        assert_eq!(secret, text);
+        let tool = root.join("tool.py");
+        assert_eq!(
+            std::fs::read_to_string(&tool).unwrap_or_default(),
+            "run()\n"
+        );
+        let mode = std::fs::metadata(&tool)
+            .map(|m| m.permissions().mode() & 0o777)
+            .ok();
+        assert_eq!(mode, Some(0o751));
+        assert_eq!(applied.files_written, ["tool.py"]);
     }
 }
