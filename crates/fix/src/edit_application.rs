@@ -88,7 +88,7 @@ impl EditApplication {
         } else {
             let _ = writeln!(
                 out,
-                "NOT ALL APPLIED: {applied} of {} finding(s)' fixes; the others need fresh edits (run the analyzer and `self-repair start` again) or a fix by hand (under `self-repair fix`, the fixer's)",
+                "NOT ALL APPLIED: {applied} of {} finding(s)' fixes; for the others, run the analyzer and `self-repair start` again for fresh edits, or fix them by hand (under `self-repair fix`, the fixer gets them)",
                 self.fixes.len()
             );
         }
