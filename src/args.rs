@@ -165,6 +165,10 @@ pub enum Command {
     /// The fix loop's composite check for one task of a triage run: the analyzer re-run, the
     /// tests, the guard against weakened checks (reference/fix.md). Exit 0 fixed, 6 not.
     VerifyTask(crate::fix_args::VerifyTaskArgs),
+    /// The fix loop's autofix for one task: the analyzer's own edits for its findings, kept at
+    /// `start`, applied where the files still hold the text they expect (reference/fix.md).
+    /// Exit 0 when every fix applied, 6 when one did not.
+    ApplyFixes(crate::fix_args::ApplyFixesArgs),
     /// Fix a triage run's tasks one at a time, each a repair run checked by `verify-task`
     /// (reference/fix.md). Exit 0 while it goes on or once all are fixed, 6 when one was not.
     Fix(crate::fix_args::FixArgs),

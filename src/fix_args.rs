@@ -1,7 +1,35 @@
-//! Arguments of `verify-task` (the fix loop's composite check), and how its result is printed.
+//! Arguments of `verify-task` (the fix loop's composite check) and `apply-fixes` (its
+//! autofix), and how their results are printed.
 
 use clap::Args;
-use self_repair_app::{AppError, CommandEnv, ExitStatus, VerifyTaskRequest, verify_task};
+use self_repair_app::{
+    AppError, CommandEnv, ExitStatus, VerifyTaskRequest, apply_fixes, verify_task,
+};
+
+/// `self-repair apply-fixes`.
+#[derive(Debug, Args)]
+pub struct ApplyFixesArgs {
+    /// The task (`task-3`, `TASK-3` or `3`) of the triage run.
+    pub task: String,
+    /// The triage run (default: the latest one).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<String>,
+}
+
+/// Runs `apply-fixes`: the report on stdout; exit 0 when every finding's fix applied, 6 when
+/// one did not (the report says which and why).
+pub fn run_apply_fixes(
+    env: &CommandEnv,
+    args: &ApplyFixesArgs,
+) -> Result<(String, ExitStatus), AppError> {
+    let applied = apply_fixes(env, &args.task, args.run.as_deref())?;
+    let status = if applied.application.all_applied() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::GaveUp
+    };
+    Ok((applied.render(), status))
+}
 
 /// `self-repair verify-task`.
 #[derive(Debug, Args)]

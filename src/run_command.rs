@@ -89,6 +89,10 @@ fn reply(command: Command, env: &CommandEnv) -> Result<Reply, AppError> {
             let (text, status) = crate::fix_args::run_verify_task(env, args)?;
             return Ok(Reply { text, status });
         }
+        Command::ApplyFixes(args) => {
+            let (text, status) = crate::fix_args::run_apply_fixes(env, &args)?;
+            return Ok(Reply { text, status });
+        }
         Command::Fix(args) => {
             let (text, status) = crate::fix_args::run_fix(env, args)?;
             return Ok(Reply { text, status });
@@ -380,6 +384,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
         | Command::Tick { .. }
         | Command::Drive(_)
         | Command::VerifyTask(_)
+        | Command::ApplyFixes(_)
         | Command::Fix(_) => {
             unreachable!("answered by run_hook and reply before execute")
         }

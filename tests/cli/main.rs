@@ -4,6 +4,7 @@ mod harness;
 mod scripted_agent;
 
 mod analyzer_fix;
+mod apply_fixes;
 mod backlog_cli;
 mod bounded_prompts;
 mod classification;

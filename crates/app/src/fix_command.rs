@@ -390,10 +390,33 @@ enum StartedTask {
     NotReproduced(String),
 }
 
-/// The analyzer's own fix command for a group whose findings all carry a safe fix: Ruff's
-/// `check --fix --select RULES FILES`, with the Ruff a detector runs. Other tools, or no
-/// detector running `ruff`: none (the fixer applies the fixes).
+/// The autofix step for a group whose findings all carry a safe fix: Ruff's own `check --fix
+/// --select RULES FILES` for Ruff's findings when a detector runs `ruff` (Ruff re-checks after
+/// each pass, so fixes whose edits overlap, two unused names of one import, all apply); else
+/// `self-repair apply-fixes` when every finding kept its fix's edits. Otherwise none: the fixer
+/// applies the fixes.
 fn analyzer_autofix(
+    project: &Project,
+    queue: &FixQueue,
+    target: &TaskTarget,
+) -> Result<Option<Vec<String>>, AppError> {
+    if let Some(ruff) = ruff_autofix(project, queue, target)? {
+        return Ok(Some(ruff));
+    }
+    Ok(target.all_fix_edits().then(|| {
+        vec![
+            queue.self_repair.clone(),
+            "apply-fixes".to_owned(),
+            target.task.task_id.clone(),
+            "--run".to_owned(),
+            queue.run.clone(),
+        ]
+    }))
+}
+
+/// Ruff's `check --fix --select RULES FILES`, with the Ruff a detector runs, for a group of
+/// Ruff's findings only.
+fn ruff_autofix(
     project: &Project,
     queue: &FixQueue,
     target: &TaskTarget,

@@ -3,6 +3,7 @@
 
 mod agent_launches;
 mod app_error;
+mod apply_fixes;
 mod classification;
 mod command_env;
 mod control;
@@ -40,6 +41,7 @@ mod verdict_table;
 mod verify_task;
 
 pub use app_error::{AppError, ExitStatus};
+pub use apply_fixes::{AppliedFixes, apply_fixes};
 pub use classification::{
     KnownLine, known_accept, known_add, known_list, known_remove, render_known, render_rules,
     rules_list, rules_set,

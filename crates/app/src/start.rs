@@ -7,10 +7,12 @@ use self_repair_classify::{Classified, Classifier, KnownEntry, KnownRegistry, Ru
 
 use crate::decided_code::decided_code;
 use self_repair_engine::{
-    Finding, FindingRecord, Intake, Occurrence, Phase, RoutedFinding, create_run, default_route,
-    timestamp, triage_id,
+    Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, create_run,
+    default_route, timestamp, triage_id,
 };
-use self_repair_ingest::{Format, IngestOptions, RuleText, fingerprint_all, parse};
+use self_repair_ingest::{
+    Format, IngestOptions, MAX_FIX_EDIT_BYTES, MAX_FIX_EDITS, RuleText, fingerprint_all, parse,
+};
 use self_repair_store::{Project, write_json_rows};
 use serde::Serialize;
 
@@ -408,7 +410,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
     let mut findings = Vec::new();
     let mut rule_texts = Vec::new();
     for spec in specs.iter().chain(&options.prepared) {
-        let mut ingest = IngestOptions::new(spec.source.clone(), root);
+        let mut ingest = IngestOptions::new(spec.source.clone(), root).with_fix_edits();
         if let Some(base) = &options.base {
             ingest = ingest.with_base(base.clone());
         }
@@ -446,6 +448,7 @@ fn merge_identical(root: &Path, findings: Vec<Finding>) -> Vec<FindingRecord> {
         };
         if let Some(&at) = index.get(&fingerprint) {
             records[at].occurrences.push(occurrence);
+            keep_occurrence_edits(&mut records[at].finding, &finding);
             continue;
         }
         index.insert(fingerprint.clone(), records.len());
@@ -458,6 +461,30 @@ fn merge_identical(root: &Path, findings: Vec<Finding>) -> Vec<FindingRecord> {
         });
     }
     records
+}
+
+/// Adds the edits of a repeated finding's safe fix to the first one's, so `apply-fixes` fixes
+/// every occurrence; a record whose occurrences are not all covered within the bound of one
+/// finding's edits keeps none (its group is not left half fixed by the autofix).
+fn keep_occurrence_edits(first: &mut Finding, repeat: &Finding) {
+    let Some(fix) = first.fix.as_mut() else {
+        return;
+    };
+    let more: &[FixEdit] = repeat.fix.as_ref().map_or(&[], |f| f.edits.as_slice());
+    let bytes = |edits: &[FixEdit]| -> usize {
+        edits
+            .iter()
+            .map(|e| e.lines.len() + e.replacement.len())
+            .sum()
+    };
+    if !more.is_empty()
+        && fix.edits.len() + more.len() <= MAX_FIX_EDITS
+        && bytes(&fix.edits) + bytes(more) <= MAX_FIX_EDIT_BYTES
+    {
+        fix.edits.extend_from_slice(more);
+    } else {
+        fix.edits.clear();
+    }
 }
 
 /// `r-YYYYMMDD-HHMM`, with `-2`, `-3`, ... when taken.

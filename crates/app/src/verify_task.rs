@@ -110,7 +110,7 @@ pub(crate) fn analyzer_findings(
     Ok((current, detections.iter().map(|d| d.name.clone()).collect()))
 }
 
-fn fix_error(e: FixError) -> AppError {
+pub(crate) fn fix_error(e: FixError) -> AppError {
     match e {
         FixError::NotFound(m) => AppError::NotFound(m),
         FixError::Usage(m) => AppError::Usage(m),

@@ -122,13 +122,33 @@ impl FixApplicability {
     }
 }
 
-/// The analyzer's own fix for a finding: how safe it says it is, and its one-line description
-/// (the edits themselves are not kept: the analyzer applies them).
+/// The analyzer's own fix for a finding: how safe it says it is, its one-line description, and
+/// for a safe fix read with its file at hand, the edits themselves (`self-repair apply-fixes`
+/// applies them; none when the analyzer gave none, or too many, reference/fix.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnalyzerFix {
     pub applicability: FixApplicability,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<FixEdit>,
+}
+
+/// One replacement of an analyzer's fix, anchored to the text it expects: the whole lines it
+/// touches as the file held them when the findings were read, so it applies only to that text
+/// (found at `line`, or once anywhere in the file when lines above it moved).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FixEdit {
+    /// The 1-based line where `lines` started.
+    pub line: u32,
+    /// Every line the edit touches, whole, line endings included.
+    pub lines: String,
+    /// Where the replaced text starts in `lines` (a byte offset).
+    pub start: u32,
+    /// Where it ends in `lines` (exclusive; `start` for an insertion).
+    pub end: u32,
+    /// What replaces it.
+    pub replacement: String,
 }
 
 /// Where else an identical finding (same fingerprint) was reported.

@@ -50,7 +50,7 @@ pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, RELAY_INSTRUCTION, THEN, relay_reason};
 pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};
 pub use finding::{
-    AnalyzerFix, Finding, FindingRecord, FixApplicability, Level, Occurrence, Predecided,
+    AnalyzerFix, Finding, FindingRecord, FixApplicability, FixEdit, Level, Occurrence, Predecided,
 };
 pub use group_label::label_key;
 pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};

@@ -5,6 +5,7 @@
 
 mod analyzer_verdict;
 mod changed_file;
+mod edit_application;
 mod finding_key;
 mod fix_error;
 mod fix_queue;
@@ -16,10 +17,17 @@ mod tree_changes;
 mod weakening;
 
 #[cfg(test)]
+mod clippy_fix_fixture_tests;
+#[cfg(test)]
+mod corpus_edit_tests;
+#[cfg(test)]
 mod ruff_fixture_tests;
 
 pub use analyzer_verdict::AnalyzerVerdict;
 pub use changed_file::{ChangeKind, ChangedFile, parse_unified_diff};
+pub use edit_application::{
+    EditApplication, FindingFix, FixOutcome, apply_analyzer_edits, apply_to_text,
+};
 pub use finding_key::finding_key;
 pub use fix_error::FixError;
 pub use fix_queue::{

@@ -77,6 +77,15 @@ impl TaskTarget {
         !self.findings.is_empty() && self.findings.iter().all(|r| r.finding.has_safe_fix())
     }
 
+    /// True when every finding's safe fix kept its edits: `apply-fixes` can apply them all.
+    pub fn all_fix_edits(&self) -> bool {
+        self.all_safe_fixes()
+            && self
+                .findings
+                .iter()
+                .all(|r| r.finding.fix.as_ref().is_some_and(|f| !f.edits.is_empty()))
+    }
+
     /// The tools that reported the group's findings.
     pub fn tools(&self) -> BTreeSet<String> {
         self.findings

@@ -16,6 +16,9 @@ pub struct IngestOptions {
     /// The project-relative folder the analyzer ran in: relative paths in its output are taken
     /// relative to it (cargo in `rs/` prints `src/main.rs` for `rs/src/main.rs`).
     pub relative_to: Option<String>,
+    /// Keep the edits of each finding's safe fix, read against its file under the project
+    /// root (`start` does, for `apply-fixes`); off, the files are not read for them.
+    pub fix_edits: bool,
 }
 
 impl IngestOptions {
@@ -26,7 +29,15 @@ impl IngestOptions {
             project_root: project_root.into(),
             base: None,
             relative_to: None,
+            fix_edits: false,
         }
+    }
+
+    /// The same options keeping safe fixes' edits.
+    #[must_use]
+    pub fn with_fix_edits(mut self) -> IngestOptions {
+        self.fix_edits = true;
+        self
     }
 
     /// The same options with relative paths taken under the project folder `dir`.

@@ -3,6 +3,7 @@
 //! them so a finding is recognised again after unrelated edits.
 
 mod control_character;
+mod edit_anchoring;
 mod fingerprint;
 mod format;
 mod formats;
@@ -13,13 +14,17 @@ mod parse;
 mod parsed;
 mod path_resolver;
 mod project_files;
+mod reported_edit;
 mod sniff;
 mod source_lines;
 mod symbol_hint;
 
 #[cfg(test)]
+mod fix_edit_fixture_tests;
+#[cfg(test)]
 mod fixture_tests;
 
+pub use edit_anchoring::{MAX_FIX_EDIT_BYTES, MAX_FIX_EDITS};
 pub use fingerprint::{fingerprint, fingerprint_all};
 pub use format::Format;
 pub use ingest_error::{IngestError, PathRefusal};

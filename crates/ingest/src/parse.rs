@@ -1,6 +1,7 @@
 //! The entry point: text + format + options → findings.
 
 use crate::control_character::finding_control_problem;
+use crate::edit_anchoring::anchor_edits;
 use crate::format::Format;
 use crate::formats::{bandit, clippy, eslint, jsonl, knip, ruff, sarif, ts_prune, vulture};
 use crate::ingest_error::IngestError;
@@ -26,8 +27,8 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
     };
     let paths = PathResolver::new(options);
     let mut rule_texts = Vec::new();
-    let findings = match format {
-        Format::Auto | Format::Jsonl => jsonl::parse_jsonl(input, &paths)?,
+    let (mut findings, edits) = match format {
+        Format::Auto | Format::Jsonl => (jsonl::parse_jsonl(input, &paths)?, Vec::new()),
         Format::Sarif => {
             let (findings, texts) = sarif::parse_sarif(input, &paths)?;
             rule_texts = texts;
@@ -36,11 +37,14 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         Format::Clippy => clippy::parse_clippy(input, &paths)?,
         Format::Ruff => ruff::parse_ruff(input, &paths)?,
         Format::Eslint => eslint::parse_eslint(input, &paths)?,
-        Format::Knip => knip::parse_knip(input, &paths)?,
-        Format::Vulture => vulture::parse_vulture(input, &paths)?,
-        Format::Bandit => bandit::parse_bandit(input, &paths)?,
-        Format::TsPrune => ts_prune::parse_ts_prune(input, &paths)?,
+        Format::Knip => (knip::parse_knip(input, &paths)?, Vec::new()),
+        Format::Vulture => (vulture::parse_vulture(input, &paths)?, Vec::new()),
+        Format::Bandit => (bandit::parse_bandit(input, &paths)?, Vec::new()),
+        Format::TsPrune => (ts_prune::parse_ts_prune(input, &paths)?, Vec::new()),
     };
+    if options.fix_edits {
+        anchor_edits(&mut findings, &edits, &options.project_root);
+    }
     // Every format, whatever its parser checked: identifiers stay one line (JSONL names the
     // line itself, above).
     for (index, finding) in findings.iter().enumerate() {

@@ -41,17 +41,17 @@ impl SourceLines {
         }
     }
 
+    /// The whole text of the project-relative `path`, and the byte offset where each of its
+    /// lines starts (none for the empty line after a final line break).
+    pub(crate) fn text_and_line_starts(&mut self, path: &str) -> Option<(&str, &[usize])> {
+        self.cache(path);
+        let file = self.files.get(path)?.as_ref()?;
+        Some((&file.text, &file.starts))
+    }
+
     /// The text of 1-based `line` of the project-relative `path`, without its line ending.
     pub fn line(&mut self, path: &str, line: u32) -> Option<&str> {
-        if !self.files.contains_key(path) {
-            let loaded = self.load(path);
-            let size = loaded.as_ref().map_or(0, |file| file.text.len());
-            if self.cached_bytes + size > MAX_CACHED_BYTES {
-                self.clear();
-            }
-            self.cached_bytes += size;
-            self.files.insert(path.to_owned(), loaded);
-        }
+        self.cache(path);
         let file = self.files.get(path)?.as_ref()?;
         let index = usize::try_from(line).ok()?.checked_sub(1)?;
         let start = *file.starts.get(index)?;
@@ -63,6 +63,19 @@ impl SourceLines {
         let text = &file.text[start..end];
         let text = text.strip_suffix('\n').unwrap_or(text);
         Some(text.strip_suffix('\r').unwrap_or(text))
+    }
+
+    /// Reads `path` into the cache unless it is there (a file that cannot be read as `None`).
+    fn cache(&mut self, path: &str) {
+        if !self.files.contains_key(path) {
+            let loaded = self.load(path);
+            let size = loaded.as_ref().map_or(0, |file| file.text.len());
+            if self.cached_bytes + size > MAX_CACHED_BYTES {
+                self.clear();
+            }
+            self.cached_bytes += size;
+            self.files.insert(path.to_owned(), loaded);
+        }
     }
 
     /// Forgets every cached file.

@@ -94,6 +94,18 @@ impl AnalyzerFixTask<'_> {
                 counted(others, "other finding")
             ));
         }
+        let all_edits_kept = self
+            .members
+            .iter()
+            .all(|r| r.finding.fix.as_ref().is_some_and(|f| !f.edits.is_empty()));
+        if all_edits_kept {
+            description.push_str(
+                "\nself-repair kept the analyzer's edits for every finding of this group: \
+                 `self-repair apply-fixes` applies exactly those, only where a file still has the \
+                 text an edit expects, and `self-repair fix` runs it (Ruff's own command when a \
+                 detector runs Ruff) before any fixer.\n",
+            );
+        }
         criteria.push("The project's tests pass after the fixes".to_owned());
         let mut labels = vec!["analyzer-fix".to_owned()];
         labels.extend(tools.keys().map(|t| label(t)).filter(|l| !l.is_empty()));
@@ -266,6 +278,7 @@ mod tests {
                 fix: Some(AnalyzerFix {
                     applicability: FixApplicability::Safe,
                     description: Some(format!("fix {rule}")),
+                    edits: Vec::new(),
                 }),
             },
             occurrences: vec![Occurrence {

@@ -10,7 +10,9 @@
 //! diagnostic once per target that compiles the file; exact repeats are dropped. A suggestion
 //! (a span with `suggested_replacement`, in the diagnostic or its children) is the analyzer's
 //! fix, rated by its `suggestion_applicability`: `MachineApplicable` is what `cargo clippy
-//! --fix` applies.
+//! --fix` applies. Its edits (every span of that message with a replacement, by line and
+//! character column: rustc's byte offsets are into the text after it dropped a BOM and `\r`s)
+//! are reported when they all lie in the finding's file.
 
 use std::collections::HashSet;
 
@@ -23,6 +25,7 @@ use crate::format::Format;
 use crate::ingest_error::IngestError;
 use crate::json_document::without_position;
 use crate::path_resolver::PathResolver;
+use crate::reported_edit::{FindingsWithEdits, ReportedEdit, ReportedRange, TextUnit};
 use crate::symbol_hint::infer_symbol;
 
 /// The shape of a line, for error messages.
@@ -87,8 +90,12 @@ struct Expansion {
 }
 
 /// Reads a cargo JSON message stream.
-pub(crate) fn parse_clippy(text: &str, paths: &PathResolver) -> Result<Vec<Finding>, IngestError> {
+pub(crate) fn parse_clippy(
+    text: &str,
+    paths: &PathResolver,
+) -> Result<FindingsWithEdits, IngestError> {
     let mut findings = Vec::new();
+    let mut edits = Vec::new();
     let mut seen = HashSet::new();
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
@@ -135,8 +142,19 @@ pub(crate) fn parse_clippy(text: &str, paths: &PathResolver) -> Result<Vec<Findi
             continue;
         }
         let symbol = infer_symbol(tool, &rule_id, &diagnostic.message);
+        let fix = fix_of(&diagnostic);
+        edits.push(
+            if fix
+                .as_ref()
+                .is_some_and(|f| f.applicability == FixApplicability::Safe)
+            {
+                safe_edits(&diagnostic, &span.file_name)
+            } else {
+                Vec::new()
+            },
+        );
         findings.push(Finding {
-            fix: fix_of(&diagnostic),
+            fix,
             tool: tool.to_owned(),
             level: level_of(&diagnostic.level),
             help_uri: help_uri(&diagnostic),
@@ -154,7 +172,7 @@ pub(crate) fn parse_clippy(text: &str, paths: &PathResolver) -> Result<Vec<Findi
             symbol,
         });
     }
-    Ok(findings)
+    Ok((findings, edits))
 }
 
 /// The diagnostic's best suggestion: a machine-applicable one when there is one (what `cargo
@@ -177,6 +195,7 @@ fn fix_of(diagnostic: &Diagnostic) -> Option<AnalyzerFix> {
                 best = Some(AnalyzerFix {
                     applicability,
                     description: Some(carrier.message.clone()),
+                    edits: Vec::new(),
                 });
             }
             if applicability == FixApplicability::Safe {
@@ -185,6 +204,40 @@ fn fix_of(diagnostic: &Diagnostic) -> Option<AnalyzerFix> {
         }
     }
     best
+}
+
+/// The edits of the first machine-applicable suggestion: every span of its message that has a
+/// replacement (a suggestion may change several places). None when one lies in another file
+/// than the finding's.
+fn safe_edits(diagnostic: &Diagnostic, file_name: &str) -> Vec<ReportedEdit> {
+    let is_safe = |span: &Span| {
+        span.suggested_replacement.is_some()
+            && span.suggestion_applicability.as_deref() == Some("MachineApplicable")
+    };
+    let carriers = std::iter::once(diagnostic).chain(&diagnostic.children);
+    let Some(carrier) = carriers
+        .into_iter()
+        .find(|carrier| carrier.spans.iter().any(is_safe))
+    else {
+        return Vec::new();
+    };
+    let spans: Vec<&Span> = carrier.spans.iter().filter(|s| is_safe(s)).collect();
+    if spans.iter().any(|span| span.file_name != file_name) {
+        return Vec::new();
+    }
+    spans
+        .into_iter()
+        .map(|span| ReportedEdit {
+            range: ReportedRange::LineColumn {
+                start_line: span.line_start,
+                start_column: span.column_start,
+                end_line: span.line_end,
+                end_column: span.column_end,
+                unit: TextUnit::Chars,
+            },
+            replacement: span.suggested_replacement.clone().unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// The primary span, moved out of macro internals (`<...>` file names) to the call site.
@@ -221,7 +274,7 @@ mod tests {
     fn spans_inside_macros_move_to_the_call_site() -> Result<(), IngestError> {
         let line = r#"{"reason":"compiler-message","message":{"message":"m","level":"warning","code":{"code":"unused_must_use"},"spans":[{"file_name":"<macros>","line_start":1,"line_end":1,"column_start":1,"column_end":2,"is_primary":true,"expansion":{"span":{"file_name":"src/lib.rs","line_start":7,"line_end":7,"column_start":5,"column_end":9,"is_primary":false}}}]}}"#;
         let options = IngestOptions::new("c.jsonl", "/proj");
-        let findings = parse_clippy(line, &PathResolver::new(&options))?;
+        let (findings, _) = parse_clippy(line, &PathResolver::new(&options))?;
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].path, "src/lib.rs");
         assert_eq!(findings[0].line, Some(7));
@@ -234,7 +287,7 @@ mod tests {
         let line = r#"{"reason":"compiler-message","message":{"message":"m","level":"warning","code":{"code":"clippy::x"},"spans":[{"file_name":"src/lib.rs","line_start":1,"line_end":1,"column_start":1,"column_end":2,"is_primary":true}]}}"#;
         let text = format!("{line}\n{line}\n");
         let options = IngestOptions::new("c.jsonl", "/proj");
-        let findings = parse_clippy(&text, &PathResolver::new(&options))?;
+        let (findings, _) = parse_clippy(&text, &PathResolver::new(&options))?;
         assert_eq!(findings.len(), 1);
         Ok(())
     }

@@ -4,7 +4,8 @@
 //! to parse has a message with `ruleId: null` and `fatal: true` (rule id `parse-error` here).
 //! Core rules (ids without `/` or `@`) get their documentation link. A message with a `fix`
 //! has a safe fix (`eslint --fix` applies it); one with `suggestions` only has an unsafe one
-//! (editors offer them, `--fix` never applies them).
+//! (editors offer them, `--fix` never applies them). A `fix` is one edit: `range` (offsets into
+//! the file's text in UTF-16 code units, as JavaScript counts) becomes `text`.
 
 use serde::Deserialize;
 use serde_json::json;
@@ -16,6 +17,7 @@ use crate::formats::borrowed_text::Text;
 use crate::ingest_error::IngestError;
 use crate::json_document::parse_document;
 use crate::path_resolver::PathResolver;
+use crate::reported_edit::{FindingsWithEdits, ReportedEdit, ReportedRange, TextUnit};
 use crate::symbol_hint::infer_symbol;
 
 /// The shape `ESLint` JSON must have, for error messages.
@@ -53,10 +55,33 @@ struct LintMessage<'a> {
     fatal: bool,
     #[serde(default, borrow)]
     message_id: Option<Text<'a>>,
-    #[serde(default)]
-    fix: Option<serde::de::IgnoredAny>,
+    #[serde(default, borrow)]
+    fix: Option<LintFix<'a>>,
     #[serde(default, borrow)]
     suggestions: Option<Vec<Suggestion<'a>>>,
+}
+
+/// A message's `fix`; either field missing drops its edit, never the input.
+#[derive(Debug, Deserialize)]
+struct LintFix<'a> {
+    #[serde(default)]
+    range: Option<[u64; 2]>,
+    #[serde(default, borrow)]
+    text: Option<Text<'a>>,
+}
+
+impl LintFix<'_> {
+    fn reported(&self) -> Option<ReportedEdit> {
+        let [start, end] = self.range?;
+        Some(ReportedEdit {
+            range: ReportedRange::Offsets {
+                start,
+                end,
+                unit: TextUnit::Utf16,
+            },
+            replacement: self.text.as_deref()?.to_owned(),
+        })
+    }
 }
 
 /// One of a message's `suggestions`: only its description is read.
@@ -72,19 +97,25 @@ fn fix_of(message: &LintMessage<'_>) -> Option<AnalyzerFix> {
         return Some(AnalyzerFix {
             applicability: FixApplicability::Safe,
             description: None,
+            edits: Vec::new(),
         });
     }
     let first = message.suggestions.as_ref()?.first()?;
     Some(AnalyzerFix {
         applicability: FixApplicability::Unsafe,
         description: first.desc.as_ref().map(|d| d.to_string()),
+        edits: Vec::new(),
     })
 }
 
 /// Reads `ESLint`'s JSON output.
-pub(crate) fn parse_eslint(text: &str, paths: &PathResolver) -> Result<Vec<Finding>, IngestError> {
+pub(crate) fn parse_eslint(
+    text: &str,
+    paths: &PathResolver,
+) -> Result<FindingsWithEdits, IngestError> {
     let files: Vec<FileResult<'_>> = parse_document(text, Format::Eslint, paths.input(), EXPECTED)?;
     let mut findings = Vec::new();
+    let mut edits = Vec::new();
     for (file_index, file) in files.iter().enumerate() {
         if file.messages.is_empty() {
             continue;
@@ -104,6 +135,14 @@ pub(crate) fn parse_eslint(text: &str, paths: &PathResolver) -> Result<Vec<Findi
             let help_uri =
                 (message.rule_id.is_some() && !rule_id.contains('/') && !rule_id.starts_with('@'))
                     .then(|| format!("https://eslint.org/docs/latest/rules/{rule_id}"));
+            edits.push(
+                message
+                    .fix
+                    .as_ref()
+                    .and_then(LintFix::reported)
+                    .into_iter()
+                    .collect(),
+            );
             findings.push(Finding {
                 fix: fix_of(message),
                 tool: "eslint".to_owned(),
@@ -124,5 +163,5 @@ pub(crate) fn parse_eslint(text: &str, paths: &PathResolver) -> Result<Vec<Findi
             });
         }
     }
-    Ok(findings)
+    Ok((findings, edits))
 }

@@ -140,7 +140,11 @@ pub(crate) fn parse_jsonl(text: &str, paths: &PathResolver) -> Result<Vec<Findin
             symbol: parsed.symbol,
             help_uri: parsed.help_uri,
             raw: parsed.raw,
-            fix: parsed.fix,
+            // Edits are kept only as read from an analyzer's own output, against its file.
+            fix: parsed.fix.map(|fix| AnalyzerFix {
+                edits: Vec::new(),
+                ..fix
+            }),
         });
     }
     Ok(findings)

@@ -5,8 +5,8 @@
 //! 0.15 a `severity`; older versions have none and report everything as an error (as their
 //! SARIF does). The symbol comes from the message for rules that name one (`F401` → `os`), the
 //! same way as for Ruff's SARIF, so both outputs of one run fingerprint alike. A `fix` keeps
-//! its `applicability` (`safe`, `unsafe`, `displayonly`) and `message`; its edits are left to
-//! Ruff, which applies them.
+//! its `applicability` (`safe`, `unsafe`, `displayonly`) and `message`; a safe fix's `edits`
+//! (rows and character columns, the end exclusive) are reported for `apply-fixes`.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -18,6 +18,7 @@ use crate::formats::borrowed_text::Text;
 use crate::ingest_error::IngestError;
 use crate::json_document::parse_document;
 use crate::path_resolver::PathResolver;
+use crate::reported_edit::{FindingsWithEdits, ReportedEdit, ReportedRange, TextUnit};
 use crate::symbol_hint::infer_symbol;
 
 /// The shape Ruff JSON must have, for error messages.
@@ -46,13 +47,43 @@ struct RuffDiagnostic<'a> {
     fix: Option<RuffFix<'a>>,
 }
 
-/// A diagnostic's `fix`; `edits` are not read.
+/// A diagnostic's `fix`.
 #[derive(Debug, Deserialize)]
 struct RuffFix<'a> {
     #[serde(default, borrow)]
     applicability: Option<Text<'a>>,
     #[serde(default, borrow)]
     message: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    edits: Vec<RuffEdit<'a>>,
+}
+
+/// One edit of a fix: `location` to `end_location` becomes `content` (each optional, so an
+/// edit of another shape drops the fix's edits, never the input).
+#[derive(Debug, Deserialize)]
+struct RuffEdit<'a> {
+    #[serde(default, borrow)]
+    content: Option<Text<'a>>,
+    #[serde(default)]
+    location: Option<RuffLocation>,
+    #[serde(default)]
+    end_location: Option<RuffLocation>,
+}
+
+impl RuffEdit<'_> {
+    fn reported(&self) -> Option<ReportedEdit> {
+        let (start, end) = (self.location.as_ref()?, self.end_location.as_ref()?);
+        Some(ReportedEdit {
+            range: ReportedRange::LineColumn {
+                start_line: start.row,
+                start_column: start.column,
+                end_line: end.row,
+                end_column: end.column,
+                unit: TextUnit::Chars,
+            },
+            replacement: self.content.as_deref()?.to_owned(),
+        })
+    }
 }
 
 /// A 1-based row and column.
@@ -62,11 +93,15 @@ struct RuffLocation {
     column: u32,
 }
 
-/// Reads Ruff's JSON output.
-pub(crate) fn parse_ruff(text: &str, paths: &PathResolver) -> Result<Vec<Finding>, IngestError> {
+/// Reads Ruff's JSON output: the findings, and each one's safe fix's edits.
+pub(crate) fn parse_ruff(
+    text: &str,
+    paths: &PathResolver,
+) -> Result<FindingsWithEdits, IngestError> {
     let diagnostics: Vec<RuffDiagnostic<'_>> =
         parse_document(text, Format::Ruff, paths.input(), EXPECTED)?;
     let mut findings = Vec::with_capacity(diagnostics.len());
+    let mut edits = Vec::with_capacity(diagnostics.len());
     for (index, diagnostic) in diagnostics.into_iter().enumerate() {
         let path = paths.resolve_path(&diagnostic.filename, || format!("[{index}].filename"))?;
         let rule_id = diagnostic
@@ -84,13 +119,26 @@ pub(crate) fn parse_ruff(text: &str, paths: &PathResolver) -> Result<Vec<Finding
             raw.insert("name".to_owned(), json!(&**name));
         }
         // An applicability this reader does not know is not taken for safe.
-        let fix = diagnostic.fix.map(|fix| AnalyzerFix {
-            applicability: fix
+        let mut reported = Vec::new();
+        let fix = diagnostic.fix.map(|fix| {
+            let applicability = fix
                 .applicability
                 .as_deref()
                 .and_then(FixApplicability::parse)
-                .unwrap_or(FixApplicability::Unspecified),
-            description: fix.message.map(|m| m.0.into_owned()),
+                .unwrap_or(FixApplicability::Unspecified);
+            if applicability == FixApplicability::Safe {
+                reported = fix
+                    .edits
+                    .iter()
+                    .map(RuffEdit::reported)
+                    .collect::<Option<_>>()
+                    .unwrap_or_default();
+            }
+            AnalyzerFix {
+                applicability,
+                description: fix.message.map(|m| m.0.into_owned()),
+                edits: Vec::new(),
+            }
         });
         let message = diagnostic.message.0.into_owned();
         findings.push(Finding {
@@ -108,6 +156,7 @@ pub(crate) fn parse_ruff(text: &str, paths: &PathResolver) -> Result<Vec<Finding
             message,
             path,
         });
+        edits.push(reported);
     }
-    Ok(findings)
+    Ok((findings, edits))
 }

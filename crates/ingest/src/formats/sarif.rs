@@ -6,7 +6,10 @@
 //! the rule's `messageStrings` with `{0}` arguments, `file://` URIs and `uriBaseId` bases
 //! from `originalUriBaseIds`, `artifactLocation.index` into `run.artifacts`. Results that
 //! are suppressed (accepted suppression), `pass`/`notApplicable`, or `baselineState: absent`
-//! are not findings and are skipped. A result without any location gets the path `.`.
+//! are not findings and are skipped. A result without any location gets the path `.`. A fix
+//! marked safe in its property bag (design note 21) has its first fix's replacements reported
+//! for `apply-fixes`: `deletedRegion` (lines and columns, or offsets, counted as the run's
+//! `columnKind` says: UTF-16 code units unless `unicodeCodePoints`) becomes `insertedContent`.
 //!
 //! Lean on purpose (100,000 results must ingest in well under a second): typed borrowed
 //! structs, never a `serde_json::Value` of the document, results streamed one at a time.
@@ -18,13 +21,14 @@ use self_repair_engine::{AnalyzerFix, Finding, FixApplicability, Level};
 use crate::format::Format;
 use crate::formats::borrowed_text::Text;
 use crate::formats::sarif_log::{
-    ArtifactLocation, Multiformat, ReportingDescriptor, Run, SarifLog, SarifResult, Tool,
+    ArtifactLocation, Multiformat, Region, ReportingDescriptor, Run, SarifLog, SarifResult, Tool,
 };
 use crate::formats::sarif_stream::for_each_result;
 use crate::ingest_error::IngestError;
 use crate::json_document::{parse_document, without_position};
 use crate::parsed::{RULE_TEXT_CHARS, RuleText};
 use crate::path_resolver::PathResolver;
+use crate::reported_edit::{FindingsWithEdits, ReportedEdit, ReportedRange, TextUnit};
 use crate::symbol_hint::infer_symbol;
 
 /// The shape a SARIF input must have, for error messages.
@@ -38,18 +42,22 @@ const MAX_BASE_DEPTH: usize = 8;
 pub(crate) fn parse_sarif(
     text: &str,
     paths: &PathResolver,
-) -> Result<(Vec<Finding>, Vec<RuleText>), IngestError> {
+) -> Result<(FindingsWithEdits, Vec<RuleText>), IngestError> {
     let log: SarifLog<'_> = parse_document(text, Format::Sarif, paths.input(), EXPECTED)?;
     let runs: Vec<RunContext<'_, '_>> = log.runs.iter().map(RunContext::new).collect();
     let rule_texts: Vec<RuleText> = runs.iter().flat_map(RunContext::rule_texts).collect();
     let mut findings = Vec::new();
+    let mut edits = Vec::new();
     let mut failure = None;
     let mut on_result = |run: usize, index: usize, result: SarifResult<'_>| {
         let Some(context) = runs.get(run) else {
             return Ok(());
         };
         match context.finding(run, index, &result, paths) {
-            Ok(Some(finding)) => findings.push(finding),
+            Ok(Some((finding, reported))) => {
+                findings.push(finding);
+                edits.push(reported);
+            }
             Ok(None) => {}
             Err(error) => {
                 failure = Some(error);
@@ -67,7 +75,7 @@ pub(crate) fn parse_sarif(
         return Err(located_stream_error(text, &error, paths.input()));
     }
     findings.shrink_to_fit();
-    Ok((findings, rule_texts))
+    Ok(((findings, edits), rule_texts))
 }
 
 /// A result that failed to deserialize, located by walking the log again with path tracking.
@@ -172,15 +180,15 @@ impl<'r, 'a> RunContext<'r, 'a> {
             .collect()
     }
 
-    /// The finding for `runs[run_index].results[result_index]`, or `None` when the result is
-    /// not a problem report (suppressed, passed, absent).
+    /// The finding for `runs[run_index].results[result_index]` with its safe fix's edits, or
+    /// `None` when the result is not a problem report (suppressed, passed, absent).
     fn finding(
         &self,
         run_index: usize,
         result_index: usize,
         result: &SarifResult<'_>,
         paths: &PathResolver,
-    ) -> Result<Option<Finding>, IngestError> {
+    ) -> Result<Option<(Finding, Vec<ReportedEdit>)>, IngestError> {
         if !is_reportable(result) {
             return Ok(None);
         }
@@ -211,7 +219,16 @@ impl<'r, 'a> RunContext<'r, 'a> {
         };
         let region = physical.and_then(|p| p.region.as_ref());
         let symbol = infer_symbol(&self.tool, &rule_id, &message);
-        Ok(Some(Finding {
+        let fix = fix_of(result);
+        let edits = if fix
+            .as_ref()
+            .is_some_and(|f| f.applicability == FixApplicability::Safe)
+        {
+            self.safe_edits(result, &path, paths)
+        } else {
+            Vec::new()
+        };
+        let finding = Finding {
             tool: self.tool.clone(),
             level: level_of(result, rule),
             help_uri: rule.and_then(|r| r.help_uri.as_deref()).map(str::to_owned),
@@ -220,13 +237,95 @@ impl<'r, 'a> RunContext<'r, 'a> {
             end_line: region.and_then(|r| r.end_line),
             end_column: region.and_then(|r| r.end_column),
             raw: with_rule_properties(result.properties.clone(), rule),
-            fix: fix_of(result),
+            fix,
             rule_id,
             message,
             path,
             symbol,
-        }))
+        };
+        Ok(Some((finding, edits)))
     }
+
+    /// The replacements of the result's first fix, when every one is in the finding's own
+    /// file and has a region this reader places (lines and columns, or offsets); else none.
+    fn safe_edits(
+        &self,
+        result: &SarifResult<'_>,
+        path: &str,
+        paths: &PathResolver,
+    ) -> Vec<ReportedEdit> {
+        let unit = match self.run.column_kind.as_deref() {
+            Some("unicodeCodePoints") => TextUnit::Chars,
+            _ => TextUnit::Utf16,
+        };
+        let Some(fix) = result.fixes.as_ref().and_then(|fixes| fixes.first()) else {
+            return Vec::new();
+        };
+        let mut edits = Vec::new();
+        for change in &fix.artifact_changes {
+            let same_file = change
+                .artifact_location
+                .as_ref()
+                .map(|artifact| with_artifact_table(artifact, self.run))
+                .and_then(|(uri, base)| {
+                    let full = absolute_uri(uri?, base, self.run);
+                    paths.resolve_uri(&full, String::new).ok()
+                })
+                .is_some_and(|changed| changed == path);
+            if !same_file {
+                return Vec::new();
+            }
+            for replacement in &change.replacements {
+                let range = replacement
+                    .deleted_region
+                    .as_ref()
+                    .and_then(|region| region_range(region, unit));
+                let Some(range) = range else {
+                    return Vec::new();
+                };
+                let text = replacement
+                    .inserted_content
+                    .as_ref()
+                    .and_then(|content| content.text.as_deref())
+                    .unwrap_or_default();
+                edits.push(ReportedEdit {
+                    range,
+                    replacement: text.to_owned(),
+                });
+            }
+        }
+        edits
+    }
+}
+
+/// Where a `deletedRegion` lies: its lines and columns (all four given), else its
+/// `charOffset`/`charLength`, else its `byteOffset`/`byteLength`.
+fn region_range(region: &Region, unit: TextUnit) -> Option<ReportedRange> {
+    if let (Some(start_line), Some(end_line), Some(start_column), Some(end_column)) = (
+        region.start_line,
+        region.end_line,
+        region.start_column,
+        region.end_column,
+    ) {
+        return Some(ReportedRange::LineColumn {
+            start_line,
+            start_column,
+            end_line,
+            end_column,
+            unit,
+        });
+    }
+    if let Some(start) = region.char_offset {
+        let end = start.checked_add(region.char_length.unwrap_or(0))?;
+        return Some(ReportedRange::Offsets { start, end, unit });
+    }
+    let start = region.byte_offset?;
+    let end = start.checked_add(region.byte_length.unwrap_or(0))?;
+    Some(ReportedRange::Offsets {
+        start,
+        end,
+        unit: TextUnit::Bytes,
+    })
 }
 
 /// The result's first fix. SARIF states no applicability (Ruff's SARIF lists its safe and
@@ -251,6 +350,7 @@ fn fix_of(result: &SarifResult<'_>) -> Option<AnalyzerFix> {
     Some(AnalyzerFix {
         applicability,
         description,
+        edits: Vec::new(),
     })
 }
 
@@ -474,7 +574,7 @@ mod tests {
 
     fn parse(text: &str) -> Result<Vec<Finding>, IngestError> {
         let options = IngestOptions::new("t.sarif", "/proj").with_base("/elsewhere");
-        parse_sarif(text, &PathResolver::new(&options)).map(|(findings, _)| findings)
+        parse_sarif(text, &PathResolver::new(&options)).map(|((findings, _), _)| findings)
     }
 
     #[test]

@@ -26,6 +26,10 @@ pub(crate) struct Run<'a> {
     pub(crate) original_uri_base_ids: Option<HashMap<Text<'a>, ArtifactLocation<'a>>>,
     #[serde(default, borrow)]
     pub(crate) artifacts: Option<Vec<Artifact<'a>>>,
+    /// How columns and `charOffset`s count: `utf16CodeUnits` (SARIF's default) or
+    /// `unicodeCodePoints`.
+    #[serde(default, borrow)]
+    pub(crate) column_kind: Option<Text<'a>>,
 }
 
 /// The tool: its driver and any extensions (plugins) that also carry rules.
@@ -120,13 +124,43 @@ pub(crate) struct SarifResult<'a> {
     pub(crate) fixes: Option<Vec<Fix<'a>>>,
 }
 
-/// One of `result.fixes`: its description and property bag (the changes are not read).
+/// One of `result.fixes`: its description, property bag and changes.
 #[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct Fix<'a> {
     #[serde(default, borrow)]
     pub(crate) description: Option<Message<'a>>,
     #[serde(default)]
     pub(crate) properties: Option<serde_json::Value>,
+    #[serde(default, borrow)]
+    pub(crate) artifact_changes: Vec<ArtifactChange<'a>>,
+}
+
+/// The replacements a fix makes in one file.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ArtifactChange<'a> {
+    #[serde(default, borrow)]
+    pub(crate) artifact_location: Option<ArtifactLocation<'a>>,
+    #[serde(default, borrow)]
+    pub(crate) replacements: Vec<Replacement<'a>>,
+}
+
+/// `deletedRegion` becomes `insertedContent.text` (nothing when absent).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Replacement<'a> {
+    #[serde(default)]
+    pub(crate) deleted_region: Option<Region>,
+    #[serde(default, borrow)]
+    pub(crate) inserted_content: Option<ArtifactContent<'a>>,
+}
+
+/// Inserted text; only `text` is read (`binary` content is not applied).
+#[derive(Debug, Deserialize)]
+pub(crate) struct ArtifactContent<'a> {
+    #[serde(default, borrow)]
+    pub(crate) text: Option<Text<'a>>,
 }
 
 /// `result.rule`: a reference by id and/or index, possibly into an extension.
@@ -198,10 +232,18 @@ pub(crate) struct Artifact<'a> {
     pub(crate) location: Option<ArtifactLocation<'a>>,
 }
 
-/// Line/column region (1-based; `endColumn` exclusive).
+/// Line/column region (1-based; `endColumn` exclusive), or offsets into the file (0-based).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Region {
+    #[serde(default)]
+    pub(crate) char_offset: Option<u64>,
+    #[serde(default)]
+    pub(crate) char_length: Option<u64>,
+    #[serde(default)]
+    pub(crate) byte_offset: Option<u64>,
+    #[serde(default)]
+    pub(crate) byte_length: Option<u64>,
     #[serde(default)]
     pub(crate) start_line: Option<u32>,
     #[serde(default)]

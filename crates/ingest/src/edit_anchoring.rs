@@ -1,0 +1,133 @@
+//! Reads each safe fix's edits against the file they change, keeping with each one the whole
+//! lines it touches: the text `apply-fixes` later requires before it applies the edit.
+
+use std::path::Path;
+
+use self_repair_engine::{Finding, FixEdit};
+
+use crate::reported_edit::ReportedEdit;
+use crate::source_lines::SourceLines;
+
+/// The most edits one finding's fix keeps.
+pub const MAX_FIX_EDITS: usize = 32;
+/// The most bytes one finding's kept edits hold (their lines plus their replacements): a
+/// larger fix (a whole file rewritten) keeps no edits, so `findings.json` stays small and the
+/// group's task goes to the analyzer's own command or a fixer.
+pub const MAX_FIX_EDIT_BYTES: usize = 16 * 1024;
+
+/// Sets `fix.edits` of each finding with a safe fix from `reported` (index for index), when
+/// every edit fits its file under `root` as it is now and the whole stays within bounds.
+pub(crate) fn anchor_edits(findings: &mut [Finding], reported: &[Vec<ReportedEdit>], root: &Path) {
+    let mut files = SourceLines::new(root);
+    for (finding, edits) in findings.iter_mut().zip(reported) {
+        if edits.is_empty() || edits.len() > MAX_FIX_EDITS || !finding.has_safe_fix() {
+            continue;
+        }
+        let Some((text, starts)) = files.text_and_line_starts(&finding.path) else {
+            continue;
+        };
+        // Analyzers count lines, columns and offsets after a byte-order mark or with it (each
+        // its own way): its files keep no edits rather than edits one character off.
+        if text.starts_with('\u{feff}') {
+            continue;
+        }
+        let anchored: Option<Vec<FixEdit>> =
+            edits.iter().map(|e| anchor(text, starts, e)).collect();
+        let Some(anchored) = anchored else {
+            continue;
+        };
+        let bytes: usize = anchored
+            .iter()
+            .map(|e| e.lines.len() + e.replacement.len())
+            .sum();
+        if bytes > MAX_FIX_EDIT_BYTES {
+            continue;
+        }
+        if let Some(fix) = finding.fix.as_mut() {
+            fix.edits = anchored;
+        }
+    }
+}
+
+/// The edit with the whole lines it touches in `text` (whose lines start at `starts`), or
+/// `None` when its range does not fit.
+fn anchor(text: &str, starts: &[usize], edit: &ReportedEdit) -> Option<FixEdit> {
+    let range = edit.range.byte_range(text, starts)?;
+    let first = text[..range.start].rfind('\n').map_or(0, |at| at + 1);
+    // A range that ends right after a line break (a deleted line) ends its lines there.
+    let last = if range.end > range.start && text[..range.end].ends_with('\n') {
+        range.end
+    } else {
+        text[range.end..]
+            .find('\n')
+            .map_or(text.len(), |at| range.end + at + 1)
+    };
+    // An insertion at the very end after a final line break touches no line to anchor it.
+    if first == last {
+        return None;
+    }
+    Some(FixEdit {
+        line: u32::try_from(starts.partition_point(|&start| start <= first)).ok()?,
+        lines: text[first..last].to_owned(),
+        start: u32::try_from(range.start - first).ok()?,
+        end: u32::try_from(range.end - first).ok()?,
+        replacement: edit.replacement.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reported_edit::tests::line_starts;
+    use crate::reported_edit::{ReportedRange, TextUnit};
+
+    #[test]
+    fn an_edit_keeps_the_whole_lines_it_touches() {
+        let text = "import os\nx = 1\n";
+        let deleted = ReportedEdit {
+            range: ReportedRange::LineColumn {
+                start_line: 1,
+                start_column: 1,
+                end_line: 2,
+                end_column: 1,
+                unit: TextUnit::Chars,
+            },
+            replacement: String::new(),
+        };
+        let edit = anchor(text, &line_starts(text), &deleted);
+        assert_eq!(
+            edit.map(|e| (e.line, e.lines, e.start, e.end)),
+            Some((1, "import os\n".to_owned(), 0, 10))
+        );
+        let inserted = ReportedEdit {
+            range: ReportedRange::Offsets {
+                start: 14,
+                end: 14,
+                unit: TextUnit::Bytes,
+            },
+            replacement: "0".to_owned(),
+        };
+        let edit = anchor(text, &line_starts(text), &inserted);
+        assert_eq!(
+            edit.map(|e| (e.line, e.lines, e.start, e.end)),
+            Some((2, "x = 1\n".to_owned(), 4, 4))
+        );
+    }
+
+    #[test]
+    fn a_file_with_a_byte_order_mark_keeps_no_edits() -> Result<(), crate::IngestError> {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.path().join("a.py"), "\u{feff}import os\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let output = r#"[{"code":"F401","message":"`os` imported but unused","filename":"a.py","location":{"row":1,"column":8},"end_location":{"row":1,"column":10},"fix":{"applicability":"safe","message":"Remove unused import: `os`","edits":[{"content":"","location":{"row":1,"column":1},"end_location":{"row":2,"column":1}}]}}]"#;
+        let options = crate::IngestOptions::new("ruff.json", root.path()).with_fix_edits();
+        let parsed = crate::parse(output, crate::Format::Ruff, &options)?;
+        assert!(parsed.findings[0].has_safe_fix());
+        assert!(parsed.findings[0].fix.iter().all(|f| f.edits.is_empty()));
+        // Without the mark the same output keeps its edit.
+        std::fs::write(root.path().join("a.py"), "import os\n").unwrap_or_else(|e| panic!("{e}"));
+        let parsed = crate::parse(output, crate::Format::Ruff, &options)?;
+        assert!(parsed.findings[0].fix.iter().all(|f| f.edits.len() == 1));
+        Ok(())
+    }
+}

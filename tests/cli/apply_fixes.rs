@@ -1,0 +1,135 @@
+//! `apply-fixes`: the fix loop's tool-agnostic autofix. Clippy's real machine-applicable
+//! suggestions, kept at `start` with the text they expect, applied by self-repair itself as a
+//! task's autofix step: the task is fixed and Done with no model called (reference/fix.md).
+
+use serde_json::Value;
+
+use crate::harness::{TestProject, filters};
+use crate::pipeline::drive;
+use crate::scripted_agent::ScriptedAgent;
+use crate::verify_task::git;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats");
+
+fn read_fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{FIXTURES}/{name}")).unwrap()
+}
+
+/// A git project with `src/main.rs` (the input clippy 1.95 ran on) and a finished triage run of
+/// the lines of clippy's real output for its two machine-applicable lints (`useless_vec`,
+/// `len_zero`): one group, task 1, written by code. The detector prints each lint's line while
+/// `src/main.rs` still has the code it flags, as clippy would.
+fn clippy_project() -> TestProject {
+    let project = TestProject::new();
+    project.write("src/main.rs", &read_fixture("rust-input-main.rs"));
+    let mut fixable = read_fixture("cargo-clippy-1.95.jsonl")
+        .lines()
+        .filter(|line| line.contains("clippy::useless_vec") || line.contains("clippy::len_zero"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    fixable.push('\n');
+    assert_eq!(fixable.lines().count(), 2);
+    project.write("clippy.jsonl", &fixable);
+    project
+        .cmd(&["start", "clippy.jsonl", "--run-id", "r-clippy"])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-clippy".into(),
+    };
+    drive(&project, &agent, "s1", usize::MAX);
+    let state = crate::harness::run_state(&project, "r-clippy");
+    assert_eq!(state.tasks.len(), 1, "{:?}", state.tasks);
+    assert_eq!(state.groups[0].depth.as_str(), "analyzer_fix");
+    for (rule, flagged) in [
+        ("useless_vec", "vec!\\[1, 2, 3\\]"),
+        ("len_zero", "v.len() == 0"),
+    ] {
+        let line = fixable.lines().find(|l| l.contains(rule)).unwrap();
+        project.write(&format!("clippy-{rule}.jsonl"), &format!("{line}\n"));
+        project.write(
+            &format!("bin/clippy-{rule}"),
+            &format!("grep -q '{flagged}' src/main.rs && cat clippy-{rule}.jsonl\n"),
+        );
+    }
+    project.write(
+        "bin/clippy",
+        "#!/bin/sh\nsh bin/clippy-useless_vec\nsh bin/clippy-len_zero\nexit 0\n",
+    );
+    project.write(
+        ".self-repair/config.json",
+        r#"{"detectors": [{"name": "clippy", "argv": ["sh", "bin/clippy"], "format": "clippy"}],
+            "checks": {"test": {"command": ["test", "!", "-e", "broken"]}}}"#,
+    );
+    std::fs::remove_dir(project.path().join(".git")).unwrap();
+    git(&project, &["init", "-q"]);
+    git(&project, &["config", "user.name", "t"]);
+    git(&project, &["config", "user.email", "t@localhost"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-qm", "start"]);
+    project
+}
+
+const FIXED_MAIN: &str = "fn unused_fn() -> i32 { 1 }\n\nfn main() {\n    let v = [1, 2, 3];\n    let n = v.is_empty();\n    println!(\"{n}\");\n}\n";
+
+#[test]
+fn a_group_of_clippy_s_machine_applicable_fixes_is_fixed_by_apply_fixes_with_no_model_call() {
+    let project = clippy_project();
+    let findings = project.read(".self-repair/runs/r-clippy/findings.json");
+    assert!(
+        findings.contains(r#""replacement":"v.is_empty()""#),
+        "{findings}"
+    );
+    let out = project
+        .cmd(&["fix", "--all", "--tiers", "main", "--commit"])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("task-1: fixed (0 attempt(s))")
+            && out.stdout.contains("fix done: 1 of 1 task(s) fixed"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(project.read("src/main.rs"), FIXED_MAIN);
+    let queue: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-clippy/fix.json")).unwrap();
+    let task = project.read(queue["tasks"][0]["file"].as_str().unwrap());
+    assert!(
+        task.contains("status: Done")
+            && task.contains("tiers: autofix.")
+            && task.contains("apply-fixes task-1 --run r-clippy"),
+        "{task}"
+    );
+    // No attempt: the hook has nothing to drive, no model was asked.
+    assert!(project.stop("s2", &[]).stdout.is_empty());
+}
+
+#[test]
+fn apply_fixes_skips_an_edit_whose_text_changed_and_exits_6() {
+    let project = clippy_project();
+    // The `len_zero` line was edited since clippy ran; the `vec!` line was not.
+    let main = project.read("src/main.rs");
+    project.write(
+        "src/main.rs",
+        &main.replace("v.len() == 0", "v.len() == 0 || false"),
+    );
+    let out = project
+        .cmd(&["apply-fixes", "task-1", "--run", "r-clippy"])
+        .run()
+        .code(6);
+    assert_eq!(
+        project.read("src/main.rs"),
+        main.replace("vec![1, 2, 3]", "[1, 2, 3]")
+            .replace("v.len() == 0", "v.len() == 0 || false")
+    );
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    insta::assert_snapshot!("apply_fixes_stale_edit", out.stdout);
+
+    let out = project
+        .cmd(&["apply-fixes", "task-9", "--run", "r-clippy"])
+        .run()
+        .code(4);
+    assert!(out.stderr.contains("task-9"), "{}", out.stderr);
+}
