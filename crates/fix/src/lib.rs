@@ -17,7 +17,7 @@ mod tree_changes;
 mod weakening;
 
 #[cfg(test)]
-mod clippy_fix_fixture_tests;
+mod analyzer_fix_fixture_tests;
 #[cfg(test)]
 mod corpus_edit_tests;
 #[cfg(test)]

@@ -155,8 +155,8 @@ fn eslint_keeps_a_fix_s_range_and_text() {
     );
 }
 
-/// Not a real `ESLint` output (no `ESLint` could be installed offline): the real fixture's shape
-/// with the range moved past non-ASCII text, as `ESLint` counts it (UTF-16 code units).
+/// The real fixture's shape with the range moved past non-ASCII text, as `ESLint` counts it
+/// (UTF-16 code units); real `ESLint` output past such text is in tests/fixtures/eslint-fix.
 #[test]
 fn eslint_ranges_count_utf16_code_units() {
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
