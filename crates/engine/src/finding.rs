@@ -185,3 +185,16 @@ pub struct FindingRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predecided: Option<Predecided>,
 }
+
+impl FindingRecord {
+    /// A record of `finding` with `fingerprint`, reported once, investigated by no item yet.
+    pub fn new(fingerprint: impl Into<String>, finding: Finding) -> FindingRecord {
+        FindingRecord {
+            fingerprint: fingerprint.into(),
+            finding,
+            occurrences: Vec::new(),
+            item: None,
+            predecided: None,
+        }
+    }
+}

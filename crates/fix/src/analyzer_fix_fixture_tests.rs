@@ -39,13 +39,7 @@ fn apply(
     let records: Vec<FindingRecord> = parsed
         .findings
         .into_iter()
-        .map(|finding| FindingRecord {
-            fingerprint: String::new(),
-            occurrences: Vec::new(),
-            item: None,
-            predecided: None,
-            finding,
-        })
+        .map(|finding| FindingRecord::new("", finding))
         .collect();
     let applied = apply_analyzer_edits(root.path(), &records);
     let outcomes = applied.fixes.into_iter().map(|f| f.outcome).collect();

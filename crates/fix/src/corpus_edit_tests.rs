@@ -43,13 +43,7 @@ fn ruff_s_safe_fixes_on_jinja2_apply_in_one_pass_but_for_the_nested_ones() {
         .findings
         .into_iter()
         .filter(|f| f.fix.as_ref().is_some_and(|x| !x.edits.is_empty()))
-        .map(|finding| FindingRecord {
-            fingerprint: String::new(),
-            occurrences: Vec::new(),
-            item: None,
-            predecided: None,
-            finding,
-        })
+        .map(|finding| FindingRecord::new("", finding))
         .collect();
     assert_eq!((safe, records.len()), (701, 701));
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

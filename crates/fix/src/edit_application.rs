@@ -499,13 +499,7 @@ mod tests {
         let records: Vec<FindingRecord> = parsed
             .findings
             .into_iter()
-            .map(|finding| FindingRecord {
-                fingerprint: "f".to_owned(),
-                occurrences: Vec::new(),
-                item: None,
-                predecided: None,
-                finding,
-            })
+            .map(|finding| FindingRecord::new("f", finding))
             .collect();
         let applied = apply_analyzer_edits(root.path(), &records);
         assert!(applied.all_applied(), "{applied:?}");
@@ -515,12 +509,9 @@ mod tests {
     }
 
     fn record(path: &str, edits: Vec<FixEdit>) -> FindingRecord {
-        FindingRecord {
-            fingerprint: String::new(),
-            occurrences: Vec::new(),
-            item: None,
-            predecided: None,
-            finding: self_repair_engine::Finding {
+        FindingRecord::new(
+            "",
+            self_repair_engine::Finding {
                 tool: "ruff".to_owned(),
                 rule_id: "F401".to_owned(),
                 level: self_repair_engine::Level::Warning,
@@ -539,7 +530,7 @@ mod tests {
                     edits,
                 }),
             },
-        }
+        )
     }
 
     #[cfg(unix)]
