@@ -300,6 +300,9 @@ start_run "$cost_dir" "$work/10000.jsonl" jsonl "rc"
 cost_run="$cost_dir/.self-repair/runs/rc"
 session="$work/cost-session"
 "$here/generate.sh" transcripts "$session" 5000 rc
+# Finished a minute ago: a finished agent's transcript is closed only once it has been left
+# alone for 2 s (reference/cost.md), as it would be by a later stop of a real run.
+find "$session/s1/subagents" -name 'agent-*.jsonl' -exec touch -d '-1 minute' {} +
 cost_json() {
     hook_json "$@" | sed "s|\"transcript_path\":\"/dev/null\"|\"transcript_path\":\"$session/s1.jsonl\"|"
 }
@@ -309,12 +312,16 @@ first_ns=$(date +%s%N)
 cost_json "$cost_dir" | "$bin" hook stop >"$work/cost.first.out"
 first_ms=$((($(date +%s%N) - first_ns) / 1000000))
 grep -q '"decision":"block"' "$work/cost.first.out" || die "first stop on rc did not block"
-[[ $(wc -l <"$cost_run/cost-closed.txt") -eq 5000 ]] || die "the first stop did not read and close the 5,000 finished transcripts"
 read -r -a items <<<"$(grep -o 't-[0-9]\{5\}' "$work/cost.first.out" | sort -u | tr '\n' ' ')"
+# The next stop finds the 5,000 unchanged and closes them: never stat'ed again.
+cost_json "$cost_dir" "${items[@]}" | "$bin" hook stop >/dev/null
+[[ $(wc -l <"$cost_run/cost-closed.txt") -eq 5000 ]] || die "the first two stops did not read and close the 5,000 finished transcripts"
 # The 8 dispatched agents start writing: their transcripts are the ones a stop reads.
 for item in "${items[@]}"; do
     printf '{"type":"user","message":{"role":"user","content":"self-repair item %s --run rc"}}\n' "$item" >"$session/s1/subagents/agent-run-$item.jsonl"
 done
+# As at a later stop of a real run: the folder's last change is not in the current mtime tick.
+touch -d '-1 minute' "$session/s1/subagents"
 cost_json "$cost_dir" "${items[@]}" >"$work/cost.steady.json"
 "$bin" hook stop <"$work/cost.steady.json" >/dev/null
 "$bin" hook stop <"$work/cost.steady.json" >/dev/null

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +26,19 @@ pub const CLOSED_FILE: &str = "cost-closed.txt";
 /// Responses a saved cursor remembers: one transcript writes one response at a time, so only
 /// the last can be split across two reads.
 const SAVED_RESPONSES: usize = 2;
+
+/// How long a file must have been left alone before its mtime is trusted to say it is done
+/// changing: the client writes an agent's last response behind the stop that saw the agent
+/// end, and a folder's mtime ticks coarsely (a file created in the tick of a listing leaves
+/// it unchanged). Git's "racy" rule, with room for the client's buffered writes.
+const QUIET: Duration = Duration::from_secs(2);
+
+/// Whether `modified` is at least [`QUIET`] in the past.
+fn quiet(modified: SystemTime) -> bool {
+    SystemTime::now()
+        .duration_since(modified)
+        .is_ok_and(|age| age >= QUIET)
+}
 
 /// Where the main transcript was last read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -175,10 +188,12 @@ impl CostLedger {
 
     /// Opens the agent transcripts that appeared since the last listing.
     fn list_new_agents(&mut self, folder: &Path, agents: &Path, out: &mut Accounted) {
-        let Some(mtime) = std::fs::metadata(agents)
-            .and_then(|m| m.modified())
+        let Some(modified) = std::fs::metadata(agents).and_then(|m| m.modified()).ok() else {
+            return;
+        };
+        let Some(mtime) = modified
+            .duration_since(UNIX_EPOCH)
             .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
         else {
             return;
@@ -204,9 +219,13 @@ impl CostLedger {
                 continue;
             }
             self.open.insert(name, UsageCursor::default());
+            out.changed = true;
         }
-        self.listed_mtime_ns = Some(mtime);
-        out.changed = true;
+        // A folder changed within QUIET may change again in the same mtime tick: list it again
+        // at the next stop rather than trust its mtime.
+        let listed = quiet(modified).then_some(mtime);
+        out.changed |= listed != self.listed_mtime_ns;
+        self.listed_mtime_ns = listed;
     }
 
     fn account_agent(&mut self, agents: &Path, name: &str, who: &Attribution, out: &mut Accounted) {
@@ -214,11 +233,12 @@ impl CostLedger {
         let Some(cursor) = self.open.get_mut(name) else {
             return;
         };
-        let Ok(len) = std::fs::metadata(&path).map(|m| m.len()) else {
+        let Ok(metadata) = std::fs::metadata(&path) else {
             // Removed: nothing more to read.
             self.close(name, out);
             return;
         };
+        let len = metadata.len();
         let attributed_before = cursor.item.is_some();
         let mut read = Vec::new();
         let grew = len != cursor.offset;
@@ -268,10 +288,11 @@ impl CostLedger {
                 usd,
             });
         }
-        // Closed at the first stop that finds a finished agent's transcript unchanged: the
-        // client writes an agent's last lines behind it, so the stop right after the agent
-        // ended can still miss its final response (measured on 2.1.330 in release e2e runs).
-        if !grew && item.as_deref().is_some_and(|i| (who.finished)(i)) {
+        // Closed at the first stop that finds a finished agent's transcript unchanged and left
+        // alone for QUIET: the client writes an agent's last lines behind the stop that saw it
+        // end (release e2e runs on 2.1.330 lost a final response when it was closed sooner).
+        let settled = !grew && metadata.modified().is_ok_and(quiet);
+        if settled && item.as_deref().is_some_and(|i| (who.finished)(i)) {
             let mut cost = self.open_cost.remove(name).unwrap_or_default();
             cost.agents = 1;
             self.finished.entry(part).or_default().add(&cost);

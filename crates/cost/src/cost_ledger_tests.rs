@@ -68,6 +68,17 @@ impl Session {
             .path()
             .join(format!("s1/subagents/agent-{id}.jsonl"))
     }
+    fn subagents(&self) -> PathBuf {
+        self.dir.path().join("s1/subagents")
+    }
+    /// Sets `path`'s mtime `seconds` into the past (a file or a folder).
+    fn age(path: &Path, seconds: u64) {
+        let then = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds);
+        std::fs::File::open(path)
+            .unwrap()
+            .set_modified(then)
+            .unwrap();
+    }
     fn append(path: &Path, text: &str) {
         use std::io::Write;
         let mut file = std::fs::OpenOptions::new()
@@ -219,9 +230,12 @@ fn a_finished_agents_transcript_is_read_a_last_time_and_never_again() {
     let accounted = ledger.account(&session.run(), &session.main(), &who(&always));
     assert!(accounted.closed.is_empty(), "{:?}", accounted.closed);
     ledger.save(&session.run(), &accounted).unwrap();
-    // The first stop that finds it unchanged closes it.
+    // Unchanged but written a moment ago: the client may still flush its last response.
     let mut ledger = CostLedger::load(&session.run()).unwrap();
-    ledger.listed_mtime_ns = None;
+    let accounted = ledger.account(&session.run(), &session.main(), &who(&always));
+    assert!(accounted.closed.is_empty(), "{:?}", accounted.closed);
+    // The first stop that finds it unchanged and left alone for a while closes it.
+    Session::age(&agent, 3);
     let accounted = ledger.account(&session.run(), &session.main(), &who(&always));
     assert_eq!(accounted.closed, ["agent-a1.jsonl"]);
     assert!((ledger.total.usd - 0.1).abs() < 1e-9);
@@ -241,4 +255,39 @@ fn a_finished_agents_transcript_is_read_a_last_time_and_never_again() {
     assert_eq!(items, [Some("t-00002")]);
     assert!((ledger.total.usd - 0.2).abs() < 1e-9);
     assert_eq!(ledger.closed, 1);
+}
+
+#[test]
+fn a_folder_changed_a_moment_ago_is_listed_again_so_an_agent_created_in_its_mtime_tick_is_found() {
+    let session = Session::new("");
+    std::fs::write(
+        session.agent("a1"),
+        first("self-repair item t-00001 --run r-7") + &row("a1", "claude-haiku-5-5", 1_000_000, 0),
+    )
+    .unwrap();
+    let folder = session.subagents();
+    let listed_at = std::fs::metadata(&folder).unwrap().modified().unwrap();
+    let mut ledger = CostLedger::new(PriceTable::default());
+    ledger.account(&session.run(), &session.main(), &who(&never));
+    assert_eq!(ledger.listed_mtime_ns, None, "a fresh mtime is not trusted");
+    // A second agent appears in the same mtime tick: the folder's mtime does not move.
+    std::fs::write(
+        session.agent("a2"),
+        first("self-repair item t-00002 --run r-7") + &row("b1", "claude-haiku-5-5", 1_000_000, 0),
+    )
+    .unwrap();
+    std::fs::File::open(&folder)
+        .unwrap()
+        .set_modified(listed_at)
+        .unwrap();
+    ledger.account(&session.run(), &session.main(), &who(&never));
+    assert!(
+        (ledger.total.usd - 0.2).abs() < 1e-9,
+        "{}",
+        ledger.total.usd
+    );
+    // Once the folder has been left alone, its mtime is trusted and it is not listed again.
+    Session::age(&folder, 3);
+    ledger.account(&session.run(), &session.main(), &who(&never));
+    assert!(ledger.listed_mtime_ns.is_some());
 }
