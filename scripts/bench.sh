@@ -196,7 +196,7 @@ base="$work/base"
 for n in 1000 10000 100000; do
     "$here/generate.sh" jsonl "$n" "$files" "$lines" >"$work/$n.jsonl"
 done
-printf '{"verdict":"real","root_cause":"unused import","reason":"the import is never used anywhere"}\n' >"$work/verdict.json"
+printf '{"verdict":"real","root_cause":"unused import","reason":"the import is never used anywhere","confidence":0.9}\n' >"$work/verdict.json"
 
 # A project folder sharing the generated sources (start reads source lines for fingerprints).
 project() {
