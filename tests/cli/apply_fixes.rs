@@ -1,6 +1,7 @@
 //! `apply-fixes`: the fix loop's tool-agnostic autofix. Clippy's real machine-applicable
-//! suggestions, kept at `start` with the text they expect, applied by self-repair itself as a
-//! task's autofix step: the task is fixed and Done with no model called (reference/fix.md).
+//! suggestions and Ruff's real SARIF fixes (marked safe), kept at `start` with the text they
+//! expect, applied by self-repair itself as a task's autofix step: the task is fixed and Done
+//! with no model called (reference/fix.md).
 
 use serde_json::Value;
 
@@ -132,4 +133,86 @@ fn apply_fixes_skips_an_edit_whose_text_changed_and_exits_6() {
         .run()
         .code(4);
     assert!(out.stderr.contains("task-9"), "{}", out.stderr);
+}
+
+/// Ruff's real SARIF for `mod.py` with both fixes marked safe in their property bags (SARIF
+/// states no applicability) and its URIs relative to the project; `keep` selects the results.
+fn ruff_sarif(keep: &[&str]) -> String {
+    let mut log: Value = serde_json::from_str(&read_fixture("ruff-0.17.6.sarif")).unwrap();
+    let text = log.to_string().replace("file:///home/dev/samples/py/", "");
+    log = serde_json::from_str(&text).unwrap();
+    let results = log["runs"][0]["results"].as_array_mut().unwrap();
+    results.retain(|r| keep.contains(&r["ruleId"].as_str().unwrap()));
+    for result in results.iter_mut() {
+        result["fixes"][0]["properties"] = serde_json::json!({"applicability": "safe"});
+    }
+    log.to_string()
+}
+
+#[test]
+fn sarif_fixes_marked_safe_are_applied_by_apply_fixes_with_no_model_call() {
+    let project = TestProject::new();
+    project.write("mod.py", &read_fixture("python-input-mod.py"));
+    project.write("ruff.sarif", &ruff_sarif(&["F401", "E711"]));
+    project
+        .cmd(&["start", "ruff.sarif", "--run-id", "r-sarif"])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-sarif".into(),
+    };
+    drive(&project, &agent, "s1", usize::MAX);
+    let state = crate::harness::run_state(&project, "r-sarif");
+    assert_eq!(state.tasks.len(), 2, "{:?}", state.tasks);
+    assert!(
+        state
+            .groups
+            .iter()
+            .all(|g| g.depth.as_str() == "analyzer_fix")
+    );
+    // The detector reports each result while `mod.py` still has the code it flags.
+    for (name, keep) in [
+        ("both", &["F401", "E711"][..]),
+        ("f401", &["F401"][..]),
+        ("e711", &["E711"][..]),
+        ("none", &[][..]),
+    ] {
+        project.write(&format!("sarif/{name}.sarif"), &ruff_sarif(keep));
+    }
+    project.write(
+        "bin/detect",
+        "#!/bin/sh\nf=0; e=0\ngrep -q '^import os' mod.py && f=1\ngrep -q 'x == None' mod.py && e=1\n\
+         case $f$e in 11) cat sarif/both.sarif ;; 10) cat sarif/f401.sarif ;; 01) cat sarif/e711.sarif ;; *) cat sarif/none.sarif ;; esac\n",
+    );
+    project.write(
+        ".self-repair/config.json",
+        r#"{"detectors": [{"name": "ruff-sarif", "argv": ["sh", "bin/detect"], "format": "sarif"}],
+            "checks": {"test": {"command": ["test", "!", "-e", "broken"]}}}"#,
+    );
+    std::fs::remove_dir(project.path().join(".git")).unwrap();
+    git(&project, &["init", "-q"]);
+    git(&project, &["config", "user.name", "t"]);
+    git(&project, &["config", "user.email", "t@localhost"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-qm", "start"]);
+
+    let out = project
+        .cmd(&["fix", "--all", "--tiers", "main"])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("fix done: 2 of 2 task(s) fixed")
+            && out.stdout.matches("fixed (0 attempt(s))").count() == 2,
+        "{}",
+        out.stdout
+    );
+    let original = read_fixture("python-input-mod.py");
+    assert_eq!(
+        project.read("mod.py"),
+        original
+            .replacen("import os\n", "", 1)
+            .replace("x == None", "x is None")
+    );
+    assert!(project.stop("s2", &[]).stdout.is_empty(), "no model asked");
 }
