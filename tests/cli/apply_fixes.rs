@@ -3,17 +3,32 @@
 //! expect, applied by self-repair itself as a task's autofix step: the task is fixed and Done
 //! with no model called (reference/fix.md).
 
+use self_repair_engine::RunState;
 use serde_json::Value;
 
 use crate::harness::{TestProject, filters};
 use crate::pipeline::drive;
 use crate::scripted_agent::ScriptedAgent;
-use crate::verify_task::git;
+use crate::verify_task::git_repository;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats");
 
 fn read_fixture(name: &str) -> String {
     std::fs::read_to_string(format!("{FIXTURES}/{name}")).unwrap()
+}
+
+/// Run `run` started on `input` and triaged to its end by the scripted agent.
+fn triaged(project: &TestProject, input: &str, run: &str) -> RunState {
+    project
+        .cmd(&["start", input, "--run-id", run])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project,
+        run: run.into(),
+    };
+    drive(project, &agent, "s1", usize::MAX);
+    crate::harness::run_state(project, run)
 }
 
 /// A git project with `src/main.rs` (the input clippy 1.95 ran on) and a finished triage run of
@@ -31,16 +46,7 @@ fn clippy_project() -> TestProject {
     fixable.push('\n');
     assert_eq!(fixable.lines().count(), 2);
     project.write("clippy.jsonl", &fixable);
-    project
-        .cmd(&["start", "clippy.jsonl", "--run-id", "r-clippy"])
-        .run()
-        .success();
-    let agent = ScriptedAgent {
-        project: &project,
-        run: "r-clippy".into(),
-    };
-    drive(&project, &agent, "s1", usize::MAX);
-    let state = crate::harness::run_state(&project, "r-clippy");
+    let state = triaged(&project, "clippy.jsonl", "r-clippy");
     assert_eq!(state.tasks.len(), 1, "{:?}", state.tasks);
     assert_eq!(state.groups[0].depth.as_str(), "analyzer_fix");
     for (rule, flagged) in [
@@ -63,12 +69,7 @@ fn clippy_project() -> TestProject {
         r#"{"detectors": [{"name": "clippy", "argv": ["sh", "bin/clippy"], "format": "clippy"}],
             "checks": {"test": {"command": ["test", "!", "-e", "broken"]}}}"#,
     );
-    std::fs::remove_dir(project.path().join(".git")).unwrap();
-    git(&project, &["init", "-q"]);
-    git(&project, &["config", "user.name", "t"]);
-    git(&project, &["config", "user.email", "t@localhost"]);
-    git(&project, &["add", "-A"]);
-    git(&project, &["commit", "-qm", "start"]);
+    git_repository(&project);
     project
 }
 
@@ -154,16 +155,7 @@ fn sarif_fixes_marked_safe_are_applied_by_apply_fixes_with_no_model_call() {
     let project = TestProject::new();
     project.write("mod.py", &read_fixture("python-input-mod.py"));
     project.write("ruff.sarif", &ruff_sarif(&["F401", "E711"]));
-    project
-        .cmd(&["start", "ruff.sarif", "--run-id", "r-sarif"])
-        .run()
-        .success();
-    let agent = ScriptedAgent {
-        project: &project,
-        run: "r-sarif".into(),
-    };
-    drive(&project, &agent, "s1", usize::MAX);
-    let state = crate::harness::run_state(&project, "r-sarif");
+    let state = triaged(&project, "ruff.sarif", "r-sarif");
     assert_eq!(state.tasks.len(), 2, "{:?}", state.tasks);
     assert!(
         state
@@ -190,12 +182,7 @@ fn sarif_fixes_marked_safe_are_applied_by_apply_fixes_with_no_model_call() {
         r#"{"detectors": [{"name": "ruff-sarif", "argv": ["sh", "bin/detect"], "format": "sarif"}],
             "checks": {"test": {"command": ["test", "!", "-e", "broken"]}}}"#,
     );
-    std::fs::remove_dir(project.path().join(".git")).unwrap();
-    git(&project, &["init", "-q"]);
-    git(&project, &["config", "user.name", "t"]);
-    git(&project, &["config", "user.email", "t@localhost"]);
-    git(&project, &["add", "-A"]);
-    git(&project, &["commit", "-qm", "start"]);
+    git_repository(&project);
 
     let out = project
         .cmd(&["fix", "--all", "--tiers", "main"])

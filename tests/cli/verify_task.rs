@@ -47,13 +47,19 @@ pub(crate) fn fixed_run_project() -> (TestProject, String) {
             "checks": {"test": {"command": ["test", "!", "-e", "broken"]}}}"#,
     );
     ruff_now(&project, None);
-    std::fs::remove_dir(project.path().join(".git")).unwrap();
-    git(&project, &["init", "-q"]);
-    git(&project, &["config", "user.name", "t"]);
-    git(&project, &["config", "user.email", "t@localhost"]);
-    git(&project, &["add", "-A"]);
-    git(&project, &["commit", "-qm", "start"]);
+    git_repository(&project);
     (project, state.tasks[0].task_id.clone())
+}
+
+/// Makes the project a git repository of its own (the harness's `.git` placeholder removed)
+/// with every file committed as `start`: what `fix` compares a task's changes with.
+pub(crate) fn git_repository(project: &TestProject) {
+    std::fs::remove_dir(project.path().join(".git")).unwrap();
+    git(project, &["init", "-q"]);
+    git(project, &["config", "user.name", "t"]);
+    git(project, &["config", "user.email", "t@localhost"]);
+    git(project, &["add", "-A"]);
+    git(project, &["commit", "-qm", "start"]);
 }
 
 /// Writes Ruff's real output with the project's own path, without the entries of `fixed`.
