@@ -100,8 +100,7 @@ fn reply(command: Command, env: &CommandEnv) -> Result<Reply, AppError> {
         Command::Tick { run } => {
             let project = env.find_project()?;
             let mut reply =
-                self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())
-                    .map_err(repair_error)?;
+                self_repair_repair::tick(&project, &repair_env(env), run.run.as_deref())?;
             // A task of `self-repair fix` whose run just ended: record it, start the next.
             if let Some(line) = self_repair_app::continue_fix_after_tick(
                 &project,
@@ -205,7 +204,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             let project = env.find_project()?;
             let dir = project.run_or_active(run.run.as_deref())?;
             if self_repair_repair::is_repair_run(&dir) {
-                let report = self_repair_repair::repair_status(&dir).map_err(repair_error)?;
+                let report = self_repair_repair::repair_status(&dir)?;
                 return Ok(if json {
                     to_json(&report)
                 } else {
@@ -236,8 +235,7 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
                 return Ok(if json { to_json(&page) } else { page.render() });
             }
             if self_repair_repair::is_repair_run(&dir) {
-                let shown =
-                    self_repair_repair::show_fix(&project, &dir, &item).map_err(repair_error)?;
+                let shown = self_repair_repair::show_fix(&project, &dir, &item)?;
                 return Ok(if json { to_json(&shown) } else { shown.prompt });
             }
             let state = load_folded(&dir, false)?;
@@ -399,26 +397,6 @@ fn repair_env(env: &CommandEnv) -> self_repair_repair::RepairEnv {
     }
 }
 
-/// Maps a repair error onto the app's error (and so onto its exit code).
-fn repair_error(e: self_repair_repair::RepairError) -> AppError {
-    use self_repair_repair::RepairError;
-    match e {
-        RepairError::Store(e) => AppError::Store(e),
-        RepairError::Usage(m) => AppError::Usage(m),
-        RepairError::Config { path, message } => AppError::Config { path, message },
-        RepairError::NotFound(m) | RepairError::Template(m) => AppError::NotFound(m),
-        RepairError::Io {
-            action,
-            path,
-            source,
-        } => AppError::Io {
-            action,
-            path,
-            source,
-        },
-    }
-}
-
 /// `check`: with `--autofix`, the words after `--` are `FIX... -- CHECK...`.
 fn check(env: &CommandEnv, args: CheckArgs) -> Result<self_repair_repair::RepairReply, AppError> {
     let (autofix, command) = if args.autofix {
@@ -452,8 +430,7 @@ fn check(env: &CommandEnv, args: CheckArgs) -> Result<self_repair_repair::Repair
         None => Project::find_or_choose(env.start_dir()),
     };
     let replaced = replace_run_in_progress(&project, args.replace, &check_again(), env.now)?;
-    let mut reply = self_repair_repair::start_check(&project, &repair_env(env), &request)
-        .map_err(repair_error)?;
+    let mut reply = self_repair_repair::start_check(&project, &repair_env(env), &request)?;
     if let Some(line) = replaced {
         reply.text = format!("{line}\n{}", reply.text);
     }
@@ -522,7 +499,7 @@ fn steer_run(env: &CommandEnv, run: Option<&str>, event: Event) -> Result<String
     let project = env.find_project()?;
     let dir = project.run_or_active(run)?;
     if self_repair_repair::is_repair_run(&dir) && event == Event::Cancel {
-        return self_repair_repair::cancel_repair(&project, dir, env.now).map_err(repair_error);
+        return self_repair_repair::cancel_repair(&project, dir, env.now).map_err(AppError::from);
     }
     triage_only(&dir, "this command")?;
     steer(&dir, event, env.now)

@@ -149,3 +149,33 @@ impl AppError {
         }
     }
 }
+
+impl From<self_repair_repair::RepairError> for AppError {
+    fn from(e: self_repair_repair::RepairError) -> AppError {
+        use self_repair_repair::RepairError;
+        match e {
+            RepairError::Store(e) => AppError::Store(e),
+            RepairError::Usage(m) => AppError::Usage(m),
+            RepairError::Config { path, message } => AppError::Config { path, message },
+            RepairError::NotFound(m) | RepairError::Template(m) => AppError::NotFound(m),
+            RepairError::Io {
+                action,
+                path,
+                source,
+            } => AppError::Io {
+                action,
+                path,
+                source,
+            },
+        }
+    }
+}
+
+impl From<self_repair_fix::FixError> for AppError {
+    fn from(e: self_repair_fix::FixError) -> AppError {
+        match e {
+            self_repair_fix::FixError::NotFound(m) => AppError::NotFound(m),
+            self_repair_fix::FixError::Usage(m) => AppError::Usage(m),
+        }
+    }
+}

@@ -4,7 +4,6 @@
 
 use self_repair_fix::{EditApplication, TaskTarget, apply_analyzer_edits};
 
-use crate::verify_task::fix_error;
 use crate::{AppError, CommandEnv, load_folded, read_findings};
 
 /// What `apply-fixes` did, and for which task.
@@ -43,7 +42,7 @@ pub fn apply_fixes(
     }
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
-    let target = TaskTarget::find(&state, &findings, task).map_err(fix_error)?;
+    let target = TaskTarget::find(&state, &findings, task)?;
     Ok(AppliedFixes {
         application: apply_analyzer_edits(project.root(), &target.findings),
         task_id: target.task.task_id,

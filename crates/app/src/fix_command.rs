@@ -84,7 +84,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
         }
     } else {
         for id in &request.tasks {
-            let target = TaskTarget::find(&state, &findings, id).map_err(fix_error)?;
+            let target = TaskTarget::find(&state, &findings, id)?;
             chosen.push(target.task.task_id);
         }
     }
@@ -298,7 +298,7 @@ fn start_task(
 ) -> Result<StartedTask, AppError> {
     let state = load_folded(dir, false)?;
     let findings = read_findings(dir)?;
-    let target = TaskTarget::find(&state, &findings, &queue.tasks[i].task_id).map_err(fix_error)?;
+    let target = TaskTarget::find(&state, &findings, &queue.tasks[i].task_id)?;
     // The check must be able to fail before it is trusted: a detector that does not report the
     // group's findings now (another rule selection, a stale run) would pass every attempt.
     let (current, _) = analyzer_findings(project, queue.detector.as_deref())?;
@@ -364,7 +364,7 @@ fn start_task(
     queue.tasks[i].repair_run = Some(repair_id.clone());
     queue.tasks[i].base = Some(base);
     write_json(&queue_path(dir), queue)?;
-    let reply = start_check(project, env, &request).map_err(repair_error)?;
+    let reply = start_check(project, env, &request)?;
     let repair = project.run(&repair_id)?;
     write_json(
         &repair.path().join(FIX_TASK_FILE),
@@ -493,7 +493,7 @@ fn finish_task(
     tiers.extend(state.attempts.iter().map(|a| a.tier.as_str().to_owned()));
     let triage = load_folded(dir, false)?;
     let findings = read_findings(dir)?;
-    let target = TaskTarget::find(&triage, &findings, &task.task_id).map_err(fix_error)?;
+    let target = TaskTarget::find(&triage, &findings, &task.task_id)?;
     // The check, then what it ran: the detectors and the test command.
     let mut commands: Vec<String> = state.spec.autofix.iter().map(|a| shell_words(a)).collect();
     commands.push(shell_words(&state.spec.command));
@@ -705,30 +705,4 @@ fn task_file_done(root: &Path, file: &str) -> bool {
             .take_while(|l| !l.starts_with("## "))
             .any(|l| l.trim() == "status: Done")
     })
-}
-
-fn fix_error(e: self_repair_fix::FixError) -> AppError {
-    match e {
-        self_repair_fix::FixError::NotFound(m) => AppError::NotFound(m),
-        self_repair_fix::FixError::Usage(m) => AppError::Usage(m),
-    }
-}
-
-fn repair_error(e: self_repair_repair::RepairError) -> AppError {
-    use self_repair_repair::RepairError;
-    match e {
-        RepairError::Store(e) => AppError::Store(e),
-        RepairError::Usage(m) => AppError::Usage(m),
-        RepairError::Config { path, message } => AppError::Config { path, message },
-        RepairError::NotFound(m) | RepairError::Template(m) => AppError::NotFound(m),
-        RepairError::Io {
-            action,
-            path,
-            source,
-        } => AppError::Io {
-            action,
-            path,
-            source,
-        },
-    }
 }

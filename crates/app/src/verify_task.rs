@@ -6,8 +6,7 @@ use std::collections::BTreeSet;
 
 use self_repair_engine::Finding;
 use self_repair_fix::{
-    AnalyzerVerdict, FixError, TaskCheck, TaskTarget, find_weakenings, run_test_command,
-    tree_changes,
+    AnalyzerVerdict, TaskCheck, TaskTarget, find_weakenings, run_test_command, tree_changes,
 };
 use self_repair_ingest::{Format, IngestOptions};
 use self_repair_repair::read_check_config;
@@ -49,10 +48,10 @@ pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<Task
     }
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
-    let target = TaskTarget::find(&state, &findings, &request.task).map_err(fix_error)?;
+    let target = TaskTarget::find(&state, &findings, &request.task)?;
     let (current, detectors) = analyzer_findings(&project, request.detector.as_deref())?;
     let base = request.base.clone().unwrap_or_else(|| "HEAD".to_owned());
-    let changed = tree_changes(&root, &base).map_err(fix_error)?;
+    let changed = tree_changes(&root, &base)?;
     let touched: BTreeSet<String> = changed.iter().map(|c| c.path.clone()).collect();
     let analyzer = AnalyzerVerdict::judge(&target.findings, &findings, &current, &touched);
     let test_command = match &request.test {
@@ -108,11 +107,4 @@ pub(crate) fn analyzer_findings(
         }
     }
     Ok((current, detections.iter().map(|d| d.name.clone()).collect()))
-}
-
-pub(crate) fn fix_error(e: FixError) -> AppError {
-    match e {
-        FixError::NotFound(m) => AppError::NotFound(m),
-        FixError::Usage(m) => AppError::Usage(m),
-    }
 }

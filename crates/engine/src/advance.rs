@@ -287,7 +287,8 @@ fn start_full_plan(state: &mut RunState, number: u32, gid: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Config, Intake, RoutedFinding, Tier, create_run};
+    use crate::test_support::per_finding_run;
+    use crate::{Config, Tier};
 
     #[test]
     fn aggregate_slices_are_cut_by_cause_so_one_cause_is_never_split() {
@@ -299,22 +300,12 @@ mod tests {
             "Unused imports",
             "line too long",
         ];
-        let routed: Vec<RoutedFinding> = (0..causes.len() as u32)
-            .map(|i| RoutedFinding {
-                finding: i,
-                route: "generic".into(),
-                tier: Tier::Haiku,
-                rule: "ruff".into(),
-                path: format!("src/m{i}.py"),
-                safe_fix: false,
-            })
-            .collect();
         let config = Config {
-            triage_batch: 1,
             aggregate_batch: 3,
             ..Config::default()
         };
-        let mut state = create_run("r".into(), 0, config, Intake::default(), None, &routed);
+        let n = causes.len() as u32;
+        let mut state = per_finding_run("r", n, "ruff", |_| "generic", |_| false, config);
         for (item, cause) in state.items.iter_mut().zip(causes) {
             item.status = ItemStatus::Done;
             item.verdict = Some(Verdict::Real);
@@ -339,22 +330,8 @@ mod tests {
 
     #[test]
     fn the_label_merge_agent_reads_labels_only_and_its_merge_joins_two_groups_into_one() {
-        let routed: Vec<RoutedFinding> = (0..3)
-            .map(|i| RoutedFinding {
-                finding: i,
-                route: "generic".into(),
-                tier: Tier::Haiku,
-                rule: "ruff".into(),
-                path: format!("src/m{i}.py"),
-                safe_fix: false,
-            })
-            .collect();
-        let config = Config {
-            triage_batch: 1,
-            survey_min: 0,
-            ..Config::default()
-        };
-        let mut state = create_run("r".into(), 0, config, Intake::default(), None, &routed);
+        let mut state =
+            per_finding_run("r", 3, "ruff", |_| "generic", |_| false, Config::default());
         state.phase = Phase::Aggregate;
         let proposal = |label: &str, members: &[&str]| ProposedGroup {
             label: label.to_owned(),
@@ -401,14 +378,8 @@ mod tests {
 
     #[test]
     fn one_label_needs_no_merge_agent() {
-        let mut state = create_run(
-            "r".into(),
-            0,
-            Config::default(),
-            Intake::default(),
-            None,
-            &[],
-        );
+        let mut state =
+            per_finding_run("r", 0, "ruff", |_| "generic", |_| false, Config::default());
         state.proposals = vec![ProposedGroup {
             label: "unused import".into(),
             root_cause: "unused".into(),

@@ -3,45 +3,20 @@
 
 use serde_json::{Value, json};
 
+use crate::test_support::{NOW, run_of_findings};
 use crate::{
-    Config, Decision, Event, Intake, ItemKind, ItemStatus, JournalEntry, LaunchMode, Phase,
-    RoutedFinding, RunState, StopEvent, SurveyStage, Tier, Verdict, apply, create_run, decide_stop,
-    survey_of,
+    Config, Decision, Event, ItemKind, ItemStatus, JournalEntry, LaunchMode, Phase, RunState,
+    StopEvent, SurveyStage, Tier, Verdict, apply, decide_stop, survey_of,
 };
-
-const NOW: u64 = 1_795_339_805;
 
 /// `(route, rule, path)` per finding, surveyed from `survey_min` findings.
 fn run_of(findings: &[(&str, &str, &str)], survey_min: u32) -> RunState {
-    let routed: Vec<RoutedFinding> = findings
-        .iter()
-        .enumerate()
-        .map(|(i, (route, rule, path))| RoutedFinding {
-            finding: i as u32,
-            route: (*route).into(),
-            tier: if *route == "security" {
-                Tier::Sonnet
-            } else {
-                Tier::Haiku
-            },
-            rule: (*rule).into(),
-            path: (*path).into(),
-            safe_fix: false,
-        })
-        .collect();
-    let n = findings.len() as u32;
-    let intake = Intake {
-        findings: n,
-        unique: n,
-        routed: n,
-        ..Intake::default()
-    };
     let config = Config {
         survey_min,
         launch_mode: LaunchMode::Foreground,
         ..Config::default()
     };
-    create_run("r-test".into(), NOW, config, intake, None, &routed)
+    run_of_findings("r-test", findings, config)
 }
 
 /// Seven D205 findings over four files, two F401, and six security findings of one rule.

@@ -40,6 +40,21 @@ pub(crate) fn submit(state: &mut RunState, item: &str, result: Value) {
     );
 }
 
+/// Run `run` of one finding per `(route, rule, path)`, each at its route's starting tier
+/// (sonnet on the security route, else haiku), with `config` as given.
+pub(crate) fn run_of_findings(
+    run: &str,
+    findings: &[(&str, &str, &str)],
+    config: Config,
+) -> RunState {
+    let routed: Vec<RoutedFinding> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, (route, rule, path))| routed(i as u32, route, rule, path, false))
+        .collect();
+    routed_run(run, &routed, config)
+}
+
 /// Run `run` of `n` findings of `rule` (`src/m0.py`, `src/m1.py`, ...), one triage item each
 /// and no rule survey; `route(i)` names finding `i`'s route and `safe_fix(i)` whether it
 /// carries the analyzer's safe fix.
@@ -52,25 +67,39 @@ pub(crate) fn per_finding_run(
     config: Config,
 ) -> RunState {
     let routed: Vec<RoutedFinding> = (0..n)
-        .map(|i| RoutedFinding {
-            finding: i,
-            route: route(i).into(),
-            tier: Tier::Haiku,
-            safe_fix: safe_fix(i),
-            rule: rule.into(),
-            path: format!("src/m{i}.py"),
-        })
+        .map(|i| routed(i, route(i), rule, &format!("src/m{i}.py"), safe_fix(i)))
         .collect();
+    let config = Config {
+        triage_batch: 1,
+        survey_min: 0,
+        ..config
+    };
+    routed_run(run, &routed, config)
+}
+
+/// Finding `finding` routed to `route` at its starting tier.
+fn routed(finding: u32, route: &str, rule: &str, path: &str, safe_fix: bool) -> RoutedFinding {
+    RoutedFinding {
+        finding,
+        route: route.into(),
+        tier: if route == "security" {
+            Tier::Sonnet
+        } else {
+            Tier::Haiku
+        },
+        safe_fix,
+        rule: rule.into(),
+        path: path.into(),
+    }
+}
+
+fn routed_run(run: &str, routed: &[RoutedFinding], config: Config) -> RunState {
+    let n = routed.len() as u32;
     let intake = Intake {
         findings: n,
         unique: n,
         routed: n,
         ..Intake::default()
     };
-    let config = Config {
-        triage_batch: 1,
-        survey_min: 0,
-        ..config
-    };
-    create_run(run.into(), NOW, config, intake, None, &routed)
+    create_run(run.into(), NOW, config, intake, None, routed)
 }

@@ -2,38 +2,14 @@
 
 use serde_json::{Value, json};
 
+use crate::test_support::{NOW, run_of_findings};
 use crate::{
-    Config, Decision, Event, Intake, ItemKind, ItemStatus, JournalEntry, LaunchMode, RoutedFinding,
-    RunState, StopEvent, Tier, Verdict, apply, create_run, decide_stop,
+    Config, Decision, Event, ItemKind, ItemStatus, JournalEntry, LaunchMode, RunState, StopEvent,
+    Tier, Verdict, apply, decide_stop,
 };
-
-const NOW: u64 = 1_795_339_805;
 
 /// `(route, rule, path)` per finding.
 fn run_of(findings: &[(&str, &str, &str)], batch: u32) -> RunState {
-    let routed: Vec<RoutedFinding> = findings
-        .iter()
-        .enumerate()
-        .map(|(i, (route, rule, path))| RoutedFinding {
-            finding: i as u32,
-            route: (*route).into(),
-            tier: if *route == "security" {
-                Tier::Sonnet
-            } else {
-                Tier::Haiku
-            },
-            rule: (*rule).into(),
-            path: (*path).into(),
-            safe_fix: false,
-        })
-        .collect();
-    let n = findings.len() as u32;
-    let intake = Intake {
-        findings: n,
-        unique: n,
-        routed: n,
-        ..Intake::default()
-    };
     let config = Config {
         triage_batch: batch,
         launch_mode: LaunchMode::Foreground,
@@ -41,7 +17,7 @@ fn run_of(findings: &[(&str, &str, &str)], batch: u32) -> RunState {
         survey_min: 0,
         ..Config::default()
     };
-    create_run("r-test".into(), NOW, config, intake, None, &routed)
+    run_of_findings("r-test", findings, config)
 }
 
 fn batches(state: &RunState) -> Vec<(String, Vec<String>)> {

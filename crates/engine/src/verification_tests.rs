@@ -3,44 +3,29 @@
 
 use serde_json::{Value, json};
 
-use crate::test_support::{NOW, stop_event, submit};
+use crate::test_support::{NOW, run_of_findings, stop_event, submit};
 use crate::{
-    Config, Decision, Event, Intake, ItemKind, ItemStatus, JournalEntry, LaunchMode, Phase,
-    RoutedFinding, RunState, StopEvent, Tier, Verdict, apply, create_run, decide_stop,
+    Config, Decision, Event, ItemKind, ItemStatus, JournalEntry, LaunchMode, Phase, RunState,
+    StopEvent, Tier, Verdict, apply, decide_stop,
 };
 
 /// One finding per route, one agent each (no batch, no survey).
 fn run_of(kinds: &[&str], batch: u32) -> RunState {
-    let routed: Vec<RoutedFinding> = kinds
-        .iter()
-        .enumerate()
-        .map(|(i, route)| RoutedFinding {
-            finding: i as u32,
-            route: (*route).into(),
-            tier: if *route == "security" {
-                Tier::Sonnet
-            } else {
-                Tier::Haiku
-            },
-            rule: format!("ruff R{i}"),
-            path: format!("m{i}.py"),
-            safe_fix: false,
-        })
+    let names: Vec<(String, String)> = (0..kinds.len())
+        .map(|i| (format!("ruff R{i}"), format!("m{i}.py")))
         .collect();
-    let n = kinds.len() as u32;
-    let intake = Intake {
-        findings: n,
-        unique: n,
-        routed: n,
-        ..Intake::default()
-    };
+    let findings: Vec<(&str, &str, &str)> = kinds
+        .iter()
+        .zip(&names)
+        .map(|(route, (rule, path))| (*route, rule.as_str(), path.as_str()))
+        .collect();
     let config = Config {
         triage_batch: batch,
         launch_mode: LaunchMode::Foreground,
         survey_min: 0,
         ..Config::default()
     };
-    create_run("r-verify".into(), NOW, config, intake, None, &routed)
+    run_of_findings("r-verify", &findings, config)
 }
 
 fn stop() -> StopEvent {
