@@ -38,6 +38,23 @@ pub enum ExitStatus {
 }
 
 impl ExitStatus {
+    /// Every status, in the order of reference/cli.md's table (a test ties the two together).
+    pub const ALL: [ExitStatus; 13] = [
+        ExitStatus::Success,
+        ExitStatus::Failure,
+        ExitStatus::Usage,
+        ExitStatus::Rejected,
+        ExitStatus::NotFound,
+        ExitStatus::Conflict,
+        ExitStatus::GaveUp,
+        ExitStatus::RunInProgress,
+        ExitStatus::NotDispatched,
+        ExitStatus::AuthRequired,
+        ExitStatus::CircuitOpen,
+        ExitStatus::LimitReached,
+        ExitStatus::Interrupted,
+    ];
+
     /// The process exit code.
     pub fn code(self) -> u8 {
         match self {
@@ -177,5 +194,55 @@ impl From<self_repair_fix::FixError> for AppError {
             self_repair_fix::FixError::NotFound(m) => AppError::NotFound(m),
             self_repair_fix::FixError::Usage(m) => AppError::Usage(m),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExitStatus;
+
+    /// The codes of reference/cli.md's "Exit codes" table, in its order.
+    fn documented_codes() -> Vec<u8> {
+        let cli_md = include_str!("../../../reference/cli.md");
+        let table = cli_md
+            .split("## Exit codes")
+            .nth(1)
+            .unwrap_or_else(|| panic!("reference/cli.md has no '## Exit codes' section"));
+        table
+            .lines()
+            .skip_while(|line| !line.starts_with('|'))
+            .take_while(|line| line.starts_with('|'))
+            .filter_map(|line| line.trim_start_matches('|').split('|').next())
+            .filter_map(|cell| cell.trim().parse::<u8>().ok())
+            .collect()
+    }
+
+    #[test]
+    fn exit_code_table_in_reference_cli_md_matches_the_enum() {
+        let code_of = |status: ExitStatus| match status {
+            // A new variant fails to compile here until it is added to ALL and to the table.
+            ExitStatus::Success
+            | ExitStatus::Failure
+            | ExitStatus::Usage
+            | ExitStatus::Rejected
+            | ExitStatus::NotFound
+            | ExitStatus::Conflict
+            | ExitStatus::GaveUp
+            | ExitStatus::RunInProgress
+            | ExitStatus::NotDispatched
+            | ExitStatus::AuthRequired
+            | ExitStatus::CircuitOpen
+            | ExitStatus::LimitReached
+            | ExitStatus::Interrupted => status.code(),
+        };
+        let enum_codes: Vec<u8> = ExitStatus::ALL.iter().map(|s| code_of(*s)).collect();
+        assert_eq!(
+            documented_codes(),
+            enum_codes,
+            "reference/cli.md's exit-code table and ExitStatus disagree: add the code to both"
+        );
+        let mut unique = enum_codes.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), enum_codes.len(), "two statuses share a code");
     }
 }
