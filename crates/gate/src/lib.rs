@@ -5,6 +5,8 @@
 mod command_line;
 mod gate_decision;
 mod shell_line;
+#[cfg(test)]
+mod skill_allowed_tools_tests;
 
 pub use command_line::{CommandLine, Stage};
 pub use gate_decision::{Caller, GateDecision, decide_bash};
