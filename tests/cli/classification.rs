@@ -180,13 +180,37 @@ fn detectors_run_as_argv_with_accepted_exit_codes_and_feed_start() {
     let out = project
         .cmd(&["start", "--detect", "--run-id", "r-bad"])
         .run()
-        .code(2);
+        .code(1);
     assert!(
         out.stderr.contains("detector `bad` exited 2") && out.stderr.contains("broken"),
         "{}",
         out.stderr
     );
     assert!(!project.run_dir("r-bad").exists(), "nothing created");
+}
+
+/// A detector past its timeout was killed without its children: a `sh -c` detector's own
+/// processes lived on, holding its pipes open until they ended.
+#[test]
+fn a_detector_that_times_out_is_killed_with_its_children() {
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"detectors": [{"name": "slow", "argv": ["sh", "-c", "(sleep 3; touch grandchild-lived) & wait"],
+            "timeout_secs": 1}]}"#,
+    );
+    let out = project.cmd(&["detect"]).run().code(1);
+    assert!(
+        out.stderr.contains("detector `slow` timed out after 1 s")
+            && out.stderr.contains("timeout_secs"),
+        "{}",
+        out.stderr
+    );
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    assert!(
+        !project.path().join("grandchild-lived").exists(),
+        "the detector's child outlived its timeout"
+    );
 }
 
 #[test]

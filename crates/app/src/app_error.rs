@@ -99,6 +99,11 @@ pub enum AppError {
     Rejected { item: String, problems: Vec<String> },
     #[error("{0}")]
     NotFound(String),
+    /// A program we ran for the user failed: git, or a detector that exited with a code it does
+    /// not accept or ran past its timeout (exit 1; a detector that cannot start is bad
+    /// configuration, exit 2).
+    #[error("{0}")]
+    Tool(String),
     #[error("{0}")]
     Conflict(String),
     /// `submit` for an item its run has not dispatched (exit 8).
@@ -149,6 +154,7 @@ impl AppError {
             | AppError::Io { .. }
             | AppError::NotRecorded { .. }
             | AppError::Install(_)
+            | AppError::Tool(_)
             | AppError::Drive(_)
             | AppError::Cost(_) => ExitStatus::Failure,
         }
@@ -193,6 +199,7 @@ impl From<self_repair_fix::FixError> for AppError {
         match e {
             self_repair_fix::FixError::NotFound(m) => AppError::NotFound(m),
             self_repair_fix::FixError::Usage(m) => AppError::Usage(m),
+            e @ self_repair_fix::FixError::Git(_) => AppError::Tool(e.to_string()),
         }
     }
 }

@@ -1,12 +1,11 @@
 //! `self-repair detect` and `start --detect`: run the configured analyzers (argv, working
 //! folder, timeout, accepted exit codes) and capture their output.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use self_repair_ingest::Format;
+use self_repair_process::{Captured, ProcessRequest, SpawnError, run_process};
 
 use crate::{AppError, Detector, InputSpec};
 
@@ -50,49 +49,33 @@ fn run_one(root: &Path, detector: &Detector) -> Result<Detection, AppError> {
         })
         .transpose()?;
     let dir = root.join(detector.cwd.as_deref().unwrap_or("."));
-    let started = Instant::now();
-    let mut child = Command::new(&detector.argv[0])
-        .args(&detector.argv[1..])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            AppError::Usage(format!(
-                "detector `{}`: cannot run `{}` in {}: {e}",
-                detector.name,
-                detector.argv[0],
-                dir.display()
-            ))
-        })?;
-    let stdout = child.stdout.take().map(reader);
-    let stderr = child.stderr.take().map(reader);
-    let timeout = Duration::from_secs(detector.timeout_secs);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(AppError::Usage(format!(
-                    "detector `{}` timed out after {} s; raise its timeout_secs",
-                    detector.name, detector.timeout_secs
-                )));
-            }
-            Err(e) => return Err(AppError::io("wait for detector", dir.clone())(e)),
-        }
-    };
-    let stdout = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
-    let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
-    let exit_code = status.code().unwrap_or(-1);
+    let outcome = run_process(&ProcessRequest {
+        argv: &detector.argv,
+        cwd: &dir,
+        timeout: Some(Duration::from_secs(detector.timeout_secs)),
+        output: Captured::Separately,
+    })
+    .map_err(|e| match e {
+        SpawnError::Log { .. } => AppError::Tool(format!("detector `{}`: {e}", detector.name)),
+        _ => AppError::Usage(format!(
+            "detector `{}` in {}: {e}; fix its argv in .self-repair/config.json (reference/config.md)",
+            detector.name,
+            dir.display()
+        )),
+    })?;
+    if outcome.timed_out {
+        return Err(AppError::Tool(format!(
+            "detector `{}` timed out after {} s and was stopped with every process it started; raise its timeout_secs in .self-repair/config.json",
+            detector.name, detector.timeout_secs
+        )));
+    }
+    let stdout = outcome.stdout_text();
+    let stderr = outcome.stderr_text();
+    let exit_code = outcome.exit_code;
     if !detector.ok_exit_codes.contains(&exit_code) {
         let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
-        return Err(AppError::Usage(format!(
-            "detector `{}` exited {exit_code} (accepted: {:?}); its stderr ends:\n{}",
+        return Err(AppError::Tool(format!(
+            "detector `{}` exited {exit_code} (accepted: {:?}); its stderr ends:\n{}\nRun it by hand to see why, or add the code to its ok_exit_codes in .self-repair/config.json",
             detector.name,
             detector.ok_exit_codes,
             tail.into_iter().rev().collect::<Vec<_>>().join("\n")
@@ -109,15 +92,7 @@ fn run_one(root: &Path, detector: &Detector) -> Result<Detection, AppError> {
         },
         stdout,
         stderr,
-        seconds: started.elapsed().as_secs_f64(),
-    })
-}
-
-fn reader<R: Read + Send + 'static>(mut pipe: R) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
+        seconds: outcome.duration.as_secs_f64(),
     })
 }
 

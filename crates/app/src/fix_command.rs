@@ -4,7 +4,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use self_repair_fix::{
     AnalyzerVerdict, FIX_QUEUE_FILE, FIX_QUEUE_SCHEMA_VERSION, FIX_TASK_FILE, FixQueue, FixRecord,
@@ -573,21 +572,9 @@ fn finish_task(
 /// `git add` then `git commit` of exactly `paths` (never a push).
 fn commit_paths(root: &Path, paths: &[String], message: &str) -> Result<String, AppError> {
     let git = |args: &[&str]| -> Result<String, AppError> {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| AppError::Usage(format!("cannot run git: {e}")))?;
-        if !out.status.success() {
-            return Err(AppError::Usage(format!(
-                "`git {}` failed: {}; the fix is in the tree, uncommitted",
-                args.first().copied().unwrap_or_default(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        self_repair_process::Git::at(root)
+            .text(args)
+            .map_err(|e| AppError::Tool(format!("{e}; the fix is in the tree, uncommitted")))
     };
     let mut add = vec!["add", "-A", "--"];
     add.extend(paths.iter().map(String::as_str));

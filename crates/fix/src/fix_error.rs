@@ -9,4 +9,7 @@ pub enum FixError {
     /// Bad arguments or a project the check cannot work in.
     #[error("{0}")]
     Usage(String),
+    /// git could not run or failed: the fix loop needs a git work tree and its baseline commit.
+    #[error("{0}; the fix loop needs git, a git work tree and the baseline commit")]
+    Git(#[from] self_repair_process::GitError),
 }

@@ -1,8 +1,8 @@
 //! Runs the project's test command for the composite check.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
+
+use self_repair_process::{Captured, ProcessRequest, run_process};
 
 /// Lines of the test output kept for the check's report.
 const TAIL_LINES: usize = 40;
@@ -28,27 +28,20 @@ impl TestRun {
 /// Runs `command` (an argv, no shell) in `root` with stdin closed. The repair engine's timeout
 /// bounds the whole composite check, so none is set here.
 pub fn run_test_command(root: &Path, command: &[String]) -> TestRun {
-    let started = Instant::now();
-    let Some((program, args)) = command.split_first() else {
-        return TestRun {
-            command: Vec::new(),
-            exit_code: 127,
-            tail: "no test command".to_owned(),
-            duration_ms: 0,
-        };
-    };
-    let output = Command::new(program)
-        .args(args)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .output();
-    let (exit_code, text) = match output {
+    let outcome = run_process(&ProcessRequest {
+        argv: command,
+        cwd: root,
+        timeout: None,
+        output: Captured::Separately,
+    });
+    let (exit_code, text, duration_ms) = match outcome {
         Ok(out) => {
-            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&out.stderr));
-            (out.status.code().unwrap_or(-1), text)
+            let mut text = out.stdout_text();
+            text.push_str(&out.stderr_text());
+            let ms = u64::try_from(out.duration.as_millis()).unwrap_or(u64::MAX);
+            (out.exit_code, text, ms)
         }
-        Err(e) => (127, format!("cannot run `{program}`: {e}")),
+        Err(e) => (e.shell_exit_code(), e.to_string(), 0),
     };
     let lines: Vec<&str> = text.lines().collect();
     let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
@@ -56,6 +49,6 @@ pub fn run_test_command(root: &Path, command: &[String]) -> TestRun {
         command: command.to_vec(),
         exit_code,
         tail,
-        duration_ms: started.elapsed().as_millis() as u64,
+        duration_ms,
     }
 }

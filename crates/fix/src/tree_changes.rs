@@ -2,7 +2,8 @@
 //! files as added, without our own store and the backlog (the fix loop writes there itself).
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+
+use self_repair_process::Git;
 
 use crate::{ChangeKind, ChangedFile, FixError, parse_unified_diff};
 
@@ -48,20 +49,6 @@ pub fn tree_changes(root: &Path, base: &str) -> Result<Vec<ChangedFile>, FixErro
 }
 
 fn git(root: &Path, args: &[&str]) -> Result<String, FixError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| FixError::Usage(format!("cannot run git: {e}; the fix loop needs git")))?;
-    if !out.status.success() {
-        return Err(FixError::Usage(format!(
-            "`git {}` failed in {}: {}; the fix loop needs a git work tree and the baseline commit",
-            args.join(" "),
-            root.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    let out = Git::at(root).output(args)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }

@@ -4,7 +4,8 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::{Command, Stdio};
+
+use self_repair_process::Git;
 
 /// Most files the walk collects outside git: enough for any project an agent triages, bounded
 /// for a home directory given by mistake.
@@ -16,25 +17,17 @@ pub(crate) fn project_files(root: &Path) -> HashSet<String> {
 }
 
 fn git_files(root: &Path) -> Option<HashSet<String>> {
-    let output = Command::new("git")
-        .args([
+    let listed = Git::at(root)
+        .output(&[
             "ls-files",
             "-z",
             "--cached",
             "--others",
             "--exclude-standard",
         ])
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
         .ok()?;
-    if !output.status.success() {
-        return None;
-    }
     Some(
-        output
-            .stdout
+        listed
             .split(|b| *b == 0)
             .filter(|p| !p.is_empty())
             .map(|p| String::from_utf8_lossy(p).into_owned())

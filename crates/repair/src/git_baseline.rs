@@ -121,15 +121,11 @@ impl GitBaseline {
         {
             let path = String::from_utf8_lossy(path).into_owned();
             // `git diff --no-index` exits 1 when the files differ, so read its output directly.
-            if let Ok(out) = std::process::Command::new("git")
-                .arg("-C")
-                .arg(root)
-                .args(["diff", "--no-index", "--binary", "--", "/dev/null", &path])
-                .stdin(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .output()
-            {
-                diff.push_str(&String::from_utf8_lossy(&out.stdout));
+            if let Ok(out) = self_repair_process::Git::at(root).output_accepting(
+                &["diff", "--no-index", "--binary", "--", "/dev/null", &path],
+                &[0, 1],
+            ) {
+                diff.push_str(&String::from_utf8_lossy(&out));
             }
         }
         diff

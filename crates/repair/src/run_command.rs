@@ -1,10 +1,10 @@
 //! Runs the check or the autofix command: argv (never a shell string), in the project root,
 //! stdout and stderr into one log file, with a timeout that kills the whole process group.
 
-use std::fs::File;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use self_repair_process::{Captured, ProcessRequest, SpawnError, run_process};
 
 use crate::RepairError;
 use crate::check_record::TIMEOUT_EXIT;
@@ -30,58 +30,29 @@ pub fn run_logged(
     if let Some(parent) = log.parent() {
         std::fs::create_dir_all(parent).map_err(RepairError::io("create", parent))?;
     }
-    let file = File::create(log).map_err(RepairError::io("create log", log))?;
-    let err_file = file.try_clone().map_err(RepairError::io("open log", log))?;
-    let started = Instant::now();
-    let mut command = Command::new(&argv[0]);
-    command
-        .args(&argv[1..])
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(file))
-        .stderr(Stdio::from(err_file));
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
-    }
-    let mut child = match command.spawn() {
-        Ok(child) => child,
+    let outcome = match run_process(&ProcessRequest {
+        argv,
+        cwd: root,
+        timeout: Some(timeout),
+        output: Captured::InLog(log),
+    }) {
+        Ok(outcome) => outcome,
+        Err(SpawnError::Log { source, .. }) => {
+            return Err(RepairError::io("write log", log)(source));
+        }
         Err(e) => {
-            let (code, what) = match e.kind() {
-                std::io::ErrorKind::NotFound => (127, "command not found"),
-                std::io::ErrorKind::PermissionDenied => (126, "permission denied"),
-                _ => (126, "cannot start it"),
-            };
-            let output = format!("self-repair: cannot run `{}`: {what} ({e})\n", argv[0]);
+            let output = format!("self-repair: {e}\n");
             std::fs::write(log, &output).map_err(RepairError::io("write log", log))?;
             return Ok(CommandRun {
-                exit_code: code,
+                exit_code: e.shell_exit_code(),
                 timed_out: false,
-                duration_ms: elapsed_ms(started),
+                duration_ms: 0,
                 output,
             });
         }
     };
-    let mut pause = Duration::from_millis(5);
-    let (exit_code, timed_out) = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break (exit_code_of(status), false),
-            Ok(None) if started.elapsed() < timeout => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(100));
-            }
-            Ok(None) => {
-                kill_group(&mut child);
-                break (TIMEOUT_EXIT, true);
-            }
-            Err(e) => return Err(RepairError::io("wait for", log)(e)),
-        }
-    };
-    let duration_ms = elapsed_ms(started);
-    let bytes = std::fs::read(log).map_err(RepairError::io("read log", log))?;
-    let mut output = String::from_utf8_lossy(&bytes).into_owned();
-    if timed_out {
+    let mut output = outcome.stdout_text();
+    if outcome.timed_out {
         let note = format!(
             "\nself-repair: timed out after {} s; the command was killed\n",
             timeout.as_secs_f64()
@@ -93,43 +64,15 @@ pub fn run_logged(
             .and_then(|mut f| std::io::Write::write_all(&mut f, note.as_bytes()));
     }
     Ok(CommandRun {
-        exit_code,
-        timed_out,
-        duration_ms,
+        exit_code: if outcome.timed_out {
+            TIMEOUT_EXIT
+        } else {
+            outcome.exit_code
+        },
+        timed_out: outcome.timed_out,
+        duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
         output,
     })
-}
-
-fn elapsed_ms(started: Instant) -> u64 {
-    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-fn exit_code_of(status: std::process::ExitStatus) -> i32 {
-    if let Some(code) = status.code() {
-        return code;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            return 128 + signal;
-        }
-    }
-    1
-}
-
-/// Kills the child's whole process group (a `sh -c` wrapper's children too), then reaps it.
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", child.id())])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use self_repair_engine::StableHash;
+use self_repair_process::Git;
 use self_repair_store::STORE_DIR;
 use serde::{Deserialize, Serialize};
 
@@ -73,15 +73,7 @@ fn file_digest(path: &Path) -> String {
 
 /// Runs git in `root`; `None` when it fails (not a work tree, no git).
 pub(crate) fn git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status.success().then_some(out.stdout)
+    Git::at(root).output(args).ok()
 }
 
 fn git_snapshot(root: &Path) -> Option<TreeSnapshot> {
