@@ -135,7 +135,7 @@ pub fn drive(
         .write(true)
         .open(&lock_path)
         .map_err(DriveError::io("open", &lock_path))?;
-    if fs2::FileExt::try_lock_exclusive(&lock).is_err() {
+    if lock.try_lock().is_err() {
         return Err(DriveError::AlreadyDriving { path: lock_path });
     }
     let interrupt = Arc::new(AtomicBool::new(false));

@@ -4,8 +4,6 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fs2::FileExt;
-
 use crate::StoreError;
 
 /// Held while alive; the OS releases it if the process dies.
@@ -26,7 +24,7 @@ impl RunLock {
         let start = Instant::now();
         let mut pause = Duration::from_micros(200);
         loop {
-            match file.try_lock_exclusive() {
+            match file.try_lock() {
                 Ok(()) => return Ok(RunLock { file }),
                 Err(_) if start.elapsed() < timeout => {
                     std::thread::sleep(pause);
@@ -46,6 +44,6 @@ impl RunLock {
 impl Drop for RunLock {
     fn drop(&mut self) {
         // Closing the file releases the lock anyway; unlocking first is only politeness.
-        let _ = FileExt::unlock(&self.file);
+        let _ = self.file.unlock();
     }
 }
