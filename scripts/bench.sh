@@ -8,7 +8,7 @@
 #   --nice      run hyperfine at raised priority (nice -10; needs root) on a busy machine
 #   --profile   also count instructions of the hook runs with valgrind (load-independent), say
 #               where they go (state parse, state write, drop), and time state.json codecs in
-#               process (crates/bench-support, example state_codec)
+#               process (bench/bench-support, example state_codec)
 #   --out FILE  also write the results table (markdown) to FILE
 #   --bin PATH  benchmark this self-repair binary instead of building target/release/self-repair
 #

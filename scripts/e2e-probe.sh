@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Probe the real Claude Code client against the scripted Messages API (crates/mock-api) with a
+# Probe the real Claude Code client against the scripted Messages API (e2e/mock-api) with a
 # STUB `self-repair` CLI and a STUB Stop hook, to pin down the client's request/response
 # behaviour. Scratch tool: `just e2e` replaces it once the real CLI and bundle exist.
 #

@@ -4,7 +4,8 @@
 # Usage: scripts/e2e.sh [--only SCENARIO]... [--timeout SECS]
 #   Installs Claude Code and the backlog CLI into .cache/tools, and Ruff, pytest and vulture into
 #   a venv there (scripts/install-tools.sh), builds
-#   `self-repair` and the scenario runner (crates/mock-api, bin `e2e`), then runs every scenario:
+#   `self-repair` and the scenario runner (e2e/mock-api, bin `e2e`), runs the tests that need the
+#   real npm CLIs (features `real-tools` and `real-client`), then runs every scenario:
 #   `claude -p ... --output-format json` sessions in temp projects (own HOME and
 #   CLAUDE_CONFIG_DIR, no nonessential traffic) against the scripted Messages API on 127.0.0.1,
 #   with self-repair loaded as a plugin (--plugin-dir) or by `self-repair install --project`.
@@ -36,6 +37,16 @@ if ! cargo build "${build_flags[@]}" -q -p self-repair -p self-repair-mock-api -
 fi
 bin_dir="${CARGO_TARGET_DIR:-$repo/target}/$profile"
 built=$(date +%s)
+
+# The tests that drive the real npm CLIs, kept out of plain `cargo test` by features: the tasks we
+# write read back by the real Backlog.md CLI, and the stub-pipeline probe of the real client.
+echo "e2e: the real-tool tests (Backlog.md CLI: tests/cli backlog_cli, analyzer_fix, fix_loop; client probe: e2e/mock-api real-client)"
+if ! cargo test -q --features real-tools --test cli -- backlog_cli analyzer_fix fix_loop ||
+  ! cargo test -q -p self-repair-mock-api --features real-client --test real-client; then
+  echo "e2e: a real-tool test failed; no scenario was run" >&2
+  echo "e2e: 0 passed, 1 failed"
+  exit 1
+fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/self-repair-e2e.XXXXXX")"
 set +e

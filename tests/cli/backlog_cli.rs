@@ -1,5 +1,7 @@
 //! The tasks we write, read back by the real `backlog` CLI (npm `backlog.md`), installed by
-//! `scripts/install-tools.sh`. A missing CLI fails the test: it is never skipped.
+//! `scripts/install-tools.sh`. Compiled with the feature `real-tools` only: `just e2e` runs
+//! these (and the fix-loop tests' Backlog.md checks), so plain `cargo test` runs no npm. A
+//! missing CLI fails the test: it is never skipped.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -27,6 +29,22 @@ pub fn backlog_bin() -> PathBuf {
         .find_map(|l| l.strip_prefix("export BACKLOG_BIN="))
         .expect("BACKLOG_BIN in --print-env output");
     PathBuf::from(bin.trim_matches('"'))
+}
+
+/// `backlog task list --json` in `dir`, which must succeed.
+pub fn backlog_task_list(dir: &std::path::Path) -> Value {
+    let out = Command::new(backlog_bin())
+        .args(["task", "list", "--json"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run backlog");
+    assert!(
+        out.status.success(),
+        "backlog task list failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("backlog JSON")
 }
 
 #[test]

@@ -5,7 +5,6 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::backlog_cli::backlog_bin;
 use crate::harness::{Outcome, TestProject};
 use crate::verify_task::{fixed_run_project, git, remove_unused_import, ruff_now_without};
 
@@ -86,25 +85,18 @@ fn fix_all_fixes_each_task_in_turn_updates_the_task_files_and_commits_each() {
         subjects[1].starts_with("fix: TASK-1 Apply ruff's safe fixes for F401"),
         "{log}"
     );
-    let out = Command::new(backlog_bin())
-        .args(["task", "list", "--json"])
-        .current_dir(project.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run backlog");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let listed: Value = serde_json::from_slice(&out.stdout).expect("backlog JSON");
-    let statuses: Vec<&str> = listed["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["status"].as_str().unwrap())
-        .collect();
-    assert_eq!(statuses, ["Done", "Done"], "{listed}");
+    // The real Backlog.md CLI reads both as Done (feature `real-tools`, run by `just e2e`).
+    #[cfg(feature = "real-tools")]
+    {
+        let listed = crate::backlog_cli::backlog_task_list(project.path());
+        let statuses: Vec<&str> = listed["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(statuses, ["Done", "Done"], "{listed}");
+    }
     let task1 = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
     assert!(
         task1.contains("- [x] #1 `ruff check --select F401 mod.py`"),

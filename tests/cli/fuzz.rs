@@ -545,7 +545,7 @@ fn execute(
     // The damaged run as it was before any command touched it (doctor repairs in place).
     let damaged = scratch.join(format!("d{n}"));
     copy_tree(&root, &damaged);
-    let through_binary = n % BINARY_EVERY == 0;
+    let through_binary = n.is_multiple_of(BINARY_EVERY);
     let (sender, receiver) = mpsc::channel();
     let thread_root = root.clone();
     let thread_stdin = hook_stdin.clone();

@@ -5,6 +5,7 @@ mod scripted_agent;
 
 mod analyzer_fix;
 mod apply_fixes;
+#[cfg(feature = "real-tools")]
 mod backlog_cli;
 mod bounded_prompts;
 mod classification;

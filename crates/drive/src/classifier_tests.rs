@@ -1,5 +1,5 @@
 //! The classifier on streams recorded from the real Claude Code 2.1.330 talking to the
-//! scripted Messages API (crates/mock-api): `tests/fixtures/stream/*.jsonl`.
+//! scripted Messages API (e2e/mock-api): `tests/fixtures/stream/*.jsonl`.
 
 use crate::session_end::{ProcessExit, SessionEnd, classify};
 use crate::stream_facts::StreamFacts;

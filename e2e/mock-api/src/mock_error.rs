@@ -24,9 +24,7 @@ pub enum MockError {
     #[error("cannot start the server thread ({0}); the machine may be out of threads")]
     Thread(#[source] io::Error),
     /// A scenario file is not valid.
-    #[error(
-        "scenario {path} is not valid ({message}); see crates/mock-api/README of Scenario fields"
-    )]
+    #[error("scenario {path} is not valid ({message}); see e2e/mock-api/README of Scenario fields")]
     Scenario {
         /// The file.
         path: PathBuf,
