@@ -1,5 +1,12 @@
 //! Integration tests of the `self-repair` binary: one test binary, a module per feature.
 
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test support outside #[test] functions: a failed setup step is a failed test"
+)]
+
 mod harness;
 mod scripted_agent;
 

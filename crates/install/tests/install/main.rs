@@ -1,5 +1,10 @@
 //! Integration tests of install / uninstall on temporary projects.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "test support outside #[test] functions: a failed setup step is a failed test"
+)]
+
 mod bundle;
 mod harness;
 mod idempotence;
