@@ -11,9 +11,14 @@
 #   with self-repair loaded as a plugin (--plugin-dir) or by `self-repair install --project`.
 #   Prints each scenario's failed assertions, the measured table, then `e2e: N passed, M failed`.
 # Env:
-#   E2E_PROFILE  release (default: the hook times users see) or debug (reuses `cargo test` builds)
+#   E2E_PROFILE  release (default: the hook times users see) or debug (reuses `cargo test` builds;
+#                the default with E2E_WHEEL, where only the runner is built)
 #   E2E_KEEP=1   keep the temp folder (it is kept anyway when a scenario fails)
 #   CARGO_TARGET_DIR  honoured; default <repo>/target
+#   E2E_WHEEL    a self-repair wheel (scripts/build-wheel.sh): instead of building self-repair,
+#                pip-install it into a fresh venv and run that venv's binary, with every folder
+#                holding cargo, rustc or rustup left off the scenarios' PATH; adds the
+#                `wheel-installed` scenario (issue 23, reference/install.md)
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,14 +28,24 @@ started=$(date +%s)
 bash scripts/install-tools.sh
 eval "$(bash scripts/install-tools.sh --print-env)"
 
-profile="${E2E_PROFILE:-release}"
+# With E2E_WHEEL the binary under test is the wheel's (a release build): only the runner is
+# built, in the debug profile `cargo test` already built unless E2E_PROFILE says otherwise.
+if [[ -n "${E2E_WHEEL:-}" ]]; then
+  profile="${E2E_PROFILE:-debug}"
+  packages=(-p self-repair-mock-api)
+  building="the scenario runner (self-repair comes from $E2E_WHEEL)"
+else
+  profile="${E2E_PROFILE:-release}"
+  packages=(-p self-repair -p self-repair-mock-api)
+  building="self-repair and the scenario runner"
+fi
 case "$profile" in
   release) build_flags=(--release) ;;
   debug) build_flags=() ;;
   *) echo "e2e: E2E_PROFILE must be release or debug, not '$profile'" >&2; exit 2 ;;
 esac
-echo "e2e: building self-repair and the scenario runner ($profile)"
-if ! cargo build "${build_flags[@]}" -q -p self-repair -p self-repair-mock-api --bins; then
+echo "e2e: building $building ($profile)"
+if ! cargo build "${build_flags[@]}" -q "${packages[@]}" --bins; then
   echo "e2e: cargo build failed; nothing was run" >&2
   echo "e2e: 0 passed, 1 failed"
   exit 1
@@ -49,15 +64,39 @@ if ! cargo test -q --features real-tools --test cli -- backlog_cli analyzer_fix 
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/self-repair-e2e.XXXXXX")"
+
+# The wheel route: a fresh venv, the wheel installed offline, its binary under test.
+self_repair="$bin_dir/self-repair"
+runner_path="$PATH"
+wheel_args=()
+if [[ -n "${E2E_WHEEL:-}" ]]; then
+  [[ -f "$E2E_WHEEL" ]] || { echo "e2e: E2E_WHEEL=$E2E_WHEEL is not a file (scripts/build-wheel.sh prints the wheel it built)" >&2; exit 2; }
+  venv="$work/wheel-venv"
+  wheel_started=$(date +%s%3N)
+  python3 -m venv "$venv" && "$venv/bin/python" -m pip install --no-index --no-input --quiet \
+    --disable-pip-version-check "$E2E_WHEEL" || { echo "e2e: installing $E2E_WHEEL into a fresh venv failed" >&2; exit 1; }
+  wheel_installed=$(date +%s%3N)
+  echo "e2e: $(basename "$E2E_WHEEL") installed into a fresh venv in $((wheel_installed - wheel_started)) ms"
+  self_repair="$venv/bin/self-repair"
+  runner_path=""
+  IFS=: read -ra path_dirs <<<"$PATH"
+  for dir in "${path_dirs[@]}"; do
+    [[ -z "$dir" || -e "$dir/cargo" || -e "$dir/rustc" || -e "$dir/rustup" ]] && continue
+    runner_path="${runner_path:+$runner_path:}$dir"
+  done
+  wheel_args=(--wheel-venv "$venv" --wheel-installed-at-ms "$wheel_installed")
+fi
+
 set +e
-"$bin_dir/e2e" \
-  --self-repair "$bin_dir/self-repair" \
+PATH="$runner_path" "$bin_dir/e2e" \
+  --self-repair "$self_repair" \
   --claude "$CLAUDE_BIN" \
   --backlog "$BACKLOG_BIN" \
   --py-tools "$PY_TOOLS_BIN" \
   --plugin-dir "$repo" \
   --work "$work" \
   --table "$work/table.md" \
+  "${wheel_args[@]}" \
   "$@" | tee "$work/e2e.out"
 rc=${PIPESTATUS[0]}
 set -e

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use clap::Parser;
-use self_repair_mock_api::e2e::{Tools, render_table, run_scenario, scenario_names};
+use self_repair_mock_api::e2e::{Tools, WheelInstall, render_table, run_scenario, scenario_names};
 
 /// End-to-end scenarios: real `claude -p` sessions against the scripted Messages API.
 #[derive(Debug, Parser)]
@@ -39,6 +39,13 @@ struct Args {
     /// Also write the measured table (Markdown) to this file.
     #[arg(long)]
     table: Option<PathBuf>,
+    /// The venv the repo's wheel was installed into (`--self-repair` is its `bin/self-repair`):
+    /// adds the `wheel-installed` scenario, run first.
+    #[arg(long, requires = "wheel_installed_at_ms")]
+    wheel_venv: Option<PathBuf>,
+    /// When `pip install` of the wheel finished, in milliseconds since the Unix epoch.
+    #[arg(long, requires = "wheel_venv")]
+    wheel_installed_at_ms: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -51,10 +58,15 @@ fn main() -> ExitCode {
         plugin_dir: args.plugin_dir,
         work: args.work,
         claude_timeout: args.timeout,
+        wheel: args.wheel_venv.map(|venv| WheelInstall {
+            venv,
+            installed_at: SystemTime::UNIX_EPOCH
+                + Duration::from_millis(args.wheel_installed_at_ms.unwrap_or(0)),
+        }),
     };
     let started = Instant::now();
     let (mut passed, mut failed, mut rows) = (0, 0, Vec::new());
-    for name in scenario_names() {
+    for name in scenario_names(tools.wheel.is_some()) {
         if !args.only.is_empty() && !args.only.iter().any(|o| o == name) {
             continue;
         }

@@ -180,7 +180,8 @@ impl E2eProject {
         RunFiles::new(self.path().join(".self-repair/runs").join(id))
     }
 
-    fn path_var(&self) -> String {
+    /// The scenario's PATH: its `bin/`, the client's folder, then the runner's own PATH.
+    pub(crate) fn path_var(&self) -> String {
         let mut dirs = vec![self.root.join("bin")];
         if let Some(dir) = self.tools.claude.parent() {
             dirs.push(dir.to_owned());

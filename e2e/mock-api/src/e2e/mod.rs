@@ -15,6 +15,7 @@ mod run_files;
 mod scenario_outcome;
 mod scenarios;
 mod tools;
+mod wheel_install;
 
 pub use checks::Checks;
 pub use claude_run::{ClaudeOptions, ClaudeOutcome, ClaudeRun};
@@ -29,3 +30,4 @@ pub use run_files::RunFiles;
 pub use scenario_outcome::ScenarioOutcome;
 pub use scenarios::{run_scenario, scenario_names};
 pub use tools::Tools;
+pub use wheel_install::WheelInstall;

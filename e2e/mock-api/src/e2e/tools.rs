@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::e2e::wheel_install::WheelInstall;
+
 /// The binaries and folders every scenario uses.
 #[derive(Debug, Clone)]
 pub struct Tools {
@@ -20,4 +22,7 @@ pub struct Tools {
     pub work: PathBuf,
     /// Seconds a single `claude -p` may take before it is killed.
     pub claude_timeout: u64,
+    /// The venv the repo's wheel was installed into, when `self_repair` is its binary (the
+    /// `wheel-installed` scenario runs then only).
+    pub wheel: Option<WheelInstall>,
 }

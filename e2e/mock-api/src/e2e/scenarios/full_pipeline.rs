@@ -3,6 +3,8 @@
 //! `.self-repair/config.json`, so every dispatch entry carries `run_in_background: false`;
 //! installed with `self-repair install --project`).
 
+use std::time::{Duration, SystemTime};
+
 use serde_json::Value;
 
 use crate::conversation::Conversation;
@@ -73,12 +75,12 @@ pub(crate) fn check_launch_mode(
 
 /// Background launches, plugin mode.
 pub(crate) fn background(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    full_pipeline(ctx, "full-pipeline-background", InstallMode::Plugin, false)
+    full_pipeline(ctx, "full-pipeline-background", InstallMode::Plugin, false).map(drop)
 }
 
 /// Foreground launches, `install --project` mode.
 pub(crate) fn foreground(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    full_pipeline(ctx, "full-pipeline-foreground", InstallMode::Project, true)
+    full_pipeline(ctx, "full-pipeline-foreground", InstallMode::Project, true).map(drop)
 }
 
 /// Background launches, `install --project` mode.
@@ -89,6 +91,7 @@ pub(crate) fn background_installed(ctx: &mut ScenarioContext) -> Result<(), E2eE
         InstallMode::Project,
         false,
     )
+    .map(drop)
 }
 
 /// Foreground launches, plugin mode.
@@ -99,6 +102,7 @@ pub(crate) fn foreground_plugin(ctx: &mut ScenarioContext) -> Result<(), E2eErro
         InstallMode::Plugin,
         true,
     )
+    .map(drop)
 }
 
 /// The tools the client offers our read-only agents (their definitions name exactly these).
@@ -117,12 +121,15 @@ fn check_agent_tools(ctx: &mut ScenarioContext, records: &[RecordedRequest]) {
     }
 }
 
-fn full_pipeline(
+/// Runs the full pipeline of `FINDINGS` findings in a new project `name` and checks it; returns
+/// when the first dispatch reached the model (the request after the first Stop hook block,
+/// whose answer launches agents), `None` when none did.
+pub(crate) fn full_pipeline(
     ctx: &mut ScenarioContext,
     name: &str,
     mode: InstallMode,
     foreground: bool,
-) -> Result<(), E2eError> {
+) -> Result<Option<SystemTime>, E2eError> {
     let project = E2eProject::new(&ctx.tools, name, mode, FINDINGS)?;
     let (path, config) = if foreground {
         FOREGROUND_CONFIG
@@ -130,6 +137,7 @@ fn full_pipeline(
         BACKGROUND_CONFIG
     };
     project.write(path, config)?;
+    let server_started = SystemTime::now();
     let (server, outcome) = start_and_wait(ctx, &project, pipeline_scenario(), RUN)?;
 
     let state = check_complete_once(ctx, &project, RUN, FINDINGS, &[])?;
@@ -173,6 +181,10 @@ fn full_pipeline(
         .iter()
         .filter(|r| r.thread == "main" && r.answer.contains("Agent"))
         .count();
+    let first_dispatch = records
+        .iter()
+        .find(|r| r.thread == "main" && r.answer.contains("Agent"))
+        .map(|r| server_started + Duration::from_millis(r.at_ms));
     // Every block launches agents, but the closing line's: it asks the session to end its turn
     // with the run's summary, which is how a `claude -p` user sees how the run ended. It is
     // said once, and once more per notification turn that displaced it (an agent that ended
@@ -246,7 +258,7 @@ fn full_pipeline(
         FINDINGS,
         outcome.wall,
     ));
-    Ok(())
+    Ok(first_dispatch)
 }
 
 /// Each group's first review asked for one change: its revise step ran on opus (the

@@ -17,6 +17,7 @@ mod scale_corpus;
 mod scenario_context;
 mod shop_triage;
 mod verified;
+mod wheel_installed;
 
 use std::time::Instant;
 
@@ -75,14 +76,26 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
     ("verified-dismissals", verified::run),
 ];
 
-/// The scenario names, in the order `just e2e` runs them.
-pub fn scenario_names() -> Vec<&'static str> {
-    SCENARIOS.iter().map(|(name, _)| *name).collect()
+/// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed
+/// only when the scenarios run that binary (`e2e --wheel-venv`, `E2E_WHEEL` in scripts/e2e.sh).
+const WHEEL_SCENARIO: (&str, ScenarioFn) = ("wheel-installed", wheel_installed::run);
+
+/// The scenario names, in the order `just e2e` runs them; with `wheel`, `wheel-installed` comes
+/// first (it measures the time from the install to the first dispatch).
+pub fn scenario_names(wheel: bool) -> Vec<&'static str> {
+    let wheel_scenario = wheel.then_some(WHEEL_SCENARIO.0);
+    wheel_scenario
+        .into_iter()
+        .chain(SCENARIOS.iter().map(|(name, _)| *name))
+        .collect()
 }
 
 /// Runs the scenario `name` (`None` when there is no such scenario).
 pub fn run_scenario(tools: &Tools, name: &str) -> Option<ScenarioOutcome> {
-    let (name, run) = SCENARIOS.iter().find(|(n, _)| *n == name)?;
+    let (name, run) = SCENARIOS
+        .iter()
+        .chain([&WHEEL_SCENARIO])
+        .find(|(n, _)| *n == name)?;
     let started = Instant::now();
     let mut context = ScenarioContext::new(tools);
     if let Err(e) = run(&mut context) {
