@@ -23,6 +23,7 @@ mod install;
 mod loop_safety;
 mod permission_gate;
 mod pipeline;
+mod plugin_launcher;
 mod repair;
 mod resume;
 mod revise;

@@ -11,6 +11,7 @@ mod invalid_results;
 mod killed_and_adopted;
 mod model_habits;
 mod pipeline_checks;
+mod plugin_without_binary;
 mod rate_limited;
 mod repair_check;
 mod scale_corpus;
@@ -27,7 +28,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 31] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -73,6 +74,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
     ("drive-no-progress-circuit", drive::no_progress_circuit),
     ("budget-mid-triage", budget::run),
     ("verified-dismissals", verified::run),
+    ("plugin-without-binary", plugin_without_binary::run),
 ];
 
 /// The scenario names, in the order `just e2e` runs them.
