@@ -1,6 +1,7 @@
-//! The plugin installed and no `self-repair` anywhere the launcher looks (an IDE-launched client
-//! without `~/.cargo/bin` on PATH): one message at the session's start naming the install
-//! command, and no hook error at any later event (design note 39).
+//! What a session start says about the plugin's installation, on the real client: with no
+//! `self-repair` anywhere the launcher looks (an IDE-launched client without `~/.cargo/bin` on
+//! PATH), one message naming the install command and no hook error at any later event (design
+//! note 39); with a plugin of another version than the binary, one message saying so (note 40).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -40,7 +41,7 @@ fn attachments(transcript: &Path) -> Result<Vec<(String, Value)>, E2eError> {
         .collect())
 }
 
-pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+pub(crate) fn without_binary(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let project = E2eProject::new(&ctx.tools, "plugin-without-binary", InstallMode::Plugin, 2)?;
     let link = project.root().join("bin/self-repair");
     fs::remove_file(&link).map_err(E2eError::io(&link))?;
@@ -132,5 +133,88 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         });
         ctx.notes.push(format!("the one message: {text}"));
     }
+    Ok(())
+}
+
+/// The plugin's files (manifest, hooks, agents, skill) copied to `to`, its manifest saying
+/// `version`.
+fn plugin_copy(from: &Path, to: &Path, version: &str) -> Result<(), E2eError> {
+    fn copy_tree(from: &Path, to: &Path) -> Result<(), E2eError> {
+        fs::create_dir_all(to).map_err(E2eError::io(to))?;
+        for entry in fs::read_dir(from).map_err(E2eError::io(from))? {
+            let path = entry.map_err(E2eError::io(from))?.path();
+            let target = to.join(path.file_name().unwrap_or_default());
+            if path.is_dir() {
+                copy_tree(&path, &target)?;
+            } else {
+                fs::copy(&path, &target).map_err(E2eError::io(&target))?;
+            }
+        }
+        Ok(())
+    }
+    for part in [".claude-plugin", "hooks", "agents", "skill"] {
+        copy_tree(&from.join(part), &to.join(part))?;
+    }
+    let manifest_path = to.join(".claude-plugin/plugin.json");
+    let text = fs::read_to_string(&manifest_path).map_err(E2eError::io(&manifest_path))?;
+    let mut manifest: Value = serde_json::from_str(&text).unwrap_or_default();
+    manifest["version"] = Value::from(version);
+    fs::write(&manifest_path, manifest.to_string()).map_err(E2eError::io(&manifest_path))
+}
+
+pub(crate) fn version_mismatch(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    const PLUGIN_VERSION: &str = "0.0.0-e2e-older";
+    let mut tools = ctx.tools.clone();
+    tools.plugin_dir = tools.work.join("plugin-version-mismatch-plugin");
+    plugin_copy(&ctx.tools.plugin_dir, &tools.plugin_dir, PLUGIN_VERSION)?;
+    let project = E2eProject::new(&tools, "plugin-version-mismatch", InstallMode::Plugin, 2)?;
+    let server = MockServer::start_recording(Scenario::new(), &project.records_path(1))?;
+    let outcome = project
+        .claude(
+            &server.base_url(),
+            "Hello; nothing to run.",
+            &ClaudeOptions::default(),
+        )?
+        .wait(ctx.claude_timeout())?;
+    ctx.checks.that(outcome.succeeded(), || {
+        format!("claude -p: {}", outcome.describe())
+    });
+    let Some(session) = outcome.session_id() else {
+        ctx.checks.fail("claude -p printed no session_id");
+        return Ok(());
+    };
+    let Some(transcript) = transcript_of(&project.root().join("config"), &session) else {
+        ctx.checks
+            .fail(format!("no transcript for session {session}"));
+        return Ok(());
+    };
+    let messages: Vec<String> = attachments(&transcript)?
+        .into_iter()
+        .filter(|(kind, _)| kind == "hook_system_message")
+        .filter_map(|(_, row)| {
+            row.pointer("/attachment/content")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .collect();
+    ctx.checks.equal(
+        "hook_system_message rows in the transcript",
+        &messages.len(),
+        &1,
+    );
+    if let Some(text) = messages.first() {
+        let wanted =
+            format!("the plugin is version {PLUGIN_VERSION} but the self-repair program is");
+        ctx.checks.that(
+            text.contains(&wanted) && text.contains("claude plugin update"),
+            || format!("the message does not say the versions and what to do: {text}"),
+        );
+        ctx.notes.push(format!("the one message: {text}"));
+    }
+    // The client is inside the tested range: nothing about it.
+    ctx.checks.that(
+        messages.iter().all(|m| !m.contains("outside the versions")),
+        || format!("a tested client was called untested: {messages:?}"),
+    );
     Ok(())
 }
