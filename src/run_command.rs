@@ -4,12 +4,13 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use self_repair_app::{
-    AppError, CommandEnv, ExitStatus, HookAnswer, StartOptions, demo, doctor, finalize,
-    finalize_partial, finding_lines, hook_post_tool_use, hook_pre_tool_use, hook_session_start,
-    hook_stop, hook_stop_failure, known_accept, known_add, known_list, known_remove, load_folded,
-    load_project_config, next, record_shown, render_findings, render_known, render_rules,
-    render_runs, replace_run_in_progress, rules_list, rules_set, run_detectors, run_input_paths,
-    runs, save_detections, show, show_findings, start, status, steer, submit_repaired,
+    AppError, CommandEnv, ExitStatus, HookAnswer, Installation, StartOptions, demo, doctor,
+    finalize, finalize_partial, finding_lines, hook_post_tool_use, hook_pre_tool_use,
+    hook_session_start, hook_stop, hook_stop_failure, known_accept, known_add, known_list,
+    known_remove, load_folded, load_project_config, next, record_shown, render_findings,
+    render_known, render_rules, render_runs, replace_run_in_progress, rules_list, rules_set,
+    run_detectors, run_input_paths, runs, save_detections, session_notices, show, show_findings,
+    start, status, steer, submit_repaired,
 };
 use self_repair_classify::RuleStatus;
 use self_repair_engine::Event;
@@ -52,7 +53,13 @@ pub fn run_hook(event: &HookEvent, env: &CommandEnv) -> ExitStatus {
     let answer: HookAnswer = match event {
         HookEvent::Stop => hook_stop(env, &stdin),
         HookEvent::StopFailure => hook_stop_failure(env, &stdin),
-        HookEvent::SessionStart => hook_session_start(env, &stdin),
+        HookEvent::SessionStart => {
+            let mut answer = hook_session_start(env, &stdin);
+            for notice in session_notices(&installation(), &stdin) {
+                answer.announce(&notice);
+            }
+            answer
+        }
         HookEvent::PreToolUse => {
             let own_exe = std::env::current_exe().ok();
             hook_pre_tool_use(env, &stdin, own_exe.as_deref())
@@ -68,6 +75,16 @@ pub fn run_hook(event: &HookEvent, env: &CommandEnv) -> ExitStatus {
     }
     // A hook always exits 0: a non-zero exit would be shown as an error or block by the client.
     ExitStatus::Success
+}
+
+/// This binary's version and what the client tells its hooks about the plugin and itself.
+fn installation() -> Installation {
+    let variable = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    Installation {
+        binary_version: env!("CARGO_PKG_VERSION").to_owned(),
+        plugin_root: variable("CLAUDE_PLUGIN_ROOT").map(Into::into),
+        agent_variable: variable("AI_AGENT").and_then(|value| value.into_string().ok()),
+    }
 }
 
 /// What a command prints on standard output, and its exit status.

@@ -2,6 +2,101 @@
 
 use crate::harness::{TestProject, binary, filters};
 
+/// A `PATH` whose first `self-repair` is the binary under test (a link in the project's `.bin/`).
+fn path_with_binary(project: &TestProject) -> String {
+    let dir = project.path().join(".bin");
+    if !dir.join("self-repair").exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(binary(), dir.join("self-repair")).unwrap();
+    }
+    format!("{}:/usr/bin:/bin", dir.display())
+}
+
+/// Every file under the project (but the `.bin/` link) whose text holds `text`.
+fn files_holding(project: &TestProject, text: &str) -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(project.path(), &mut files);
+    let mut holding: Vec<String> = files
+        .iter()
+        .filter(|path| !path.starts_with(project.path().join(".bin")))
+        .filter(|path| std::fs::read_to_string(path).is_ok_and(|t| t.contains(text)))
+        .map(|path| {
+            path.strip_prefix(project.path())
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    holding.sort();
+    holding
+}
+
+#[test]
+fn install_project_writes_no_path_of_this_machine_into_a_file_a_team_commits() {
+    let machine_paths = |project: &TestProject| {
+        let mut found = files_holding(project, &project.path().display().to_string());
+        found.extend(files_holding(
+            project,
+            &binary().canonicalize().unwrap().display().to_string(),
+        ));
+        found.sort();
+        found.dedup();
+        found
+    };
+    // The binary on PATH: `self-repair` in .claude/settings.json, no machine path anywhere.
+    let on_path = TestProject::new();
+    on_path
+        .cmd(&["install", "--project"])
+        .env("PATH", path_with_binary(&on_path))
+        .run()
+        .success();
+    assert_eq!(machine_paths(&on_path), Vec::<String>::new());
+    assert!(
+        on_path
+            .read(".claude/settings.json")
+            .contains("\"command\": \"self-repair\"")
+    );
+
+    // Not on PATH: the absolute path goes to this machine's settings.local.json (and the
+    // install's own record), never to the committed settings.json, agents or skill.
+    let off_path = TestProject::new();
+    let out = off_path
+        .cmd(&["install", "--project"])
+        .env("PATH", "/usr/bin:/bin")
+        .run()
+        .success();
+    assert_eq!(
+        machine_paths(&off_path),
+        vec![
+            ".claude/settings.local.json".to_owned(),
+            ".self-repair/install.json".to_owned()
+        ]
+    );
+    assert!(!off_path.path().join(".claude/settings.json").exists());
+    assert!(
+        out.stdout
+            .contains(".claude/settings.local.json, this machine's own settings"),
+        "{}",
+        out.stdout
+    );
+    off_path
+        .cmd(&["uninstall", "--project"])
+        .env("PATH", "/usr/bin:/bin")
+        .run()
+        .success();
+    assert!(!off_path.path().join(".claude").exists());
+}
+
 const BUSY: &str = r#"{
     "model": "opus",
     "permissions": {
@@ -20,7 +115,12 @@ const BUSY: &str = r#"{
 fn install_twice_then_uninstall_returns_a_busy_settings_file_byte_for_byte() {
     let project = TestProject::new();
     project.write(".claude/settings.json", BUSY);
-    let first = project.cmd(&["install", "--project"]).run().success();
+    let path = path_with_binary(&project);
+    let first = project
+        .cmd(&["install", "--project"])
+        .env("PATH", &path)
+        .run()
+        .success();
     let installed = project.read(".claude/settings.json");
     assert!(
         installed.contains("\"hook\"")
@@ -28,7 +128,10 @@ fn install_twice_then_uninstall_returns_a_busy_settings_file_byte_for_byte() {
             && !installed.contains("Bash(self-repair"),
         "{installed}"
     );
-    assert!(installed.contains(&binary().canonicalize().unwrap().display().to_string()));
+    assert!(
+        installed.contains("\"command\": \"self-repair\""),
+        "{installed}"
+    );
     assert!(installed.contains("notify-done") && installed.contains("guard.sh"));
     assert!(
         project
@@ -44,7 +147,11 @@ fn install_twice_then_uninstall_returns_a_busy_settings_file_byte_for_byte() {
     );
     assert!(!first.stdout.is_empty());
 
-    let second = project.cmd(&["install", "--project"]).run().success();
+    let second = project
+        .cmd(&["install", "--project"])
+        .env("PATH", &path)
+        .run()
+        .success();
     assert!(
         second.stdout.contains("already installed"),
         "{}",
@@ -71,7 +178,10 @@ fn a_corrupt_settings_file_is_left_untouched_with_a_non_zero_exit() {
     let project = TestProject::new();
     let corrupt = "{\"hooks\": {\"Stop\": [}\n";
     project.write(".claude/settings.json", corrupt);
-    let out = project.cmd(&["install", "--project"]).run();
+    let out = project
+        .cmd(&["install", "--project"])
+        .env("PATH", path_with_binary(&project))
+        .run();
     assert_ne!(out.code, 0);
     assert!(out.stderr.contains("settings.json"), "{}", out.stderr);
     assert_eq!(project.read(".claude/settings.json"), corrupt);
@@ -83,6 +193,7 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     let project = TestProject::new();
     let out = project
         .cmd(&["install", "--project", "--dry-run"])
+        .env("PATH", path_with_binary(&project))
         .run()
         .success();
     assert!(!project.path().join(".claude").exists());

@@ -31,6 +31,7 @@ mod install;
 mod loop_safety;
 mod permission_gate;
 mod pipeline;
+mod plugin_launcher;
 mod repair;
 mod resume;
 mod revise;

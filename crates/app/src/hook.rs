@@ -23,7 +23,7 @@ impl HookAnswer {
     }
 
     /// Adds `message` for the user to whatever this answer prints.
-    pub(crate) fn announce(&mut self, message: &str) {
+    pub fn announce(&mut self, message: &str) {
         let mut object = self
             .stdout
             .as_deref()

@@ -77,11 +77,16 @@ impl HookRegistration {
 
     /// The matcher group (`hooks.<Event>[]` element) holding only our entry.
     pub(crate) fn group(&self, command: &str) -> Value {
+        self.group_with_entry(self.entry(command))
+    }
+
+    /// The matcher group of this hook holding only `entry`.
+    pub(crate) fn group_with_entry(&self, entry: Value) -> Value {
         let mut group = serde_json::Map::new();
         if let Some(matcher) = self.matcher {
             group.insert("matcher".to_owned(), Value::from(matcher));
         }
-        group.insert("hooks".to_owned(), Value::Array(vec![self.entry(command)]));
+        group.insert("hooks".to_owned(), Value::Array(vec![entry]));
         Value::Object(group)
     }
 

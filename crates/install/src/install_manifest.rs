@@ -21,7 +21,7 @@ pub struct InstallManifest {
     pub schema_version: u32,
     /// Project or user install.
     pub scope: Scope,
-    /// Absolute path the hooks run.
+    /// The command the hooks run: `self-repair` (from PATH) or the binary's absolute path.
     pub binary: String,
     /// What happened to the settings file.
     pub settings: SettingsRecord,

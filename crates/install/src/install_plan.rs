@@ -5,6 +5,7 @@ use std::path::Path;
 use crate::bundle_file::BundleFile;
 use crate::change_set::{ChangeSet, FileChange};
 use crate::file_read::read_optional;
+use crate::hook_target::HookTarget;
 use crate::install_error::InstallError;
 use crate::install_manifest::{
     FileRecord, InstallManifest, MANIFEST_SCHEMA_VERSION, OriginalSettings, SettingsRecord,
@@ -12,6 +13,7 @@ use crate::install_manifest::{
 };
 use crate::install_spec::InstallSpec;
 use crate::settings_document::{SettingsDocument, push_unique};
+use crate::uninstall_plan::settings_restoration;
 
 /// Everything `install` would change. Nothing is written until [`InstallPlan::apply`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,10 +41,31 @@ pub fn plan_install(
         })?;
     let scope = spec.scope;
     let previous = read_manifest(root_or_home, scope)?;
+    let target = HookTarget::for_install(spec, binary);
     let mut changes = ChangeSet::default();
     let mut notes = Vec::new();
 
-    let settings_display = scope.settings_rel_path().to_owned();
+    // An earlier install registered the hooks in the other settings file (the binary was, or
+    // was not, on PATH then; or an install from before the hooks ran `self-repair` from PATH
+    // wrote this machine's path into the committed file): take them out of it first.
+    let moved_from = previous
+        .as_ref()
+        .filter(|p| p.settings.path != target.settings_rel_path);
+    if let Some(old) = moved_from {
+        let restoration = settings_restoration(root_or_home, old)?;
+        notes.extend(restoration.note);
+        notes.push(format!(
+            "moved self-repair's hooks from {} to {}",
+            old.settings.path, target.settings_rel_path
+        ));
+        changes.push(restoration.change);
+    }
+    let previous_settings = previous
+        .as_ref()
+        .map(|p| &p.settings)
+        .filter(|s| s.path == target.settings_rel_path);
+
+    let settings_display = target.settings_rel_path.to_owned();
     let settings_path = root_or_home.join(&settings_display);
     let current = read_optional(&settings_path)?;
     let mut doc = match &current {
@@ -51,15 +74,14 @@ pub fn plan_install(
     };
     let pristine = doc.clone();
 
-    let mut created_keys = previous
-        .as_ref()
-        .map(|p| p.settings.created_keys.clone())
+    let mut created_keys = previous_settings
+        .map(|s| s.created_keys.clone())
         .unwrap_or_default();
-    let known_commands: Vec<&str> = previous.iter().map(|p| p.binary.as_str()).collect();
-    let touched_hooks = doc.add_our_hooks(binary, &known_commands, &mut created_keys)?;
-    let mut hooks = previous
-        .as_ref()
-        .map(|p| p.settings.hooks.clone())
+    let mut known_commands: Vec<&str> = previous.iter().map(|p| p.binary.as_str()).collect();
+    known_commands.push(binary);
+    let touched_hooks = doc.add_our_hooks(&target.command, &known_commands, &mut created_keys)?;
+    let mut hooks = previous_settings
+        .map(|s| s.hooks.clone())
         .unwrap_or_default();
     for hook in touched_hooks {
         push_unique(&mut hooks, hook);
@@ -67,9 +89,8 @@ pub fn plan_install(
 
     // Installs before the permission gate (`hook pre-tool-use`) wrote `Bash(self-repair ...)`
     // allow rules; the gate now decides our commands in both install paths, so they go.
-    let stale_rules: Vec<String> = previous
-        .as_ref()
-        .map(|p| p.settings.permissions.clone())
+    let stale_rules: Vec<String> = previous_settings
+        .map(|s| s.permissions.clone())
         .unwrap_or_default();
     doc.remove_permissions(&stale_rules);
     let permissions: Vec<String> = Vec::new();
@@ -81,14 +102,11 @@ pub fn plan_install(
         current.clone().unwrap_or_default()
     };
     let new_sha = sha256_hex(&new_settings);
-    let (original, written_sha256) = match (&previous, &current) {
+    let (original, written_sha256) = match (previous_settings, &current) {
         (_, None) => (OriginalSettings::Absent, new_sha),
-        (Some(p), Some(_)) if !settings_changed => (
-            p.settings.original.clone(),
-            p.settings.written_sha256.clone(),
-        ),
-        (Some(p), Some(text)) if sha256_hex(text) == p.settings.written_sha256 => {
-            (p.settings.original.clone(), new_sha)
+        (Some(p), Some(_)) if !settings_changed => (p.original.clone(), p.written_sha256.clone()),
+        (Some(p), Some(text)) if sha256_hex(text) == p.written_sha256 => {
+            (p.original.clone(), new_sha)
         }
         // Edited by the user since the last install: its pre-install bytes are gone.
         (Some(_), Some(_)) => (OriginalSettings::Unknown, new_sha),
@@ -111,9 +129,16 @@ pub fn plan_install(
         ));
     }
     if !spec.binary_on_path {
+        let local = match scope {
+            crate::Scope::Project => format!(
+                " (the hooks run {binary} from {settings_display}, this machine's own settings, \
+                 not the committed .claude/settings.json)"
+            ),
+            crate::Scope::User => String::new(),
+        };
         notes.push(format!(
             "`self-repair` on PATH is not {binary}: sub-agents call `self-repair` by name, so \
-             put its directory first on PATH"
+             put its directory first on PATH{local}"
         ));
     }
     changes.push(FileChange {
@@ -157,7 +182,7 @@ pub fn plan_install(
     let manifest = InstallManifest {
         schema_version: MANIFEST_SCHEMA_VERSION,
         scope,
-        binary: binary.to_owned(),
+        binary: target.command.clone(),
         settings: SettingsRecord {
             path: settings_display.clone(),
             original,

@@ -7,6 +7,7 @@ mod bundle_file;
 mod change_set;
 mod file_read;
 mod hook_registration;
+mod hook_target;
 mod install_error;
 mod install_manifest;
 mod install_plan;

@@ -1,12 +1,16 @@
-//! The plugin's `hooks/hooks.json`: the same hooks as `install`, with `self-repair` from PATH.
+//! The plugin's `hooks/hooks.json`: the same hooks as `install`, run through the plugin's
+//! launcher, which finds `self-repair` or says once how to install it.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::hook_registration::OUR_HOOKS;
 
-/// Command the plugin registers. A plugin ships no binary, so it is resolved from PATH
-/// (`cargo install` or a release download); `${CLAUDE_PLUGIN_ROOT}` is not needed.
-const PLUGIN_COMMAND: &str = "self-repair";
+/// The launcher, a POSIX sh script in the plugin (`hooks/self-repair-hook.sh`). A plugin ships
+/// no binary: the launcher runs `self-repair hook EVENT` from PATH, `~/.local/bin` or
+/// `~/.cargo/bin`, and without one answers the session's start with the install command and
+/// lets every other event pass (reference/design-notes.md, note 40). It is run by `sh` (exec
+/// form, so no shell parses the plugin's path, and the file's mode does not matter).
+const PLUGIN_LAUNCHER: &str = "${CLAUDE_PLUGIN_ROOT}/hooks/self-repair-hook.sh";
 
 /// The exact text the committed `hooks/hooks.json` must have (2-space JSON, trailing newline).
 pub fn hooks_json_for_plugin() -> String {
@@ -14,7 +18,12 @@ pub fn hooks_json_for_plugin() -> String {
     for registration in OUR_HOOKS {
         hooks.insert(
             registration.event.to_owned(),
-            Value::Array(vec![registration.group(PLUGIN_COMMAND)]),
+            Value::Array(vec![registration.group_with_entry(json!({
+                "type": "command",
+                "command": "sh",
+                "args": [PLUGIN_LAUNCHER, registration.subcommand],
+                "timeout": registration.timeout_secs,
+            }))]),
         );
     }
     let mut root = Map::new();
@@ -43,15 +52,18 @@ mod tests {
     }
 
     #[test]
-    fn plugin_hooks_use_path_binary_and_no_plugin_root() {
-        let text = hooks_json_for_plugin();
-        assert!(!text.contains("CLAUDE_PLUGIN_ROOT"));
-        let value: Value = serde_json::from_str(&text).unwrap();
-        for event in ["Stop", "StopFailure", "SessionStart"] {
-            assert_eq!(
-                value["hooks"][event][0]["hooks"][0]["command"],
-                "self-repair"
-            );
+    fn plugin_hooks_run_the_launcher_in_exec_form() {
+        let value: Value = serde_json::from_str(&hooks_json_for_plugin()).unwrap();
+        for (event, subcommand) in [
+            ("Stop", "stop"),
+            ("StopFailure", "stop-failure"),
+            ("SessionStart", "session-start"),
+            ("PreToolUse", "pre-tool-use"),
+            ("PostToolUse", "post-tool-use"),
+        ] {
+            let entry = &value["hooks"][event][0]["hooks"][0];
+            assert_eq!(entry["command"], "sh");
+            assert_eq!(entry["args"], json!([PLUGIN_LAUNCHER, subcommand]));
         }
     }
 }

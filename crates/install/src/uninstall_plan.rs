@@ -48,39 +48,10 @@ pub fn plan_uninstall(root_or_home: &Path, scope: Scope) -> Result<UninstallPlan
     let mut changes = ChangeSet::default();
     let mut notes = Vec::new();
 
-    let settings_path = root_or_home.join(&manifest.settings.path);
-    let current = read_optional(&settings_path)?;
-    let (after, mut settings_outcome) = match &current {
-        None => (None, SettingsOutcome::Untouched),
-        Some(text) if sha256_hex(text) == manifest.settings.written_sha256 => {
-            match &manifest.settings.original {
-                OriginalSettings::Absent => (None, SettingsOutcome::Deleted),
-                OriginalSettings::Text { text } => {
-                    (Some(text.clone()), SettingsOutcome::RestoredExactly)
-                }
-                OriginalSettings::Unknown => structural_removal(&settings_path, text, &manifest)?,
-            }
-        }
-        Some(text) => {
-            let removal = structural_removal(&settings_path, text, &manifest)?;
-            notes.push(format!(
-                "{} changed since install: removed only self-repair's hooks and permission \
-                 rules, kept everything else (re-indented by the JSON writer)",
-                manifest.settings.path
-            ));
-            removal
-        }
-    };
-    if after == current {
-        settings_outcome = SettingsOutcome::Untouched;
-    }
-    changes.push(FileChange {
-        path: settings_path,
-        display_path: manifest.settings.path.clone(),
-        before: current,
-        after,
-        bookkeeping: false,
-    });
+    let restoration = settings_restoration(root_or_home, &manifest)?;
+    notes.extend(restoration.note);
+    let settings_outcome = restoration.outcome;
+    changes.push(restoration.change);
 
     let mut kept_files = Vec::new();
     for record in manifest.files.iter().filter(|r| !r.preexisting) {
@@ -119,6 +90,61 @@ pub fn plan_uninstall(root_or_home: &Path, scope: Scope) -> Result<UninstallPlan
         notes,
         kept_files,
         settings_outcome,
+    })
+}
+
+/// What taking self-repair out of the settings file `manifest` names does to it.
+pub(crate) struct SettingsRestoration {
+    /// The file's change (its text unchanged when there is nothing to take out).
+    pub(crate) change: FileChange,
+    pub(crate) outcome: SettingsOutcome,
+    /// Said when only a structural removal was possible.
+    pub(crate) note: Option<String>,
+}
+
+/// Takes our hooks out of the settings file `manifest` names: its exact original bytes back
+/// when it is still what install wrote, else a structural removal of our entries.
+pub(crate) fn settings_restoration(
+    root_or_home: &Path,
+    manifest: &InstallManifest,
+) -> Result<SettingsRestoration, InstallError> {
+    let settings_path = root_or_home.join(&manifest.settings.path);
+    let current = read_optional(&settings_path)?;
+    let mut note = None;
+    let (after, mut outcome) = match &current {
+        None => (None, SettingsOutcome::Untouched),
+        Some(text) if sha256_hex(text) == manifest.settings.written_sha256 => {
+            match &manifest.settings.original {
+                OriginalSettings::Absent => (None, SettingsOutcome::Deleted),
+                OriginalSettings::Text { text } => {
+                    (Some(text.clone()), SettingsOutcome::RestoredExactly)
+                }
+                OriginalSettings::Unknown => structural_removal(&settings_path, text, manifest)?,
+            }
+        }
+        Some(text) => {
+            let removal = structural_removal(&settings_path, text, manifest)?;
+            note = Some(format!(
+                "{} changed since install: removed only self-repair's hooks and permission \
+                 rules, kept everything else (re-indented by the JSON writer)",
+                manifest.settings.path
+            ));
+            removal
+        }
+    };
+    if after == current {
+        outcome = SettingsOutcome::Untouched;
+    }
+    Ok(SettingsRestoration {
+        change: FileChange {
+            path: settings_path,
+            display_path: manifest.settings.path.clone(),
+            before: current,
+            after,
+            bookkeeping: false,
+        },
+        outcome,
+        note,
     })
 }
 

@@ -12,4 +12,5 @@ mod refusals;
 mod roundtrip;
 mod settings_merge;
 mod snapshots;
+mod team_settings;
 mod uninstall;

@@ -4,6 +4,9 @@ use serde_json::{Value, json};
 
 use crate::harness::{BUSY, FAKE_BIN, Project, our_entries};
 
+/// What a project install's hooks run when the binary is on PATH (`team_settings.rs`).
+const FROM_PATH: &str = "self-repair";
+
 #[test]
 fn install_on_empty_project_registers_four_exec_form_hooks_and_no_permission_rule() {
     let project = Project::new();
@@ -11,7 +14,7 @@ fn install_on_empty_project_registers_four_exec_form_hooks_and_no_permission_rul
     let settings = project.settings_json();
     assert_eq!(
         settings["hooks"]["Stop"],
-        json!([{"hooks": [{"type": "command", "command": FAKE_BIN, "args": ["hook", "stop"], "timeout": 30}]}])
+        json!([{"hooks": [{"type": "command", "command": FROM_PATH, "args": ["hook", "stop"], "timeout": 30}]}])
     );
     assert_eq!(
         settings["hooks"]["StopFailure"][0]["hooks"][0]["args"],
@@ -90,7 +93,7 @@ fn install_on_busy_settings_keeps_every_key_hook_and_rule_in_order() {
     assert_eq!(after["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
     // The user's Stop group stays first and untouched; ours is a separate group after it.
     assert_eq!(after["hooks"]["Stop"][0], before["hooks"]["Stop"][0]);
-    assert_eq!(after["hooks"]["Stop"][1]["hooks"][0]["command"], FAKE_BIN);
+    assert_eq!(after["hooks"]["Stop"][1]["hooks"][0]["command"], FROM_PATH);
     assert_eq!(after["hooks"]["Stop"].as_array().unwrap().len(), 2);
     // The user's permissions are untouched: we add no rule.
     assert_eq!(after["permissions"], before["permissions"]);
@@ -103,7 +106,9 @@ fn install_on_busy_settings_keeps_every_key_hook_and_rule_in_order() {
 
 #[test]
 fn previous_install_from_other_path_is_updated_in_place_without_duplicates() {
-    let project = Project::with_settings(BUSY);
+    // The user scope: its hooks run the binary's absolute path.
+    let project = Project::with_scope(self_repair_install::Scope::User);
+    project.write(".claude/settings.json", BUSY);
     project.install_with(
         "/home/dev/old/target/release/self-repair",
         crate::harness::TEST_BUNDLE,
@@ -132,7 +137,7 @@ fn hand_added_hook_without_manifest_is_pointed_at_the_binary_not_duplicated() {
     let settings = project.settings_json();
     let entries = our_entries(&settings, "Stop", "stop");
     assert_eq!(entries.len(), 1);
-    assert_eq!(entries[0]["command"], FAKE_BIN);
+    assert_eq!(entries[0]["command"], FROM_PATH);
 }
 
 #[test]
@@ -149,7 +154,9 @@ fn binary_not_on_path_adds_a_note() {
             .iter()
             .any(|n| n.contains("not /opt/fake/bin/self-repair"))
     );
-    assert!(project.settings_json().get("permissions").is_none());
+    let local: serde_json::Value =
+        serde_json::from_str(&project.read(".claude/settings.local.json")).unwrap();
+    assert!(local.get("permissions").is_none());
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod invalid_results;
 mod killed_and_adopted;
 mod model_habits;
 mod pipeline_checks;
+mod plugin_checks;
 mod rate_limited;
 mod repair_check;
 mod scale_corpus;
@@ -28,7 +29,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 32] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -74,6 +75,8 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
     ("drive-no-progress-circuit", drive::no_progress_circuit),
     ("budget-mid-triage", budget::run),
     ("verified-dismissals", verified::run),
+    ("plugin-without-binary", plugin_checks::without_binary),
+    ("plugin-version-mismatch", plugin_checks::version_mismatch),
 ];
 
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed
