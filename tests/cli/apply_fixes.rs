@@ -10,6 +10,7 @@ use crate::harness::{TestProject, filters};
 use crate::pipeline::drive;
 use crate::scripted_agent::ScriptedAgent;
 use crate::verify_task::git_repository;
+use self_repair_app::ExitStatus;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats");
 
@@ -119,7 +120,7 @@ fn apply_fixes_skips_an_edit_whose_text_changed_and_exits_6() {
     let out = project
         .cmd(&["apply-fixes", "task-1", "--run", "r-clippy"])
         .run()
-        .code(6);
+        .code(ExitStatus::GaveUp);
     assert_eq!(
         project.read("src/main.rs"),
         main.replace("vec![1, 2, 3]", "[1, 2, 3]")
@@ -132,7 +133,7 @@ fn apply_fixes_skips_an_edit_whose_text_changed_and_exits_6() {
     let out = project
         .cmd(&["apply-fixes", "task-9", "--run", "r-clippy"])
         .run()
-        .code(4);
+        .code(ExitStatus::NotFound);
     assert!(out.stderr.contains("task-9"), "{}", out.stderr);
 }
 

@@ -5,6 +5,7 @@ use serde_json::Value;
 use crate::harness::{TestProject, jsonl_findings};
 use crate::pipeline::{drive, started};
 use crate::scripted_agent::ScriptedAgent;
+use self_repair_app::ExitStatus;
 
 #[test]
 fn a_second_start_after_known_add_and_rules_accept_dispatches_fewer_items_and_says_why() {
@@ -40,7 +41,10 @@ fn a_second_start_after_known_add_and_rules_accept_dispatches_fewer_items_and_sa
         .cmd(&["rules", "accept", "eq-loose"])
         .run()
         .success();
-    let out = project.cmd(&["rules", "accept", "nope"]).run().code(4);
+    let out = project
+        .cmd(&["rules", "accept", "nope"])
+        .run()
+        .code(ExitStatus::NotFound);
     assert!(out.stderr.contains("no rule `nope`"));
 
     let second = project
@@ -180,7 +184,7 @@ fn detectors_run_as_argv_with_accepted_exit_codes_and_feed_start() {
     let out = project
         .cmd(&["start", "--detect", "--run-id", "r-bad"])
         .run()
-        .code(1);
+        .code(ExitStatus::Failure);
     assert!(
         out.stderr.contains("detector `bad` exited 2") && out.stderr.contains("broken"),
         "{}",
@@ -199,7 +203,7 @@ fn a_detector_that_times_out_is_killed_with_its_children() {
         r#"{"detectors": [{"name": "slow", "argv": ["sh", "-c", "(sleep 3; touch grandchild-lived) & wait"],
             "timeout_secs": 1}]}"#,
     );
-    let out = project.cmd(&["detect"]).run().code(1);
+    let out = project.cmd(&["detect"]).run().code(ExitStatus::Failure);
     assert!(
         out.stderr.contains("detector `slow` timed out after 1 s")
             && out.stderr.contains("timeout_secs"),
@@ -218,14 +222,20 @@ fn bad_config_and_rule_files_are_refused_with_a_clear_error_and_left_alone() {
     let project = TestProject::new();
     project.write("f.jsonl", &crate::harness::jsonl_findings(2));
     project.write(".self-repair/config.json", r#"{"fan_out": 50}"#);
-    let out = project.cmd(&["start", "f.jsonl"]).run().code(2);
+    let out = project
+        .cmd(&["start", "f.jsonl"])
+        .run()
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr.contains("fan_out") && out.stderr.contains("1 to 20"),
         "{}",
         out.stderr
     );
     project.write(".self-repair/config.json", r#"{"fan_outt": 5}"#);
-    let out = project.cmd(&["start", "f.jsonl"]).run().code(2);
+    let out = project
+        .cmd(&["start", "f.jsonl"])
+        .run()
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr.contains("unknown field `fan_outt`"),
         "{}",
@@ -233,7 +243,10 @@ fn bad_config_and_rule_files_are_refused_with_a_clear_error_and_left_alone() {
     );
     project.write(".self-repair/config.json", "{}");
     project.write(".self-repair/rules.json", r#"{"rules": [{"id": "x", "name": "bad", "when": {"message_regex": "("}, "verdict": "real"}]}"#);
-    let out = project.cmd(&["start", "f.jsonl"]).run().code(2);
+    let out = project
+        .cmd(&["start", "f.jsonl"])
+        .run()
+        .code(ExitStatus::Usage);
     assert!(out.stderr.contains("message_regex"), "{}", out.stderr);
     assert!(
         project.read(".self-repair/rules.json").contains("\"("),

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::harness::{TestProject, filters};
 use crate::pipeline::started;
+use self_repair_app::ExitStatus;
 
 fn files(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -190,7 +191,7 @@ fn the_demo_runs_the_whole_pipeline_and_says_where_the_outputs_are() {
     let again = crate::harness::TestProject::new()
         .cmd(&["demo", "--dir", demo.to_str().unwrap()])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
     assert!(again.stderr.contains("already holds a self-repair project"));
 }
 
@@ -202,7 +203,10 @@ fn start_on_a_bad_line_names_it_once_exits_2_and_creates_nothing() {
     lines.insert(1, r#"{"tool":"ruff","message":"no rule id","path":"a.py"}"#);
     project.write("f.jsonl", &(lines.join("\n") + "\n"));
 
-    let out = project.cmd(&["start", "f.jsonl"]).run().code(2);
+    let out = project
+        .cmd(&["start", "f.jsonl"])
+        .run()
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr
             .starts_with("self-repair: f.jsonl: line 2: missing field `rule_id`"),

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::harness::{Outcome, TestProject};
 use crate::pipeline::started;
+use self_repair_app::ExitStatus;
 
 const STATE: &str = ".self-repair/runs/r-test/state.json";
 
@@ -54,7 +55,7 @@ fn a_triage_item_count_larger_than_the_items_held_is_corrupt_not_a_panic() {
         &out,
         "`triage_items` is 4294967295 but the file holds 10",
     );
-    let next = project.cmd(&["next"]).run().code(1);
+    let next = project.cmd(&["next"]).run().code(ExitStatus::Failure);
     assert!(
         next.stderr.contains("self-repair doctor"),
         "{}",
@@ -77,7 +78,7 @@ fn the_same_damage_in_the_initial_state_makes_doctor_say_so_not_panic() {
         },
     );
     project.write(STATE, "{}");
-    let doctor = project.cmd(&["doctor"]).run().code(5);
+    let doctor = project.cmd(&["doctor"]).run().code(ExitStatus::Conflict);
     assert!(
         doctor
             .stderr
@@ -98,7 +99,7 @@ fn a_huge_run_length_in_the_triage_columns_is_corrupt_not_a_hang() {
     let out = project.stop("s1", &[]);
     assert!(started.elapsed() < Duration::from_secs(5));
     reported_as_corrupt(&project, &out, "items.triage.findings");
-    project.cmd(&["status"]).run().code(1);
+    project.cmd(&["status"]).run().code(ExitStatus::Failure);
     project.cmd(&["doctor"]).run().success();
     project.cmd(&["status"]).run().success();
 }
@@ -108,7 +109,7 @@ fn a_run_json_that_calls_a_triage_run_a_repair_run_is_fixed_by_doctor_not_a_circ
     let project = dispatched();
     let manifest = ".self-repair/runs/r-test/run.json";
     edit_state(&project, manifest, |m| m["kind"] = "repair".into());
-    project.cmd(&["status"]).run().code(1);
+    project.cmd(&["status"]).run().code(ExitStatus::Failure);
     let doctor = project.cmd(&["doctor"]).run().success();
     assert!(
         doctor

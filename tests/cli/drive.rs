@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::harness::{TestProject, binary, filters, jsonl_findings};
+use self_repair_app::ExitStatus;
 
 const STREAMS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -63,7 +64,7 @@ fn drive(project: &TestProject, run: &str, stream: &str, args: &[&str]) -> crate
 #[test]
 fn a_refused_credential_stops_at_once_with_exit_20() {
     let project = started("r-auth");
-    let out = drive(&project, "r-auth", "auth.jsonl", &[]).code(20);
+    let out = drive(&project, "r-auth", "auth.jsonl", &[]).code(ExitStatus::AuthRequired);
     assert!(
         out.stdout.contains("refused the credentials"),
         "{}",
@@ -89,7 +90,7 @@ fn a_refused_credential_stops_at_once_with_exit_20() {
 #[test]
 fn three_sessions_without_progress_open_the_circuit_with_exit_21() {
     let project = started("r-stuck");
-    let out = drive(&project, "r-stuck", "normal.jsonl", &[]).code(21);
+    let out = drive(&project, "r-stuck", "normal.jsonl", &[]).code(ExitStatus::CircuitOpen);
     assert!(
         out.stdout.contains("3 sessions in a row made no progress"),
         "{}",
@@ -136,7 +137,7 @@ fn a_session_whose_commands_were_refused_says_so_in_the_catalog() {
         ])
         .env("FAKE_STREAM", project.path().join("denied.jsonl"))
         .run()
-        .code(21);
+        .code(ExitStatus::CircuitOpen);
     let errors = project.cmd(&["errors", "r-denied"]).run().success().stdout;
     assert!(
         errors.contains("ended its turn without progress after 1 permission denials")
@@ -148,13 +149,15 @@ fn a_session_whose_commands_were_refused_says_so_in_the_catalog() {
 #[test]
 fn max_sessions_and_budget_stop_driving() {
     let project = started("r-max");
-    let out = drive(&project, "r-max", "normal.jsonl", &["--max-sessions", "1"]).code(21);
+    let out = drive(&project, "r-max", "normal.jsonl", &["--max-sessions", "1"])
+        .code(ExitStatus::CircuitOpen);
     assert!(out.stdout.contains("1 session"), "{}", out.stdout);
     assert!(out.stdout.contains("--max-sessions"), "{}", out.stdout);
 
     let project = started("r-budget");
     // The recorded result costs $0.049232 a session.
-    let out = drive(&project, "r-budget", "normal.jsonl", &["--budget", "0.09"]).code(22);
+    let out = drive(&project, "r-budget", "normal.jsonl", &["--budget", "0.09"])
+        .code(ExitStatus::LimitReached);
     assert!(
         out.stdout.contains("reaching --budget $0.09"),
         "{}",
@@ -166,7 +169,8 @@ fn max_sessions_and_budget_stop_driving() {
 #[test]
 fn until_in_the_past_starts_no_session_and_bad_input_is_refused() {
     let project = started("r-until");
-    let out = drive(&project, "r-until", "normal.jsonl", &["--until", "1000"]).code(22);
+    let out = drive(&project, "r-until", "normal.jsonl", &["--until", "1000"])
+        .code(ExitStatus::LimitReached);
     assert!(
         out.stdout.contains("--until 1970-01-01T00:16:40Z passed"),
         "{}",
@@ -179,14 +183,15 @@ fn until_in_the_past_starts_no_session_and_bad_input_is_refused() {
             .exists()
     );
 
-    let out = drive(&project, "r-until", "normal.jsonl", &["--until", "soon"]).code(2);
+    let out =
+        drive(&project, "r-until", "normal.jsonl", &["--until", "soon"]).code(ExitStatus::Usage);
     assert!(out.stderr.contains("UTC instant"), "{}", out.stderr);
-    let out = drive(&project, "r-until", "normal.jsonl", &["--budget=0"]).code(2);
+    let out = drive(&project, "r-until", "normal.jsonl", &["--budget=0"]).code(ExitStatus::Usage);
     assert!(out.stderr.contains("--budget"), "{}", out.stderr);
     let out = project
         .cmd(&["drive", "r-until", "--claude", "/nonexistent/claude"])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
     assert!(out.stderr.contains("--claude PATH"), "{}", out.stderr);
 }
 
@@ -222,7 +227,7 @@ fn sigterm_stops_the_session_keeps_the_run_and_exits_130() {
         ])
         .env("FAKE_STREAM", format!("{STREAMS}/normal.jsonl"))
         .run()
-        .code(5);
+        .code(ExitStatus::Conflict);
     assert!(
         second
             .stderr
@@ -237,7 +242,10 @@ fn sigterm_stops_the_session_keeps_the_run_and_exits_130() {
     assert!(term.success());
     let started_wait = Instant::now();
     let status = child.wait().expect("wait");
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(
+        status.code(),
+        Some(i32::from(ExitStatus::Interrupted.code()))
+    );
     assert!(
         started_wait.elapsed() < Duration::from_secs(20),
         "the sleeping session was not stopped"

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::harness::{Outcome, TestProject};
 use crate::verify_task::{fixed_run_project, git, remove_unused_import, ruff_now_without};
+use self_repair_app::ExitStatus;
 
 fn answer(out: &Outcome) -> Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
@@ -330,7 +331,10 @@ fn a_task_the_detector_does_not_reproduce_is_not_fixed_and_gets_no_repair_run() 
     let (project, _) = fixed_run_project();
     // The detector no longer reports F401 (another rule selection): its re-run proves nothing.
     ruff_now_without(&project, &["F401"]);
-    let out = project.cmd(&["fix", "task-1"]).run().code(6);
+    let out = project
+        .cmd(&["fix", "task-1"])
+        .run()
+        .code(ExitStatus::GaveUp);
     assert!(
         out.stdout.contains(
             "task-1: not fixed (not reproduced: the detector does not report 1 of the group's 1 finding(s) before any change"
@@ -356,7 +360,10 @@ fn outside_claude_code_tick_moves_the_fix_on_and_the_note_names_the_verifying_co
         .run()
         .success();
     // The active run is now the task's repair run: verify-task still finds the triage run.
-    let by_hand = project.cmd(&["verify-task", "task-1"]).run().code(6);
+    let by_hand = project
+        .cmd(&["verify-task", "task-1"])
+        .run()
+        .code(ExitStatus::GaveUp);
     assert!(
         by_hand.stdout.contains("verify-task task-1: "),
         "{}",
@@ -365,7 +372,7 @@ fn outside_claude_code_tick_moves_the_fix_on_and_the_note_names_the_verifying_co
     let wrong = project
         .cmd(&["verify-task", "task-1", "--run", "fix-r-fix-task-1-1"])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
     assert!(wrong.stderr.contains("is a repair run"), "{}", wrong.stderr);
     let asked = project.cmd(&["tick"]).run().success();
     assert!(asked.stdout.contains("attempt 1 of 5"), "{}", asked.stdout);

@@ -4,6 +4,7 @@
 use crate::harness::TestProject;
 use crate::pipeline::dispatched;
 use crate::scripted_agent::ScriptedAgent;
+use self_repair_app::ExitStatus;
 
 #[test]
 fn a_fenced_json_answer_with_raw_newlines_in_its_reason_is_accepted_and_the_repair_is_named() {
@@ -43,14 +44,17 @@ fn a_fenced_json_answer_with_raw_newlines_in_its_reason_is_accepted_and_the_repa
     // Input that is still not JSON after the repairs is rejected as before (exit 3).
     agent
         .submit("t-00002", "```json\nverdict: real\n```")
-        .code(3);
+        .code(ExitStatus::Rejected);
 }
 
 #[test]
 fn an_empty_findings_file_or_a_file_that_is_not_findings_creates_no_run() {
     let project = TestProject::new();
     project.write("empty.json", "");
-    let out = project.cmd(&["start", "empty.json"]).run().code(2);
+    let out = project
+        .cmd(&["start", "empty.json"])
+        .run()
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr.contains("no findings in empty.json"),
         "{}",
@@ -61,7 +65,10 @@ fn an_empty_findings_file_or_a_file_that_is_not_findings_creates_no_run() {
         "Cargo.toml",
         "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
     );
-    let out = project.cmd(&["start", "Cargo.toml"]).run().code(2);
+    let out = project
+        .cmd(&["start", "Cargo.toml"])
+        .run()
+        .code(ExitStatus::Usage);
     assert!(out.stderr.contains("Cargo.toml"), "{}", out.stderr);
     assert!(
         out.stderr.contains("self-repair start"),

@@ -34,13 +34,15 @@ impl Outcome {
         self
     }
 
-    /// Asserts this exit code and returns self.
+    /// Asserts the exit status (named as reference/cli.md's table names it) and returns self.
     #[track_caller]
-    pub fn code(self, code: i32) -> Outcome {
+    pub fn code(self, status: self_repair_app::ExitStatus) -> Outcome {
         assert_eq!(
-            self.code, code,
-            "stdout: {}\nstderr: {}",
-            self.stdout, self.stderr
+            self.code,
+            i32::from(status.code()),
+            "expected exit {status:?}\nstdout: {}\nstderr: {}",
+            self.stdout,
+            self.stderr
         );
         self
     }

@@ -6,6 +6,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::harness::TestProject;
+use self_repair_app::ExitStatus;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats");
 /// Where the fixtures were recorded, and where CI would have run them.
@@ -84,7 +85,7 @@ fn base_overrides_the_inferred_one_and_a_wrong_base_is_refused() {
     let out = project
         .cmd(&["start", "--base", "/somewhere/else", "eslint.json"])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr.contains("pass --base DIR"),
         "the message says what to pass: {}",
@@ -109,7 +110,10 @@ fn paths_from_two_machines_in_one_input_are_refused_with_what_to_pass() {
         other.trim().trim_start_matches('[').trim_end_matches(']')
     );
     project.write("eslint.json", &merged);
-    let out = project.cmd(&["start", "eslint.json"]).run().code(2);
+    let out = project
+        .cmd(&["start", "eslint.json"])
+        .run()
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr.contains("/builds/other/checkout")
             && out
@@ -126,7 +130,10 @@ fn paths_from_two_machines_in_one_input_are_refused_with_what_to_pass() {
 fn an_absolute_path_naming_no_project_file_is_refused_with_what_to_pass() {
     let project = TestProject::new();
     project.write("eslint.json", &from_ci("eslint-10.15.json"));
-    let out = project.cmd(&["start", "eslint.json"]).run().code(2);
+    let out = project
+        .cmd(&["start", "eslint.json"])
+        .run()
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr.contains("is absolute") && out.stderr.contains("pass --base DIR"),
         "{}",
@@ -149,7 +156,10 @@ fn a_jsonl_identifier_holding_a_line_break_is_refused_with_its_line_and_field() 
         bad[field] = Value::String(value.to_owned());
         let good = r#"{"tool":"ruff","rule_id":"F401","message":"multi\nline messages are fine","path":"src/b.py"}"#;
         project.write("f.jsonl", &format!("{good}\n{bad}\n"));
-        let out = project.cmd(&["start", "f.jsonl"]).run().code(2);
+        let out = project
+            .cmd(&["start", "f.jsonl"])
+            .run()
+            .code(ExitStatus::Usage);
         assert!(
             out.stderr.contains("line 2")
                 && out
@@ -172,7 +182,7 @@ fn a_sarif_rule_id_or_uri_holding_a_line_break_is_refused_with_the_field() {
     let out = project
         .cmd(&["start", "--base", RECORDED, "bad-rule.sarif"])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr
             .contains("field `rule_id` holds a control character")
@@ -186,7 +196,7 @@ fn a_sarif_rule_id_or_uri_holding_a_line_break_is_refused_with_the_field() {
     let out = project
         .cmd(&["start", "--base", RECORDED, "bad-uri.sarif"])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
     assert!(
         out.stderr
             .contains("field `path` holds a control character"),

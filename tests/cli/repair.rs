@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::harness::{NOW, Outcome, TestProject, filters};
 use crate::scripted_agent::launched;
+use self_repair_app::ExitStatus;
 
 /// The check: prints the file, fails unless it says `fixed`.
 const CHECK: &str = "cat state.txt; grep -q fixed state.txt || { echo 'FAIL: state.txt does not say fixed' >&2; exit 1; }";
@@ -42,7 +43,11 @@ fn start(project: &TestProject, extra: &[&str], script: &str) -> Outcome {
     let gave_up = ["quarantined", "escalated", "infra_failure"]
         .iter()
         .any(|s| state(project)["status"] == *s);
-    out.code(if gave_up { 6 } else { 0 })
+    out.code(if gave_up {
+        ExitStatus::GaveUp
+    } else {
+        ExitStatus::Success
+    })
 }
 
 /// A Stop hook call; `running` lists the fix items still running in the background.
@@ -173,7 +178,10 @@ fn success_on_attempt_2_with_a_fixer_and_every_fix_rechecked() {
         .json();
     assert_eq!(json["agent"], "self-repair:fixer");
     assert_eq!(json["status"], "dispatched");
-    project.cmd(&["show", "fix-9"]).run().code(4);
+    project
+        .cmd(&["show", "fix-9"])
+        .run()
+        .code(ExitStatus::NotFound);
 
     // While the fixer runs, stops are allowed silently; a foreign session changes nothing.
     assert_eq!(stop(&project, &["fix-2"]).stdout, "");
@@ -290,7 +298,7 @@ fn a_permanent_error_escalates_at_once_without_an_attempt() {
             "self-repair-no-such-command",
         ])
         .run()
-        .code(6);
+        .code(ExitStatus::GaveUp);
     let s = state(&other);
     assert_eq!(s["status"], "escalated");
     assert_eq!(s["checks"][0]["exit_code"], 127);
@@ -412,7 +420,7 @@ fn the_autofix_runs_before_any_attempt_and_is_rechecked() {
     project
         .cmd(&["check", "--run-id", "r2", "--autofix", "--", "true"])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
 }
 
 #[test]
@@ -437,7 +445,10 @@ fn a_named_check_comes_from_the_config_and_tick_drives_it_outside_claude_code() 
     let done = project.cmd(&["tick"]).run().success().stdout;
     assert!(done.contains("success"), "{done}");
     assert_eq!(assert_every_fix_rechecked(&journal(&project)), 1);
-    project.cmd(&["check", "nope"]).run().code(4);
+    project
+        .cmd(&["check", "nope"])
+        .run()
+        .code(ExitStatus::NotFound);
 }
 
 #[test]
@@ -462,7 +473,7 @@ fn tick_exits_6_when_the_run_gives_up_so_a_script_can_tell() {
         last.stdout
     );
     // Asking again tells the same, with the same exit status.
-    project.cmd(&["tick"]).run().code(6);
+    project.cmd(&["tick"]).run().code(ExitStatus::GaveUp);
 }
 
 #[test]
@@ -475,7 +486,7 @@ fn triage_commands_refuse_a_repair_run_clearly_and_cancel_ends_it() {
         &["finalize"],
         &["status", "--findings"],
     ] {
-        let out = project.cmd(args).run().code(2);
+        let out = project.cmd(args).run().code(ExitStatus::Usage);
         assert!(
             out.stderr.contains("is a repair run"),
             "{args:?}: {}",
@@ -485,7 +496,7 @@ fn triage_commands_refuse_a_repair_run_clearly_and_cancel_ends_it() {
     let out = project
         .cmd(&["submit", "t-00001", "--file", "state.txt"])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
     assert!(out.stderr.contains("is a repair run"), "{}", out.stderr);
     let runs = project.cmd(&["runs"]).run().success();
     assert!(runs.stdout.contains("* r  repair  "), "{}", runs.stdout);

@@ -5,6 +5,7 @@ use serde_json::Value;
 use crate::harness::TestProject;
 use crate::pipeline::{drive, started, submissions};
 use crate::scripted_agent::ScriptedAgent;
+use self_repair_app::ExitStatus;
 
 #[test]
 fn a_second_session_adopts_a_half_done_run_and_finishes_it_without_duplicates() {
@@ -59,7 +60,7 @@ fn a_second_session_adopts_a_half_done_run_and_finishes_it_without_duplicates() 
 #[test]
 fn adopt_outside_claude_code_without_a_session_says_what_to_do() {
     let project = started(2);
-    let out = project.cmd(&["adopt"]).run().code(2);
+    let out = project.cmd(&["adopt"]).run().code(ExitStatus::Usage);
     assert!(
         out.stderr.contains("CLAUDE_CODE_SESSION_ID"),
         "{}",

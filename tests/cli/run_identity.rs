@@ -5,6 +5,7 @@
 use crate::harness::jsonl_findings;
 use crate::pipeline::dispatched;
 use crate::scripted_agent::ScriptedAgent;
+use self_repair_app::ExitStatus;
 
 const VERDICT: &str = r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"the name is never used"}"#;
 
@@ -15,7 +16,7 @@ fn start_while_a_run_is_in_progress_is_refused_and_replace_cancels_it_saying_so(
     let refused = project
         .cmd(&["start", "other.jsonl", "--run-id", "r-b"])
         .run()
-        .code(7);
+        .code(ExitStatus::RunInProgress);
     assert!(
         refused
             .stderr
@@ -63,7 +64,7 @@ fn check_while_a_triage_run_is_in_progress_is_refused_with_the_replace_command()
     let refused = project
         .cmd(&["check", "--run-id", "c1", "--", "true"])
         .run()
-        .code(7);
+        .code(ExitStatus::RunInProgress);
     assert!(
         refused
             .stderr
@@ -98,7 +99,7 @@ fn a_late_submit_of_the_replaced_runs_agent_lands_on_its_own_run_not_on_the_new_
     let refused = project
         .cmd(&["submit", "t-00002", "--file", ".v"])
         .run()
-        .code(8);
+        .code(ExitStatus::NotDispatched);
     assert!(
         refused
             .stderr

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::harness::TestProject;
 use crate::pipeline::{drive, started};
 use crate::scripted_agent::{ScriptedAgent, launched};
+use self_repair_app::ExitStatus;
 
 const SESSION: &str = "session-1";
 
@@ -64,7 +65,7 @@ fn a_rerouted_item_takes_the_rerouted_agents_verdict_instead_of_refusing_it() {
             "t-00001",
             r#"{"confidence": 0.9, "verdict":"intended","root_cause":"kept on purpose","reason":"the second agent changed its mind"}"#,
         )
-        .code(5);
+        .code(ExitStatus::Conflict);
 
     drive(&project, &agent, SESSION, usize::MAX);
     let state = crate::harness::run_state(&project, "r-test");

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::harness::{NOW, Outcome, TestProject, binary, filters};
 use crate::pipeline::started;
+use self_repair_app::ExitStatus;
 
 fn verdict(i: usize) -> String {
     serde_json::json!({"confidence": 0.9, "verdict": "real", "root_cause": "unused import",
@@ -213,7 +214,7 @@ fn run_ids_and_item_ids_never_become_paths_outside_the_store() {
     let out = project
         .cmd(&["start", "f.jsonl", "--run-id", "../escape"])
         .run()
-        .code(2);
+        .code(ExitStatus::Usage);
     assert!(out.stderr.contains("not a safe name"), "{}", out.stderr);
     assert!(!project.path().join(".self-repair").join("escape").exists());
     project
@@ -224,7 +225,7 @@ fn run_ids_and_item_ids_never_become_paths_outside_the_store() {
     let out = project
         .cmd(&["submit", "../../x", "--file", ".v"])
         .run()
-        .code(4);
+        .code(ExitStatus::NotFound);
     assert!(out.stderr.contains("no item"), "{}", out.stderr);
 }
 
@@ -263,7 +264,8 @@ fn an_acknowledged_submission_is_not_silently_overridden_when_its_result_copy_fa
     std::fs::remove_dir_all(&copy).unwrap();
 
     // A retry with another result is refused, naming the result that counts.
-    let other = submit_verdict(&project, "t-00001", "false_positive", "entry point").code(5);
+    let other = submit_verdict(&project, "t-00001", "false_positive", "entry point")
+        .code(ExitStatus::Conflict);
     assert!(
         other
             .stderr
@@ -403,7 +405,8 @@ fn a_rerouted_triage_item_accepts_its_next_result_instead_of_refusing_it() {
     );
     // That answer is final.
     submit_verdict(&project, "t-00001", "real", "shell injection").success();
-    let other = submit_verdict(&project, "t-00001", "false_positive", "sanitized").code(5);
+    let other = submit_verdict(&project, "t-00001", "false_positive", "sanitized")
+        .code(ExitStatus::Conflict);
     assert!(
         other.stderr.contains("that one counts: verdict real"),
         "{}",

@@ -3,6 +3,7 @@
 use crate::harness::filters;
 use crate::pipeline::dispatched;
 use crate::scripted_agent::ScriptedAgent;
+use self_repair_app::ExitStatus;
 
 #[test]
 fn invalid_results_are_rejected_with_the_field_and_allowed_values() {
@@ -18,16 +19,18 @@ fn invalid_results_are_rejected_with_the_field_and_allowed_values() {
             "t-00001",
             r#"{"confidence": 0.9, "verdict":"maybe","root_cause":"x","extra":1}"#,
         )
-        .code(3);
+        .code(ExitStatus::Rejected);
     insta::assert_snapshot!("submit_rejected", out.stderr);
-    let out = agent.submit("t-00001", "not json").code(3);
+    let out = agent
+        .submit("t-00001", "not json")
+        .code(ExitStatus::Rejected);
     insta::assert_snapshot!("submit_not_json", out.stderr);
     let out = agent
         .submit(
             "t-00002",
             r#"{"confidence": 0.9, "verdict":"duplicate","root_cause":"same","reason":"same finding as another one"}"#,
         )
-        .code(3);
+        .code(ExitStatus::Rejected);
     assert!(out.stderr.contains("duplicate_of"), "{}", out.stderr);
     // The rejection is journaled (identical failures open the circuit).
     let journal = project.read(".self-repair/runs/r-test/journal.jsonl");
@@ -56,7 +59,7 @@ fn the_same_result_twice_is_fine_and_a_different_one_is_refused() {
         again.stdout
     );
     let other = r#"{"confidence": 0.9, "verdict":"intended","root_cause":"re-export","reason":"kept for the public API"}"#;
-    let out = agent.submit("t-00001", other).code(5);
+    let out = agent.submit("t-00001", other).code(ExitStatus::Conflict);
     assert!(
         out.stderr.contains("already has a different result"),
         "{}",
@@ -71,15 +74,17 @@ fn unknown_items_and_items_of_later_phases_are_not_found() {
         project: &project,
         run: "r-test".into(),
     };
-    let out = agent.submit("t-00009", "{}").code(4);
+    let out = agent.submit("t-00009", "{}").code(ExitStatus::NotFound);
     assert!(out.stderr.contains("no item `t-00009`"), "{}", out.stderr);
-    let out = agent.submit("plan-g1-1", "## a plan").code(4);
+    let out = agent
+        .submit("plan-g1-1", "## a plan")
+        .code(ExitStatus::NotFound);
     assert!(
         out.stderr.contains("created when its phase starts"),
         "{}",
         out.stderr
     );
-    let out = agent.submit("bogus", "{}").code(4);
+    let out = agent.submit("bogus", "{}").code(ExitStatus::NotFound);
     assert!(out.stderr.contains("ids look like"), "{}", out.stderr);
 }
 
@@ -160,7 +165,7 @@ fn output_schema_states_every_rule_submit_enforces() {
             "root_cause",
         ),
     ] {
-        let out = agent.submit("t-00001", body).code(3);
+        let out = agent.submit("t-00001", body).code(ExitStatus::Rejected);
         assert!(
             out.stderr.contains(&format!("`{field}`")),
             "{body}: {}",

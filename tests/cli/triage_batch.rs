@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{TestProject, filters};
 use crate::scripted_agent::{ScriptedAgent, dispatch_reason, launched};
+use self_repair_app::ExitStatus;
 
 /// Lines 1 and 3 share an excerpt; line 40 is far enough for its own.
 fn source() -> String {
@@ -94,7 +95,9 @@ fn a_batch_result_missing_or_inventing_a_finding_is_refused_naming_it() {
         run: "r-b".into(),
     };
     let missing = json!({"verdicts": [verdict("t-00001"), verdict("t-00002"), verdict("t-00003")]});
-    let refused = agent.submit("tb-00001", &missing.to_string()).code(3);
+    let refused = agent
+        .submit("tb-00001", &missing.to_string())
+        .code(ExitStatus::Rejected);
     insta::assert_snapshot!("triage_batch_submit_missing", refused.stderr);
     assert!(
         refused.stderr.contains("no entry for t-00004"),
@@ -103,13 +106,15 @@ fn a_batch_result_missing_or_inventing_a_finding_is_refused_naming_it() {
     );
     let invented = json!({"verdicts": [verdict("t-00001"), verdict("t-00002"), verdict("t-00003"),
         verdict("t-00009")]});
-    let refused = agent.submit("tb-00001", &invented.to_string()).code(3);
+    let refused = agent
+        .submit("tb-00001", &invented.to_string())
+        .code(ExitStatus::Rejected);
     insta::assert_snapshot!("triage_batch_submit_invented", refused.stderr);
     assert!(refused.stderr.contains("\"t-00009\""), "{}", refused.stderr);
     // A member is never dispatched on its own while its batch holds it.
     agent
         .submit("t-00001", &verdict("t-00001").to_string())
-        .code(8);
+        .code(ExitStatus::NotDispatched);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::process::Command;
 use crate::harness::{Outcome, TestProject, filters};
 use crate::pipeline::drive;
 use crate::scripted_agent::ScriptedAgent;
+use self_repair_app::ExitStatus;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats");
 
@@ -115,7 +116,7 @@ fn verify(project: &TestProject, task: &str, extra: &[&str]) -> Outcome {
 #[test]
 fn a_task_is_verified_once_the_analyzer_no_longer_reports_its_group_and_the_tests_pass() {
     let (project, task) = fixed_run_project();
-    let before = verify(&project, &task, &[]).code(6);
+    let before = verify(&project, &task, &[]).code(ExitStatus::GaveUp);
     assert!(
         before
             .stdout
@@ -129,7 +130,7 @@ fn a_task_is_verified_once_the_analyzer_no_longer_reports_its_group_and_the_test
     let _guard = settings.bind_to_scope();
     insta::assert_snapshot!("verify_task_passed", after.stdout);
     // The other task's finding (E711) is untouched: its check still fails.
-    verify(&project, "task-2", &[]).code(6);
+    verify(&project, "task-2", &[]).code(ExitStatus::GaveUp);
 }
 
 #[test]
@@ -137,7 +138,7 @@ fn a_fix_that_breaks_a_test_is_not_verified() {
     let (project, task) = fixed_run_project();
     remove_unused_import(&project);
     project.write("broken", "");
-    let out = verify(&project, &task, &[]).code(6);
+    let out = verify(&project, &task, &[]).code(ExitStatus::GaveUp);
     assert!(
         out.stdout.contains("FAILED: the tests fail (exit 1)"),
         "{}",
@@ -154,7 +155,7 @@ fn deleting_the_test_or_ignoring_the_rule_is_refused_as_a_pass() {
         "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[tool.ruff.lint]\nignore = [\"F401\"]\n",
     );
     ruff_now(&project, Some("F401"));
-    let ignored = verify(&project, &task, &[]).code(6);
+    let ignored = verify(&project, &task, &[]).code(ExitStatus::GaveUp);
     let settings = filters(&project);
     let _guard = settings.bind_to_scope();
     insta::assert_snapshot!("verify_task_weakened", ignored.stdout);
@@ -167,7 +168,7 @@ fn deleting_the_test_or_ignoring_the_rule_is_refused_as_a_pass() {
         .read("mod.py")
         .replacen("import os\n", "import os  # noqa: F401\n", 1);
     project.write("mod.py", &text);
-    let noqa = verify(&project, &task, &[]).code(6);
+    let noqa = verify(&project, &task, &[]).code(ExitStatus::GaveUp);
     assert!(
         noqa.stdout
             .contains("weakened: mod.py: inline suppression added (`# noqa`)"),
@@ -179,7 +180,7 @@ fn deleting_the_test_or_ignoring_the_rule_is_refused_as_a_pass() {
     git(&project, &["checkout", "-q", "--", "mod.py"]);
     remove_unused_import(&project);
     std::fs::remove_file(project.path().join("tests/test_mod.py")).unwrap();
-    let deleted = verify(&project, &task, &["--allow-config"]).code(6);
+    let deleted = verify(&project, &task, &["--allow-config"]).code(ExitStatus::GaveUp);
     assert!(
         deleted
             .stdout
@@ -197,7 +198,7 @@ fn a_detector_that_does_not_report_the_group_before_any_change_proves_nothing() 
         &project,
         &["commit", "-qam", "the detector no longer selects F401"],
     );
-    let out = verify(&project, &task, &[]).code(6);
+    let out = verify(&project, &task, &[]).code(ExitStatus::GaveUp);
     assert!(
         out.stdout.contains("FAILED: not reproduced: nothing changed since the base, yet the detector does not report 1 of the group's findings"),
         "{}",
@@ -208,7 +209,7 @@ fn a_detector_that_does_not_report_the_group_before_any_change_proves_nothing() 
 #[test]
 fn an_unknown_task_names_the_run_s_tasks() {
     let (project, _) = fixed_run_project();
-    let out = verify(&project, "task-99", &[]).code(4);
+    let out = verify(&project, "task-99", &[]).code(ExitStatus::NotFound);
     assert!(
         out.stderr
             .contains("no task `task-99` in run r-fix: its tasks are task-1, task-2"),
