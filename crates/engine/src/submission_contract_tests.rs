@@ -33,10 +33,21 @@ fn raw(kind: ItemKind, value: &Value) -> String {
 fn schema_is_the_whole_contract(input: &ItemInput, rules: &[&str]) {
     let routes = route_names();
     let schema = output_schema(input, &routes, TRIAGE_ITEMS).to_json_schema("t");
+    // An independent reader of the same schema (draft 2020-12): our sampler and submit's
+    // validator are the team's own reading of JSON Schema, so each sample and each mutation
+    // is also judged by the `jsonschema` crate.
+    let oracle = jsonschema::draft202012::new(&schema)
+        .unwrap_or_else(|e| panic!("the `jsonschema` crate refuses the schema itself: {e}"));
     let mut broken_rules = std::collections::BTreeSet::new();
     for seed in 0..SEEDS {
         let mut rng = Rng::new(seed);
         let instance = sample(&schema, &mut rng);
+        if let Some(error) = oracle.iter_errors(&instance).next() {
+            panic!(
+                "seed {seed}: the jsonschema crate refuses our sample: {error} at {}\n{instance}",
+                error.instance_path()
+            );
+        }
         let text = raw(input.kind, &instance);
         if let Err(rejection) = parse_submission(input, &text, &routes, TRIAGE_ITEMS) {
             panic!(
@@ -44,6 +55,13 @@ fn schema_is_the_whole_contract(input: &ItemInput, rules: &[&str]) {
             );
         }
         for mutation in mutations(&schema, &instance, &mut rng) {
+            assert!(
+                !oracle.is_valid(&mutation.value),
+                "seed {seed}: breaks `{}` at {}, yet the jsonschema crate accepts it:\n{}",
+                mutation.rule,
+                mutation.names,
+                mutation.value
+            );
             let text = raw(input.kind, &mutation.value);
             match parse_submission(input, &text, &routes, TRIAGE_ITEMS) {
                 Ok(_) => panic!(
