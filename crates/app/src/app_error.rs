@@ -33,6 +33,9 @@ pub enum ExitStatus {
     CircuitOpen,
     /// 22: `drive` stopped at a limit the user set (`--budget`, `--until`, a user pause).
     LimitReached,
+    /// 23: `drive` refused a run waiting for the user's go (its likely cost is above
+    /// `confirm_above_usd`): pass `--yes` or `--budget USD`.
+    NeedsGo,
     /// 130: `drive` was interrupted (SIGINT/SIGTERM); the run is kept.
     Interrupted,
 }
@@ -53,6 +56,7 @@ impl ExitStatus {
             ExitStatus::AuthRequired => 20,
             ExitStatus::CircuitOpen => 21,
             ExitStatus::LimitReached => 22,
+            ExitStatus::NeedsGo => 23,
             ExitStatus::Interrupted => 130,
         }
     }
@@ -87,6 +91,9 @@ pub enum AppError {
     /// `submit` for an item its run has not dispatched (exit 8).
     #[error("{0}")]
     NotDispatched(String),
+    /// `drive` on a run waiting for the user's go (exit 23).
+    #[error("{0}")]
+    NeedsGo(String),
     /// `start`/`check` while another run is still in progress (exit 7).
     #[error("{0}")]
     RunInProgress(String),
@@ -126,6 +133,7 @@ impl AppError {
             ) => ExitStatus::Usage,
             AppError::Rejected { .. } => ExitStatus::Rejected,
             AppError::RunInProgress(_) => ExitStatus::RunInProgress,
+            AppError::NeedsGo(_) => ExitStatus::NeedsGo,
             AppError::NotDispatched(_) => ExitStatus::NotDispatched,
             AppError::Store(_)
             | AppError::Report(_)

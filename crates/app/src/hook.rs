@@ -406,6 +406,12 @@ fn how_to_continue(state: &RunState) -> String {
             "It is paused because agents kept failing the same way ({signature}): fix the cause, \
              then {resume}."
         ),
+        (RunStatus::Paused, Some(PauseReason::Confirm { .. })) => format!(
+            "It waits for the user's go on its estimate: show the user `self-repair status`'s \
+             estimate and ask; only when they say go, run `self-repair resume --confirm --run {}`, \
+             then end your turn.",
+            state.run
+        ),
         (RunStatus::Paused, Some(PauseReason::ApiError { .. })) => {
             "It is paused after an API error and resumes by itself at the next stop.".to_owned()
         }

@@ -55,7 +55,7 @@ pub fn status(project: &Project, dir: &RunDir, now: u64) -> Result<StatusReport,
     let mut report = report(project, &state);
     report.cost = crate::run_cost(dir, &state).map(crate::RunCost::without_items);
     let spent = report.cost.as_ref().map(|c| c.total_usd);
-    report.progress = Some(crate::progress::progress(dir, &state, now, spent));
+    report.progress = Some(crate::progress::progress(project, dir, &state, now, spent));
     report.fixes = crate::read_queue(dir)?.map(|q| q.tasks).unwrap_or_default();
     Ok(report)
 }
@@ -127,6 +127,11 @@ fn next_step(state: &RunState) -> String {
             "paused at the budget (${:.2} spent of ${:.2}): `self-repair resume --budget USD` with more continues",
             *spent_micros as f64 / 1e6,
             *budget_micros as f64 / 1e6
+        ),
+        (RunStatus::Paused, Some(PauseReason::Confirm { likely_micros, above_micros, .. })) => format!(
+            "waits for your go: likely ${:.2} in all, above confirm_above_usd ${:.2}; `self-repair resume --confirm` starts it (`--budget USD` instead caps it), `self-repair cancel` drops it",
+            *likely_micros as f64 / 1e6,
+            *above_micros as f64 / 1e6
         ),
         (RunStatus::Paused, Some(PauseReason::ApiError { error })) => format!(
             "paused after an API error ({error}); the next turn that ends normally resumes it"

@@ -54,7 +54,10 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
                 }
             }
             if matches!(state.status, RunStatus::Stalled | RunStatus::Paused)
-                && !matches!(state.pause, Some(PauseReason::User))
+                && !matches!(
+                    state.pause,
+                    Some(PauseReason::User | PauseReason::Confirm { .. })
+                )
             {
                 resume(state);
             }
@@ -80,7 +83,18 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
             true
         }
         Event::Resume => {
-            if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
+            // Only the user's explicit go lifts a wait on the estimate.
+            if matches!(state.pause, Some(PauseReason::Confirm { .. })) {
+                false
+            } else if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
+                resume(state);
+                true
+            } else {
+                false
+            }
+        }
+        Event::Confirm => {
+            if matches!(state.pause, Some(PauseReason::Confirm { .. })) {
                 resume(state);
                 true
             } else {

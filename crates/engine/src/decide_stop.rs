@@ -69,6 +69,10 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
             return outcome(Decision::tell(summary(state)), true);
         }
         RunStatus::Paused => {
+            if let Some(message) = crate::confirm::ask_once(state) {
+                // A run waiting for the user's go: dispatch nothing, say the estimate once.
+                return outcome(Decision::tell(message), true);
+            }
             if matches!(state.pause, Some(PauseReason::ApiError { .. })) {
                 // A stop means a turn completed: the API answers again.
                 state.status = RunStatus::Active;

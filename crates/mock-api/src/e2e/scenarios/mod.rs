@@ -2,6 +2,7 @@
 
 mod budget;
 mod compaction;
+mod confirm_go;
 mod corrupt_state;
 mod drive;
 mod fix_loop;
@@ -27,7 +28,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 31] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -72,6 +73,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
     ("drive-auth-401", drive::auth_refused),
     ("drive-no-progress-circuit", drive::no_progress_circuit),
     ("budget-mid-triage", budget::run),
+    ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
 ];
 
