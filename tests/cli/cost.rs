@@ -402,6 +402,11 @@ fn a_second_run_on_the_same_findings_launches_at_least_half_fewer_agents() {
             project: &project,
             run: run.into(),
         };
+        // Each run is started in its own session (the skill's `start`), which drives it.
+        project
+            .cmd(&["adopt", "--session", &format!("session-{n}"), "--run", run])
+            .run()
+            .success();
         drive(&project, &agent, &format!("session-{n}"), usize::MAX);
         let status = project
             .cmd(&["status", "--json", "--run", run])

@@ -7,7 +7,7 @@ use crate::harness::TestProject;
 use crate::pipeline::{drive, started};
 use crate::scripted_agent::{ScriptedAgent, launched};
 
-const SESSION: &str = "session-1";
+const SESSION: &str = "s1";
 
 fn agent(project: &TestProject) -> ScriptedAgent<'_> {
     ScriptedAgent {

@@ -180,7 +180,7 @@ impl StartReport {
                 "bound to session {s}: end your turn; the Stop hook dispatches the agents\n"
             )),
             (None, _) => out.push_str(
-                "the first Claude Code session that stops in this project drives it: end your turn there\n",
+                "started outside Claude Code, so no session drives it yet: in the Claude Code session that should, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn\n",
             ),
         }
         out

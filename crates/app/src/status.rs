@@ -138,7 +138,7 @@ fn next_step(state: &RunState) -> String {
         ),
         (RunStatus::Paused, _) => "paused: `self-repair resume` continues".to_owned(),
         (RunStatus::Active, _) if state.session.is_none() => {
-            "not bound to a session yet: end a turn of the Claude Code session that should drive it (or `self-repair adopt` inside it)".to_owned()
+            "not bound to a session yet: in the Claude Code session that should drive it, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn".to_owned()
         }
         (RunStatus::Active, _) if state.phase == Phase::Finalize => {
             "the next stop finalizes the run (or run `self-repair finalize`)".to_owned()

@@ -41,15 +41,12 @@ pub struct Outcome {
 /// Answers one stop of the main session. `now` is Unix seconds.
 pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome {
     let mut changed = false;
-    // Row 2: only the bound session is ever driven; a stop that names no session is nobody's.
+    // Row 2: only the bound session is ever driven; a stop that names no session is nobody's,
+    // and a run no session is bound to (started from a terminal) is nobody's until `adopt`
+    // binds it: never whichever session happens to stop first in the project.
     match (&state.session, &stop.session) {
-        (_, None) => return unchanged(),
-        (Some(bound), Some(session)) if bound != session => return unchanged(),
-        (None, Some(session)) => {
-            state.session = Some(session.clone());
-            changed = true;
-        }
-        (Some(_), Some(_)) => {}
+        (Some(bound), Some(session)) if bound == session => {}
+        _ => return unchanged(),
     }
     // Row 4: cancelled, paused, stalled, complete.
     match state.status {
