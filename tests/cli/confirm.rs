@@ -125,3 +125,21 @@ fn drive_refuses_a_waiting_run_without_yes_or_budget_with_exit_23() {
     assert!(out.stderr.contains("--budget USD"), "{}", out.stderr);
     assert_eq!(state(&project)["pause"]["by"], "confirm");
 }
+
+/// `resume --budget USD` is a go with a cap: the waiting run starts, and the budget holds.
+#[test]
+fn resume_budget_starts_a_waiting_run_with_that_cap() {
+    let project = project(12, r#"{"confirm_above_usd": 0.5, "triage_batch": 1}"#);
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    // Adopt does not lift the wait either.
+    project.cmd(&["adopt", "--session", "s2"]).run().success();
+    assert_eq!(state(&project)["pause"]["by"], "confirm");
+    project.cmd(&["resume", "--budget", "3"]).run().success();
+    let after = state(&project);
+    assert_eq!(after["status"], "active");
+    assert_eq!(after["config"]["budget_usd"], 3.0);
+    assert!(project.stop("s2", &[]).stdout.contains("```json"));
+}
