@@ -147,8 +147,9 @@ pub enum Command {
         /// for your go, goes on).
         #[arg(long, value_name = "USD")]
         budget: Option<f64>,
-        /// The user's go for a run that waits on its estimate (above `confirm_above_usd`).
-        #[arg(long, conflicts_with = "budget")]
+        /// The user's go for a run that waits on its estimate (above `confirm_above_usd`); with
+        /// `--budget USD`, the go with that cap.
+        #[arg(long)]
         confirm: bool,
     },
     /// End the run for good; the hook never drives it again.

@@ -124,11 +124,30 @@ fn drive_refuses_a_waiting_run_without_yes_or_budget_with_exit_23() {
     assert!(out.stderr.contains("--yes"), "{}", out.stderr);
     assert!(out.stderr.contains("--budget USD"), "{}", out.stderr);
     assert_eq!(state(&project)["pause"]["by"], "confirm");
+    // `--budget USD` is the go with that cap: the run is started before the first session.
+    project
+        .cmd(&[
+            "drive",
+            "--claude",
+            "/bin/true",
+            "--budget",
+            "3",
+            "--max-sessions",
+            "1",
+        ])
+        .env("SELF_REPAIR_DRIVE_BACKOFF_SCALE", "0")
+        .run()
+        .code(21);
+    let after = state(&project);
+    assert_eq!(after["status"], "active", "{after}");
+    assert_eq!(after["config"]["budget_usd"], 3.0);
 }
 
-/// `resume --budget USD` is a go with a cap: the waiting run starts, and the budget holds.
+/// `resume --budget USD` alone is no go (the main session may run it without a prompt, the go
+/// is the user's): the waiting run takes the cap and still waits; `resume --confirm --budget
+/// USD` starts it with that cap.
 #[test]
-fn resume_budget_starts_a_waiting_run_with_that_cap() {
+fn resume_confirm_budget_starts_a_waiting_run_with_that_cap_and_budget_alone_does_not() {
     let project = project(12, r#"{"confirm_above_usd": 0.5, "triage_batch": 1}"#);
     project
         .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
@@ -137,7 +156,21 @@ fn resume_budget_starts_a_waiting_run_with_that_cap() {
     // Adopt does not lift the wait either.
     project.cmd(&["adopt", "--session", "s2"]).run().success();
     assert_eq!(state(&project)["pause"]["by"], "confirm");
-    project.cmd(&["resume", "--budget", "3"]).run().success();
+    let capped = project
+        .cmd(&["resume", "--budget", "2"])
+        .run()
+        .success()
+        .stdout;
+    assert!(capped.contains("still waits"), "{capped}");
+    assert_eq!(state(&project)["pause"]["by"], "confirm");
+    assert!(
+        !project.stop("s2", &[]).stdout.contains("```json"),
+        "no dispatch before the go"
+    );
+    project
+        .cmd(&["resume", "--confirm", "--budget", "3"])
+        .run()
+        .success();
     let after = state(&project);
     assert_eq!(after["status"], "active");
     assert_eq!(after["config"]["budget_usd"], 3.0);

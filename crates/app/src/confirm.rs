@@ -1,6 +1,6 @@
 //! The user's go for a run whose likely cost is above `confirm_above_usd`: `start` creates it
-//! waiting, `resume --confirm` (or `resume --budget USD`) starts it, `drive` refuses it without
-//! `--yes` or `--budget` (reference/cost.md, "Confirmation").
+//! waiting, `resume --confirm` (with `--budget USD`: and a cap) starts it, `drive` refuses it
+//! without `--yes` or `--budget` (reference/cost.md, "Confirmation").
 
 use self_repair_engine::{Event, PauseReason, RunState};
 use self_repair_store::RunDir;
@@ -30,9 +30,11 @@ pub(crate) fn go_for_drive(
     else {
         return Ok(());
     };
-    let event = match (budget, yes) {
-        (Some(usd), _) => Event::Budget { usd },
-        (None, true) => Event::Confirm,
+    match (budget, yes) {
+        (Some(usd), _) => {
+            crate::steer(dir, Event::Budget { usd }, now)?;
+        }
+        (None, true) => {}
         (None, false) => {
             return Err(AppError::NeedsGo(format!(
                 "run {} waits for your go: it will likely launch {likely_agents} agents and cost \
@@ -44,7 +46,7 @@ pub(crate) fn go_for_drive(
                 above_micros as f64 / 1e6
             )));
         }
-    };
-    crate::steer(dir, event, now)?;
+    }
+    crate::steer(dir, Event::Confirm, now)?;
     Ok(())
 }

@@ -58,6 +58,11 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
             format!("resumed run {run}: end your turn and the Stop hook continues it")
         }
         ("cancel", true) => format!("cancelled run {run}: the hook will not drive it again"),
+        ("budget", _) if crate::confirm::waits_for_go(&state) => format!(
+            "run {run} may spend ${:.2} in all, and still waits for the user's go on its \
+             estimate: `self-repair resume --confirm` starts it",
+            state.config.budget_usd.unwrap_or(0.0)
+        ),
         ("budget", _) => format!(
             "run {run} may spend ${:.2} in all ({}): end your turn and the Stop hook continues it",
             state.config.budget_usd.unwrap_or(0.0),

@@ -166,7 +166,7 @@ impl StartReport {
             out.push_str(&format!(
                 "the run waits for your go: its likely cost is above confirm_above_usd ${:.2} \
                  (reference/config.md), so nothing is dispatched until `self-repair resume \
-                 --confirm` (or `self-repair resume --budget USD`, which also caps it); \
+                 --confirm` (add `--budget USD` to cap it); \
                  `self-repair cancel` drops it\n",
                 self.estimate.confirm_above_usd.unwrap_or(0.0)
             ));

@@ -129,7 +129,7 @@ fn next_step(state: &RunState) -> String {
             *budget_micros as f64 / 1e6
         ),
         (RunStatus::Paused, Some(PauseReason::Confirm { likely_micros, above_micros, .. })) => format!(
-            "waits for your go: likely ${:.2} in all, above confirm_above_usd ${:.2}; `self-repair resume --confirm` starts it (`--budget USD` instead caps it), `self-repair cancel` drops it",
+            "waits for your go: likely ${:.2} in all, above confirm_above_usd ${:.2}; `self-repair resume --confirm` starts it (add `--budget USD` to cap it), `self-repair cancel` drops it",
             *likely_micros as f64 / 1e6,
             *above_micros as f64 / 1e6
         ),

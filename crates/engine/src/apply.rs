@@ -75,9 +75,12 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
             }
         }
         Event::Budget { usd } => {
-            // `resume --budget`: a new budget, and the run goes on.
+            // `resume --budget`: a new budget, and the run goes on; a run waiting for the
+            // user's go keeps waiting (only `resume --confirm` is the go).
             state.config.budget_usd = Some(*usd);
-            if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
+            if matches!(state.status, RunStatus::Paused | RunStatus::Stalled)
+                && !matches!(state.pause, Some(PauseReason::Confirm { .. }))
+            {
                 resume(state);
             }
             true

@@ -59,7 +59,7 @@ pub fn waiting_line(
          and cost ${:.2} in all (the main session included; above confirm_above_usd ${:.2}; \
          `self-repair status` shows the range). Nothing has been dispatched. To start it, say \
          so (Claude runs `self-repair resume --confirm`) or run `self-repair resume --confirm` \
-         (`--budget USD` instead caps it); `self-repair cancel` drops it.",
+         (add `--budget USD` to cap it); `self-repair cancel` drops it.",
         likely_micros as f64 / 1e6,
         above_micros as f64 / 1e6
     )

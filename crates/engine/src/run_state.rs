@@ -53,8 +53,8 @@ pub enum PauseReason {
         budget_micros: u64,
     },
     /// Created waiting: `start`'s likely cost is above `confirm_above_usd` and no budget was
-    /// set. Nothing is dispatched until the user's go (`self-repair resume --confirm`, or
-    /// `resume --budget USD`); `told` once the Stop hook has asked the session to show it.
+    /// set. Nothing is dispatched until the user's go (`self-repair resume --confirm`, with
+    /// `--budget USD` for a cap); `told` once the Stop hook has asked the session to show it.
     Confirm {
         likely_micros: u64,
         likely_agents: u32,
