@@ -169,10 +169,11 @@ callgrind() {
 }
 median_ms() { awk -F'\t' -v name="$1" '$1 == name { print $2 }' "$results"; }
 
-# start_run DIR INPUT FORMAT RUN_ID: creates a run, checks it has the expected item count.
+# start_run DIR INPUT FORMAT RUN_ID: creates a run inside session s1 (bound to it, as the skill's
+# `start` binds it; a stop never binds a run started from a terminal).
 start_run() {
     local dir=$1 input=$2 format=$3 id=$4
-    "$bin" -C "$dir" start "$input" --format "$format" --run-id "$id" >"$work/start-$id.log" 2>&1 ||
+    CLAUDE_CODE_SESSION_ID=s1 "$bin" -C "$dir" start "$input" --format "$format" --run-id "$id" >"$work/start-$id.log" 2>&1 ||
         { cat "$work/start-$id.log" >&2; die "start failed for $id"; }
 }
 
@@ -204,8 +205,9 @@ project() {
     ln -s "$base/src" "$work/$1/src"
     # One item per finding in waves of 8: the rows measure the hook and submit on the item
     # counts their targets were set for (a batched run of N findings holds N + N/8 items), with
-    # no rule survey holding them back (design note 26).
-    printf '%s\n' '{"triage_batch": 1, "fan_out": 8, "survey_min": 0}' >"$work/$1/.self-repair/config.json"
+    # no rule survey holding them back (design note 26); started at once, without waiting for
+    # a user's go on the estimate (`confirm_above_usd`, reference/cost.md).
+    printf '%s\n' '{"triage_batch": 1, "fan_out": 8, "survey_min": 0, "confirm_above_usd": null}' >"$work/$1/.self-repair/config.json"
     echo "$work/$1"
 }
 
@@ -236,7 +238,7 @@ bench hook-gate --warmup 50 --runs "$fast_runs" -n "hook pre-tool-use on an agen
 
 # --- 2. hook on an active run -------------------------------------------------------------------
 
-# hook_run N: creates run rN in its own project, binds it to session s1 and dispatches the first
+# hook_run N: creates run rN in its own project, bound to session s1, dispatches the first
 # items, then benchmarks the two paths the hook takes most.
 hook_run() {
     local n=$1 dir run items state journal runs=$hook_runs
@@ -245,7 +247,7 @@ hook_run() {
     start_run "$dir" "$work/$n.jsonl" jsonl "r$n"
     run="$dir/.self-repair/runs/r$n"
     cd "$dir"
-    # First stop: binds the run to s1 and dispatches the first items (block).
+    # First stop of s1 (the run is bound to it at start): dispatches the first items (block).
     hook_json "$dir" | "$bin" hook stop >"$work/hook-$n.first.out"
     grep -q '"decision":"block"' "$work/hook-$n.first.out" || die "first stop on r$n did not block"
     read -r -a items <<<"$(grep -o 't-[0-9]\{5\}' "$work/hook-$n.first.out" | sort -u | tr '\n' ' ')"
@@ -307,7 +309,7 @@ cost_json() {
     hook_json "$@" | sed "s|\"transcript_path\":\"/dev/null\"|\"transcript_path\":\"$session/s1.jsonl\"|"
 }
 cd "$cost_dir"
-# First stop: binds, dispatches 8, and reads the 5,000 transcripts once (timed once, reported).
+# First stop of s1: dispatches 8, and reads the 5,000 transcripts once (timed once, reported).
 first_ns=$(date +%s%N)
 cost_json "$cost_dir" | "$bin" hook stop >"$work/cost.first.out"
 first_ms=$((($(date +%s%N) - first_ns) / 1000000))

@@ -143,9 +143,14 @@ pub enum Command {
     Resume {
         #[command(flatten)]
         run: RunArg,
-        /// A new budget in dollars for the whole run (a run paused at its budget goes on).
+        /// A new budget in dollars for the whole run (a run paused at its budget, or waiting
+        /// for your go, goes on).
         #[arg(long, value_name = "USD")]
         budget: Option<f64>,
+        /// The user's go for a run that waits on its estimate (above `confirm_above_usd`); with
+        /// `--budget USD`, the go with that cap.
+        #[arg(long)]
+        confirm: bool,
     },
     /// End the run for good; the hook never drives it again.
     Cancel {

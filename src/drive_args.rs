@@ -20,6 +20,10 @@ pub struct DriveArgs {
     /// Stop once the sessions' summed `total_cost_usd` reaches this many US dollars.
     #[arg(long, value_name = "USD")]
     pub budget: Option<f64>,
+    /// Start a run that waits for the user's go (its likely cost is above `confirm_above_usd`)
+    /// without a budget; without it or `--budget`, `drive` refuses such a run (exit 23).
+    #[arg(long)]
+    pub yes: bool,
     /// Start no session after TIME: Unix seconds, `2026-11-24T06:00:00Z`, or `06:00` (UTC).
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
@@ -35,6 +39,7 @@ pub fn run_drive(env: &CommandEnv, args: DriveArgs) -> Result<(String, ExitStatu
         claude: args.claude,
         max_sessions: args.max_sessions,
         budget: args.budget,
+        yes: args.yes,
         until: args.until,
         claude_args: args.claude_args,
         backoff_scale: std::env::var(self_repair_app::BACKOFF_SCALE_VAR)

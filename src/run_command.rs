@@ -268,17 +268,34 @@ fn execute(command: Command, env: &CommandEnv) -> Result<String, AppError> {
             submit_repaired(&dir, &item, &content, env.now)
         }
         Command::Pause { run } => steer_run(env, run.run.as_deref(), Event::Pause),
-        Command::Resume { run, budget: None } => steer_run(env, run.run.as_deref(), Event::Resume),
+        Command::Resume {
+            run,
+            budget: None,
+            confirm,
+        } => steer_run(
+            env,
+            run.run.as_deref(),
+            if confirm {
+                Event::Confirm
+            } else {
+                Event::Resume
+            },
+        ),
         Command::Resume {
             run,
             budget: Some(usd),
+            confirm,
         } => {
             if !(usd.is_finite() && usd > 0.0) {
                 return Err(AppError::Usage(format!(
                     "--budget {usd}: give the dollars the whole run may spend, above 0"
                 )));
             }
-            steer_run(env, run.run.as_deref(), Event::Budget { usd })
+            let capped = steer_run(env, run.run.as_deref(), Event::Budget { usd })?;
+            if !confirm {
+                return Ok(capped);
+            }
+            steer_run(env, run.run.as_deref(), Event::Confirm)
         }
         Command::Cancel { run } => steer_run(env, run.run.as_deref(), Event::Cancel),
         Command::Adopt { session, run } => {

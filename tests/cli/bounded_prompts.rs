@@ -339,7 +339,10 @@ mod corpus {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/jinja2-3.1.6");
         let project = TestProject::new();
         copy_tree(&corpus.join("src"), &project.path().join("src"));
-        project.write(".self-repair/config.json", r#"{"fan_out": 20}"#);
+        project.write(
+            ".self-repair/config.json",
+            r#"{"fan_out": 20, "confirm_above_usd": null}"#,
+        );
         let root = project.path().to_path_buf();
         let env = CommandEnv {
             cwd: root.clone(),

@@ -148,21 +148,45 @@ fn a_new_session_hears_once_that_a_run_waits_for_adopt() {
     assert_eq!(project.stop("s2", &[]).stdout, "");
 }
 
+/// The bug: a run started from a terminal was bound to whichever Claude Code session stopped
+/// first in the project (an unrelated session the user happened to have open). Only `adopt`
+/// (the skill runs it when the user asks to continue the run) binds it.
 #[test]
-fn a_session_that_takes_over_a_run_started_in_a_terminal_says_so() {
-    let project = started(3);
-    let out = project.stop("s1", &[]);
-    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(answer["decision"], "block");
-    assert!(
-        answer["systemMessage"]
-            .as_str()
-            .unwrap()
-            .contains("this session now drives run r-test"),
-        "{out:?}"
+fn a_run_started_in_a_terminal_is_bound_only_by_adopt_never_by_the_first_session_to_stop() {
+    let project = TestProject::new();
+    project.write(".self-repair/config.json", r#"{"triage_batch": 1}"#);
+    project.write("findings.jsonl", &crate::harness::jsonl_findings(3));
+    let start = project
+        .terminal(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success()
+        .stdout;
+    assert!(start.contains("no session drives it yet"), "{start}");
+    assert!(start.contains("self-repair adopt"), "{start}");
+    let state = || -> Value {
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap()
+    };
+    for session in ["s1", "s2", "s1"] {
+        assert_eq!(
+            project.stop(session, &[]).stdout,
+            "",
+            "{session} drives nothing"
+        );
+    }
+    assert_eq!(state()["session"], Value::Null, "no stop bound it");
+    let status = project.cmd(&["status"]).run().success().stdout;
+    assert!(status.contains("self-repair adopt"), "{status}");
+    project
+        .terminal(&["adopt", "--session", "s2"])
+        .run()
+        .success();
+    assert_eq!(
+        project.stop("s1", &[]).stdout,
+        "",
+        "s1 still drives nothing"
     );
-    let again: Value = serde_json::from_str(&project.stop("s1", &[]).stdout).unwrap();
-    assert!(again.get("systemMessage").is_none(), "said once");
+    let out = project.stop("s2", &[]).stdout;
+    assert!(out.contains("self-repair item t-00001"), "{out}");
 }
 
 #[test]

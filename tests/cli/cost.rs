@@ -245,11 +245,15 @@ fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
         "paused: later stops are allowed silently"
     );
     let text = project.cmd(&["status"]).run().success().stdout;
+    // Spent, then spent plus the likely cost of what is left, the phases to come and the main
+    // session included (reference/cost.md, "Progress").
     assert!(
-        text.contains("money: spent $0.80, estimated $1.60 for the items known now, budget $0.50"),
+        text.contains(
+            "money: spent $0.80, likely $2.71 in all (the main session included), budget $0.50"
+        ),
         "{text}"
     );
-    assert!(text.contains("4 agents left"), "{text}");
+    assert!(text.contains("likely 15 agents left"), "{text}");
 
     // What is done so far is written on request; the run stays paused.
     let partial = project
@@ -318,12 +322,11 @@ fn start_dry_run_prints_the_estimate_and_creates_nothing() {
         out.contains("dry run, nothing created: run (new) would be: 3 findings"),
         "{out}"
     );
-    // Three first answers, and up to three second agents (a dismissal or an unsure one).
-    assert!(
-        out.contains("triage       3-6 agents (depends on the verdicts)"),
-        "{out}"
-    );
-    assert!(out.contains("plan         0-"), "{out}");
+    // Three first answers, and up to three second agents (a dismissal or an unsure one):
+    // likely none of them.
+    assert!(out.contains("triage       3 agents (3-6)"), "{out}");
+    assert!(out.contains("plan         "), "{out}");
+    assert!(out.contains("estimate: likely "), "{out}");
     assert!(out.contains("defaults per model tier"), "{out}");
     assert!(out.contains("budget $2.00"), "{out}");
     assert!(
@@ -351,8 +354,10 @@ fn start_dry_run_prints_the_estimate_and_creates_nothing() {
         estimate["priced_by"], "earlier runs and defaults",
         "{estimate}"
     );
+    // Three triage agents at the earlier runs' $0.50, and the main session by the defaults
+    // (that run's ledger has none): $0.80 a run and $0.033 an agent launched in the foreground.
     assert!(
-        (estimate["usd_min"].as_f64().unwrap() - 1.5).abs() < 1e-9,
+        (estimate["usd_min"].as_f64().unwrap() - (1.5 + 0.8 + 3.0 * 0.033)).abs() < 1e-9,
         "{estimate}"
     );
     assert_eq!(estimate["tokens_min"], 90_000, "{estimate}");
@@ -397,6 +402,11 @@ fn a_second_run_on_the_same_findings_launches_at_least_half_fewer_agents() {
             project: &project,
             run: run.into(),
         };
+        // Each run is started in its own session (the skill's `start`), which drives it.
+        project
+            .cmd(&["adopt", "--session", &format!("session-{n}"), "--run", run])
+            .run()
+            .success();
         drive(&project, &agent, &format!("session-{n}"), usize::MAX);
         let status = project
             .cmd(&["status", "--json", "--run", run])

@@ -128,8 +128,18 @@ impl TestProject {
         std::fs::read_to_string(self.path().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
     }
 
-    /// `self-repair ARGS` in the project, with the fixed clock and no session.
+    /// `self-repair ARGS` in the project, with the fixed clock, run inside the Claude Code
+    /// session `s1` (as the skill runs `start`: the run is bound to `s1` from the start; a run
+    /// started from a terminal is bound by no stop, only by `adopt`). [`TestProject::terminal`]
+    /// runs it outside any session.
     pub fn cmd(&self, args: &[&str]) -> Cmd {
+        let mut cmd = self.terminal(args);
+        cmd.command.env("CLAUDE_CODE_SESSION_ID", "s1");
+        cmd
+    }
+
+    /// `self-repair ARGS` in the project, with the fixed clock, from a terminal (no session).
+    pub fn terminal(&self, args: &[&str]) -> Cmd {
         let mut command = Command::new(binary());
         command
             .args(args)

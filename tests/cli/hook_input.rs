@@ -53,6 +53,16 @@ fn every_stop_fixture_drives_a_fresh_run() {
         .filter(|(n, _)| n.starts_with("stop."))
     {
         let project = started(3);
+        // The run is bound to the session the captured stop names (as the skill's `start`
+        // in that session binds it).
+        let session = serde_json::from_str::<Value>(&text).unwrap()["session_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        project
+            .cmd(&["adopt", "--session", &session])
+            .run()
+            .success();
         let out = project
             .cmd(&["hook", "stop"])
             .stdin(in_project(&text, &project))
@@ -97,7 +107,15 @@ fn bad_stdin_allows_with_exit_0_and_nothing_on_stdout() {
     }
     let state: Value =
         serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
-    assert_eq!(state["session"], Value::Null, "bad input bound nothing");
+    assert_eq!(state["blocks"], 0, "bad input drove nothing");
+    assert!(
+        project
+            .path()
+            .join(".self-repair/runs/r-test/journal.jsonl")
+            .metadata()
+            .map_or(true, |m| m.len() == 0),
+        "bad input journaled nothing"
+    );
 }
 
 #[test]

@@ -64,7 +64,7 @@ fn snapshot_dir(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn a_foreign_session_is_never_blocked_and_writes_nothing() {
     let project = started(5);
-    assert!(project.stop("mine", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("block"));
     let before = snapshot_dir(&project.path().join(".self-repair"));
     for _ in 0..5 {
         let out = project.stop("someone-else", &[]);

@@ -17,6 +17,7 @@ mod backlog_cli;
 mod bounded_prompts;
 mod classification;
 mod commands;
+mod confirm;
 mod corpus_plan_depth;
 mod cost;
 mod damaged_state;

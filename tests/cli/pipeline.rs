@@ -118,7 +118,7 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
         project: &project,
         run: "r-test".into(),
     };
-    let driven = drive(&project, &agent, "session-1", usize::MAX);
+    let driven = drive(&project, &agent, "s1", usize::MAX);
 
     let phases: Vec<&str> = driven
         .first_blocks
@@ -206,7 +206,7 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
         "{}",
         again.stdout
     );
-    let out = project.stop("session-2", &[]);
+    let out = project.stop("s1", &[]);
     assert!(out.stdout.contains("complete"), "{}", out.stdout);
 
     // Without the registry, a repeated run forms the same groups and writes no duplicate task.
@@ -219,7 +219,7 @@ fn full_pipeline_on_60_findings_reaches_complete_with_every_item_done_once() {
         project: &project,
         run: "r-again".into(),
     };
-    drive(&project, &again, "session-2", usize::MAX);
+    drive(&project, &again, "s1", usize::MAX);
     let state: Value =
         serde_json::from_str(&project.read(".self-repair/runs/r-again/state.json")).unwrap();
     let tasks = state["tasks"].as_array().unwrap();

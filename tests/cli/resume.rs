@@ -15,7 +15,7 @@ fn a_second_session_adopts_a_half_done_run_and_finishes_it_without_duplicates() 
         run: "r-test".into(),
     };
     // Session 1 works through 16 items, launches 8 more, then dies with them in flight.
-    let first = drive(&project, &agent, "session-1", 24);
+    let first = drive(&project, &agent, "s1", 24);
     assert_eq!(first.launches.len(), 24);
 
     let adopt = project
@@ -24,7 +24,7 @@ fn a_second_session_adopts_a_half_done_run_and_finishes_it_without_duplicates() 
         .success();
     assert!(adopt.stdout.contains("session-2"), "{}", adopt.stdout);
     // The dead session's stops no longer drive anything.
-    assert_eq!(project.stop("session-1", &[]).stdout, "");
+    assert_eq!(project.stop("s1", &[]).stdout, "");
 
     let second = drive(&project, &agent, "session-2", usize::MAX);
     assert!(second.final_message.unwrap().contains("complete"));
@@ -60,7 +60,7 @@ fn a_second_session_adopts_a_half_done_run_and_finishes_it_without_duplicates() 
 #[test]
 fn adopt_outside_claude_code_without_a_session_says_what_to_do() {
     let project = started(2);
-    let out = project.cmd(&["adopt"]).run().code(ExitStatus::Usage);
+    let out = project.terminal(&["adopt"]).run().code(ExitStatus::Usage);
     assert!(
         out.stderr.contains("CLAUDE_CODE_SESSION_ID"),
         "{}",

@@ -26,7 +26,7 @@ fn surveyed_rules_are_decided_by_their_policy_after_two_spot_checks_each() {
         project: &project,
         run: "r-test".into(),
     };
-    let driven = drive(&project, &agent, "session-1", usize::MAX);
+    let driven = drive(&project, &agent, "s1", usize::MAX);
     assert!(driven.final_message.is_some(), "the run completed");
     let state = crate::harness::run_state(&project, "r-test");
     assert_eq!(state.surveys.len(), 5);

@@ -8,7 +8,7 @@ use crate::pipeline::{drive, started};
 use crate::scripted_agent::{ScriptedAgent, launched};
 use self_repair_app::ExitStatus;
 
-const SESSION: &str = "session-1";
+const SESSION: &str = "s1";
 
 fn agent(project: &TestProject) -> ScriptedAgent<'_> {
     ScriptedAgent {

@@ -33,13 +33,16 @@ pub enum ExitStatus {
     CircuitOpen,
     /// 22: `drive` stopped at a limit the user set (`--budget`, `--until`, a user pause).
     LimitReached,
+    /// 23: `drive` refused a run waiting for the user's go (its likely cost is above
+    /// `confirm_above_usd`): pass `--yes` or `--budget USD`.
+    NeedsGo,
     /// 130: `drive` was interrupted (SIGINT/SIGTERM); the run is kept.
     Interrupted,
 }
 
 impl ExitStatus {
     /// Every status, in the order of reference/cli.md's table (a test ties the two together).
-    pub const ALL: [ExitStatus; 13] = [
+    pub const ALL: [ExitStatus; 14] = [
         ExitStatus::Success,
         ExitStatus::Failure,
         ExitStatus::Usage,
@@ -52,6 +55,7 @@ impl ExitStatus {
         ExitStatus::AuthRequired,
         ExitStatus::CircuitOpen,
         ExitStatus::LimitReached,
+        ExitStatus::NeedsGo,
         ExitStatus::Interrupted,
     ];
 
@@ -70,6 +74,7 @@ impl ExitStatus {
             ExitStatus::AuthRequired => 20,
             ExitStatus::CircuitOpen => 21,
             ExitStatus::LimitReached => 22,
+            ExitStatus::NeedsGo => 23,
             ExitStatus::Interrupted => 130,
         }
     }
@@ -109,6 +114,9 @@ pub enum AppError {
     /// `submit` for an item its run has not dispatched (exit 8).
     #[error("{0}")]
     NotDispatched(String),
+    /// `drive` on a run waiting for the user's go (exit 23).
+    #[error("{0}")]
+    NeedsGo(String),
     /// `start`/`check` while another run is still in progress (exit 7).
     #[error("{0}")]
     RunInProgress(String),
@@ -148,6 +156,7 @@ impl AppError {
             ) => ExitStatus::Usage,
             AppError::Rejected { .. } => ExitStatus::Rejected,
             AppError::RunInProgress(_) => ExitStatus::RunInProgress,
+            AppError::NeedsGo(_) => ExitStatus::NeedsGo,
             AppError::NotDispatched(_) => ExitStatus::NotDispatched,
             AppError::Store(_)
             | AppError::Report(_)
@@ -240,6 +249,7 @@ mod tests {
             | ExitStatus::AuthRequired
             | ExitStatus::CircuitOpen
             | ExitStatus::LimitReached
+            | ExitStatus::NeedsGo
             | ExitStatus::Interrupted => status.code(),
         };
         let enum_codes: Vec<u8> = ExitStatus::ALL.iter().map(|s| code_of(*s)).collect();

@@ -29,6 +29,7 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
     let name = match &event {
         Event::Pause => "pause",
         Event::Resume => "resume",
+        Event::Confirm => "confirm",
         Event::Budget { .. } => "budget",
         Event::Cancel => "cancel",
         Event::Adopt { .. } => "adopt",
@@ -42,10 +43,26 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
         ("pause", true) => {
             format!("paused run {run}: the hook allows every stop until `self-repair resume`")
         }
+        ("confirm", true) => format!(
+            "run {run} confirmed: end your turn and the Stop hook dispatches its first agents"
+        ),
+        ("resume", false) if crate::confirm::waits_for_go(&state) => format!(
+            "run {run} waits for the user's go on its estimate, not a plain resume: \
+             `self-repair resume --confirm` starts it (`self-repair status` shows the estimate)"
+        ),
+        ("confirm", false) => format!(
+            "run {run} is {} and waits for no go: nothing to confirm",
+            before.0.as_str()
+        ),
         ("resume", true) => {
             format!("resumed run {run}: end your turn and the Stop hook continues it")
         }
         ("cancel", true) => format!("cancelled run {run}: the hook will not drive it again"),
+        ("budget", _) if crate::confirm::waits_for_go(&state) => format!(
+            "run {run} may spend ${:.2} in all, and still waits for the user's go on its \
+             estimate: `self-repair resume --confirm` starts it",
+            state.config.budget_usd.unwrap_or(0.0)
+        ),
         ("budget", _) => format!(
             "run {run} may spend ${:.2} in all ({}): end your turn and the Stop hook continues it",
             state.config.budget_usd.unwrap_or(0.0),

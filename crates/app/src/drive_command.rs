@@ -22,6 +22,8 @@ pub struct DriveRequest {
     pub claude: Option<PathBuf>,
     pub max_sessions: Option<u32>,
     pub budget: Option<f64>,
+    /// `--yes`: the user's go for a run waiting on its estimate.
+    pub yes: bool,
     pub until: Option<String>,
     pub claude_args: Vec<String>,
     /// The value of [`BACKOFF_SCALE_VAR`], if set.
@@ -162,6 +164,7 @@ pub fn drive(
             )
         })?,
     };
+    crate::confirm::go_for_drive(&dir, request.yes, request.budget, env.now)?;
     let options = DriveOptions {
         run: dir.id(),
         run_dir: dir.path().to_owned(),

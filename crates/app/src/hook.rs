@@ -119,15 +119,11 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
             return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
         }
     };
-    // Row 2 before anything is folded: another session's stop must not write.
-    if state
-        .session
-        .as_ref()
-        .is_some_and(|bound| *bound != session)
-    {
+    // Row 2 before anything is folded: another session's stop must not write, nor a stop in
+    // a run no session is bound to (started from a terminal: only `adopt` binds it).
+    if state.session.as_ref() != Some(&session) {
         return HookAnswer::allow();
     }
-    let unbound = state.session.is_none();
     let stop_running = input.running_items();
     let agents = crate::agent_launches::agents_since_last_stop(
         &dir,
@@ -160,17 +156,6 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let mut answer = drive(env, &project, &dir, &mut state, &stop);
     drop(lock);
     answer.stderr.extend(cost_failure);
-    let blocks = answer
-        .stdout
-        .as_deref()
-        .is_some_and(|out| out.contains("\"decision\":\"block\""));
-    if unbound && blocks && state.session.is_some() {
-        answer.announce(&format!(
-            "self-repair: this session now drives run {} (it was started outside Claude Code); \
-             `self-repair adopt` in another session moves it there.",
-            state.run
-        ));
-    }
     // The process ends right after the answer is printed: freeing 100,000 items one by one
     // would be a fifth of the hook's time (reference/benchmarks.md).
     std::mem::forget(state);
@@ -405,6 +390,12 @@ fn how_to_continue(state: &RunState) -> String {
         (RunStatus::Paused, Some(PauseReason::Circuit { signature, .. })) => format!(
             "It is paused because agents kept failing the same way ({signature}): fix the cause, \
              then {resume}."
+        ),
+        (RunStatus::Paused, Some(PauseReason::Confirm { .. })) => format!(
+            "It waits for the user's go on its estimate: show the user `self-repair status`'s \
+             estimate and ask; only when they say go, run `self-repair resume --confirm --run {}`, \
+             then end your turn.",
+            state.run
         ),
         (RunStatus::Paused, Some(PauseReason::ApiError { .. })) => {
             "It is paused after an API error and resumes by itself at the next stop.".to_owned()

@@ -6,6 +6,7 @@ mod app_error;
 mod apply_fixes;
 mod classification;
 mod command_env;
+mod confirm;
 mod control;
 mod decided_code;
 mod demo;

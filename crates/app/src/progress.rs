@@ -4,8 +4,8 @@
 
 use std::io::{Read, Seek, SeekFrom};
 
-use self_repair_engine::{ItemKind, RunState, batch_members_held, estimate_micros};
-use self_repair_store::RunDir;
+use self_repair_engine::RunState;
+use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 
 /// The window the pace is measured over.
@@ -21,14 +21,16 @@ pub struct Progress {
     /// Agents whose result arrived in the last ten minutes.
     pub finished_last_10_min: u32,
     pub agents_per_minute: f64,
-    /// Agents still to run among the items the run has now (later phases add theirs).
+    /// Agents the run likely still launches: the count `start`'s estimate made, now
+    /// (`agents_ahead`; the phases to come projected).
     pub agents_left: u32,
     /// At the last ten minutes' pace; `None` with no result in that window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub eta_minutes: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spent_usd: Option<f64>,
-    /// Spent plus the estimate of the agents left (reference/cost.md, "Budget").
+    /// Spent (0 before the hook has read the transcripts) plus the likely cost of the agents
+    /// left and the main session's share (reference/cost.md, "Progress").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_usd: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -36,22 +38,19 @@ pub struct Progress {
 }
 
 /// The run's progress at `now` (Unix seconds).
-pub(crate) fn progress(dir: &RunDir, state: &RunState, now: u64, spent: Option<f64>) -> Progress {
+pub(crate) fn progress(
+    project: &Project,
+    dir: &RunDir,
+    state: &RunState,
+    now: u64,
+    spent: Option<f64>,
+) -> Progress {
     let finished = submitted_since(dir, now.saturating_sub(WINDOW_SECS));
     let rate = f64::from(finished) / (WINDOW_SECS as f64 / 60.0);
-    let averages = crate::run_cost::ledger_spend(dir);
-    let held = batch_members_held(state, false);
-    let left: Vec<_> = state
-        .items
-        .iter()
-        .filter(|i| !i.status.is_terminal())
-        .filter(|i| !(i.kind == ItemKind::Triage && held.contains(i.id.as_str())))
-        .collect();
-    let agents_left = left.len() as u32;
-    let more: u64 = left
-        .iter()
-        .map(|i| estimate_micros(averages.as_ref(), i))
-        .sum();
+    let ledger = crate::run_cost::ledger_spend(dir);
+    let prices = crate::preflight::Prices::for_run(project, state, ledger.as_ref());
+    let ahead = crate::preflight::bill(state, &prices);
+    let agents_left = ahead.agents_likely;
     Progress {
         elapsed_secs: now.saturating_sub(state.created_at),
         finished_last_10_min: finished,
@@ -59,7 +58,7 @@ pub(crate) fn progress(dir: &RunDir, state: &RunState, now: u64, spent: Option<f
         agents_left,
         eta_minutes: (finished > 0).then(|| f64::from(agents_left) / rate),
         spent_usd: spent,
-        estimated_usd: spent.map(|s| s + more as f64 / 1e6),
+        estimated_usd: Some(spent.unwrap_or(0.0) + ahead.usd_likely),
         budget_usd: state.config.budget_usd,
     }
 }
@@ -96,7 +95,7 @@ impl Progress {
     pub fn render(&self) -> String {
         let minutes = |secs: u64| format!("{}h{:02}m", secs / 3600, (secs % 3600) / 60);
         let mut out = format!(
-            "progress: {} since start; {:.1} agents/min over the last 10 min ({} finished); {} agents left",
+            "progress: {} since start; {:.1} agents/min over the last 10 min ({} finished); likely {} agents left",
             minutes(self.elapsed_secs),
             self.agents_per_minute,
             self.finished_last_10_min,
@@ -105,7 +104,7 @@ impl Progress {
         match self.eta_minutes {
             _ if self.agents_left == 0 => {}
             Some(eta) => out.push_str(&format!(
-                " (about {} at this pace, later phases not counted)",
+                " (about {} at this pace)",
                 minutes((eta * 60.0).round() as u64)
             )),
             None => out.push_str(" (no ETA: no result in the last 10 min)"),
@@ -114,12 +113,13 @@ impl Progress {
         let budget = self
             .budget_usd
             .map_or_else(|| "none".to_owned(), |b| format!("${b:.2}"));
-        match (self.spent_usd, self.estimated_usd) {
-            (Some(spent), Some(estimated)) => out.push_str(&format!(
-                "money: spent ${spent:.2}, estimated ${estimated:.2} for the items known now, budget {budget}\n"
+        let estimated = self.estimated_usd.unwrap_or(0.0);
+        match self.spent_usd {
+            Some(spent) => out.push_str(&format!(
+                "money: spent ${spent:.2}, likely ${estimated:.2} in all (the main session included), budget {budget}\n"
             )),
-            _ => out.push_str(&format!(
-                "money: not known until the Stop hook has read the session's transcripts; budget {budget}\n"
+            None => out.push_str(&format!(
+                "money: likely ${estimated:.2} ahead (the main session included); what was spent is not known until the Stop hook has read the session's transcripts; budget {budget}\n"
             )),
         }
         out

@@ -8,7 +8,7 @@ use self_repair_classify::{Classified, Classifier, KnownEntry, KnownRegistry, Ru
 use crate::decided_code::decided_code;
 use self_repair_engine::{
     Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, create_run,
-    default_route, timestamp, triage_id,
+    default_route, timestamp, triage_id, wait_for_go,
 };
 use self_repair_ingest::{
     Format, IngestOptions, MAX_FIX_EDIT_BYTES, MAX_FIX_EDITS, RuleText, fingerprint_all, parse,
@@ -152,7 +152,24 @@ impl StartReport {
         }
         out.push_str(&self.estimate.render());
         if self.dry_run {
+            if self.estimate.waits_for_go {
+                out.push_str(&format!(
+                    "above confirm_above_usd ${:.2}: the run would wait for your go \
+                     (`self-repair resume --confirm`) before any dispatch\n",
+                    self.estimate.confirm_above_usd.unwrap_or(0.0)
+                ));
+            }
             out.push_str("start it without --dry-run to create the run\n");
+            return out;
+        }
+        if self.estimate.waits_for_go {
+            out.push_str(&format!(
+                "the run waits for your go: its likely cost is above confirm_above_usd ${:.2} \
+                 (reference/config.md), so nothing is dispatched until `self-repair resume \
+                 --confirm` (add `--budget USD` to cap it); \
+                 `self-repair cancel` drops it\n",
+                self.estimate.confirm_above_usd.unwrap_or(0.0)
+            ));
             return out;
         }
         match (&self.session, self.phase) {
@@ -163,7 +180,7 @@ impl StartReport {
                 "bound to session {s}: end your turn; the Stop hook dispatches the agents\n"
             )),
             (None, _) => out.push_str(
-                "the first Claude Code session that stops in this project drives it: end your turn there\n",
+                "started outside Claude Code, so no session drives it yet: in the Claude Code session that should, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn\n",
             ),
         }
         out
@@ -266,7 +283,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     }
     if options.dry_run {
         let run = options.run_id.clone().unwrap_or_else(|| "(new)".to_owned());
-        let state = create_run(
+        let mut state = create_run(
             run.clone(),
             env.now,
             config,
@@ -274,6 +291,9 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             env.session.clone(),
             &routed,
         );
+        let mut estimate = crate::preflight::preflight(&project, &state);
+        estimate.waits_for_go =
+            wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
         return Ok(StartReport {
             run,
             project: root,
@@ -284,7 +304,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             session: env.session.clone(),
             replaced: None,
             stale_known,
-            estimate: crate::preflight::preflight(&project, &state),
+            estimate,
             dry_run: true,
         });
     }
@@ -299,7 +319,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         save_detections(&dir.path().join("detect"), &detections)?;
     }
     write_json_rows(&dir.findings_path(), &records)?;
-    let state = create_run(
+    let mut state = create_run(
         run_id.clone(),
         env.now,
         config,
@@ -307,6 +327,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         env.session.clone(),
         &routed,
     );
+    let mut estimate = crate::preflight::preflight(&project, &state);
+    estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
     dir.create(&state)?;
     let prices = load_project_config(&store_dir, options.config.as_deref())?.prices;
     crate::run_cost::open_ledger(&project, &dir, &run_id, &prices)?;
@@ -324,7 +346,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         session: env.session.clone(),
         replaced,
         stale_known,
-        estimate: crate::preflight::preflight(&project, &state),
+        estimate,
         dry_run: false,
     })
 }

@@ -55,7 +55,7 @@ pub fn status(project: &Project, dir: &RunDir, now: u64) -> Result<StatusReport,
     let mut report = report(project, &state);
     report.cost = crate::run_cost(dir, &state).map(crate::RunCost::without_items);
     let spent = report.cost.as_ref().map(|c| c.total_usd);
-    report.progress = Some(crate::progress::progress(dir, &state, now, spent));
+    report.progress = Some(crate::progress::progress(project, dir, &state, now, spent));
     report.fixes = crate::read_queue(dir)?.map(|q| q.tasks).unwrap_or_default();
     Ok(report)
 }
@@ -128,12 +128,17 @@ fn next_step(state: &RunState) -> String {
             *spent_micros as f64 / 1e6,
             *budget_micros as f64 / 1e6
         ),
+        (RunStatus::Paused, Some(PauseReason::Confirm { likely_micros, above_micros, .. })) => format!(
+            "waits for your go: likely ${:.2} in all, above confirm_above_usd ${:.2}; `self-repair resume --confirm` starts it (add `--budget USD` to cap it), `self-repair cancel` drops it",
+            *likely_micros as f64 / 1e6,
+            *above_micros as f64 / 1e6
+        ),
         (RunStatus::Paused, Some(PauseReason::ApiError { error })) => format!(
             "paused after an API error ({error}); the next turn that ends normally resumes it"
         ),
         (RunStatus::Paused, _) => "paused: `self-repair resume` continues".to_owned(),
         (RunStatus::Active, _) if state.session.is_none() => {
-            "not bound to a session yet: end a turn of the Claude Code session that should drive it (or `self-repair adopt` inside it)".to_owned()
+            "not bound to a session yet: in the Claude Code session that should drive it, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn".to_owned()
         }
         (RunStatus::Active, _) if state.phase == Phase::Finalize => {
             "the next stop finalizes the run (or run `self-repair finalize`)".to_owned()

@@ -1,121 +1,277 @@
-//! How many agents a run will launch, per kind of item, before any is dispatched: exact for
-//! triage (its items exist from `start`), a range for the phases whose size depends on the
-//! verdicts (aggregation, rule review, planning). `start` prices it (reference/cost.md).
+//! How many agents a run will still launch, per kind of item: the one count `start`'s preflight
+//! and `status` both read (reference/cost.md, "Preflight"). Items that exist are counted as they
+//! are; the agents still to come (the batches a survey may release, second opinions, the phases
+//! whose size depends on the verdicts) as a range with a likely figure inside it.
+
+use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::{ItemKind, ItemStatus, RunState};
+use crate::{ItemKind, Phase, RunState, SurveyStage, Verdict};
 
-/// Agents of one kind: at least `min`, at most `max`.
+/// The likely share of each span between the least and the most agents, measured on the
+/// scripted-model e2e runs (reference/cost.md, "How close the likely figure is").
+pub mod likely {
+    /// Of a surveyed rule's findings beyond its spot checks, the share triaged after all (its
+    /// policy dropped).
+    pub const SURVEY_RELEASED: f64 = 0.06;
+    /// Of the findings an agent triages, the share that gets a second opinion (`vf-`).
+    pub const VERIFIED: f64 = 0.08;
+    /// Of the findings not yet decided, the share triage calls real.
+    pub const REAL: f64 = 0.9;
+    /// Of the groups, the share whose review asks for a change (a revise step).
+    pub const REVISED: f64 = 1.0;
+}
+
+/// Agents of one kind: at least `min`, likely `likely`, at most `max`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct KindAgents {
     pub kind: ItemKind,
     pub min: u32,
+    pub likely: u32,
     pub max: u32,
 }
 
-/// The agents a freshly started run is expected to launch, kind by kind, in pipeline order;
-/// kinds with none at most are left out. Retries and re-routes are not counted.
-pub fn expected_agents(state: &RunState) -> Vec<KindAgents> {
+impl KindAgents {
+    fn exact(kind: ItemKind, n: u32) -> KindAgents {
+        KindAgents {
+            kind,
+            min: n,
+            likely: n,
+            max: n,
+        }
+    }
+
+    /// Between `min` and `max`, `share` of the way.
+    fn between(kind: ItemKind, min: u32, max: u32, share: f64) -> KindAgents {
+        let likely = f64::from(min) + share * f64::from(max.saturating_sub(min));
+        KindAgents {
+            kind,
+            min,
+            likely: (likely.round() as u32).clamp(min, max.max(min)),
+            max: max.max(min),
+        }
+    }
+
+    fn add(&mut self, other: KindAgents) {
+        self.min += other.min;
+        self.likely += other.likely;
+        self.max += other.max;
+    }
+}
+
+/// The agents `state` will still launch, kind by kind, in pipeline order; kinds with none at
+/// most are left out. Every item not yet ended counts once (a batch once, its members not; a
+/// finding a rule survey holds not at all: the survey and the batches it may release count);
+/// the phases not yet reached are projected from the findings that may be real. Retries and
+/// re-routes are not counted. `start` prices it before the first dispatch, `status` counts it
+/// at any time: at the start of a run both say the same.
+pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
     let config = &state.config;
     let triage = &state.items[..state.triage_items as usize];
-    let in_a_batch: std::collections::HashSet<&str> = state
-        .items
+    let mut counts: Vec<KindAgents> = ItemKind::ALL
         .iter()
-        .filter(|i| i.kind == ItemKind::TriageBatch)
-        .flat_map(|i| i.inputs().iter().map(String::as_str))
+        .map(|&kind| KindAgents::exact(kind, 0))
         .collect();
-    let batches = state
-        .items
-        .iter()
-        .filter(|i| i.kind == ItemKind::TriageBatch && i.status == ItemStatus::Pending)
-        .count() as u32;
-    // A surveyed rule's findings wait for its survey: at least its spot checks are triaged,
-    // at most all of them (the policy dropped), batched.
-    let surveys = state
-        .items
-        .iter()
-        .filter(|i| i.kind == ItemKind::RuleSurvey && i.status == ItemStatus::Pending)
-        .count() as u32;
-    let held: std::collections::HashSet<&str> = state
-        .surveys
-        .iter()
-        .flat_map(|s| s.members.iter().map(String::as_str))
-        .collect();
+    let mut add = |agents: KindAgents| {
+        if let Some(entry) = counts.iter_mut().find(|c| c.kind == agents.kind) {
+            entry.add(agents);
+        }
+    };
+    // Held: by a batch still to run, or by a survey whose policy may still decide them.
+    let mut held: HashSet<&str> = crate::batch_members_held(state, false);
     let per_batch = config.triage_batch.max(1);
-    let (checks_min, held_max) = state.surveys.iter().fold((0, 0), |(min, max), s| {
-        (
-            min + (s.spot_checks.len() as u32).div_ceil(per_batch),
-            max + (s.members.len() as u32).div_ceil(per_batch),
-        )
-    });
-    // Any finding an agent triages may need a second agent (a dismissal or an unsure one); a
-    // survey's policy decides its findings without one.
-    let spot_checks: u32 = state
-        .surveys
-        .iter()
-        .map(|s| s.spot_checks.len() as u32)
-        .sum();
-    let verifiable = (triage.len() - held.len()) as u32 + spot_checks;
-    let singles = triage
-        .iter()
-        .filter(|i| {
-            i.status == ItemStatus::Pending
-                && !in_a_batch.contains(i.id.as_str())
-                && !held.contains(i.id.as_str())
-        })
-        .count() as u32;
-    // Every finding triage may call real (the pre-decided ones never reach the phases after).
-    let findings = triage.len() as u32;
-    let security = triage
-        .iter()
-        .filter(|i| i.route.as_deref() == Some("security"))
-        .count() as u32;
-    let aggregators = if findings >= 2 {
-        findings.div_ceil(config.aggregate_batch.max(2))
-    } else {
-        0
-    };
-    let groups = findings / config.min_group_size.max(1);
-    let full = (findings / config.full_plan_min.max(1) + security).min(groups);
-    let angles = config.reviewer_angles.len() as u32;
-    let exact = |kind, n| KindAgents {
-        kind,
-        min: n,
-        max: n,
-    };
-    let upto = |kind, n| KindAgents {
+    let mut spot_checks_ahead = 0u32;
+    let mut surveyed: HashSet<&str> = HashSet::new();
+    for survey in &state.surveys {
+        match survey.stage {
+            SurveyStage::Open => {
+                held.extend(survey.members.iter().map(String::as_str));
+                let checks: HashSet<&str> = survey.spot_checks.iter().map(String::as_str).collect();
+                surveyed.extend(
+                    survey
+                        .members
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|m| !checks.contains(m)),
+                );
+                // Its spot checks go out in batches; the rest only when the policy drops.
+                let checks = survey.spot_checks.len() as u32;
+                let members = survey.members.len() as u32;
+                add(KindAgents::between(
+                    ItemKind::TriageBatch,
+                    checks.div_ceil(per_batch),
+                    members.div_ceil(per_batch),
+                    likely::SURVEY_RELEASED,
+                ));
+                spot_checks_ahead += checks;
+            }
+            SurveyStage::Checking => {
+                let checks: HashSet<&str> = survey.spot_checks.iter().map(String::as_str).collect();
+                let others = survey
+                    .members
+                    .iter()
+                    .filter(|m| !checks.contains(m.as_str()))
+                    .count() as u32;
+                let waiting = survey
+                    .members
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|m| !checks.contains(m));
+                held.extend(waiting.clone());
+                surveyed.extend(waiting);
+                add(KindAgents::between(
+                    ItemKind::TriageBatch,
+                    0,
+                    others.div_ceil(per_batch),
+                    likely::SURVEY_RELEASED,
+                ));
+            }
+            SurveyStage::Applied | SurveyStage::Dropped => {}
+        }
+    }
+    // Items that exist and have not ended.
+    let mut triaged_ahead = spot_checks_ahead;
+    for item in &state.items {
+        if item.status.is_terminal() {
+            continue;
+        }
+        if item.kind == ItemKind::Triage {
+            if held.contains(item.id.as_str()) {
+                continue;
+            }
+            triaged_ahead += 1;
+        }
+        if item.kind == ItemKind::TriageBatch {
+            triaged_ahead += item.inputs().len() as u32;
+        }
+        add(KindAgents::exact(item.kind, 1));
+    }
+    // Any finding an agent triages may need a second agent (a dismissal or an unsure one).
+    if state.phase <= Phase::Triage {
+        add(KindAgents::between(
+            ItemKind::Verify,
+            0,
+            triaged_ahead,
+            likely::VERIFIED,
+        ));
+    }
+    project_later_phases(state, triage, &surveyed, &mut add);
+    counts.retain(|k| k.max > 0);
+    counts
+}
+
+/// Adds the agents of the phases `state` has not reached, sized by the findings that may be
+/// real: at most every one not dismissed, likely those triage called real and [`likely::REAL`]
+/// of those not yet decided. Aggregators read the findings no survey policy decides (`held`
+/// are those a survey may still decide); groups are likely one per route (measured: the
+/// scripted model's root causes follow the route), at full depth when that many findings
+/// reach `full_plan_min`.
+fn project_later_phases(
+    state: &RunState,
+    triage: &[crate::WorkItem],
+    surveyed: &HashSet<&str>,
+    add: &mut impl FnMut(KindAgents),
+) {
+    let config = &state.config;
+    let (mut most, mut security) = (0u32, 0u32);
+    let (mut likely_real, mut likely_aggregated) = (0.0, 0.0);
+    let mut routes: HashSet<&str> = HashSet::new();
+    for item in triage {
+        let share = match item.verdict {
+            Some(Verdict::Real) => 1.0,
+            None | Some(Verdict::Unsure) => likely::REAL,
+            Some(_) => continue,
+        };
+        most += 1;
+        likely_real += share;
+        likely_aggregated += if surveyed.contains(item.id.as_str()) {
+            share * likely::SURVEY_RELEASED
+        } else {
+            share
+        };
+        if let Some(route) = item.route.as_deref() {
+            routes.insert(route);
+        }
+        if item.route.as_deref() == Some("security") {
+            security += 1;
+        }
+    }
+    let likely_real = likely_real.round() as u32;
+    let likely_aggregated = likely_aggregated.round() as u32;
+    let span = |kind, max: u32, likely: u32| KindAgents {
         kind,
         min: 0,
-        max: n,
+        likely: likely.min(max),
+        max,
     };
-    [
-        exact(ItemKind::RuleSurvey, surveys),
-        KindAgents {
-            kind: ItemKind::TriageBatch,
-            min: batches + checks_min,
-            max: batches + held_max,
-        },
-        exact(ItemKind::Triage, singles),
-        upto(ItemKind::Verify, verifiable),
-        upto(ItemKind::Aggregate, aggregators),
-        upto(ItemKind::MergeLabels, u32::from(findings >= 2)),
-        upto(ItemKind::RuleReview, u32::from(findings > 0)),
+    if state.phase < Phase::Aggregate {
+        let aggregators = |n: u32| {
+            if n >= 2 {
+                n.div_ceil(config.aggregate_batch.max(2))
+            } else {
+                0
+            }
+        };
+        add(span(
+            ItemKind::Aggregate,
+            aggregators(most),
+            aggregators(likely_aggregated),
+        ));
+        add(span(
+            ItemKind::MergeLabels,
+            u32::from(most >= 2),
+            u32::from(likely_real >= 2),
+        ));
+    }
+    if state.phase < Phase::RuleReview {
+        add(span(
+            ItemKind::RuleReview,
+            u32::from(most > 0),
+            u32::from(likely_real > 0),
+        ));
+    }
+    if state.phase < Phase::Plan {
         // A light group: one plan, one review, the revise step, the task writer; a full one:
         // `planners` plans, a synthesis, one review per angle, the revise step, the task
         // writer. The revise step launches an agent only when a review asks for a change.
-        upto(
+        let groups_max = most / config.min_group_size.max(1);
+        let full_max = (most / config.full_plan_min.max(1) + security).min(groups_max);
+        let groups = if likely_real >= config.min_group_size.max(1) {
+            (routes.len() as u32).max(1).min(groups_max)
+        } else {
+            0
+        };
+        let full = if groups > 0 && likely_real / groups >= config.full_plan_min {
+            groups
+        } else {
+            u32::from(security > 0).min(groups)
+        }
+        .min(full_max);
+        let revised = (f64::from(groups) * likely::REVISED).round() as u32;
+        let planners = config.planners.saturating_sub(1);
+        let angles = (config.reviewer_angles.len() as u32).saturating_sub(1);
+        add(span(
             ItemKind::Plan,
-            groups + full * config.planners.saturating_sub(1),
-        ),
-        upto(ItemKind::Synthesize, full),
-        upto(ItemKind::Review, groups + full * angles.saturating_sub(1)),
-        upto(ItemKind::Revise, groups),
-        upto(ItemKind::WriteTask, groups),
-    ]
-    .into_iter()
-    .filter(|k| k.max > 0)
-    .collect()
+            groups_max + full_max * planners,
+            groups + full * planners,
+        ));
+        add(span(ItemKind::Synthesize, full_max, full));
+        add(span(
+            ItemKind::Review,
+            groups_max + full_max * angles,
+            groups + full * angles,
+        ));
+        add(span(ItemKind::Revise, groups_max, revised));
+        add(span(ItemKind::WriteTask, groups_max, groups));
+    }
+}
+
+/// The sums of `agents`: at least, likely, at most.
+pub fn total_agents(agents: &[KindAgents]) -> (u32, u32, u32) {
+    agents.iter().fold((0, 0, 0), |(min, likely, max), k| {
+        (min + k.min, likely + k.likely, max + k.max)
+    })
 }
 
 #[cfg(test)]
@@ -160,7 +316,7 @@ mod tests {
             full_plan_min: 10,
             ..Config::default()
         };
-        let estimate = expected_agents(&run(100, 0, config));
+        let estimate = agents_ahead(&run(100, 0, config));
         assert_eq!(of(&estimate, ItemKind::Triage), (100, 100));
         assert_eq!(of(&estimate, ItemKind::Verify), (0, 100));
         assert_eq!(of(&estimate, ItemKind::TriageBatch), (0, 0));
@@ -177,7 +333,7 @@ mod tests {
 
     #[test]
     fn a_batched_run_counts_its_batches_and_a_security_finding_may_get_the_full_depth() {
-        let estimate = expected_agents(&run(20, 1, Config::default()));
+        let estimate = agents_ahead(&run(20, 1, Config::default()));
         let (batches, _) = of(&estimate, ItemKind::TriageBatch);
         let (singles, _) = of(&estimate, ItemKind::Triage);
         assert!(batches > 0 && batches < 20, "{estimate:?}");
@@ -189,7 +345,7 @@ mod tests {
     #[test]
     fn a_surveyed_rule_counts_its_survey_and_between_its_spot_checks_and_all_its_findings() {
         // 20 generic findings of one rule: one survey holds them all.
-        let estimate = expected_agents(&run(20, 0, Config::default()));
+        let estimate = agents_ahead(&run(20, 0, Config::default()));
         assert_eq!(of(&estimate, ItemKind::RuleSurvey), (1, 1), "{estimate:?}");
         assert_eq!(of(&estimate, ItemKind::Triage), (0, 0));
         // Only its spot checks may need a second agent.

@@ -54,7 +54,10 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
                 }
             }
             if matches!(state.status, RunStatus::Stalled | RunStatus::Paused)
-                && !matches!(state.pause, Some(PauseReason::User))
+                && !matches!(
+                    state.pause,
+                    Some(PauseReason::User | PauseReason::Confirm { .. })
+                )
             {
                 resume(state);
             }
@@ -72,15 +75,29 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
             }
         }
         Event::Budget { usd } => {
-            // `resume --budget`: a new budget, and the run goes on.
+            // `resume --budget`: a new budget, and the run goes on; a run waiting for the
+            // user's go keeps waiting (only `resume --confirm` is the go).
             state.config.budget_usd = Some(*usd);
-            if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
+            if matches!(state.status, RunStatus::Paused | RunStatus::Stalled)
+                && !matches!(state.pause, Some(PauseReason::Confirm { .. }))
+            {
                 resume(state);
             }
             true
         }
         Event::Resume => {
-            if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
+            // Only the user's explicit go lifts a wait on the estimate.
+            if matches!(state.pause, Some(PauseReason::Confirm { .. })) {
+                false
+            } else if matches!(state.status, RunStatus::Paused | RunStatus::Stalled) {
+                resume(state);
+                true
+            } else {
+                false
+            }
+        }
+        Event::Confirm => {
+            if matches!(state.pause, Some(PauseReason::Confirm { .. })) {
                 resume(state);
                 true
             } else {

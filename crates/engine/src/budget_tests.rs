@@ -39,7 +39,14 @@ fn run(findings: u32, budget_usd: Option<f64>, max_agents: Option<u32>) -> RunSt
         max_agents,
         ..Config::default()
     };
-    create_run("r-b".into(), NOW, config, intake, None, &routed)
+    create_run(
+        "r-b".into(),
+        NOW,
+        config,
+        intake,
+        Some("s1".into()),
+        &routed,
+    )
 }
 
 /// A stop where the run has spent `spent` dollars and a triage agent costs `each` on average.

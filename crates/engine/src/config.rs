@@ -68,7 +68,14 @@ pub struct Config {
     /// Agents the run may launch in all; `None`: no cap.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_agents: Option<u32>,
+    /// Above this likely cost (`start`'s estimate, reference/cost.md) a run started without a
+    /// budget waits for the user's go (`self-repair resume --confirm`) before any dispatch;
+    /// `null`: never wait.
+    pub confirm_above_usd: Option<f64>,
 }
+
+/// The default `confirm_above_usd`: see reference/config.md for why this figure.
+pub const DEFAULT_CONFIRM_ABOVE_USD: f64 = 5.0;
 
 /// A class of security finding that is out of scope unless configured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -193,6 +200,7 @@ impl Default for Config {
             security_in_scope: Vec::new(),
             budget_usd: None,
             max_agents: None,
+            confirm_above_usd: Some(DEFAULT_CONFIRM_ABOVE_USD),
         }
     }
 }
@@ -306,6 +314,15 @@ impl Config {
                 field: "budget_usd",
                 value: budget.to_string(),
                 expected: "use a number of dollars above 0",
+            });
+        }
+        if let Some(above) = self.confirm_above_usd
+            && !(above.is_finite() && above >= 0.0)
+        {
+            return Err(ConfigError {
+                field: "confirm_above_usd",
+                value: above.to_string(),
+                expected: "use a number of dollars of 0 or more (0: always ask), or null (never ask)",
             });
         }
         if let Some(max) = self.max_agents {

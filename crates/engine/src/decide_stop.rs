@@ -41,15 +41,12 @@ pub struct Outcome {
 /// Answers one stop of the main session. `now` is Unix seconds.
 pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome {
     let mut changed = false;
-    // Row 2: only the bound session is ever driven; a stop that names no session is nobody's.
+    // Row 2: only the bound session is ever driven; a stop that names no session is nobody's,
+    // and a run no session is bound to (started from a terminal) is nobody's until `adopt`
+    // binds it: never whichever session happens to stop first in the project.
     match (&state.session, &stop.session) {
-        (_, None) => return unchanged(),
-        (Some(bound), Some(session)) if bound != session => return unchanged(),
-        (None, Some(session)) => {
-            state.session = Some(session.clone());
-            changed = true;
-        }
-        (Some(_), Some(_)) => {}
+        (Some(bound), Some(session)) if bound == session => {}
+        _ => return unchanged(),
     }
     // Row 4: cancelled, paused, stalled, complete.
     match state.status {
@@ -69,6 +66,10 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
             return outcome(Decision::tell(summary(state)), true);
         }
         RunStatus::Paused => {
+            if let Some(message) = crate::confirm::ask_once(state) {
+                // A run waiting for the user's go: dispatch nothing, say the estimate once.
+                return outcome(Decision::tell(message), true);
+            }
             if matches!(state.pause, Some(PauseReason::ApiError { .. })) {
                 // A stop means a turn completed: the API answers again.
                 state.status = RunStatus::Active;

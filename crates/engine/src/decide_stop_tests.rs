@@ -34,7 +34,14 @@ fn run(findings: u32) -> RunState {
         survey_min: 0,
         ..Config::default()
     };
-    create_run("r-test".into(), NOW, config, intake, None, &routed)
+    create_run(
+        "r-test".into(),
+        NOW,
+        config,
+        intake,
+        Some("s1".into()),
+        &routed,
+    )
 }
 
 use crate::test_support::stop_event as stop;
@@ -82,14 +89,31 @@ fn row2_stop_without_session_id_is_nobodys() {
     let mut state = run(3);
     let out = decide_stop(&mut state, &StopEvent::default(), NOW);
     assert!(!out.changed);
-    assert_eq!(state.session, None);
+    assert_eq!(state.session.as_deref(), Some("s1"));
 }
 
+/// The bug: a run started from a terminal was bound to whichever session stopped first in
+/// the project. Only `adopt` binds it.
 #[test]
-fn first_stop_binds_the_run_to_its_session() {
+fn a_run_started_from_a_terminal_is_bound_only_by_adopt_not_by_the_first_session_to_stop() {
     let mut state = run(3);
+    state.session = None;
+    let before = state.clone();
     let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
-    assert_eq!(state.session.as_deref(), Some("s1"));
+    assert_eq!(out.decision, Decision::Allow { message: None });
+    assert!(!out.changed);
+    assert_eq!(state, before);
+    apply(
+        &mut state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Adopt {
+                session: "s2".into(),
+            },
+        },
+    );
+    assert!(!decide_stop(&mut state, &stop("s1", Some(&[])), NOW).changed);
+    let out = decide_stop(&mut state, &stop("s2", Some(&[])), NOW);
     assert_eq!(ids(block(&out)), ["t-00001", "t-00002", "t-00003"]);
 }
 

@@ -77,6 +77,8 @@ pub enum Event {
     },
     Pause,
     Resume,
+    /// `resume --confirm`: the user's go for a run waiting on its estimate.
+    Confirm,
     /// `resume --budget USD`: the run may spend this much in all (then it resumes).
     Budget {
         usd: f64,

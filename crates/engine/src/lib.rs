@@ -8,6 +8,7 @@ mod budget;
 #[cfg(test)]
 mod budget_tests;
 mod config;
+mod confirm;
 mod create_run;
 mod decide_stop;
 mod dispatch;
@@ -41,10 +42,14 @@ pub mod timestamp;
 mod triage_batch;
 mod verification;
 
-pub use agent_estimate::{KindAgents, expected_agents};
+pub use agent_estimate::{KindAgents, agents_ahead, likely, total_agents};
 pub use apply::{apply, item_input};
 pub use budget::{Spend, default_micros, estimate_micros, to_micros};
-pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode, SecurityScope};
+pub use config::{
+    CLIENT_AGENT_LIMIT, Config, ConfigError, DEFAULT_CONFIRM_ABOVE_USD, KindTiers, LaunchMode,
+    SecurityScope,
+};
+pub use confirm::{wait_for_go, waiting_line};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, RELAY_INSTRUCTION, THEN, relay_reason};

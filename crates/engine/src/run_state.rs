@@ -52,6 +52,16 @@ pub enum PauseReason {
         spent_micros: u64,
         budget_micros: u64,
     },
+    /// Created waiting: `start`'s likely cost is above `confirm_above_usd` and no budget was
+    /// set. Nothing is dispatched until the user's go (`self-repair resume --confirm`, with
+    /// `--budget USD` for a cap); `told` once the Stop hook has asked the session to show it.
+    Confirm {
+        likely_micros: u64,
+        likely_agents: u32,
+        above_micros: u64,
+        #[serde(default)]
+        told: bool,
+    },
 }
 
 /// Consecutive identical failures of distinct items, tracked to open the circuit. One item

@@ -101,5 +101,5 @@ fn routed_run(run: &str, routed: &[RoutedFinding], config: Config) -> RunState {
         routed: n,
         ..Intake::default()
     };
-    create_run(run.into(), NOW, config, intake, None, routed)
+    create_run(run.into(), NOW, config, intake, Some("s1".into()), routed)
 }

@@ -91,6 +91,11 @@ fn refusal(
             if !allowed.contains(&subcommand.as_str()) {
                 return Some(format!("`self-repair {subcommand}` is not among them"));
             }
+            if subcommand == "resume" && args.iter().any(|a| a == "--confirm") {
+                // The user's go to spend (reference/cost.md, "Confirmation"): the client's own
+                // prompt asks them, so a model cannot give it in their place.
+                return Some("`resume --confirm` is the user's go to spend".to_owned());
+            }
             if subcommand == "start" && args.iter().any(|a| a == "--detect") {
                 return Some("`start --detect` runs the configured detectors".to_owned());
             }
@@ -189,6 +194,23 @@ mod tests {
     }
 
     const INVESTIGATOR: Option<&str> = Some("self-repair:triage-investigator");
+
+    #[test]
+    fn resume_confirm_is_left_to_the_users_prompt_and_refused_to_agents() {
+        assert_eq!(
+            decide("self-repair resume --confirm", None),
+            GateDecision::Abstain,
+            "the client asks the user: their go, not the model's"
+        );
+        assert!(matches!(
+            decide("self-repair resume", None),
+            GateDecision::Allow(_)
+        ));
+        assert!(matches!(
+            decide("self-repair resume --confirm", INVESTIGATOR),
+            GateDecision::Deny(_)
+        ));
+    }
 
     #[test]
     fn an_agent_submits_json_in_a_quoted_heredoc_without_a_prompt() {

@@ -40,12 +40,18 @@ fn commands_approved_by(rule: &str) -> Vec<String> {
             " check -- rm -rf build",
             " detect",
             " fix --all",
+            " --confirm",
         ] {
             commands.push(format!("{prefix}{tail}"));
         }
     }
     commands
 }
+
+/// What the skill may run that the gate leaves to the user: the user's go for a run waiting on
+/// its estimate, which the user gives by saying so in the session (SKILL.md runs it only then;
+/// reference/permissions.md). It runs nothing of the user's choosing.
+const GO_SAID_IN_THE_SESSION: [&str; 1] = ["self-repair resume --confirm"];
 
 fn main_session_decides(command: &str) -> GateDecision {
     decide_bash(
@@ -65,6 +71,9 @@ fn skill_allowed_tools_approve_nothing_the_gate_would_ask_for() {
     );
     for rule in rules {
         for command in commands_approved_by(&rule) {
+            if GO_SAID_IN_THE_SESSION.contains(&command.as_str()) {
+                continue;
+            }
             assert!(
                 matches!(main_session_decides(&command), GateDecision::Allow(_)),
                 "SKILL.md's `Bash({rule})` approves `{command}`, which the gate leaves to the \

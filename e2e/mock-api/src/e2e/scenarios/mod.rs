@@ -2,6 +2,7 @@
 
 mod budget;
 mod compaction;
+mod confirm_go;
 mod corrupt_state;
 mod drive;
 mod fix_loop;
@@ -29,7 +30,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 32] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 33] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -74,6 +75,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 32] = [
     ("drive-auth-401", drive::auth_refused),
     ("drive-no-progress-circuit", drive::no_progress_circuit),
     ("budget-mid-triage", budget::run),
+    ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
