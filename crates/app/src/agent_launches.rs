@@ -82,6 +82,7 @@ pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str
             Some(AgentLaunch {
                 item,
                 model: call.model,
+                refused: call.refused,
             })
         })
         .collect();
