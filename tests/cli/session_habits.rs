@@ -394,3 +394,75 @@ fn a_launch_refused_at_the_permission_prompt_is_the_users_decision_not_a_failed_
     assert!(!reason.contains("\"model\":\"sonnet\""), "{reason}");
     assert!(!reason.contains("MUST keep"), "{reason}");
 }
+
+/// Issue 24: a second opinion whose launch dropped `model` (haiku for a sonnet `vf-`) still
+/// confirmed the dismissal. In a foreground run its answer arrives before the stop that reads
+/// the launch: that stop sets the answer aside, the verifier goes out again at its tier with a
+/// true MUST-keep line, and `submit` takes the new answer, which settles the verdict.
+#[test]
+fn a_second_opinion_launched_without_its_model_is_set_aside_and_asked_again_at_its_tier() {
+    let project = TestProject::new();
+    project.write("findings.jsonl", &crate::harness::jsonl_findings(1));
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "survey_min": 0, "verify_below": 0.95}"#,
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let agent = agent(&project);
+    let transcript = project.path().join(".home/session.jsonl");
+    project.write(".home/session.jsonl", "");
+    stop_with_transcript(&project, &transcript);
+    launch_row(&transcript, "t-00001", Some("haiku"));
+    let dismissal = |verdict: &str| {
+        format!(
+            r#"{{"confidence": 0.6, "verdict": "{verdict}", "root_cause": "unused import", "reason": "the name is read only by a test fixture"}}"#
+        )
+    };
+    agent
+        .submit("t-00001", &dismissal("false_positive"))
+        .success();
+    let verify = stop_with_transcript(&project, &transcript);
+    assert!(
+        verify["reason"]
+            .as_str()
+            .unwrap()
+            .contains("\"model\":\"sonnet\",\"description\":\"verify vf-00001\""),
+        "{verify}"
+    );
+    launch_row(&transcript, "vf-00001", None);
+    agent
+        .submit("vf-00001", &dismissal("false_positive"))
+        .success();
+    let again = stop_with_transcript(&project, &transcript);
+    let reason = again["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains(
+            "vf-00001 MUST keep \"model\": \"sonnet\" (its last launch dropped it and ran on haiku)"
+        ),
+        "{again}"
+    );
+    assert!(
+        project
+            .path()
+            .join(".self-repair/runs/r-test/items/vf-00001.set-aside.json")
+            .exists(),
+        "the answer set aside is kept"
+    );
+    launch_row(&transcript, "vf-00001", Some("sonnet"));
+    let second = agent.submit("vf-00001", &dismissal("real")).success();
+    assert!(second.stdout.starts_with("recorded"), "{}", second.stdout);
+    stop_with_transcript(&project, &transcript);
+    drive(&project, &agent, SESSION, usize::MAX);
+    let report: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/report.json")).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["verdict"], "real", "{finding}");
+    assert_eq!(finding["verification"]["outcome"], "kept_real", "{finding}");
+    assert_eq!(
+        finding["verification"]["second"]["model"], "sonnet",
+        "{finding}"
+    );
+}
