@@ -21,6 +21,9 @@ pub struct AgentCall {
     /// The client's `toolDenialKind` when it refused the call before its agent ran
     /// (`user-rejected`, `permission-rule`, `automode-blocked`, `interrupted`, ...).
     pub refused: Option<String>,
+    /// True once a tool result naming the call was read (its agent's answer, a background
+    /// launch, a refusal).
+    pub answered: bool,
 }
 
 /// An `Agent` call the client ran in the background (its tool result says `async_launched`):
@@ -51,16 +54,30 @@ pub struct AgentActivity {
 /// replaced: it is read from the start. Rows are filtered by a substring before any JSON is
 /// parsed.
 pub fn read_agent_activity(path: &Path, offset: u64) -> Result<AgentActivity, TranscriptError> {
-    let read = new_lines(path, offset)?;
     let mut activity = AgentActivity {
-        end: read.end,
+        end: offset,
         ..AgentActivity::default()
     };
+    read_more(path, &mut activity)?;
+    Ok(activity)
+}
+
+/// Reads on from `activity.end`, adding what the new rows show: new calls, the results of
+/// calls already read (a refusal the client wrote a moment after the stop began), background
+/// launches and notifications.
+pub fn read_more(path: &Path, activity: &mut AgentActivity) -> Result<(), TranscriptError> {
+    let read = new_lines(path, activity.end)?;
+    activity.end = read.end;
     for line in read.lines() {
         let call_row = contains(line, b"\"Agent\"");
         let notice_row = contains(line, NOTIFICATION_TAG.as_bytes());
         let async_row = contains(line, b"\"async_launched\"");
         let denial_row = contains(line, DENIAL_KEY.as_bytes());
+        if contains(line, b"\"tool_result\"") {
+            for call in activity.calls.iter_mut().filter(|c| !c.answered) {
+                call.answered = !call.id.is_empty() && contains(line, call.id.as_bytes());
+            }
+        }
         if !call_row && !notice_row && !async_row && !denial_row {
             continue;
         }
@@ -88,9 +105,10 @@ pub fn read_agent_activity(path: &Path, offset: u64) -> Result<AgentActivity, Tr
             && let Some(call) = activity.calls.iter_mut().find(|c| c.id == tool_use)
         {
             call.refused = Some(kind);
+            call.answered = true;
         }
     }
-    Ok(activity)
+    Ok(())
 }
 
 /// The field a tool result row carries when the client refused the call before it ran
@@ -136,6 +154,7 @@ fn push_calls(row: &Value, calls: &mut Vec<AgentCall>) {
             prompt: input["prompt"].as_str().unwrap_or_default().to_owned(),
             model: input["model"].as_str().map(str::to_owned),
             refused: None,
+            answered: false,
         });
     }
 }
@@ -252,6 +271,24 @@ mod tests {
         let calls = read_agent_activity(&path, 0).unwrap().calls;
         assert_eq!(calls[0].refused.as_deref(), Some("user-rejected"));
         assert_eq!(calls[1].refused, None);
+    }
+
+    #[test]
+    fn a_refusal_written_after_the_read_is_found_by_reading_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let call = row(
+            "toolu_1",
+            r#"{"description":"triage t-00001","prompt":"self-repair item t-00001 --run r"}"#,
+        );
+        std::fs::write(&path, &call).unwrap();
+        let mut activity = read_agent_activity(&path, 0).unwrap();
+        assert!(!activity.calls[0].answered, "no result row yet");
+        std::fs::write(&path, format!("{call}{USER_REJECTED}\n")).unwrap();
+        read_more(&path, &mut activity).unwrap();
+        assert_eq!(activity.calls.len(), 1);
+        assert!(activity.calls[0].answered);
+        assert_eq!(activity.calls[0].refused.as_deref(), Some("user-rejected"));
     }
 
     #[test]

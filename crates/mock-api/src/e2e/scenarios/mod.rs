@@ -12,6 +12,7 @@ mod killed_and_adopted;
 mod model_habits;
 mod pipeline_checks;
 mod rate_limited;
+mod refused_launch;
 mod repair_check;
 mod scale_corpus;
 mod scenario_context;
@@ -27,7 +28,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 31] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -65,6 +66,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
     ),
     ("habit-unsure-reroute", model_habits::unsure_reroute),
     ("habit-drop-model", model_habits::drop_model),
+    ("refused-launch", refused_launch::run),
     ("compaction-mid-run", compaction::run),
     ("scale-corpus", scale_corpus::run),
     ("drive-rate-limit-reset", drive::rate_limit_reset),
