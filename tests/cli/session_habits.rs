@@ -313,3 +313,157 @@ fn a_retry_launched_without_its_model_is_not_reported_as_the_escalated_tier_and_
         .json();
     assert_eq!(findings[0]["ran_model"], "sonnet", "{findings}");
 }
+
+/// The row 2.1.330 writes when the user answers "No" at the permission prompt for the `Agent`
+/// call `tool_use` (measured in an interactive session, trimmed of ids and paths).
+fn refusal_row(transcript: &std::path::Path, tool_use: &str) {
+    use std::io::Write;
+    let row = serde_json::json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "content": "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+         "is_error": true, "tool_use_id": tool_use}]},
+        "toolUseResult": "User rejected tool use", "toolDenialKind": "user-rejected",
+        "toolDenialBeforeRun": true});
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(transcript)
+        .unwrap();
+    writeln!(file, "{row}").unwrap();
+}
+
+/// A stop of `SESSION` reading `transcript`, ending a turn the user started (`new_turn`) or
+/// one a block started.
+fn stop_in_turn(project: &TestProject, transcript: &std::path::Path, new_turn: bool) -> Value {
+    let input = serde_json::json!({"session_id": SESSION, "hook_event_name": "Stop",
+        "stop_hook_active": !new_turn, "cwd": project.path(), "background_tasks": [],
+        "transcript_path": transcript});
+    let out = project
+        .cmd(&["hook", "stop"])
+        .stdin(input.to_string())
+        .run()
+        .success();
+    serde_json::from_str(&out.stdout).unwrap_or(Value::Null)
+}
+
+/// Issue 24: the user answered "No" at the permission prompt for the run's `Agent` launches;
+/// when they then said "continue", the hook counted each as a failed agent (an attempt, an
+/// escalation to sonnet, `MUST keep` claims). Nothing is charged: the run pauses and says
+/// once how to go on, and the next prompt relaunches the same items at the same tier.
+#[test]
+fn a_launch_refused_at_the_permission_prompt_is_the_users_decision_not_a_failed_attempt() {
+    let project = started(2);
+    let transcript = project.path().join(".home/session.jsonl");
+    project.write(".home/session.jsonl", "");
+    let first = stop_with_transcript(&project, &transcript);
+    assert!(
+        first["reason"]
+            .as_str()
+            .unwrap()
+            .contains("\"model\":\"haiku\"")
+    );
+    let length = std::fs::metadata(&transcript).unwrap().len();
+    launch_row(&transcript, "t-00001", Some("haiku"));
+    refusal_row(&transcript, &format!("toolu_{length}"));
+    // The interrupted turn has no stop; the user's next prompt ends with one.
+    let paused = stop_in_turn(&project, &transcript, true);
+    let reason = paused["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains(
+            "1 agent launch(es) (t-00001) were declined at Claude Code's permission prompt; no \
+             attempt was charged"
+        ),
+        "{paused}"
+    );
+    assert!(!reason.contains("MUST keep"), "{reason}");
+    let state = crate::harness::run_state(&project, "r-test");
+    assert_eq!(state.status, self_repair_engine::RunStatus::Paused);
+    assert!(
+        state
+            .items
+            .iter()
+            .all(|i| i.attempts == 0 && i.tier == self_repair_engine::Tier::Haiku),
+        "{:?}",
+        state.items
+    );
+    assert_eq!(
+        stop_in_turn(&project, &transcript, false),
+        Value::Null,
+        "said once"
+    );
+    let resumed = stop_in_turn(&project, &transcript, true);
+    let reason = resumed["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("\"model\":\"haiku\""), "{resumed}");
+    assert!(!reason.contains("\"model\":\"sonnet\""), "{reason}");
+    assert!(!reason.contains("MUST keep"), "{reason}");
+}
+
+/// Issue 24: a second opinion whose launch dropped `model` (haiku for a sonnet `vf-`) still
+/// confirmed the dismissal. In a foreground run its answer arrives before the stop that reads
+/// the launch: that stop sets the answer aside, the verifier goes out again at its tier with a
+/// true MUST-keep line, and `submit` takes the new answer, which settles the verdict.
+#[test]
+fn a_second_opinion_launched_without_its_model_is_set_aside_and_asked_again_at_its_tier() {
+    let project = TestProject::new();
+    project.write("findings.jsonl", &crate::harness::jsonl_findings(1));
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "survey_min": 0, "verify_below": 0.95}"#,
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let agent = agent(&project);
+    let transcript = project.path().join(".home/session.jsonl");
+    project.write(".home/session.jsonl", "");
+    stop_with_transcript(&project, &transcript);
+    launch_row(&transcript, "t-00001", Some("haiku"));
+    let dismissal = |verdict: &str| {
+        format!(
+            r#"{{"confidence": 0.6, "verdict": "{verdict}", "root_cause": "unused import", "reason": "the name is read only by a test fixture"}}"#
+        )
+    };
+    agent
+        .submit("t-00001", &dismissal("false_positive"))
+        .success();
+    let verify = stop_with_transcript(&project, &transcript);
+    assert!(
+        verify["reason"]
+            .as_str()
+            .unwrap()
+            .contains("\"model\":\"sonnet\",\"description\":\"verify vf-00001\""),
+        "{verify}"
+    );
+    launch_row(&transcript, "vf-00001", None);
+    agent
+        .submit("vf-00001", &dismissal("false_positive"))
+        .success();
+    let again = stop_with_transcript(&project, &transcript);
+    let reason = again["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains(
+            "vf-00001 MUST keep \"model\": \"sonnet\" (its last launch dropped it and ran on haiku)"
+        ),
+        "{again}"
+    );
+    assert!(
+        project
+            .path()
+            .join(".self-repair/runs/r-test/items/vf-00001.set-aside.json")
+            .exists(),
+        "the answer set aside is kept"
+    );
+    launch_row(&transcript, "vf-00001", Some("sonnet"));
+    let second = agent.submit("vf-00001", &dismissal("real")).success();
+    assert!(second.stdout.starts_with("recorded"), "{}", second.stdout);
+    stop_with_transcript(&project, &transcript);
+    drive(&project, &agent, SESSION, usize::MAX);
+    let report: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-test/report.json")).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["verdict"], "real", "{finding}");
+    assert_eq!(finding["verification"]["outcome"], "kept_real", "{finding}");
+    assert_eq!(
+        finding["verification"]["second"]["model"], "sonnet",
+        "{finding}"
+    );
+}

@@ -58,7 +58,10 @@ pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str
     let (activity, mut awaiting) = match cursor {
         Some(cursor) => {
             match self_repair_transcript::read_agent_activity(transcript, cursor.offset) {
-                Ok(read) => (read, cursor.awaiting),
+                Ok(mut read) => {
+                    wait_for_results(transcript, &mut read, run);
+                    (read, cursor.awaiting)
+                }
                 Err(_) => return SessionAgents::default(),
             }
         }
@@ -82,6 +85,7 @@ pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str
             Some(AgentLaunch {
                 item,
                 model: call.model,
+                refused: call.refused,
             })
         })
         .collect();
@@ -116,6 +120,29 @@ pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str
         launched,
         unnotified: awaiting.into_iter().map(|agent| agent.item).collect(),
         notified,
+    }
+}
+
+/// The client writes a call's result row a moment behind the session: measured on 2.1.330, a
+/// `PreToolUse` hook denied four `Agent` calls of one message, and the stop's read found three
+/// refusals (the fourth row landed after it), so that launch looked like an agent that ran and
+/// died. While a call of this run read at this stop has no result row yet, read on a little
+/// (every call has one by the time the turn ends: the agent's answer, `async_launched`, or the
+/// refusal): at most 10 times 30 ms, and only then.
+fn wait_for_results(transcript: &Path, activity: &mut AgentActivity, run: &str) {
+    const TRIES: u32 = 10;
+    for _ in 0..TRIES {
+        let waiting = activity
+            .calls
+            .iter()
+            .any(|call| !call.answered && names_run(&call.prompt, run));
+        if !waiting {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        if self_repair_transcript::read_more(transcript, activity).is_err() {
+            return;
+        }
     }
 }
 

@@ -60,8 +60,13 @@ impl StoreProbe {
         };
         Ok(RunObservation {
             status: state.status.as_str().to_owned(),
+            // A refused launch is the user's decision too (a "No", a deny rule): a new session
+            // would only meet the same refusal.
             paused_by_user: state.status == RunStatus::Paused
-                && matches!(state.pause, Some(PauseReason::User)),
+                && matches!(
+                    state.pause,
+                    Some(PauseReason::User | PauseReason::Refused { .. })
+                ),
             phase: state.phase.as_str().to_owned(),
             journal_end: end,
             submitted,

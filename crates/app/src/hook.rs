@@ -3,7 +3,8 @@
 //! must act, a `systemMessage`.
 
 use self_repair_engine::{
-    Decision, Event, JournalEntry, RunState, RunStatus, StopEvent, decide_stop, relay_reason,
+    Decision, Event, ItemKind, JournalEntry, RunState, RunStatus, StopEvent, decide_stop,
+    relay_reason,
 };
 use self_repair_store::{Project, RunDir, StoreError};
 use serde_json::json;
@@ -223,6 +224,9 @@ fn drive(
             if let Err(e) = mark_dispatched(dir, &launch.item) {
                 stderr.push(format!("self-repair hook stop: {e}"));
             }
+            if let Err(e) = set_aside_weak_answer(dir, &launch.item) {
+                stderr.push(format!("self-repair hook stop: {e}"));
+            }
             if let Err(e) = dir.ensure_input(state, &launch.item) {
                 stderr.push(format!("self-repair hook stop: {e}"));
             }
@@ -277,6 +281,30 @@ fn mark_dispatched(dir: &RunDir, item: &str) -> Result<(), crate::AppError> {
         })?;
     }
     Ok(())
+}
+
+/// A verifier dispatched again had its answer set aside (its launch ran below its dispatch,
+/// reference/state-machine.md): `items/<id>.json` moves to `items/<id>.set-aside.json`, so
+/// `submit` takes the new answer instead of refusing it as a second, different result. Only a
+/// `vf-` item with an answer on file can be dispatched again; for any other, nothing to do.
+fn set_aside_weak_answer(dir: &RunDir, item: &str) -> Result<(), crate::AppError> {
+    if ItemKind::of_id(item) != Some(ItemKind::Verify) {
+        return Ok(());
+    }
+    let (Some(answer), Some(aside)) = (
+        dir.item_file(item, "json"),
+        dir.item_file(item, "set-aside.json"),
+    ) else {
+        return Ok(());
+    };
+    match std::fs::rename(&answer, &aside) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::AppError::Io {
+            action: "move aside",
+            path: answer,
+            source: e,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// `self-repair hook stop-failure`: the turn ended on an API error; pause instead of
@@ -404,6 +432,11 @@ fn how_to_continue(state: &RunState) -> String {
             "It is paused at its budget: only when the user raises it, run `self-repair resume \
              --budget USD --run {}`, then end your turn.",
             state.run
+        ),
+        (RunStatus::Paused, Some(PauseReason::Refused { .. })) => format!(
+            "It is paused because Claude Code refused agent launches before they ran (the \
+             user's decision): the user's next prompt resumes it; only when asked to continue, \
+             {resume}."
         ),
         (RunStatus::Paused, _) => {
             format!("It is paused by the user: only when asked to continue, {resume}.")

@@ -136,6 +136,9 @@ fn next_step(state: &RunState) -> String {
         (RunStatus::Paused, Some(PauseReason::ApiError { error })) => format!(
             "paused after an API error ({error}); the next turn that ends normally resumes it"
         ),
+        (RunStatus::Paused, Some(PauseReason::Refused { launches, .. })) => format!(
+            "paused: {launches} agent launch(es) were refused before they ran (nothing charged); a new prompt such as \"continue\" in the bound session, or `self-repair resume`, goes on"
+        ),
         (RunStatus::Paused, _) => "paused: `self-repair resume` continues".to_owned(),
         (RunStatus::Active, _) if state.session.is_none() => {
             "not bound to a session yet: in the Claude Code session that should drive it, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn".to_owned()

@@ -8,7 +8,8 @@ use crate::drive_error::DriveError;
 pub struct RunObservation {
     /// `active`, `paused`, `stalled`, `complete`, `cancelled`.
     pub status: String,
-    /// Paused by the user (`self-repair pause`): only the user resumes it.
+    /// Paused by the user (`self-repair pause`, or the run's agent launches refused): only
+    /// the user resumes it.
     pub paused_by_user: bool,
     pub phase: String,
     /// The journal's length: the next observation reads from here.

@@ -186,7 +186,7 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
                 // The investigator asked for another diagnosis: re-route once, no verdict yet.
                 item.reroutes += 1;
                 if let Some(r) = route::route(&new_route) {
-                    item.tier = item.tier.max(r.tier);
+                    item.move_to_tier(item.tier.max(r.tier));
                 }
                 item.route = Some(new_route.into());
                 item.status = ItemStatus::Pending;
@@ -200,8 +200,10 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
             verify = Some(triage);
         }
         Submission::Verify(answer) => {
-            item.status = ItemStatus::Done;
-            crate::verification::record_answer(state, index, &answer);
+            if !crate::verification::record_answer(state, index, &answer) {
+                // Set aside: the verifier ran below its dispatch and goes out again.
+                return true;
+            }
         }
         Submission::TriageBatch(batch) => {
             item.status = ItemStatus::Done;

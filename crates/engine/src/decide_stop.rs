@@ -70,13 +70,20 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
                 // A run waiting for the user's go: dispatch nothing, say the estimate once.
                 return outcome(Decision::tell(message), true);
             }
-            if matches!(state.pause, Some(PauseReason::ApiError { .. })) {
-                // A stop means a turn completed: the API answers again.
-                state.status = RunStatus::Active;
-                state.pause = None;
-                changed = true;
-            } else {
-                return outcome(Decision::silent(), changed);
+            match state.pause {
+                Some(PauseReason::ApiError { .. }) => {
+                    // A stop means a turn completed: the API answers again.
+                    state.status = RunStatus::Active;
+                    state.pause = None;
+                    changed = true;
+                }
+                // Refused launches: the user's next prompt ("continue") goes on; a turn that one
+                // of the run's agents started (its notification) does not.
+                Some(PauseReason::Refused { .. }) if stop.new_turn && stop.notified == 0 => {
+                    resume(state);
+                    changed = true;
+                }
+                _ => return outcome(Decision::silent(), changed),
             }
         }
         RunStatus::Stalled => {
@@ -91,7 +98,11 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
         }
     }
     changed |= note_launches(state, &stop.launched);
+    let refused = take_back_refused(state, &stop.launched);
     changed |= reconcile(state, stop.running.as_deref(), now);
+    if let Some(message) = pause_for_refused(state, &refused) {
+        return outcome(Decision::tell(message), true);
+    }
     if let Some(PauseReason::Circuit {
         kind,
         signature,
@@ -234,10 +245,13 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
 }
 
 /// Records the tier each launch really ran at: the `Agent` call's `model`, or the agent
-/// definition's default when the main session dropped it.
+/// definition's default when the main session dropped it. A batch that already answered (a
+/// foreground launch returns after its agent submitted) passes it on to the findings it
+/// decided; a verifier that already answered below its dispatch is set aside. A launch the
+/// client refused ran at no tier: [`take_back_refused`] handles it.
 fn note_launches(state: &mut RunState, launched: &[crate::AgentLaunch]) -> bool {
     let mut changed = false;
-    for launch in launched {
+    for launch in launched.iter().filter(|l| l.refused.is_none()) {
         let Some(index) = state.index_of(&launch.item) else {
             continue;
         };
@@ -255,8 +269,102 @@ fn note_launches(state: &mut RunState, launched: &[crate::AgentLaunch]) -> bool 
             item.seen_running = true;
             changed = true;
         }
+        let Some(ran) = ran else {
+            continue;
+        };
+        if item.kind == ItemKind::TriageBatch && item.status == ItemStatus::Done {
+            changed |= crate::triage_batch::note_members_ran(state, index, ran);
+        }
+        changed |= crate::verification::reopen_if_weaker(state, index, ran);
     }
     changed
+}
+
+/// Launches the client refused before their agent ran (the user answered "No", a permission
+/// rule or hook denied it): each item goes back to pending as if never dispatched, with no
+/// attempt, no escalation and no tier claim. Returns the items taken back.
+fn take_back_refused(
+    state: &mut RunState,
+    launched: &[crate::AgentLaunch],
+) -> Vec<(String, String)> {
+    let mut taken = Vec::new();
+    for launch in launched {
+        let Some(denial) = &launch.refused else {
+            continue;
+        };
+        let Some(item) = state.item_mut(&launch.item) else {
+            continue;
+        };
+        if item.status != ItemStatus::Dispatched {
+            continue;
+        }
+        item.status = ItemStatus::Pending;
+        item.lease = None;
+        item.seen_running = false;
+        item.ran = None;
+        item.dispatches = item.dispatches.saturating_sub(1);
+        item.clear_rejection();
+        taken.push((launch.item.clone(), denial.clone()));
+    }
+    taken
+}
+
+/// After refused launches: pauses the run (the user decides whether it goes on) and says once
+/// what happened and how to continue. `None` when nothing was refused or the run is not active.
+fn pause_for_refused(state: &mut RunState, refused: &[(String, String)]) -> Option<String> {
+    /// Ids named in the message; the rest are counted.
+    const NAMED: usize = 5;
+    let (_, denial) = refused.first()?;
+    if state.status != RunStatus::Active {
+        return None;
+    }
+    let launches = refused.len() as u32;
+    state.status = RunStatus::Paused;
+    state.pause = Some(PauseReason::Refused {
+        launches,
+        denial: denial.clone(),
+    });
+    let mut ids: Vec<&str> = refused
+        .iter()
+        .take(NAMED)
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let more = format!("{} more", refused.len().saturating_sub(NAMED));
+    if refused.len() > NAMED {
+        ids.push(&more);
+    }
+    let (what, allow) = refusal_words(denial);
+    Some(format!(
+        "self-repair run {run}: paused — {launches} agent launch(es) ({ids}) {what}; no attempt \
+         was charged and nothing was escalated. To go on, send a new prompt such as \"continue\" \
+         (or run `self-repair resume --run {run}`) {allow}; to drop the run, run `self-repair \
+         cancel --run {run}`.",
+        run = state.run,
+        ids = ids.join(", "),
+    ))
+}
+
+/// How a refusal of kind `denial` (the client's `toolDenialKind`) is said, and what lets the
+/// next launches through.
+fn refusal_words(denial: &str) -> (&'static str, &'static str) {
+    match denial {
+        "user-rejected" => (
+            "were declined at Claude Code's permission prompt",
+            "and choose Yes when Claude Code asks to launch each agent",
+        ),
+        "interrupted" | "cancelled" => (
+            "were interrupted before their agents ran",
+            "and let the agents run",
+        ),
+        d if d.starts_with("automode") => (
+            "were blocked by auto mode",
+            "and approve the agents when Claude Code asks (or use manual mode)",
+        ),
+        _ => (
+            "were denied by a permission rule or PreToolUse hook",
+            "once the `Agent` tool is allowed for the self-repair agents",
+        ),
+    }
 }
 
 /// Counts a failed attempt: escalate the tier and retry, or quarantine after the strongest
@@ -297,7 +405,7 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
         let tier = item.tier.escalated().unwrap_or(item.tier);
         crate::triage_batch::split(state, index, tier);
     } else if let Some(next) = item.tier.escalated() {
-        item.tier = next;
+        item.move_to_tier(next);
         item.status = ItemStatus::Pending;
     } else {
         item.status = ItemStatus::Quarantined;

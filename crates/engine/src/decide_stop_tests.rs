@@ -681,3 +681,118 @@ fn the_closing_line_is_said_again_when_a_queued_notification_displaced_it() {
         Decision::Allow { message: None }
     );
 }
+
+/// A stop of the bound session listing `running`, whose transcript showed `launches` (item,
+/// model) since the previous stop.
+fn stop_after_launches(running: &[&str], launches: &[(&str, Option<&str>)]) -> StopEvent {
+    let mut event = stop("s1", Some(running));
+    event.launched = launches
+        .iter()
+        .map(|(item, model)| crate::AgentLaunch {
+            item: (*item).to_owned(),
+            model: model.map(str::to_owned),
+            ..crate::AgentLaunch::default()
+        })
+        .collect();
+    event
+}
+
+/// Issue 24: after an ordinary escalation the block said `t-00001 MUST keep "model": "sonnet"
+/// (its last launch dropped it and ran on haiku)`, though that launch kept `"model": "haiku"`
+/// as dispatched: the check compared the tier it ran at with the tier after the escalation.
+#[test]
+fn an_escalation_after_a_launch_that_kept_its_model_claims_no_dropped_model() {
+    let mut state = run(1);
+    assert_eq!(
+        block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)).launch[0].model,
+        "haiku"
+    );
+    decide_stop(
+        &mut state,
+        &stop_after_launches(&["t-00001"], &[("t-00001", Some("haiku"))]),
+        NOW,
+    );
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let dispatch = block(&out);
+    assert_eq!(dispatch.launch[0].model, "sonnet", "escalated");
+    assert_eq!(state.items[0].attempts, 1);
+    assert!(
+        !dispatch.summary.contains("MUST keep"),
+        "a false claim: {}",
+        dispatch.summary
+    );
+    // A launch that does drop it is still insisted on, naming what it really ran on.
+    decide_stop(
+        &mut state,
+        &stop_after_launches(&["t-00001"], &[("t-00001", None)]),
+        NOW,
+    );
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert!(
+        block(&out).summary.contains(
+            "t-00001 MUST keep \"model\": \"sonnet\" (its last launch dropped it and ran on haiku)"
+        ),
+        "{}",
+        block(&out).summary
+    );
+}
+
+/// Issue 24: a launch the user refused at the permission prompt was counted as a failed agent
+/// (an attempt, an escalation, a "MUST keep" claim). It is the user's decision: nothing is
+/// charged, the run pauses and says once how to go on, and the user's next prompt goes on at
+/// the same tier.
+#[test]
+fn a_launch_the_user_refused_charges_nothing_and_waits_for_the_next_prompt() {
+    let mut state = run(2);
+    let first = ids(block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)));
+    assert_eq!(first, ["t-00001", "t-00002"]);
+    // The client writes the refusal; the next stop ends the user's next turn.
+    let mut refused = stop_after_launches(&[], &[("t-00001", Some("haiku")), ("t-00002", None)]);
+    for launch in &mut refused.launched {
+        launch.refused = Some("user-rejected".into());
+    }
+    refused.new_turn = true;
+    let out = decide_stop(&mut state, &refused, NOW);
+    let Decision::Allow {
+        message: Some(message),
+    } = out.decision
+    else {
+        panic!("expected the pause to be said, got {:?}", out.decision);
+    };
+    assert!(
+        message.contains(
+            "2 agent launch(es) (t-00001, t-00002) were declined at Claude Code's permission prompt"
+        ) && message.contains("\"continue\""),
+        "{message}"
+    );
+    assert_eq!(state.status, RunStatus::Paused);
+    for item in &state.items[..2] {
+        assert_eq!(
+            (
+                item.status,
+                item.attempts,
+                item.dispatches,
+                item.tier,
+                item.ran
+            ),
+            (ItemStatus::Pending, 0, 0, Tier::Haiku, None),
+            "{}",
+            item.id
+        );
+    }
+    // Said once: the stops of the same turn are silent.
+    let again = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert_eq!(again.decision, Decision::Allow { message: None });
+    // The user's next prompt ("continue"): the same items at the same tier, no claim.
+    let mut next_prompt = stop("s1", Some(&[]));
+    next_prompt.new_turn = true;
+    let out = decide_stop(&mut state, &next_prompt, NOW);
+    let dispatch = block(&out);
+    assert_eq!(ids(dispatch), ["t-00001", "t-00002"]);
+    assert!(dispatch.launch.iter().all(|l| l.model == "haiku"));
+    assert!(
+        !dispatch.summary.contains("MUST keep"),
+        "{}",
+        dispatch.summary
+    );
+}

@@ -46,6 +46,12 @@ pub struct AgentLaunch {
     /// Its `model` field; `None` when the call dropped it (the agent definition's default runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Set when the client refused the launch before the agent ran: the `toolDenialKind` of its
+    /// tool result (`user-rejected`: the user answered "No" at the permission prompt;
+    /// `permission-rule`: a permission rule or `PreToolUse` hook denied it; `automode-*`,
+    /// `interrupted`, `cancelled`). The user's decision, not the agent's failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// Something that happened to a run.

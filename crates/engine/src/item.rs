@@ -297,15 +297,17 @@ pub struct WorkItem {
     pub group: Option<u32>,
     /// Diagnosis route (triage items): picks template, and with it the starting tier.
     pub route: Option<Arc<str>>,
-    /// Triage verdict once done.
+    /// Triage verdict once done. A verifier (`vf-`) holds the first answer it checks: what its
+    /// triage item goes back to when the second look is set aside.
     pub verdict: Option<Verdict>,
-    /// Triage root-cause label once done.
+    /// Triage root-cause label once done (a verifier: the first answer's).
     pub root_cause: Option<Arc<str>>,
     /// Times the item was re-routed at an investigator's request.
     pub reroutes: u32,
     /// The tier its latest launch really ran at, as the main session's transcript shows the
     /// `Agent` call (its `model`, or the agent definition's default when the call dropped it);
-    /// `None` when nothing showed it. Reset by each dispatch.
+    /// `None` when nothing showed it. Reset by each dispatch and by a change of tier (see
+    /// [`WorkItem::move_to_tier`]): below `tier`, it says that launch dropped `model`.
     pub ran: Option<Tier>,
     /// `None` while every field of it is empty, as for most items.
     extra: Option<Box<ItemExtra>>,
@@ -494,6 +496,16 @@ impl WorkItem {
             if extra.is_empty() {
                 self.extra = None;
             }
+        }
+    }
+
+    /// Moves the item to `tier` (an escalation, a re-route). The tier its last launch ran at
+    /// is forgotten when the tier changes: that launch was dispatched at the old tier, and
+    /// comparing it with the new one would claim it dropped `model` (issue 24).
+    pub(crate) fn move_to_tier(&mut self, tier: Tier) {
+        if tier != self.tier {
+            self.tier = tier;
+            self.ran = None;
         }
     }
 

@@ -62,6 +62,10 @@ pub enum PauseReason {
         #[serde(default)]
         told: bool,
     },
+    /// The client refused `launches` of the run's agent launches before they ran (`denial`: the
+    /// client's `toolDenialKind` of the first): the user's decision. A new prompt (a turn the
+    /// run's own agents did not start) or `self-repair resume` lifts it.
+    Refused { launches: u32, denial: String },
 }
 
 /// Consecutive identical failures of distinct items, tracked to open the circuit. One item

@@ -142,23 +142,43 @@ pub(crate) fn decide_members(state: &mut RunState, batch: usize, result: &Triage
             continue;
         }
         member.ran = ran;
+        member.tier = tier;
         member.lease = None;
         let triage = &verdict.result;
         if let Some(new_route) = triage.reroute.as_ref().filter(|_| member.reroutes == 0) {
             member.reroutes += 1;
             let route_tier = crate::route::route(new_route).map_or(tier, |r| r.tier);
-            member.tier = tier.max(route_tier);
+            member.move_to_tier(tier.max(route_tier));
             member.route = Some(new_route.as_str().into());
             member.status = ItemStatus::Pending;
             continue;
         }
-        member.tier = tier;
         member.verdict = Some(triage.verdict);
         member.root_cause = Some(triage.root_cause.as_str().into());
         member.status = ItemStatus::Done;
         crate::verification::request(state, index, triage);
     }
     retire_decided(state, &batch_id);
+}
+
+/// A batch that answered before its launch was read (foreground: the `Agent` call returns
+/// after its agent submitted): the findings it decided ran at `ran` too. Returns whether any
+/// changed.
+pub(crate) fn note_members_ran(state: &mut RunState, batch: usize, ran: crate::Tier) -> bool {
+    let members = state.items[batch].inputs().to_vec();
+    let mut changed = false;
+    for member in members {
+        if let Some(item) = state.item_mut(&member)
+            && item.kind == ItemKind::Triage
+            && item.reroutes == 0
+            && item.verdict.is_some()
+            && item.ran != Some(ran)
+        {
+            item.ran = Some(ran);
+            changed = true;
+        }
+    }
+    changed
 }
 
 /// Live batches whose members are all terminal have nothing left to do: they end as failed,
@@ -183,8 +203,10 @@ fn retire_decided(state: &mut RunState, decided_by: &str) {
 }
 
 /// A batch of several findings ended without a result: it is split in halves, each a new
-/// batch retried at `tier` (the escalated one) with the attempts so far, so one finding that
-/// kills agents cannot take the others with it. The batch itself ends as failed.
+/// batch retried at `tier` (the escalated one), so one finding that kills agents cannot take
+/// the others with it. The batch itself ends as failed and keeps its failed attempt; the halves
+/// start with none of their own (carrying it too made one dead agent three failed attempts in
+/// report.md, issue 24).
 pub(crate) fn split(state: &mut RunState, index: usize, tier: crate::Tier) {
     let next = 1 + state.items[state.triage_items as usize..]
         .iter()
@@ -192,14 +214,10 @@ pub(crate) fn split(state: &mut RunState, index: usize, tier: crate::Tier) {
         .count();
     let members = state.items[index].inputs().to_vec();
     let half = members.len().div_ceil(2);
-    let (attempts, route) = (
-        state.items[index].attempts,
-        state.items[index].route.clone(),
-    );
+    let route = state.items[index].route.clone();
     let ids = [batch_id(next), batch_id(next + 1)];
     for (id, part) in ids.iter().zip(members.chunks(half)) {
         let mut batch = WorkItem::new(id.clone(), ItemKind::TriageBatch, tier);
-        batch.attempts = attempts;
         batch.route.clone_from(&route);
         batch.extra_mut().inputs = part.to_vec();
         state.items.push(batch);

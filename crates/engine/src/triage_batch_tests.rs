@@ -208,7 +208,7 @@ fn a_batch_that_ends_without_a_result_is_split_in_halves_at_the_next_tier() {
     );
     assert_eq!(a.inputs(), ["t-00001", "t-00002", "t-00003"]);
     assert_eq!(b.inputs(), ["t-00004", "t-00005"]);
-    assert_eq!((a.tier, a.attempts), (Tier::Sonnet, 1));
+    assert_eq!((a.tier, a.attempts), (Tier::Sonnet, 0));
 }
 
 #[test]
@@ -252,4 +252,63 @@ fn a_late_answer_of_a_split_batch_decides_its_findings_and_retires_the_halves() 
         assert_eq!(state.item(id).unwrap().status, ItemStatus::Failed, "{id}");
     }
     assert_eq!(state.counts(crate::Phase::Triage).done, 2);
+}
+
+/// Issue 24: `ran_model` was missing for every finding a batch decided in a foreground run: the
+/// batch's answer (and its tier, copied to its findings) arrives before the stop that reads the
+/// launch from the transcript.
+#[test]
+fn findings_a_foreground_batch_decided_record_the_model_its_launch_ran_on() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 3], 8);
+    assert_eq!(dispatched(&mut state, Some(&[])), ["triage tb-00001"]);
+    submit(
+        &mut state,
+        "tb-00001",
+        json!({"verdicts": [verdict("t-00001"), verdict("t-00002"), verdict("t-00003")]}),
+    );
+    let mut after = stop(Some(&[]));
+    after.launched = vec![crate::AgentLaunch {
+        item: "tb-00001".into(),
+        model: Some("sonnet".into()),
+        ..crate::AgentLaunch::default()
+    }];
+    decide_stop(&mut state, &after, NOW);
+    for id in ["t-00001", "t-00002", "t-00003"] {
+        assert_eq!(state.item(id).unwrap().ran, Some(Tier::Sonnet), "{id}");
+    }
+}
+
+/// Issue 24: one failed batch showed as three failed attempts in report.md (whose table sums
+/// `attempts` over items): both halves of its split carried the parent's attempt.
+#[test]
+fn a_failed_batch_counts_one_failed_attempt_not_one_more_per_half() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 4], 8);
+    dispatched(&mut state, Some(&[]));
+    show(&mut state, "tb-00001");
+    assert_eq!(
+        dispatched(&mut state, Some(&[])),
+        ["triage tb-00002", "triage tb-00003"]
+    );
+    let failed: u32 = state.items.iter().map(|i| i.attempts).sum();
+    assert_eq!(failed, 1, "one agent died once");
+}
+
+/// Issue 24: a refused batch launch was split in halves as if its agent had died.
+#[test]
+fn a_batch_launch_the_user_refused_is_neither_split_nor_charged() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 4], 8);
+    assert_eq!(dispatched(&mut state, Some(&[])), ["triage tb-00001"]);
+    let mut refused = stop(Some(&[]));
+    refused.launched = vec![crate::AgentLaunch {
+        item: "tb-00001".into(),
+        model: Some("haiku".into()),
+        refused: Some("user-rejected".into()),
+    }];
+    decide_stop(&mut state, &refused, NOW);
+    assert_eq!(batches(&state).len(), 1, "not split");
+    let batch = state.item("tb-00001").unwrap();
+    assert_eq!(
+        (batch.status, batch.attempts, batch.tier),
+        (ItemStatus::Pending, 0, Tier::Haiku)
+    );
 }

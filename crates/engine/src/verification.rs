@@ -137,6 +137,10 @@ pub(crate) fn request(state: &mut RunState, index: usize, result: &TriageResult)
         VerifyReason::LowConfidence | VerifyReason::Unsure => one_up(answered_at),
     };
     let mut verify = WorkItem::new(id, ItemKind::Verify, tier);
+    // The first answer, kept on the verifier: what its item goes back to if the second look
+    // is set aside.
+    verify.verdict = item.verdict;
+    verify.root_cause.clone_from(&item.root_cause);
     verify.route.clone_from(&item.route);
     verify.finding = item.finding;
     verify.extra_mut().inputs = vec![item.id.to_string()];
@@ -147,19 +151,76 @@ pub(crate) fn request(state: &mut RunState, index: usize, result: &TriageResult)
     true
 }
 
-/// The verifier's answer: settles its triage item's verdict and root cause.
-pub(crate) fn record_answer(state: &mut RunState, index: usize, result: &TriageResult) {
-    let Some(target) = state.items[index].inputs().first().cloned() else {
-        return;
+/// The verifier's answer: settles its triage item's verdict and root cause, and the verifier
+/// is done. Returns false when the answer is set aside instead: the verifier's launch is known
+/// to have run below the tier it was dispatched at (the `Agent` call dropped `model`), and a
+/// second look must be at least as strong as its dispatch (issue 24). It goes out again at its
+/// tier, and the block insists on the model.
+pub(crate) fn record_answer(state: &mut RunState, index: usize, result: &TriageResult) -> bool {
+    let verifier = &mut state.items[index];
+    if let Some(ran) = verifier.ran.filter(|ran| *ran < verifier.tier) {
+        set_aside(verifier, ran);
+        return false;
+    }
+    verifier.status = ItemStatus::Done;
+    let stashed = verifier.verdict;
+    let Some(target) = verifier.inputs().first().cloned() else {
+        return true;
     };
     let Some(item) = state.item_mut(&target) else {
-        return;
+        return true;
     };
-    let first = item.verdict.unwrap_or(Verdict::Unsure);
+    let first = stashed.or(item.verdict).unwrap_or(Verdict::Unsure);
     let (verdict, _) = settle_verdict(first, result.verdict);
     item.verdict = Some(verdict);
     item.root_cause = Some(result.root_cause.as_str().into());
     item.status = ItemStatus::Done;
+    true
+}
+
+/// A verifier whose answer does not count: pending again at its own tier, its `ran` kept (the
+/// next block says the launch dropped `model`). No attempt is charged: the agent did not fail.
+fn set_aside(verifier: &mut WorkItem, ran: Tier) {
+    verifier.status = ItemStatus::Pending;
+    verifier.seen_running = false;
+    verifier.lease = None;
+    verifier.record_error(format!(
+        "answer set aside: dispatched at {} it ran on {} (the Agent call dropped `model`); a \
+         second look must be at least as strong as its dispatch",
+        verifier.tier.as_str(),
+        ran.as_str()
+    ));
+}
+
+/// A verifier that already answered, whose launch the transcript shows only now (a foreground
+/// run: the answer arrives before the stop that reads the launch) to have run at `ran`, below
+/// its dispatch: its answer is set aside, and its triage item goes back to the first answer,
+/// waiting for the second look again. Returns whether it did. Only while triage is under way:
+/// nothing has been built on the settled verdict yet.
+pub(crate) fn reopen_if_weaker(state: &mut RunState, index: usize, ran: Tier) -> bool {
+    let verifier = &state.items[index];
+    let reopens = verifier.kind == ItemKind::Verify
+        && verifier.status == ItemStatus::Done
+        && ran < verifier.tier
+        && verifier.verdict.is_some()
+        && state.phase == crate::Phase::Triage;
+    if !reopens {
+        return false;
+    }
+    let (first, cause, target) = (
+        verifier.verdict,
+        verifier.root_cause.clone(),
+        verifier.inputs().first().cloned(),
+    );
+    set_aside(&mut state.items[index], ran);
+    if let Some(item) = target.and_then(|t| state.item_mut(&t))
+        && item.status == ItemStatus::Done
+    {
+        item.verdict = first;
+        item.root_cause = cause;
+        item.status = ItemStatus::Pending;
+    }
+    true
 }
 
 /// A verifier quarantined after its tiers: its dismissal was never confirmed, so the finding

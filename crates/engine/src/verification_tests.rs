@@ -193,3 +193,94 @@ fn a_journaled_answer_without_confidence_from_an_older_version_counts_as_confide
     );
     assert!(state.item("vf-00001").is_none());
 }
+
+/// A stop whose transcript showed `item` launched with `model` (`None`: dropped).
+fn stop_after_launch(item: &str, model: Option<&str>) -> StopEvent {
+    let mut event = stop();
+    event.launched = vec![crate::AgentLaunch {
+        item: item.into(),
+        model: model.map(str::to_owned),
+        ..crate::AgentLaunch::default()
+    }];
+    event
+}
+
+/// A security dismissal on sonnet, its verifier dispatched at opus.
+fn security_dismissal_under_verification() -> RunState {
+    let mut state = run_of(&["security"], 1);
+    launched(&mut state);
+    submit(&mut state, "t-00001", answer("false_positive", 0.95));
+    assert_eq!(
+        launched(&mut state),
+        [("vf-00001".to_owned(), "opus".to_owned())]
+    );
+    state
+}
+
+/// Issue 24: a second opinion that ran on a weaker model than its dispatch (haiku for an opus
+/// `vf-`, the launch having dropped `model`) still confirmed a dismissal. In a foreground run
+/// the answer arrives before the stop that reads the launch: the confirmation is undone there.
+#[test]
+fn a_second_opinion_that_ran_below_its_dispatch_confirms_nothing_and_is_dispatched_again() {
+    let mut state = security_dismissal_under_verification();
+    submit(&mut state, "vf-00001", answer("false_positive", 0.9));
+    let out = decide_stop(&mut state, &stop_after_launch("vf-00001", None), NOW);
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Pending, Some(Verdict::FalsePositive)),
+        "back to its first answer, waiting for a second look at opus"
+    );
+    let Decision::Block(dispatch) = out.decision else {
+        panic!("expected the verifier again, got {:?}", out.decision);
+    };
+    assert_eq!(
+        dispatch
+            .launch
+            .iter()
+            .map(|l| (l.item.as_str(), l.model.as_str()))
+            .collect::<Vec<_>>(),
+        [("vf-00001", "opus")]
+    );
+    assert!(
+        dispatch.summary.contains(
+            "vf-00001 MUST keep \"model\": \"opus\" (its last launch dropped it and ran on haiku)"
+        ),
+        "{}",
+        dispatch.summary
+    );
+    assert_eq!(
+        state.item("vf-00001").unwrap().attempts,
+        0,
+        "not its failure"
+    );
+    // At opus it disagrees: the finding stays real.
+    submit(&mut state, "vf-00001", answer("real", 0.9));
+    decide_stop(
+        &mut state,
+        &stop_after_launch("vf-00001", Some("opus")),
+        NOW,
+    );
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::Real))
+    );
+}
+
+/// The same in a background run: the launch is read before the answer arrives, and the weaker
+/// answer never settles anything.
+#[test]
+fn a_second_opinion_known_to_run_below_its_dispatch_is_not_taken_when_it_answers() {
+    let mut state = security_dismissal_under_verification();
+    let mut running = stop_after_launch("vf-00001", None);
+    running.running = Some(vec!["vf-00001".to_owned()]);
+    decide_stop(&mut state, &running, NOW);
+    submit(&mut state, "vf-00001", answer("intended", 0.9));
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Pending, Some(Verdict::FalsePositive))
+    );
+    assert_eq!(
+        launched(&mut state),
+        [("vf-00001".to_owned(), "opus".to_owned())]
+    );
+}

@@ -18,6 +18,12 @@ pub struct AgentCall {
     pub prompt: String,
     /// `None` when the call had no `model`: the agent definition's default runs.
     pub model: Option<String>,
+    /// The client's `toolDenialKind` when it refused the call before its agent ran
+    /// (`user-rejected`, `permission-rule`, `automode-blocked`, `interrupted`, ...).
+    pub refused: Option<String>,
+    /// True once a tool result naming the call was read (its agent's answer, a background
+    /// launch, a refusal).
+    pub answered: bool,
 }
 
 /// An `Agent` call the client ran in the background (its tool result says `async_launched`):
@@ -48,16 +54,31 @@ pub struct AgentActivity {
 /// replaced: it is read from the start. Rows are filtered by a substring before any JSON is
 /// parsed.
 pub fn read_agent_activity(path: &Path, offset: u64) -> Result<AgentActivity, TranscriptError> {
-    let read = new_lines(path, offset)?;
     let mut activity = AgentActivity {
-        end: read.end,
+        end: offset,
         ..AgentActivity::default()
     };
+    read_more(path, &mut activity)?;
+    Ok(activity)
+}
+
+/// Reads on from `activity.end`, adding what the new rows show: new calls, the results of
+/// calls already read (a refusal the client wrote a moment after the stop began), background
+/// launches and notifications.
+pub fn read_more(path: &Path, activity: &mut AgentActivity) -> Result<(), TranscriptError> {
+    let read = new_lines(path, activity.end)?;
+    activity.end = read.end;
     for line in read.lines() {
         let call_row = contains(line, b"\"Agent\"");
         let notice_row = contains(line, NOTIFICATION_TAG.as_bytes());
         let async_row = contains(line, b"\"async_launched\"");
-        if !call_row && !notice_row && !async_row {
+        let denial_row = contains(line, DENIAL_KEY.as_bytes());
+        if contains(line, b"\"tool_result\"") {
+            for call in activity.calls.iter_mut().filter(|c| !c.answered) {
+                call.answered = !call.id.is_empty() && contains(line, call.id.as_bytes());
+            }
+        }
+        if !call_row && !notice_row && !async_row && !denial_row {
             continue;
         }
         let Ok(row) = serde_json::from_slice::<Value>(line) else {
@@ -79,8 +100,34 @@ pub fn read_agent_activity(path: &Path, offset: u64) -> Result<AgentActivity, Tr
         if call_row {
             push_calls(&row, &mut activity.calls);
         }
+        if denial_row
+            && let Some((tool_use, kind)) = denial(&row)
+            && let Some(call) = activity.calls.iter_mut().find(|c| c.id == tool_use)
+        {
+            call.refused = Some(kind);
+            call.answered = true;
+        }
     }
-    Ok(activity)
+    Ok(())
+}
+
+/// The field a tool result row carries when the client refused the call before it ran
+/// (2.1.330: `"toolDenialKind": "user-rejected"` beside `"toolUseResult": "User rejected tool
+/// use"`, with an `is_error` `tool_result` block naming the call).
+const DENIAL_KEY: &str = "\"toolDenialKind\"";
+
+/// The refused call's `tool_use` id and the denial's kind, from a user row.
+fn denial(row: &Value) -> Option<(String, String)> {
+    let kind = row["toolDenialKind"].as_str()?;
+    if row["type"] != "user" {
+        return None;
+    }
+    let tool_use = row["message"]["content"]
+        .as_array()?
+        .iter()
+        .find(|block| block["type"] == "tool_result")?["tool_use_id"]
+        .as_str()?;
+    Some((tool_use.to_owned(), kind.to_owned()))
 }
 
 /// How the client wraps a background agent's completion in the main session.
@@ -106,6 +153,8 @@ fn push_calls(row: &Value, calls: &mut Vec<AgentCall>) {
             description: input["description"].as_str().unwrap_or_default().to_owned(),
             prompt: input["prompt"].as_str().unwrap_or_default().to_owned(),
             model: input["model"].as_str().map(str::to_owned),
+            refused: None,
+            answered: false,
         });
     }
 }
@@ -194,6 +243,52 @@ mod tests {
         let again = read_agent_activity(&path, offset).unwrap();
         assert!(again.calls.is_empty());
         assert_eq!(again.end, offset, "the partial row is left for later");
+    }
+
+    /// The rows 2.1.330 wrote when the user answered "No" to the permission prompt for an
+    /// `Agent` call (interactive session, `permissions.ask: ["Agent"]`), trimmed of ids and
+    /// paths.
+    const USER_REJECTED: &str = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.","is_error":true,"tool_use_id":"toolu_1"}]},"toolUseResult":"User rejected tool use","toolDenialKind":"user-rejected","toolDenialBeforeRun":true,"version":"2.1.330"}"#;
+
+    #[test]
+    fn an_agent_call_the_user_refused_at_the_permission_prompt_is_read_as_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let call = row(
+            "toolu_1",
+            r#"{"description":"triage t-00001","prompt":"self-repair item t-00001 --run r","model":"sonnet"}"#,
+        );
+        let ran = row(
+            "toolu_2",
+            r#"{"description":"triage t-00002","prompt":"self-repair item t-00002 --run r","model":"sonnet"}"#,
+        );
+        let interrupted = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}"#;
+        std::fs::write(
+            &path,
+            format!("{call}{ran}{USER_REJECTED}\n{interrupted}\n"),
+        )
+        .unwrap();
+        let calls = read_agent_activity(&path, 0).unwrap().calls;
+        assert_eq!(calls[0].refused.as_deref(), Some("user-rejected"));
+        assert_eq!(calls[1].refused, None);
+    }
+
+    #[test]
+    fn a_refusal_written_after_the_read_is_found_by_reading_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let call = row(
+            "toolu_1",
+            r#"{"description":"triage t-00001","prompt":"self-repair item t-00001 --run r"}"#,
+        );
+        std::fs::write(&path, &call).unwrap();
+        let mut activity = read_agent_activity(&path, 0).unwrap();
+        assert!(!activity.calls[0].answered, "no result row yet");
+        std::fs::write(&path, format!("{call}{USER_REJECTED}\n")).unwrap();
+        read_more(&path, &mut activity).unwrap();
+        assert_eq!(activity.calls.len(), 1);
+        assert!(activity.calls[0].answered);
+        assert_eq!(activity.calls[0].refused.as_deref(), Some("user-rejected"));
     }
 
     #[test]

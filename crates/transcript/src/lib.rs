@@ -8,7 +8,7 @@ mod response_usage;
 mod transcript_error;
 mod usage;
 
-pub use agent_call::{AgentActivity, AgentCall, AsyncLaunch, read_agent_activity};
+pub use agent_call::{AgentActivity, AgentCall, AsyncLaunch, read_agent_activity, read_more};
 pub use response_usage::{ModelUsage, UsageCursor};
 pub use transcript_error::TranscriptError;
 pub use usage::Usage;

@@ -15,8 +15,8 @@ use crate::e2e::records::{agent_launches, item_models, launched_items};
 use crate::e2e::run_files::items_of;
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::pipeline_checks::{
-    MUST_FIX_POINT, check_complete_once, check_no_duplicate_launch, pipeline_scenario,
-    start_and_wait,
+    MUST_FIX_POINT, check_complete_once, check_no_duplicate_launch, check_ran_model_recorded,
+    pipeline_scenario, start_and_wait,
 };
 use crate::recorded_request::RecordedRequest;
 
@@ -173,6 +173,9 @@ pub(crate) fn full_pipeline(
     );
 
     check_revised(ctx, &project, &records, &state);
+    // Issue 24: a foreground batch answers before its launch is read; its findings still
+    // record the model it ran on.
+    check_ran_model_recorded(ctx, &project, RUN)?;
 
     let hooks = outcome.hooks();
     let stops: Vec<_> = hooks.iter().filter(|h| h.event == "Stop").collect();

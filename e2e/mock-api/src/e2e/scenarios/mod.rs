@@ -14,6 +14,7 @@ mod model_habits;
 mod pipeline_checks;
 mod plugin_checks;
 mod rate_limited;
+mod refused_launch;
 mod repair_check;
 mod scale_corpus;
 mod scenario_context;
@@ -30,7 +31,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 33] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 34] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -68,6 +69,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 33] = [
     ),
     ("habit-unsure-reroute", model_habits::unsure_reroute),
     ("habit-drop-model", model_habits::drop_model),
+    ("refused-launch", refused_launch::run),
     ("compaction-mid-run", compaction::run),
     ("scale-corpus", scale_corpus::run),
     ("drive-rate-limit-reset", drive::rate_limit_reset),

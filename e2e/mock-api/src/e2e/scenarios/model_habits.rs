@@ -9,7 +9,8 @@ use crate::e2e::records::{item_models, launched_items};
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::full_pipeline::PER_ITEM_FOREGROUND_CONFIG;
 use crate::e2e::scenarios::pipeline_checks::{
-    check_complete, check_complete_once, pipeline_scenario, start_and_wait,
+    check_complete, check_complete_once, check_must_keep_claims, check_ran_model_recorded,
+    pipeline_scenario, start_and_wait,
 };
 use crate::recorded_request::RecordedRequest;
 use crate::scenario::{Behaviour, FORBIDDEN_COMMAND, ItemRule, MainHabit, Scenario};
@@ -226,7 +227,8 @@ pub(crate) fn unsure_reroute(ctx: &mut ScenarioContext) -> Result<(), E2eError> 
 /// The main session drops `model` from a retry: that launch runs on the definition's default
 /// (haiku), the hook sees it in the transcript, does not count it as the escalation, and
 /// re-dispatches insisting on the model; the item still reaches sonnet and opus before it is
-/// quarantined, and the run completes.
+/// quarantined, and the run completes. The other retries keep `model`: no block claims they
+/// dropped it, and report.json records the model each finding's launch ran on.
 pub(crate) fn drop_model(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let item = "t-00003";
     let scenario = pipeline_scenario().habit(MainHabit::DropModel).item(rule(
@@ -258,6 +260,20 @@ pub(crate) fn drop_model(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     });
     ctx.checks.that(insisted, || {
         "no block insisted on the dropped model (\"MUST keep\")".to_owned()
+    });
+    // Issue 24: the retry at sonnet kept its model, and the escalation to opus after it must
+    // not be told that launch dropped it; every claim names a launch that did.
+    let claims = check_must_keep_claims(ctx, &records);
+    ctx.notes.push(format!(
+        "{item}: {claims} MUST-keep claim(s), ran on {models:?}"
+    ));
+    let ran = check_ran_model_recorded(ctx, &project, RUN)?;
+    let last = ran
+        .iter()
+        .find(|(id, _)| id == item)
+        .map(|(_, m)| m.as_str());
+    ctx.checks.that(last == Some("opus"), || {
+        format!("{item}'s last launch kept opus; report.json says it ran on {last:?}")
     });
     Ok(())
 }

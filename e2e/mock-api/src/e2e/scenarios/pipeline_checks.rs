@@ -293,3 +293,102 @@ pub(crate) fn check_no_duplicate_launch(ctx: &mut ScenarioContext, launched: &[S
         });
     }
 }
+
+/// Every "`ID` MUST keep "model": "T" (its last launch dropped it and ran on R)" a block told
+/// the main thread is true: the last `Agent` call for `ID` before that block had no `model`
+/// (issue 24: after an ordinary escalation the block claimed a drop that never happened).
+/// Returns how many claims the blocks made.
+pub(crate) fn check_must_keep_claims(
+    ctx: &mut ScenarioContext,
+    records: &[crate::recorded_request::RecordedRequest],
+) -> usize {
+    const CLAIM: &str = " MUST keep \"model\": ";
+    let mut claims = 0;
+    let mut false_claims = Vec::new();
+    let mut seen = BTreeSet::new();
+    for record in records.iter().filter(|r| r.thread == "main") {
+        let conversation = crate::conversation::Conversation::new(&record.body);
+        let Some(last) = conversation.last_user_index() else {
+            continue;
+        };
+        let text = conversation.text_at(last);
+        if !seen.insert(text.clone()) {
+            continue;
+        }
+        let calls = conversation.calls_since(0);
+        for (before, _) in text.match_indices(CLAIM) {
+            let id = text[..before]
+                .rsplit(|c: char| c.is_whitespace() || c == ';' || c == ':')
+                .next()
+                .unwrap_or_default();
+            claims += 1;
+            let dropped = calls
+                .iter()
+                .rev()
+                .find(|(call, _)| {
+                    call.name == "Agent"
+                        && call
+                            .input
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .is_some_and(|d| d.split_whitespace().last() == Some(id))
+                })
+                .is_some_and(|(call, _)| call.input.get("model").is_none());
+            if !dropped {
+                let end = text[before..]
+                    .find(')')
+                    .map_or(text.len(), |e| before + e + 1);
+                false_claims.push(format!("{id}{}", &text[before..end]));
+            }
+        }
+    }
+    ctx.checks.that(false_claims.is_empty(), || {
+        format!("blocks claimed launches dropped `model` that kept it: {false_claims:?}")
+    });
+    claims
+}
+
+/// Every finding an agent decided names the model its launch ran on (`ran_model` in
+/// report.json, issue 24: missing for the findings a foreground batch decided); returns the
+/// `(item, ran_model)` pairs.
+pub(crate) fn check_ran_model_recorded(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    run: &str,
+) -> Result<Vec<(String, String)>, E2eError> {
+    let path = project.run(run).dir().join("report.json");
+    let text = fs::read_to_string(&path).map_err(E2eError::io(&path))?;
+    let report: Value = serde_json::from_str(&text).map_err(|e| E2eError::Unexpected {
+        path: path.clone(),
+        message: format!("not JSON: {e}"),
+    })?;
+    let findings = report["findings"].as_array().cloned().unwrap_or_default();
+    let by_agent: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["decided_by"] == "agent")
+        .collect();
+    ctx.checks.that(!by_agent.is_empty(), || {
+        "report.json has no finding an agent decided".to_owned()
+    });
+    let missing: Vec<String> = by_agent
+        .iter()
+        .filter(|f| f["ran_model"].as_str().is_none())
+        .map(|f| field(f, "/item").to_owned())
+        .collect();
+    ctx.checks.that(missing.is_empty(), || {
+        format!(
+            "{} of {} agent-decided findings have no ran_model in report.json: {missing:?}",
+            missing.len(),
+            by_agent.len()
+        )
+    });
+    Ok(findings
+        .iter()
+        .map(|f| {
+            (
+                field(f, "/item").to_owned(),
+                field(f, "/ran_model").to_owned(),
+            )
+        })
+        .collect())
+}
