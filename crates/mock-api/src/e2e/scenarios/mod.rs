@@ -75,6 +75,20 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 30] = [
     ("verified-dismissals", verified::run),
 ];
 
+/// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
+/// scripts/e2e.sh): the full pipeline as a plugin and installed, with foreground and background
+/// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, and
+/// the fix loop.
+pub const OLDEST_CLIENT_SUBSET: [&str; 7] = [
+    "full-pipeline-background",
+    "full-pipeline-foreground",
+    "full-pipeline-background-install",
+    "full-pipeline-foreground-plugin",
+    "compaction-mid-run",
+    "drive-killed-session",
+    "fix-loop-verified",
+];
+
 /// The scenario names, in the order `just e2e` runs them.
 pub fn scenario_names() -> Vec<&'static str> {
     SCENARIOS.iter().map(|(name, _)| *name).collect()
@@ -95,4 +109,17 @@ pub fn run_scenario(tools: &Tools, name: &str) -> Option<ScenarioOutcome> {
         wall: started.elapsed(),
         notes: context.notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OLDEST_CLIENT_SUBSET, scenario_names};
+
+    #[test]
+    fn every_scenario_of_the_oldest_client_subset_exists() {
+        let names = scenario_names();
+        for name in OLDEST_CLIENT_SUBSET {
+            assert!(names.contains(&name), "{name} is not a scenario");
+        }
+    }
 }
