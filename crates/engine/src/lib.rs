@@ -47,7 +47,10 @@ pub use budget::{Spend, default_micros, estimate_micros, to_micros};
 pub use config::{CLIENT_AGENT_LIMIT, Config, ConfigError, KindTiers, LaunchMode, SecurityScope};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
-pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, RELAY_INSTRUCTION, THEN, relay_reason};
+pub use dispatch::{
+    DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL, RELAY_INSTRUCTION, THEN,
+    relay_reason,
+};
 pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};
 pub use finding::{
     AnalyzerFix, Finding, FindingRecord, FixApplicability, FixEdit, Level, Occurrence, Predecided,
