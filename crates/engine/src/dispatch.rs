@@ -18,9 +18,9 @@ pub const THEN: &str = "end your turn; do not read or relay the agents' results"
 /// drives it (`start`'s output, or its first block, and the `SessionStart` context after a
 /// compaction or a resume), so that each block is little more than its JSON: the client shows a
 /// block reason twice, and Claude Code 2.1.332 adds about 440 bytes of its own around it.
-pub const PROTOCOL: &str = "self-repair's Stop hook drives this run: for each of its JSON \
-dispatches, launch every entry of `launch` with the Agent tool, all in one message, each entry \
-verbatim as the call's input, then end your turn. Never read or relay the agents' results.";
+pub const PROTOCOL: &str = "For each JSON dispatch of the Stop hook, launch every entry of \
+`launch` with the Agent tool, all in one message, each entry verbatim as the call's input, then \
+end your turn; never read or relay the agents' results.";
 
 /// What follows the one line that says how a run ended, paused or stalled, in the one block
 /// that carries it: a hook's `systemMessage` reaches neither the model nor `claude -p` output,
