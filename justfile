@@ -19,7 +19,8 @@ bench:
 fuzz:
     SELF_REPAIR_FUZZ_SECS="${SELF_REPAIR_FUZZ_SECS:-600}" SELF_REPAIR_FUZZ_SEED="${SELF_REPAIR_FUZZ_SEED:-$(date +%s)}" cargo test --test cli fuzz:: -- --nocapture
 
-# End-to-end scenarios on the real Claude Code CLI with a scripted model.
+# End-to-end scenarios on the real Claude Code CLI with a scripted model: every scenario on the
+# newest client of the tested range, a representative subset on the oldest (what CI runs).
 e2e:
     bash scripts/e2e.sh
 

@@ -35,7 +35,8 @@ fn next_shows_the_dispatch_the_hook_would_give_and_changes_nothing() {
         out.stdout
     );
     assert!(
-        out.stdout.contains("phase triage: launch these 3 agent(s)"),
+        out.stdout.contains("\nphase triage: 3 agent(s)\n")
+            && out.stdout.contains("\n{\"self_repair\":2,\"launch\":[{"),
         "{}",
         out.stdout
     );
@@ -58,7 +59,11 @@ fn next_shows_the_dispatch_the_hook_would_give_and_changes_nothing() {
         .as_str()
         .unwrap()
         .to_owned();
-    let json = |text: &str| text[text.find("```json").unwrap()..].trim_end().to_owned();
+    let json = |text: &str| {
+        text[text.find(self_repair_engine::DISPATCH_START).unwrap()..]
+            .trim_end()
+            .to_owned()
+    };
     assert_eq!(json(&reason), json(&out.stdout));
 }
 

@@ -84,7 +84,7 @@ fn a_run_above_confirm_above_usd_dispatches_nothing_until_resume_confirm() {
     let go = project.cmd(&["resume", "--confirm"]).run().success().stdout;
     assert!(go.contains("confirmed"), "{go}");
     let dispatch = project.stop("s1", &[]).stdout;
-    assert!(dispatch.contains("```json"), "{dispatch}");
+    assert!(dispatch.contains(r#"\"launch\":["#), "{dispatch}");
     assert!(dispatch.contains("t-00001"), "{dispatch}");
 }
 
@@ -175,5 +175,5 @@ fn resume_confirm_budget_starts_a_waiting_run_with_that_cap_and_budget_alone_doe
     let after = state(&project);
     assert_eq!(after["status"], "active");
     assert_eq!(after["config"]["budget_usd"], 3.0);
-    assert!(project.stop("s2", &[]).stdout.contains("```json"));
+    assert!(project.stop("s2", &[]).stdout.contains(r#"\"launch\":["#));
 }

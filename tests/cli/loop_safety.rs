@@ -14,7 +14,7 @@ fn a_thousand_stops_without_submissions_block_at_most_k_times_then_stall() {
     let mut messages = Vec::new();
     for _ in 0..1000 {
         let out = project.stop("s1", &[]);
-        if out.stdout.contains("```json") {
+        if out.stdout.contains(r#"{\"self_repair\":"#) {
             assert!(messages.is_empty(), "dispatched again after the stall");
             blocks += 1;
         } else if !out.stdout.is_empty() {

@@ -39,6 +39,7 @@ mod revise;
 mod rule_survey;
 mod run_identity;
 mod session_habits;
+mod standing_protocol;
 mod store;
 mod submit;
 mod templates;

@@ -212,15 +212,22 @@ pub fn next_wave(project: &TestProject) -> Option<Vec<String>> {
 /// The block reason of a hook answer that dispatches agents; `None` for an allow and for the
 /// one block that asks the session to end its turn with the run's closing line.
 pub fn dispatch_reason(answer: &Value) -> Option<&str> {
-    answer["reason"].as_str().filter(|r| r.contains("```json"))
+    answer["reason"]
+        .as_str()
+        .filter(|r| r.contains(self_repair_engine::DISPATCH_START))
 }
 
-/// Item ids of a block reason's dispatch.
+/// The phase and item ids of a block reason's dispatch.
 pub fn launched(reason: &str) -> (String, Vec<String>) {
-    let start = reason.find("```json\n").expect("json fence") + 8;
-    let end = start + reason[start..].find("\n```").expect("closing fence");
-    let dispatch: Value = serde_json::from_str(&reason[start..end]).expect("dispatch json");
-    let ids = dispatch["launch"]
+    let start = reason
+        .find(self_repair_engine::DISPATCH_START)
+        .expect("dispatch json");
+    let dispatch: Value = serde_json::Deserializer::from_str(&reason[start..])
+        .into_iter()
+        .next()
+        .expect("dispatch json")
+        .expect("dispatch json parses");
+    let ids: Vec<String> = dispatch["launch"]
         .as_array()
         .expect("launch")
         .iter()
@@ -235,5 +242,14 @@ pub fn launched(reason: &str) -> (String, Vec<String>) {
                 .to_owned()
         })
         .collect();
-    (dispatch["phase"].as_str().expect("phase").to_owned(), ids)
+    (phase_of(&ids), ids)
+}
+
+/// The phase a dispatch's items belong to (a dispatch names its launches only): `repair` for a
+/// repair run's `fix-N`.
+fn phase_of(ids: &[String]) -> String {
+    ids.first()
+        .and_then(|id| self_repair_engine::ItemKind::of_id(id))
+        .map_or("repair", |kind| kind.phase().as_str())
+        .to_owned()
 }

@@ -107,7 +107,12 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
     };
     let outcome = decide_stop(&mut state, &stop, now);
     Ok(match outcome.decision {
-        Decision::Block(dispatch) => format!("{NEXT_PREVIEW}\n{}", dispatch.render_reason()),
+        Decision::Block(dispatch) => format!(
+            "{NEXT_PREVIEW}\nphase {}: {} agent(s)\n{}",
+            state.phase.as_str(),
+            dispatch.launch.len(),
+            dispatch.render_reason()
+        ),
         Decision::Finalize => {
             "the next stop finalizes the run: tasks and reports are written".to_owned()
         }

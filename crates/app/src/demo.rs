@@ -181,16 +181,16 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
             .iter()
             .map(|l| l.prompt.split_whitespace().nth(2).unwrap_or_default())
             .collect();
+        let state = load_folded(&run_dir, false)?;
         say(
             out,
             format!(
                 "[hook] block: phase {}, launch {} agent(s): {}",
-                dispatch.phase,
+                state.phase.as_str(),
                 ids.len(),
                 ids.join(" ")
             ),
         );
-        let state = load_folded(&run_dir, false)?;
         if state.phase != phase {
             phase = state.phase;
         }

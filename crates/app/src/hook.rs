@@ -3,7 +3,7 @@
 //! must act, a `systemMessage`.
 
 use self_repair_engine::{
-    Decision, Event, ItemKind, JournalEntry, RunState, RunStatus, StopEvent, decide_stop,
+    Decision, Event, ItemKind, JournalEntry, PROTOCOL, RunState, RunStatus, StopEvent, decide_stop,
     relay_reason,
 };
 use self_repair_store::{Project, RunDir, StoreError};
@@ -474,9 +474,7 @@ pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let counts = state.counts(state.phase);
     let context = format!(
         "A self-repair run is in progress in this project: run {}, phase {}, {} of {} items \
-         done, status {}. {} When the Stop hook blocks with a dispatch, launch every entry of \
-         its JSON block with the Agent tool in one message, then end your turn; never read or \
-         relay the agents' results. `self-repair status` shows progress.",
+         done, status {}. {} {PROTOCOL} `self-repair status` shows progress.",
         state.run,
         state.phase.as_str(),
         counts.done,

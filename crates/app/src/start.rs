@@ -90,6 +90,10 @@ pub struct StartReport {
     /// `--dry-run`: nothing was created.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dry_run: bool,
+    /// How the session the run is bound to answers the hook's blocks, said here once
+    /// ([`self_repair_engine::PROTOCOL`]); its first block then carries only its dispatch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<&'static str>,
 }
 
 #[expect(
@@ -176,9 +180,16 @@ impl StartReport {
             (_, Phase::Finalize) => out.push_str(
                 "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n",
             ),
-            (Some(s), _) => out.push_str(&format!(
-                "bound to session {s}: end your turn; the Stop hook dispatches the agents\n"
-            )),
+            (Some(s), _) => {
+                out.push_str(&format!(
+                    "bound to session {s}: end your turn; the Stop hook dispatches the agents."
+                ));
+                if let Some(protocol) = &self.protocol {
+                    out.push(' ');
+                    out.push_str(protocol);
+                }
+                out.push('\n');
+            }
             (None, _) => out.push_str(
                 "started outside Claude Code, so no session drives it yet: in the Claude Code session that should, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn\n",
             ),
@@ -306,6 +317,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             stale_known,
             estimate,
             dry_run: true,
+            protocol: None,
         });
     }
     let replaced =
@@ -329,6 +341,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     );
     let mut estimate = crate::preflight::preflight(&project, &state);
     estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
+    // The session `start` runs in reads the standing protocol in its output (`render`).
+    state.protocol_told.clone_from(&env.session);
     dir.create(&state)?;
     let prices = load_project_config(&store_dir, options.config.as_deref())?.prices;
     crate::run_cost::open_ledger(&project, &dir, &run_id, &prices)?;
@@ -348,6 +362,10 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         stale_known,
         estimate,
         dry_run: false,
+        protocol: state
+            .protocol_told
+            .as_ref()
+            .map(|_| self_repair_engine::PROTOCOL),
     })
 }
 

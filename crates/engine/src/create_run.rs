@@ -124,6 +124,7 @@ pub fn create_run(
         pause: None,
         phase: Phase::Triage,
         session,
+        protocol_told: None,
         config,
         intake,
         progress: 0,

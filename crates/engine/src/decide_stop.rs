@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::advance::advance;
-use crate::dispatch::{DISPATCH_VERSION, Dispatch, Launch, THEN};
+use crate::dispatch::{DISPATCH_VERSION, Dispatch, Launch, PROTOCOL};
 use crate::{ItemKind, ItemStatus, PauseReason, Phase, RunState, RunStatus, StopEvent};
 
 /// What the hook answers.
@@ -156,7 +156,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     state.stale_blocks = stale_blocks;
     state.last_block_progress = Some(state.progress);
     state.blocks += 1;
-    let dispatch = build_dispatch(state, &ready, in_flight, now);
+    let dispatch = build_dispatch(state, &ready, now);
     outcome(Decision::Block(dispatch), true)
 }
 
@@ -527,7 +527,7 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
         .collect()
 }
 
-fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: u64) -> Dispatch {
+fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
     let prefix = state.config.agent_prefix.clone();
     let launch_mode = state.config.launch_mode;
     let mut launch = Vec::with_capacity(ready.len());
@@ -558,30 +558,24 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], in_flight: usize, now: 
             item: item.id.to_string(),
         });
     }
-    let counts = state.counts(state.phase);
-    let mut summary = format!(
-        "self-repair run {}, phase {}: launch these {} agent(s) with the Agent tool, all in one \
-         message, then end your turn ({} of {} items done, {} already running).",
-        state.run,
-        state.phase.as_str(),
-        launch.len(),
-        counts.done,
-        counts.total(),
-        in_flight
-    );
+    // The standing protocol once per session; every other block is its JSON alone (and the
+    // rare insistence on a dropped model).
+    let mut summary = Vec::new();
+    if state.protocol_told != state.session {
+        summary.push(PROTOCOL.to_owned());
+        state.protocol_told.clone_from(&state.session);
+    }
     if !insist.is_empty() {
-        summary.push_str(&format!(
-            " Pass every entry's \"model\" as given: {}.",
+        summary.push(format!(
+            "Pass every entry's \"model\" as given: {}.",
             insist.join("; ")
         ));
     }
     Dispatch {
         self_repair: DISPATCH_VERSION,
-        run: state.run.clone(),
-        phase: state.phase.as_str().to_owned(),
         launch,
-        then: THEN.to_owned(),
-        summary,
+        then: None,
+        summary: summary.join("\n"),
     }
 }
 

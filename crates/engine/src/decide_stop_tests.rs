@@ -228,16 +228,78 @@ fn row7_dispatch_follows_the_contract() {
     let parsed: serde_json::Value = serde_json::from_str(&dispatch.render_json()).unwrap();
     assert_eq!(
         parsed,
-        json!({"self_repair": 1, "run": "r-test", "phase": "triage",
+        json!({"self_repair": 2,
                "launch": [{"subagent_type": "self-repair:triage-investigator", "model": "haiku",
-                           "description": "triage t-00001", "prompt": "self-repair item t-00001 --run r-test"}],
-               "then": "end your turn; do not read or relay the agents' results"})
+                           "description": "triage t-00001", "prompt": "self-repair item t-00001 --run r-test"}]})
     );
     let reason = dispatch.render_reason();
-    assert_eq!(reason.lines().next().unwrap(), dispatch.summary);
+    assert_eq!(reason.lines().next().unwrap(), PROTOCOL);
     assert_eq!(Dispatch::parse_reason(&reason).as_ref(), Some(dispatch));
     assert_eq!(state.items[0].status, ItemStatus::Dispatched);
     assert_eq!(state.items[0].lease, Some(NOW));
+}
+
+#[test]
+fn the_protocol_is_said_in_the_first_block_of_a_session_and_each_later_block_is_its_json() {
+    let mut state = run(10);
+    state.config.fan_out = 2;
+    let first = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    assert!(block(&first).render_reason().starts_with(PROTOCOL));
+    submit(&mut state, "t-00001", real("unused import"));
+    submit(&mut state, "t-00002", real("unused import"));
+    let second = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let reason = block(&second).render_reason();
+    assert!(
+        reason.starts_with("{\"self_repair\":2,\"launch\":[{"),
+        "{reason}"
+    );
+    assert!(
+        reason.ends_with("}]}") && !reason.contains('\n'),
+        "{reason}"
+    );
+    assert_eq!(
+        Dispatch::parse_reason(&reason).as_ref(),
+        Some(block(&second))
+    );
+}
+
+#[test]
+fn a_session_that_adopts_the_run_hears_the_protocol_with_its_first_dispatch() {
+    let mut state = run(4);
+    state.config.fan_out = 2;
+    decide_stop(&mut state, &stop("old", Some(&[])), NOW);
+    apply(
+        &mut state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Adopt {
+                session: "new".into(),
+            },
+        },
+    );
+    let new = decide_stop(&mut state, &stop("new", Some(&[])), NOW);
+    assert!(block(&new).render_reason().starts_with(PROTOCOL));
+    assert_eq!(state.protocol_told.as_deref(), Some("new"));
+}
+
+#[test]
+fn an_insisted_model_is_said_before_the_json_without_the_protocol_again() {
+    let mut state = run(1);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    state.items[0].status = ItemStatus::Pending;
+    state.items[0].tier = Tier::Sonnet;
+    state.items[0].ran = Some(Tier::Haiku);
+    let out = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let dispatch = block(&out);
+    assert_eq!(
+        dispatch.summary,
+        "Pass every entry's \"model\" as given: t-00001 MUST keep \"model\": \"sonnet\" (its last \
+         launch dropped it and ran on haiku)."
+    );
+    assert_eq!(
+        Dispatch::parse_reason(&dispatch.render_reason()).as_ref(),
+        Some(dispatch)
+    );
 }
 
 #[test]
@@ -486,7 +548,7 @@ fn foreground_items_the_session_never_launched_are_not_charged_and_never_open_th
         let Decision::Block(dispatch) = out.decision else {
             break;
         };
-        if dispatch.phase != "triage" {
+        if state.phase != Phase::Triage {
             break;
         }
         for launch in dispatch.launch.iter().take(2) {

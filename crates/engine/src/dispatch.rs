@@ -1,12 +1,26 @@
-//! The dispatch instruction (ARCHITECTURE §7): one summary line and a fenced JSON contract.
+//! The dispatch instruction (ARCHITECTURE §7): one line of JSON that lists the `Agent` calls to
+//! make, and the standing protocol said once per session (reference/design-notes.md, note 45).
 
 use serde::{Deserialize, Serialize};
 
-/// Version of the dispatch JSON contract (`self_repair` field).
-pub const DISPATCH_VERSION: u32 = 1;
+/// Version of the dispatch JSON contract (`self_repair` field). 2: one line, the launches only
+/// (and `then` when the block must say it); the run is in every `prompt`, the protocol said once.
+pub const DISPATCH_VERSION: u32 = 2;
 
-/// What the main session must do after launching.
+/// How the JSON of a block reason starts.
+pub const DISPATCH_START: &str = "{\"self_repair\":";
+
+/// What the main session must do after launching (said in a dispatch that stands alone: a repair
+/// run's fixer launch; a triage run says it once, in [`PROTOCOL`]).
 pub const THEN: &str = "end your turn; do not read or relay the agents' results";
+
+/// How the main session answers every dispatch of a triage run, said once to each session that
+/// drives it (`start`'s output, or its first block, and the `SessionStart` context after a
+/// compaction or a resume), so that each block is little more than its JSON: the client shows a
+/// block reason twice, and Claude Code 2.1.332 adds about 440 bytes of its own around it.
+pub const PROTOCOL: &str = "For each JSON dispatch of the Stop hook, launch every entry of \
+`launch` with the Agent tool, all in one message, each entry verbatim as the call's input, then \
+end your turn; never read or relay the agents' results.";
 
 /// What follows the one line that says how a run ended, paused or stalled, in the one block
 /// that carries it: a hook's `systemMessage` reaches neither the model nor `claude -p` output,
@@ -34,21 +48,21 @@ pub struct Launch {
     pub item: String,
 }
 
-/// The JSON block of a block reason.
+/// The JSON of a block reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dispatch {
     pub self_repair: u32,
-    pub run: String,
-    pub phase: String,
     pub launch: Vec<Launch>,
-    pub then: String,
-    /// The human summary line that precedes the JSON block.
+    /// What to do after launching, when the session has not been told it once ([`THEN`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<String>,
+    /// The text that precedes the JSON block (empty for most blocks of a triage run).
     #[serde(skip)]
     pub summary: String,
 }
 
 impl Dispatch {
-    /// The JSON block: one launch entry a line, so the instruction stays readable.
+    /// The JSON, on one line: `{"self_repair":2,"launch":[{...},...]}`.
     pub fn render_json(&self) -> String {
         let quote = |s: &str| serde_json::Value::String(s.to_owned()).to_string();
         let launches: Vec<String> = self
@@ -56,7 +70,7 @@ impl Dispatch {
             .iter()
             .map(|l| {
                 format!(
-                    "  {{\"subagent_type\":{},\"model\":{},\"description\":{},\"prompt\":{}{}}}",
+                    "{{\"subagent_type\":{},\"model\":{},\"description\":{},\"prompt\":{}{}}}",
                     quote(&l.subagent_type),
                     quote(&l.model),
                     quote(&l.description),
@@ -66,27 +80,37 @@ impl Dispatch {
                 )
             })
             .collect();
+        let then = self
+            .then
+            .as_deref()
+            .map_or_else(String::new, |then| format!(",\"then\":{}", quote(then)));
         format!(
-            "{{\"self_repair\":{},\"run\":{},\"phase\":{},\"launch\":[\n{}\n],\"then\":{}}}",
+            "{{\"self_repair\":{},\"launch\":[{}]{then}}}",
             self.self_repair,
-            quote(&self.run),
-            quote(&self.phase),
-            launches.join(",\n"),
-            quote(&self.then)
+            launches.join(","),
         )
     }
 
-    /// The block `reason` the model reads.
+    /// The block `reason` the model reads: the summary, if any, then the JSON.
     pub fn render_reason(&self) -> String {
-        format!("{}\n```json\n{}\n```", self.summary, self.render_json())
+        if self.summary.is_empty() {
+            self.render_json()
+        } else {
+            format!("{}\n{}", self.summary, self.render_json())
+        }
     }
 
     /// Extracts the dispatch from a block reason (what tools and tests use).
     pub fn parse_reason(reason: &str) -> Option<Dispatch> {
-        let start = reason.find("```json\n")? + "```json\n".len();
-        let end = start + reason[start..].find("\n```")?;
-        let mut dispatch: Dispatch = serde_json::from_str(&reason[start..end]).ok()?;
-        reason[..reason.find("\n```json")?].clone_into(&mut dispatch.summary);
+        let start = reason.find(DISPATCH_START)?;
+        let mut dispatch: Dispatch = serde_json::Deserializer::from_str(&reason[start..])
+            .into_iter()
+            .next()?
+            .ok()?;
+        reason[..start]
+            .strip_suffix('\n')
+            .unwrap_or(&reason[..start])
+            .clone_into(&mut dispatch.summary);
         for launch in &mut dispatch.launch {
             // `self-repair item <id> --run <run>`
             launch.item = launch

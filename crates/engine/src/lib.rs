@@ -52,7 +52,10 @@ pub use config::{
 pub use confirm::{wait_for_go, waiting_line};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
-pub use dispatch::{DISPATCH_VERSION, Dispatch, Launch, RELAY_INSTRUCTION, THEN, relay_reason};
+pub use dispatch::{
+    DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL, RELAY_INSTRUCTION, THEN,
+    relay_reason,
+};
 pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};
 pub use finding::{
     AnalyzerFix, Finding, FindingRecord, FixApplicability, FixEdit, Level, Occurrence, Predecided,

@@ -148,6 +148,10 @@ pub struct RunState {
     /// The Claude Code session the run is bound to; `None` until the first stop or `adopt`.
     #[serde(default)]
     pub session: Option<String>,
+    /// The session that was told the standing protocol ([`crate::PROTOCOL`]) in a block: a
+    /// session other than this one hears it with its next dispatch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_told: Option<String>,
     pub config: Config,
     pub intake: Intake,
     /// Counts every state transition that is progress: a submission accepted, a phase

@@ -168,8 +168,6 @@ pub fn render_dispatch(state: &RepairState, n: u32) -> Dispatch {
     };
     Dispatch {
         self_repair: DISPATCH_VERSION,
-        run: state.run.clone(),
-        phase: "repair".to_owned(),
         launch: vec![Launch {
             subagent_type: format!("{}{FIXER_AGENT}", state.spec.agent_prefix),
             model: model.to_owned(),
@@ -180,7 +178,7 @@ pub fn render_dispatch(state: &RepairState, n: u32) -> Dispatch {
             run_in_background: Some(false),
             item: item.clone(),
         }],
-        then: THEN.to_owned(),
+        then: Some(THEN.to_owned()),
         summary: format!(
             "self-repair check: attempt {n} of {} for {} — launch the fixer ({model}) below; \
              self-repair reruns the check when it is done.",

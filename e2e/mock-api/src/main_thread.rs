@@ -26,8 +26,17 @@ const LAUNCH_FIELDS: [&str; 7] = [
     "isolation",
 ];
 
-/// The `launch` entries of the first fenced `json` block in `text` that has `self_repair`.
+/// The `launch` entries of the first dispatch in `text`: a JSON object that starts with
+/// `{"self_repair":` (on a line of its own, as the hook writes it) or a fenced `json` block that
+/// has `self_repair`.
 pub fn parse_dispatch(text: &str) -> Option<Vec<Value>> {
+    if let Some(start) = text.find(self_repair_engine::DISPATCH_START)
+        && let Some(Ok(value)) = serde_json::Deserializer::from_str(&text[start..])
+            .into_iter::<Value>()
+            .next()
+    {
+        return value.get("launch")?.as_array().cloned();
+    }
     let mut rest = text;
     while let Some(open) = rest.find("```json") {
         let after = &rest[open + "```json".len()..];

@@ -28,6 +28,6 @@ pub use records::{agent_launches, item_models, launched_items};
 pub use request_cost::RequestCost;
 pub use run_files::RunFiles;
 pub use scenario_outcome::ScenarioOutcome;
-pub use scenarios::{run_scenario, scenario_names};
+pub use scenarios::{OLDEST_CLIENT_SUBSET, run_scenario, scenario_names};
 pub use tools::Tools;
 pub use wheel_install::WheelInstall;

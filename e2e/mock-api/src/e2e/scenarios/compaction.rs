@@ -74,6 +74,11 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         after.is_some_and(|r| r.body.to_string().contains(REINJECTED)),
         || format!("no main-thread request after the compaction carries {REINJECTED:?}"),
     );
+    // Blocks are bare JSON dispatches: the standing protocol must come back with the summary.
+    ctx.checks.that(
+        after.is_some_and(|r| r.body.to_string().contains(self_repair_engine::PROTOCOL)),
+        || "no main-thread request after the compaction carries the standing protocol".to_owned(),
+    );
     let hooks = outcome.hooks();
     let reinjected = hooks
         .iter()

@@ -83,6 +83,20 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 34] = [
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
 ];
 
+/// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
+/// scripts/e2e.sh): the full pipeline as a plugin and installed, with foreground and background
+/// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, and
+/// the fix loop.
+pub const OLDEST_CLIENT_SUBSET: [&str; 7] = [
+    "full-pipeline-background",
+    "full-pipeline-foreground",
+    "full-pipeline-background-install",
+    "full-pipeline-foreground-plugin",
+    "compaction-mid-run",
+    "drive-killed-session",
+    "fix-loop-verified",
+];
+
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed
 /// only when the scenarios run that binary (`e2e --wheel-venv`, `E2E_WHEEL` in scripts/e2e.sh).
 const WHEEL_SCENARIO: (&str, ScenarioFn) = ("wheel-installed", wheel_installed::run);
@@ -115,4 +129,17 @@ pub fn run_scenario(tools: &Tools, name: &str) -> Option<ScenarioOutcome> {
         wall: started.elapsed(),
         notes: context.notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OLDEST_CLIENT_SUBSET, scenario_names};
+
+    #[test]
+    fn every_scenario_of_the_oldest_client_subset_exists() {
+        let names = scenario_names(false);
+        for name in OLDEST_CLIENT_SUBSET {
+            assert!(names.contains(&name), "{name} is not a scenario");
+        }
+    }
 }
