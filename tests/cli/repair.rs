@@ -708,3 +708,37 @@ fn a_check_that_overruns_the_hook_budget_is_stopped_and_handed_to_tick() {
     assert!(ticked.contains("attempt 2"), "{ticked}");
     assert_eq!(state(&project)["checks"][1]["timed_out"], false);
 }
+
+/// Issue 25: a repair `state.json` that did not parse was reported as "a copy was kept at …;
+/// run `self-repair doctor` to rebuild it from the journal", but the "copy" named was the
+/// damaged file itself, which a rebuild overwrites. Now the store's one loader keeps a copy
+/// aside for both kinds of run.
+#[test]
+fn a_corrupt_repair_state_keeps_a_copy_and_doctor_repairs_it() {
+    let project = toy();
+    start(&project, &[], CHECK);
+    block_reason(&stop(&project, &[]));
+    project.write("state.txt", "wrong\n");
+    // Attempt 1 ends, is rechecked, and attempt 2 goes to the fixer.
+    block_reason(&stop(&project, &[]));
+    let damaged = "{\"schema_version\": 1, \"run\": ";
+    project.write(".self-repair/runs/r/state.json", damaged);
+
+    let status = project.cmd(&["status"]).run().code(1);
+    let kept = status
+        .stderr
+        .split("a copy was kept at ")
+        .nth(1)
+        .and_then(|rest| rest.split(". Run `self-repair doctor`").next())
+        .unwrap_or_else(|| panic!("no kept copy named: {}", status.stderr));
+    assert_ne!(
+        std::path::Path::new(kept),
+        project.run_dir("r").join("state.json"),
+        "the copy is not the file a rebuild replaces"
+    );
+    assert_eq!(
+        std::fs::read_to_string(kept).unwrap_or_else(|e| panic!("{kept}: {e}")),
+        damaged,
+        "the copy the message names holds the damaged file"
+    );
+}
