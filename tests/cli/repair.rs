@@ -719,3 +719,85 @@ fn a_check_that_overruns_the_hook_budget_is_stopped_and_handed_to_tick() {
     assert!(ticked.contains("attempt 2"), "{ticked}");
     assert_eq!(state(&project)["checks"][1]["timed_out"], false);
 }
+
+/// Issue 25: a repair `state.json` that did not parse was reported as "a copy was kept at …;
+/// run `self-repair doctor` to rebuild it from the journal", but the "copy" named was the
+/// damaged file itself, and `doctor` skipped repair runs. Now the store's one loader keeps a
+/// copy aside for both kinds of run, and `doctor` replays the journal over the initial state,
+/// so the run goes on where it was.
+#[test]
+fn a_corrupt_repair_state_keeps_a_copy_and_doctor_repairs_it() {
+    let project = toy();
+    start(&project, &[], CHECK);
+    block_reason(&stop(&project, &[]));
+    project.write("state.txt", "wrong\n");
+    // Attempt 1 ends, is rechecked, and attempt 2 goes to the fixer.
+    block_reason(&stop(&project, &[]));
+    let before = state(&project);
+    let damaged = "{\"schema_version\": 1, \"run\": ";
+    project.write(".self-repair/runs/r/state.json", damaged);
+
+    let status = project.cmd(&["status"]).run().code(ExitStatus::Failure);
+    let kept = status
+        .stderr
+        .split("a copy was kept at ")
+        .nth(1)
+        .and_then(|rest| rest.split(". Run `self-repair doctor`").next())
+        .unwrap_or_else(|| panic!("no kept copy named: {}", status.stderr));
+    assert_ne!(
+        std::path::Path::new(kept),
+        project.run_dir("r").join("state.json"),
+        "the copy is not the file a rebuild replaces"
+    );
+    assert_eq!(
+        std::fs::read_to_string(kept).unwrap_or_else(|e| panic!("{kept}: {e}")),
+        damaged,
+        "the copy the message names holds the damaged file"
+    );
+
+    let doctor = project.cmd(&["doctor"]).run().success();
+    assert!(
+        doctor.stdout.contains(
+            "r: rebuilt state.json from state.initial.json and 6 journal entries (repair run, status active, 2 checks, 2 attempts)"
+        ),
+        "{}",
+        doctor.stdout
+    );
+    assert_eq!(state(&project), before, "the rebuilt state is the lost one");
+    assert_eq!(
+        std::fs::read_to_string(kept).unwrap(),
+        damaged,
+        "the copy stays"
+    );
+    let again = project.cmd(&["doctor"]).run().success();
+    assert!(
+        again
+            .stdout
+            .contains("r: ok (repair run, status active, 2 checks, 2 attempts)"),
+        "{}",
+        again.stdout
+    );
+
+    // The fixer's change passes the recheck, as if nothing had happened.
+    project.write("state.txt", "fixed\n");
+    let done = message(&stop(&project, &[]));
+    assert!(done.contains("after 2 fix attempts"), "{done}");
+}
+
+/// The limit of the rebuild: with `state.initial.json` damaged too, `doctor` says the run
+/// cannot be recovered and what to do (exit 5), instead of replaying over nothing.
+#[test]
+fn a_repair_run_whose_initial_state_is_damaged_too_is_reported_not_rebuilt() {
+    let project = toy();
+    start(&project, &[], CHECK);
+    project.write(".self-repair/runs/r/state.json", "{");
+    project.write(".self-repair/runs/r/state.initial.json", "{");
+    let doctor = project.cmd(&["doctor"]).run().code(ExitStatus::Conflict);
+    let all = format!("{}{}", doctor.stdout, doctor.stderr);
+    assert!(
+        all.contains("state.initial.json is unusable")
+            && all.contains("start a new one with `self-repair check`")
+            && all.contains("attempts"),
+        "{all}"
+    );
+}

@@ -38,9 +38,9 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
             lines.push(format!("{id}: {fixed}"));
         }
         if self_repair_repair::is_repair_run(&dir) {
-            lines.push(format!(
-                "{id}: repair run (its journal and attempts are not checked by doctor)"
-            ));
+            let report = self_repair_repair::doctor_repair_run(&dir);
+            lines.extend(report.lines.iter().map(|line| format!("{id}: {line}")));
+            healthy &= report.healthy;
             continue;
         }
         let loaded = dir.load_state().and_then(|mut state| {

@@ -12,6 +12,7 @@ mod feedback;
 mod fix_tier;
 mod git_baseline;
 mod handoff;
+mod repair_doctor;
 mod repair_env;
 mod repair_error;
 mod repair_journal;
@@ -42,6 +43,7 @@ pub use feedback::{
 pub use fix_tier::FixTier;
 pub use git_baseline::GitBaseline;
 pub use handoff::{render_report, render_summary, report_path};
+pub use repair_doctor::{RepairDoctor, doctor_repair_run};
 pub use repair_env::RepairEnv;
 pub use repair_error::RepairError;
 pub use repair_machine::{Action, RepairEvent, apply_event, new_attempt, next_action};

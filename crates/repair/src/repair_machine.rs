@@ -2,7 +2,7 @@
 //! action a state needs. The caller does the I/O (runs the check, snapshots the tree, talks to
 //! the session) and feeds back what happened as events, each journaled.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{
     Approach, Attempt, AutofixRecord, CheckPurpose, CheckRecord, Ending, FailureClass, RepairState,
@@ -10,7 +10,7 @@ use crate::{
 };
 
 /// Something that happened to a repair run. Every event is a line of `journal.jsonl`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum RepairEvent {
     /// The run was created.

@@ -5,15 +5,15 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use self_repair_store::{RunDir, StoreError, write_json};
+use self_repair_store::{RunDir, write_json};
 
 use crate::check_record::output_tail;
 use crate::repair_journal::append_event;
 use crate::repair_machine::{Action, apply_event, new_attempt, next_action};
 use crate::run_command::run_logged;
 use crate::{
-    Attempt, AutofixRecord, CheckPurpose, CheckRecord, REPAIR_SCHEMA_VERSION, RepairError,
-    RepairEvent, RepairState, RepairStatus, TreeSnapshot, classify, error_signature, handoff,
+    Attempt, AutofixRecord, CheckPurpose, CheckRecord, RepairError, RepairEvent, RepairState,
+    RepairStatus, TreeSnapshot, classify, error_signature, handoff,
 };
 
 /// How long the caller may spend: the hook has a budget, the CLI has none.
@@ -83,25 +83,9 @@ pub(crate) struct RepairRun {
     pub dirty: bool,
 }
 
-/// Reads a repair run's `state.json`.
+/// Reads a repair run's `state.json` with the store's loader: a damaged file is kept aside.
 pub(crate) fn load_repair_state(dir: &RunDir) -> Result<RepairState, RepairError> {
-    let path = dir.state_path();
-    let bytes = std::fs::read(&path).map_err(RepairError::io("read", &path))?;
-    let state: RepairState =
-        serde_json::from_slice(&bytes).map_err(|e| StoreError::CorruptState {
-            path: path.clone(),
-            reason: e.to_string(),
-            kept: path.clone(),
-        })?;
-    if state.schema_version != REPAIR_SCHEMA_VERSION {
-        return Err(StoreError::SchemaVersion {
-            path,
-            found: state.schema_version,
-            expected: REPAIR_SCHEMA_VERSION,
-        }
-        .into());
-    }
-    Ok(state)
+    Ok(dir.load_state_as::<RepairState>()?)
 }
 
 impl RepairRun {

@@ -1,5 +1,6 @@
 //! The state of one repair run (`state.json` of a run whose `run.json` says `kind: repair`).
 
+use self_repair_store::VersionedState;
 use serde::{Deserialize, Serialize};
 
 use crate::{Approach, CheckRecord, CheckSpec, FixTier, GitBaseline};
@@ -243,5 +244,13 @@ impl RepairState {
     /// Attempts that changed no file.
     pub fn no_change_attempts(&self) -> u32 {
         self.attempts.iter().filter(|a| a.no_change).count() as u32
+    }
+}
+
+impl VersionedState for RepairState {
+    const SCHEMA_VERSION: u32 = REPAIR_SCHEMA_VERSION;
+
+    fn schema_version(&self) -> u32 {
+        self.schema_version
     }
 }

@@ -9,6 +9,7 @@ mod run_lock;
 mod state_check;
 mod state_format;
 mod store_error;
+mod versioned_state;
 mod write_atomic;
 
 pub use journal::{Journal, JournalTail};
@@ -19,4 +20,5 @@ pub use run_dir::{
 pub use run_id::{check_run_id, is_safe_item_id};
 pub use run_lock::RunLock;
 pub use store_error::StoreError;
+pub use versioned_state::VersionedState;
 pub use write_atomic::{replace_rebuildable, write_atomic};

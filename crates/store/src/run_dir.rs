@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::state_check::check_state;
 use crate::state_format::{to_pretty_levels, to_shallow_pretty};
+use crate::versioned_state::VersionedState;
 use crate::write_atomic::{TEMP_PREFIX, rebuildable_temp_prefix};
 use crate::{Journal, RunLock, StoreError, is_safe_item_id, replace_rebuildable, write_atomic};
 
@@ -236,33 +237,53 @@ impl RunDir {
         self.write_inputs(state, 0)
     }
 
-    /// Reads `state.json`. A file that does not parse is copied aside (`state.json.corrupt`)
-    /// and reported as [`StoreError::CorruptState`].
+    /// Reads a triage run's `state.json` ([`RunDir::load_state_as`]).
     pub fn load_state(&self) -> Result<RunState, StoreError> {
-        let path = self.state_path();
-        let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
-        Self::decode_state(&path, &bytes)
+        self.load_state_as::<RunState>()
     }
 
-    fn decode_state(path: &Path, bytes: &[u8]) -> Result<RunState, StoreError> {
-        // Validating UTF-8 once up front is cheaper than per string inside `from_slice`.
-        let parsed = std::str::from_utf8(bytes)
-            .map_err(|e| serde::de::Error::custom(format!("not UTF-8: {e}")))
-            .and_then(serde_json::from_str::<RunState>);
-        match parsed {
-            Ok(state) if state.schema_version != STATE_SCHEMA_VERSION => {
+    /// Reads `state.json` as the state of a run of either kind. A file that does not parse, or
+    /// that contradicts itself, is copied aside (`state.json.corrupt`) and reported as
+    /// [`StoreError::CorruptState`]; one of another layout version as
+    /// [`StoreError::SchemaVersion`].
+    pub fn load_state_as<T: VersionedState>(&self) -> Result<T, StoreError> {
+        let path = self.state_path();
+        let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
+        match parse_state::<T>(&bytes) {
+            Ok(state) if state.schema_version() != T::SCHEMA_VERSION => {
                 Err(StoreError::SchemaVersion {
-                    path: path.to_path_buf(),
-                    found: state.schema_version,
-                    expected: STATE_SCHEMA_VERSION,
+                    path,
+                    found: state.schema_version(),
+                    expected: T::SCHEMA_VERSION,
                 })
             }
-            Ok(state) => match check_state(&state) {
+            Ok(state) => match state.check() {
                 Ok(()) => Ok(state),
-                Err(reason) => Err(Self::keep_corrupt(path, bytes, reason)?),
+                Err(reason) => Err(Self::keep_corrupt(&path, &bytes, reason)?),
             },
-            Err(e) => Err(Self::keep_corrupt(path, bytes, e.to_string())?),
+            Err(e) => Err(Self::keep_corrupt(&path, &bytes, e.to_string())?),
         }
+    }
+
+    /// Reads `state.initial.json`, the state as the run was created, for a rebuild: checked
+    /// like `state.json`, but never copied aside (nothing rewrites it).
+    pub fn load_initial_as<T: VersionedState>(&self) -> Result<T, StoreError> {
+        let path = self.initial_path();
+        let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
+        let unusable = |reason: String| StoreError::InitialStateUnusable {
+            path: path.clone(),
+            reason,
+        };
+        let state = parse_state::<T>(&bytes).map_err(|e| unusable(e.to_string()))?;
+        if state.schema_version() != T::SCHEMA_VERSION {
+            return Err(unusable(format!(
+                "schema_version {}, this self-repair reads {}",
+                state.schema_version(),
+                T::SCHEMA_VERSION
+            )));
+        }
+        state.check().map_err(unusable)?;
+        Ok(state)
     }
 
     /// Copies an unusable `state.json` aside and says so.
@@ -389,20 +410,11 @@ impl RunDir {
     /// does for a corrupt `state.json`).
     pub fn rebuild(&self) -> Result<(RunState, FoldReport), StoreError> {
         let path = self.initial_path();
-        let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
         let unusable = |reason: String| StoreError::InitialStateUnusable {
             path: path.clone(),
             reason,
         };
-        let mut state =
-            serde_json::from_slice::<RunState>(&bytes).map_err(|e| unusable(e.to_string()))?;
-        if state.schema_version != STATE_SCHEMA_VERSION {
-            return Err(unusable(format!(
-                "schema_version {}, this self-repair reads {STATE_SCHEMA_VERSION}",
-                state.schema_version
-            )));
-        }
-        check_state(&state).map_err(unusable)?;
+        let mut state = self.load_initial_as::<RunState>()?;
         state.journal_offset = 0;
         let report = self.fold(&mut state)?;
         check_state(&state)
@@ -437,6 +449,14 @@ impl RunDir {
         }
         Ok(())
     }
+}
+
+/// Parses a state file, validating UTF-8 once up front: cheaper than per string inside
+/// `from_slice`.
+fn parse_state<T: VersionedState>(bytes: &[u8]) -> serde_json::Result<T> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| serde::de::Error::custom(format!("not UTF-8: {e}")))
+        .and_then(serde_json::from_str::<T>)
 }
 
 fn encode(path: &Path, state: &RunState) -> Result<Vec<u8>, StoreError> {
