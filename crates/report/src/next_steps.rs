@@ -111,3 +111,41 @@ impl NextSteps {
 fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::NextSteps;
+
+    #[test]
+    fn a_run_with_nothing_left_has_no_next_steps_line_and_no_section() {
+        let steps = NextSteps {
+            run: "r".to_owned(),
+            ..NextSteps::default()
+        };
+        assert!(steps.is_empty());
+        assert_eq!(steps.line(), None);
+        assert_eq!(steps.render_markdown(), "");
+    }
+
+    #[test]
+    fn next_steps_name_only_the_steps_that_apply_with_their_counts() {
+        let steps = NextSteps {
+            run: "r".to_owned(),
+            tasks: 1,
+            known_proposals: 3,
+            ..NextSteps::default()
+        };
+        assert_eq!(
+            steps.line().as_deref(),
+            Some(
+                "Next: `self-repair fix` for 1 task; `self-repair known accept` for 3 dismissals \
+                 (report.md's Next steps)."
+            )
+        );
+        let section = steps.render_markdown();
+        assert!(section.contains("`self-repair fix --run r`"), "{section}");
+        assert!(section.contains("(3 dismissals)"), "{section}");
+        assert!(!section.contains("rules accept"), "{section}");
+        assert!(!section.contains("Suggested analyzer"), "{section}");
+    }
+}

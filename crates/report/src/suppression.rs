@@ -43,3 +43,68 @@ impl Suppression {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::Suppression;
+    use crate::RunReport;
+
+    fn report_with(change: Option<&str>) -> RunReport {
+        RunReport {
+            schema_version: 1,
+            run: "r".to_owned(),
+            created_at: "2026-11-26T00:00:00Z".to_owned(),
+            status: "complete".to_owned(),
+            summary: "s".to_owned(),
+            intake: self_repair_engine::Intake::default(),
+            verdicts: BTreeMap::new(),
+            findings: Vec::new(),
+            groups: Vec::new(),
+            tasks: Vec::new(),
+            quarantined: Vec::new(),
+            cost: BTreeMap::new(),
+            spend: None,
+            suppressions: vec![Suppression {
+                survey: "rs-00001".to_owned(),
+                rule: "ruff D203".to_owned(),
+                config_change: change.map(str::to_owned),
+                verdict: Some("intended".to_owned()),
+                reason: "the project uses D211".to_owned(),
+                items: vec!["t-00001".to_owned()],
+            }],
+            rule_proposals: Vec::new(),
+            known_proposals: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_one_line_change_is_inline_code() {
+        let markdown = report_with(Some(r#"ignore = ["D203"]"#)).render_markdown();
+        assert!(
+            markdown.contains("- change: `ignore = [\"D203\"]`\n"),
+            "{markdown}"
+        );
+        assert!(markdown.contains("1 suggested change"), "{markdown}");
+    }
+
+    #[test]
+    fn a_change_of_several_lines_or_with_backticks_is_fenced_longer_than_its_backticks() {
+        let change = "[tool.ruff.lint]\nignore = [\"D203\"]  # ```";
+        let markdown = report_with(Some(change)).render_markdown();
+        assert!(
+            markdown.contains(&format!("````text\n{change}\n````")),
+            "{markdown}"
+        );
+    }
+
+    #[test]
+    fn a_suppress_answer_without_a_change_says_so() {
+        let markdown = report_with(None).render_markdown();
+        assert!(
+            markdown.contains("- change: (the surveyor gave none)"),
+            "{markdown}"
+        );
+    }
+}
