@@ -34,6 +34,7 @@ mod permission_gate;
 mod pipeline;
 mod plugin_launcher;
 mod repair;
+mod report_next_steps;
 mod resume;
 mod revise;
 mod rule_survey;

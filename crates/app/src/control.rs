@@ -142,7 +142,11 @@ pub fn finalize(project: &Project, dir: &RunDir, now: u64) -> Result<String, App
         Phase::Finalize => {
             finalize_run(project.root(), dir, &mut state, now)?;
             dir.save_state(&state, items_before)?;
-            Ok(self_repair_engine::summary(&state))
+            Ok(crate::proposals::with_next_steps(
+                dir,
+                &state,
+                &self_repair_engine::summary(&state),
+            ))
         }
         Phase::Complete => {
             write_reports(dir, &state, &read_findings(dir)?)?;

@@ -208,6 +208,8 @@ pub fn write_reports(
         .with_rerouted_answers(&rerouted)
         .with_verifications(&chains)
         .with_spend(crate::run_cost(dir, state));
+    let (rule_proposals, known_proposals) = crate::proposals::run_proposals(dir, &state.run);
+    report = report.with_proposals(rule_proposals, known_proposals);
     if state.phase != self_repair_engine::Phase::Complete {
         // `finalize --partial`: the run goes on; say so instead of "complete".
         let triage = state.counts(self_repair_engine::Phase::Triage);

@@ -244,7 +244,8 @@ fn drive(
         // asked, once, to end its turn with the line (reference/design-notes.md, note 15).
         Decision::Allow { message: Some(m) } => {
             let m = if state.status == RunStatus::Complete {
-                crate::run_cost::with_cost_and_duration(dir, state, env.now, &m)
+                let m = crate::run_cost::with_cost_and_duration(dir, state, env.now, &m);
+                crate::proposals::with_next_steps(dir, state, &m)
             } else {
                 m
             };

@@ -25,6 +25,7 @@ mod pre_tool_use;
 mod preflight;
 mod progress;
 mod project_config;
+mod proposals;
 mod revision;
 mod run_cost;
 mod run_costs;

@@ -53,6 +53,12 @@ pub struct StatusReport {
 pub fn status(project: &Project, dir: &RunDir, now: u64) -> Result<StatusReport, AppError> {
     let state = load_folded(dir, true)?;
     let mut report = report(project, &state);
+    if state.status == RunStatus::Complete {
+        let steps = crate::proposals::next_steps(dir, &state).steps();
+        if !steps.is_empty() {
+            report.next = format!("{}; then {}", report.next, steps.join("; "));
+        }
+    }
     report.cost = crate::run_cost(dir, &state).map(crate::RunCost::without_items);
     let spent = report.cost.as_ref().map(|c| c.total_usd);
     report.progress = Some(crate::progress::progress(project, dir, &state, now, spent));

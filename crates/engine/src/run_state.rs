@@ -115,6 +115,10 @@ pub struct TaskRecord {
     /// True when a task with this group fingerprint already existed and nothing was written.
     #[serde(default)]
     pub existing: bool,
+    /// The task's `priority` (`high`, `medium`, `low`), as its task writer set it or the
+    /// existing task's file says; absent when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<String>,
 }
 
 /// Counts of findings decided before any agent ran, by stage.

@@ -34,6 +34,8 @@ pub struct ExistingTask {
     pub task_id: String,
     pub file: String,
     pub title: String,
+    /// Its frontmatter's `priority`, when it has one.
+    pub priority: Option<String>,
 }
 
 /// One group's task to write.
@@ -102,6 +104,7 @@ impl Backlog {
                         task_id: number.map_or_else(|| name.clone(), |n| format!("task-{n}")),
                         file: format!("backlog/{sub}/{name}"),
                         title: frontmatter(&text, "title").unwrap_or_default(),
+                        priority: frontmatter(&text, "priority").filter(|p| !p.is_empty()),
                     });
                 }
             }
@@ -127,6 +130,7 @@ impl Backlog {
                     file: found.file.clone(),
                     title: found.title.clone(),
                     existing: true,
+                    priority: found.priority.clone(),
                 });
                 continue;
             }
@@ -150,6 +154,7 @@ impl Backlog {
                 file: format!("backlog/tasks/{name}"),
                 title: task.draft.title.clone(),
                 existing: false,
+                priority: task.draft.priority.clone(),
             });
         }
         Ok(records)

@@ -117,6 +117,15 @@ pub struct RunReport {
     /// them: a run driven outside Claude Code).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spend: Option<crate::RunCost>,
+    /// The rule surveys' `suppress` policies: the analyzer configuration each suggests.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressions: Vec<crate::Suppression>,
+    /// The rule review's proposals still waiting in `rules.json` for `rules accept`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rule_proposals: Vec<crate::RuleProposal>,
+    /// The run's dismissals waiting in `known.json` for `known accept`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub known_proposals: Vec<crate::KnownProposal>,
 }
 
 impl RunReport {
@@ -268,6 +277,32 @@ impl RunReport {
             quarantined,
             cost,
             spend: None,
+            suppressions: crate::Suppression::of(state),
+            rule_proposals: Vec::new(),
+            known_proposals: Vec::new(),
+        }
+    }
+
+    /// Adds what the run proposes for a person to accept: its rules and its dismissals.
+    #[must_use]
+    pub fn with_proposals(
+        mut self,
+        rules: Vec<crate::RuleProposal>,
+        known: Vec<crate::KnownProposal>,
+    ) -> RunReport {
+        self.rule_proposals = rules;
+        self.known_proposals = known;
+        self
+    }
+
+    /// The steps left to a person, counted from the report.
+    pub fn next_steps(&self) -> crate::NextSteps {
+        crate::NextSteps {
+            run: self.run.clone(),
+            tasks: self.tasks.len(),
+            rule_proposals: self.rule_proposals.len(),
+            known_proposals: self.known_proposals.len(),
+            config_changes: self.suppressions.len(),
         }
     }
 
@@ -316,6 +351,7 @@ impl RunReport {
             self.intake.rules,
             self.intake.routed
         ));
+        out.push_str(&self.next_steps().render_markdown());
         out.push_str("## Verdicts\n\n| verdict | findings |\n|---|---|\n");
         for (verdict, n) in &self.verdicts {
             out.push_str(&format!("| {verdict} | {n} |\n"));
@@ -348,6 +384,10 @@ impl RunReport {
                 ));
             }
         }
+        out.push_str(&self.render_tasks_by_priority());
+        out.push_str(&self.render_suppressions());
+        out.push_str(&self.render_rule_proposals());
+        out.push_str(&self.render_known_proposals());
         if !self.quarantined.is_empty() {
             out.push_str("\n## Quarantined items\n\n");
             for q in &self.quarantined {
@@ -430,6 +470,160 @@ impl RunReport {
         }
         out
     }
+}
+
+impl RunReport {
+    /// The run's tasks, highest priority first (empty without tasks).
+    fn render_tasks_by_priority(&self) -> String {
+        if self.tasks.is_empty() {
+            return String::new();
+        }
+        let mut tasks: Vec<&TaskRecord> = self.tasks.iter().collect();
+        tasks.sort_by_key(|t| priority_rank(t.priority.as_deref()));
+        let mut out = String::from(
+            "\n## Tasks by priority\n\n| priority | task | title | group | file |\n|---|---|---|---|---|\n",
+        );
+        for t in tasks {
+            out.push_str(&format!(
+                "| {} | {}{} | {} | {} | `{}` |\n",
+                cell(t.priority.as_deref().unwrap_or("-")),
+                t.task_id,
+                if t.existing { " (existed)" } else { "" },
+                cell(&t.title),
+                t.group,
+                cell(&t.file)
+            ));
+        }
+        out
+    }
+
+    /// "Suggested analyzer configuration": each `suppress` policy with its change and the
+    /// findings it covers.
+    fn render_suppressions(&self) -> String {
+        if self.suppressions.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(
+            "\n## Suggested analyzer configuration\n\nA rule survey judged every finding of \
+             these rules a false positive or intended here (its policy checked by spot checks). \
+             The change silences the rule at its source; until it is made, the analyzer keeps \
+             reporting the findings and each run decides them again.\n",
+        );
+        for s in &self.suppressions {
+            let change = match s.config_change.as_deref().map(str::trim) {
+                None | Some("") => "(the surveyor gave none)".to_owned(),
+                Some(c) if !c.contains(['\n', '`']) => format!("`{c}`"),
+                Some(c) => {
+                    let fence = "`".repeat(longest_backticks(c).max(2) + 1);
+                    format!("\n\n{fence}text\n{c}\n{fence}\n")
+                }
+            };
+            out.push_str(&format!(
+                "\n### {} ({})\n\n- change: {change}\n- verdict: {}; why: {}\n- covers {}: {}\n",
+                s.rule,
+                s.survey,
+                s.verdict.as_deref().unwrap_or("-"),
+                cell(&s.reason),
+                if s.items.len() == 1 {
+                    "1 finding".to_owned()
+                } else {
+                    format!("{} findings", s.items.len())
+                },
+                self.locations(&s.items)
+            ));
+        }
+        out
+    }
+
+    /// "Rule proposals": each with the command that accepts it.
+    fn render_rule_proposals(&self) -> String {
+        if self.rule_proposals.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(
+            "\n## Rule proposals\n\nThe rule reviewer's rules, measured on this run's agent \
+             verdicts. They decide nothing until accepted; an accepted rule decides matching \
+             findings from the next `self-repair start`, with no agent.\n\n\
+             | rule | name | decides | measured | accept with |\n|---|---|---|---|---|\n",
+        );
+        for r in &self.rule_proposals {
+            let measured = match (r.matches, r.agreed) {
+                (Some(m), Some(a)) => format!("{a} of {m} matches agreed"),
+                _ => "-".to_owned(),
+            };
+            out.push_str(&format!(
+                "| {} | {} | {} | {measured} | `{}` |\n",
+                r.id,
+                cell(&r.name),
+                cell(&r.outcome),
+                r.accept_command()
+            ));
+        }
+        out
+    }
+
+    /// "Waiting for `known accept`": the run's dismissals `known.json` keeps as proposals.
+    fn render_known_proposals(&self) -> String {
+        if self.known_proposals.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(
+            "\n## Waiting for `known accept`\n\nDismissals on the security route (or disputed \
+             by a second agent) that `known.json` keeps as proposals: they decide nothing, and \
+             the next run triages these findings again, until a person accepts them.\n\n\
+             | item | finding | verdict | why | accept with |\n|---|---|---|---|---|\n",
+        );
+        for k in &self.known_proposals {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | `{}` |\n",
+                k.item.as_deref().unwrap_or("-"),
+                cell(&k.summary),
+                k.verdict,
+                cell(&k.reason),
+                k.accept_command()
+            ));
+        }
+        out
+    }
+
+    /// Where the findings of `items` are: the first few `path:line`, then how many more.
+    fn locations(&self, items: &[String]) -> String {
+        const SHOWN: usize = 5;
+        let mut at: Vec<String> = self
+            .findings
+            .iter()
+            .filter(|f| f.item.as_ref().is_some_and(|i| items.contains(i)))
+            .map(|f| {
+                let location = f
+                    .line
+                    .map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+                format!("`{}`", cell(&location))
+            })
+            .collect();
+        let more = at.len().saturating_sub(SHOWN);
+        at.truncate(SHOWN);
+        let mut text = at.join(", ");
+        if more > 0 {
+            text.push_str(&format!(" and {more} more (the Findings table below)"));
+        }
+        text
+    }
+}
+
+/// Sort key of a task priority: high, medium, low, anything else, none.
+fn priority_rank(priority: Option<&str>) -> u8 {
+    match priority.map(str::to_ascii_lowercase).as_deref() {
+        Some("high") => 0,
+        Some("medium") => 1,
+        Some("low") => 2,
+        Some(_) => 3,
+        None => 4,
+    }
+}
+
+/// The longest run of backticks in `text` (a fence must be longer).
+fn longest_backticks(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 /// Text safe inside a markdown table cell.

@@ -1,0 +1,110 @@
+//! A rule survey's `suppress` policy as report.md's "Suggested analyzer configuration" shows
+//! it: the exact configuration change its agent gave, and the findings the policy decided.
+
+use self_repair_engine::{RunState, SurveyPolicy, SurveyStage};
+use serde::Serialize;
+
+/// One rule the run suggests silencing in the analyzer's configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suppression {
+    /// The survey item (`rs-00002`).
+    pub survey: String,
+    /// The analyzer and its rule (`ruff D203`).
+    pub rule: String,
+    /// The exact change (`ignore = ["D203"]`), when the surveyor gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_change: Option<String>,
+    /// `false_positive` or `intended`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    pub reason: String,
+    /// The triage items of the rule the policy covers (its spot checks included).
+    pub items: Vec<String>,
+}
+
+impl Suppression {
+    /// The applied `suppress` policies of the run's surveys, in survey order.
+    pub fn of(state: &RunState) -> Vec<Suppression> {
+        state
+            .surveys
+            .iter()
+            .filter(|s| s.stage == SurveyStage::Applied)
+            .filter_map(|s| {
+                let answer = s.answer.as_ref()?;
+                (answer.policy == SurveyPolicy::Suppress).then(|| Suppression {
+                    survey: s.id.clone(),
+                    rule: s.rule.clone(),
+                    config_change: answer.config_change.clone(),
+                    verdict: answer.verdict.map(|v| v.as_str().to_owned()),
+                    reason: answer.reason.clone(),
+                    items: s.members.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::Suppression;
+    use crate::RunReport;
+
+    fn report_with(change: Option<&str>) -> RunReport {
+        RunReport {
+            schema_version: 1,
+            run: "r".to_owned(),
+            created_at: "2026-11-26T00:00:00Z".to_owned(),
+            status: "complete".to_owned(),
+            summary: "s".to_owned(),
+            intake: self_repair_engine::Intake::default(),
+            verdicts: BTreeMap::new(),
+            findings: Vec::new(),
+            groups: Vec::new(),
+            tasks: Vec::new(),
+            quarantined: Vec::new(),
+            cost: BTreeMap::new(),
+            spend: None,
+            suppressions: vec![Suppression {
+                survey: "rs-00001".to_owned(),
+                rule: "ruff D203".to_owned(),
+                config_change: change.map(str::to_owned),
+                verdict: Some("intended".to_owned()),
+                reason: "the project uses D211".to_owned(),
+                items: vec!["t-00001".to_owned()],
+            }],
+            rule_proposals: Vec::new(),
+            known_proposals: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_one_line_change_is_inline_code() {
+        let markdown = report_with(Some(r#"ignore = ["D203"]"#)).render_markdown();
+        assert!(
+            markdown.contains("- change: `ignore = [\"D203\"]`\n"),
+            "{markdown}"
+        );
+        assert!(markdown.contains("1 suggested change"), "{markdown}");
+    }
+
+    #[test]
+    fn a_change_of_several_lines_or_with_backticks_is_fenced_longer_than_its_backticks() {
+        let change = "[tool.ruff.lint]\nignore = [\"D203\"]  # ```";
+        let markdown = report_with(Some(change)).render_markdown();
+        assert!(
+            markdown.contains(&format!("````text\n{change}\n````")),
+            "{markdown}"
+        );
+    }
+
+    #[test]
+    fn a_suppress_answer_without_a_change_says_so() {
+        let markdown = report_with(None).render_markdown();
+        assert!(
+            markdown.contains("- change: (the surveyor gave none)"),
+            "{markdown}"
+        );
+    }
+}
