@@ -60,18 +60,7 @@ fn the_real_backlog_cli_lists_every_task_with_its_title_and_criteria() {
     let tasks = state["tasks"].as_array().unwrap();
     assert!(tasks.len() >= 3, "{tasks:?}");
 
-    let out = Command::new(backlog_bin())
-        .args(["task", "list", "--json"])
-        .current_dir(project.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run backlog");
-    assert!(
-        out.status.success(),
-        "backlog task list failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let listed: Value = serde_json::from_slice(&out.stdout).expect("backlog JSON");
+    let listed = backlog_task_list(project.path());
     let listed = listed["tasks"].as_array().unwrap();
     assert_eq!(listed.len(), tasks.len());
     for task in tasks {
