@@ -65,9 +65,10 @@ fn a_run_above_confirm_above_usd_dispatches_nothing_until_resume_confirm() {
     let answer: Value = serde_json::from_str(&first).unwrap();
     let reason = answer["reason"].as_str().unwrap();
     assert!(
-        !first.contains("```json"),
+        !first.contains(r#"\"launch\""#),
         "dispatched before the go: {first}"
     );
+    insta::assert_snapshot!("confirm_waiting_block_reason", reason);
     assert!(reason.contains("waits for your go"), "{reason}");
     assert!(reason.contains("self-repair resume --confirm"), "{reason}");
     assert!(answer["systemMessage"].as_str().unwrap().contains("likely"));
@@ -165,7 +166,7 @@ fn resume_confirm_budget_starts_a_waiting_run_with_that_cap_and_budget_alone_doe
     assert!(capped.contains("still waits"), "{capped}");
     assert_eq!(state(&project)["pause"]["by"], "confirm");
     assert!(
-        !project.stop("s2", &[]).stdout.contains("```json"),
+        !project.stop("s2", &[]).stdout.contains(r#"\"launch\""#),
         "no dispatch before the go"
     );
     project
