@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::harness::{TestProject, binary};
+use crate::harness::{TestProject, binary, filters};
 
 const EVENTS: [&str; 5] = [
     "stop",
@@ -92,6 +92,9 @@ fn the_plugin_without_the_binary_says_once_at_session_start_how_to_install_it() 
     assert_eq!((started.code, started.stderr.as_str()), (0, ""));
     let answer: Value = serde_json::from_str(&started.stdout).unwrap();
     let message = answer["systemMessage"].as_str().unwrap();
+    filters(&project).bind(|| {
+        insta::assert_snapshot!("launcher_without_binary_session_start", started.stdout);
+    });
     for named in [
         "uv tool install self-repair",
         "pip install self-repair",
@@ -188,6 +191,9 @@ fn a_plugin_of_another_version_than_the_binary_gets_one_message_at_session_start
     let started = hook("startup");
     let answer: Value = serde_json::from_str(&started.stdout).unwrap();
     let message = answer["systemMessage"].as_str().unwrap();
+    let mut settings = filters(&project);
+    settings.add_filter(env!("CARGO_PKG_VERSION"), "[VERSION]");
+    settings.bind(|| insta::assert_snapshot!("session_start_version_mismatch", message));
     assert_eq!(message.matches("self-repair:").count(), 1, "{message}");
     assert!(
         message.contains(&format!(
@@ -225,6 +231,9 @@ fn a_client_outside_the_tested_range_gets_one_message_at_session_start() {
     let newer = hook("claude-code_2-1-340_harness", "startup");
     let answer: Value = serde_json::from_str(&newer).unwrap();
     let message = answer["systemMessage"].as_str().unwrap();
+    filters(&project).bind(|| {
+        insta::assert_snapshot!("session_start_client_outside_tested_range", newer);
+    });
     assert!(
         message.starts_with("self-repair: Claude Code 2.1.340 is outside the versions"),
         "{message}"
