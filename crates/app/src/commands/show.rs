@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, triage_only};
+use crate::commands::RunArg;
 use crate::output::Output;
 use crate::prompts::finding_listing::{FINDINGS_PAGE, FindingListing, FindingsPage};
 use crate::prompts::item_focus::{angle_guide, planner_emphasis};
@@ -22,6 +22,7 @@ use crate::prompts::revision::Revision;
 use crate::prompts::triage::{TaskFinding, candidate_duplicates, triage_data};
 use crate::prompts::verdict_table::VerdictTable;
 use crate::run::finalize::read_findings;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 
 /// `self-repair show` (and `item`, its other name).
@@ -52,17 +53,20 @@ pub struct ShowView {
 /// Runs `show`: the item's task for its agent (a repair run's fix task too), or its findings.
 pub fn run(env: &CommandEnv, args: ShowArgs) -> Result<Output, AppError> {
     let ShowArgs { item, run, view } = args;
-    let (project, dir) = run.open(env)?;
+    let (project, handle) = run.open(env)?;
     if view.findings {
-        triage_only(&dir, "`show --findings`")?;
+        let dir = handle.triage("`show --findings`")?;
         let state = load_folded(&dir, false)?;
         let page = show_findings(&dir, &state, &item, view.page)?;
         return Output::json_or(view.json, &page, FindingsPage::render);
     }
-    if self_repair_repair::is_repair_run(&dir) {
-        let shown = self_repair_repair::show_fix(&project, &dir, &item)?;
-        return Output::json_or(view.json, &shown, |s| s.prompt.clone());
-    }
+    let dir = match handle {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            let shown = self_repair_repair::show_fix(&project, &dir, &item)?;
+            return Output::json_or(view.json, &shown, |s| s.prompt.clone());
+        }
+    };
     let state = load_folded(&dir, false)?;
     let shown = show(&project, &dir, &state, &item)?;
     record_shown(&dir, &state, &item, env.now)?;

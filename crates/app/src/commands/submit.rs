@@ -11,7 +11,7 @@ use clap::Args;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, piped_stdin, triage_only};
+use crate::commands::{RunArg, piped_stdin};
 use crate::output::Output;
 
 /// `self-repair submit`.
@@ -27,8 +27,7 @@ pub struct SubmitArgs {
 
 /// Runs `submit`: the result from `--file`, else standard input.
 pub fn run(env: &CommandEnv, args: &SubmitArgs) -> Result<Output, AppError> {
-    let (_, dir) = args.run.open(env)?;
-    triage_only(&dir, "`submit`")?;
+    let (_, dir) = args.run.open_triage(env, "`submit`")?;
     let content = read_result(args.file.as_deref())?;
     submit_repaired(&dir, &args.item, &content, env.now).map(Output::text)
 }

@@ -26,6 +26,7 @@ use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
 use crate::run::finalize::read_findings;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 use crate::run::project_config::load_project_config;
 
@@ -127,12 +128,15 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
         Some(id) => project.run(id)?,
         None => latest_triage_run(&project)?,
     };
-    if self_repair_repair::is_repair_run(&dir) {
-        return Err(AppError::Usage(format!(
-            "run {} is a repair run: `fix` takes a triage run (`self-repair runs` lists them)",
-            dir.id()
-        )));
-    }
+    let dir = match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            return Err(AppError::Usage(format!(
+                "run {} is a repair run: `fix` takes a triage run (`self-repair runs` lists them)",
+                dir.id()
+            )));
+        }
+    };
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let mut settled = Vec::new();
