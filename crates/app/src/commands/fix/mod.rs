@@ -439,7 +439,8 @@ fn start_task(
     queue.tasks[i].repair_run = Some(repair_id.clone());
     queue.tasks[i].base = Some(base);
     write_json(&queue_path(dir), queue)?;
-    let reply = start_check(project, env, &request)?;
+    let settings = load_project_config(&project.store_dir(), None)?.checks;
+    let reply = start_check(project, env, &request, &settings)?;
     let repair = project.run(&repair_id)?;
     write_json(
         &repair.path().join(FIX_TASK_FILE),
@@ -656,7 +657,8 @@ fn fix_record(
     // The check, then what it ran: the detectors and the test command.
     let mut commands: Vec<String> = state.spec.autofix.iter().map(|a| shell_words(a)).collect();
     commands.push(shell_words(&state.spec.command));
-    if let Ok(config) = load_project_config(&project.store_dir(), None) {
+    let config = load_project_config(&project.store_dir(), None).ok();
+    if let Some(config) = &config {
         commands.extend(
             config
                 .detectors
@@ -666,10 +668,11 @@ fn fix_record(
         );
     }
     let test_command = test.or_else(|| {
-        self_repair_repair::read_check_config(&project.store_dir().join("config.json"), "test")
-            .ok()
-            .flatten()
-            .map(|c| c.command)
+        config
+            .as_ref()?
+            .checks
+            .get("test")
+            .map(|c| c.command.clone())
             .filter(|c| !c.is_empty())
     });
     commands.extend(test_command.iter().map(|t| shell_words(t)));
