@@ -6,8 +6,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-/// The fixed clock of every test: 2026-11-22T09:30:05Z.
-pub const NOW: u64 = 1_795_339_805;
+pub use self_repair_test_support::{NOW, jsonl_findings};
 
 /// A temporary project folder.
 pub struct TestProject {
@@ -182,42 +181,6 @@ impl TestProject {
             .run()
             .success()
     }
-}
-
-/// `count` distinct generic JSONL findings over a few tools and rules.
-pub fn jsonl_findings(count: usize) -> String {
-    let rules = [
-        ("ruff", "F401", "warning", "imported but unused"),
-        (
-            "ruff",
-            "E711",
-            "error",
-            "comparison to None should be `cond is None`",
-        ),
-        (
-            "eslint",
-            "eqeqeq",
-            "warning",
-            "Expected '===' and instead saw '=='",
-        ),
-        ("vulture", "unused-function", "warning", "unused function"),
-        (
-            "clippy",
-            "clippy::len_zero",
-            "warning",
-            "length comparison to zero",
-        ),
-    ];
-    (0..count)
-        .map(|i| {
-            let (tool, rule, level, message) = rules[i % rules.len()];
-            serde_json::json!({"tool": tool, "rule_id": rule, "level": level,
-                "message": format!("{message} (n{i})"), "path": format!("src/m{}.py", i / 7),
-                "line": i % 40 + 1, "symbol": format!("sym{i}")})
-            .to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// insta settings that hide the temp folder.

@@ -1,7 +1,6 @@
 //! The repair pipeline through the binary: a toy project whose check fails until `state.txt`
 //! says `fixed`, driven by stops with a scripted "model" that edits files between them.
 
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -13,13 +12,7 @@ use self_repair_app::ExitStatus;
 const CHECK: &str = "cat state.txt; grep -q fixed state.txt || { echo 'FAIL: state.txt does not say fixed' >&2; exit 1; }";
 
 fn git(project: &TestProject, args: &[&str]) {
-    let status = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
-        .args(args)
-        .current_dir(project.path())
-        .output()
-        .expect("git");
-    assert!(status.status.success(), "git {args:?}: {status:?}");
+    self_repair_test_support::git(project.path(), args);
 }
 
 /// A git project with `state.txt` = `broken`, committed.
@@ -472,8 +465,7 @@ fn config_json_is_read_one_way_a_typo_in_any_section_is_refused_by_every_command
     );
     project.write(
         ".self-repair/config.json",
-        &serde_json::json!({"fan_outt": 3, "checks": {"toy": {"command": ["true"]}}})
-            .to_string(),
+        &serde_json::json!({"fan_outt": 3, "checks": {"toy": {"command": ["true"]}}}).to_string(),
     );
     let check = project
         .cmd(&["check", "toy", "--run-id", "r"])

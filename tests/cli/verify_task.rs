@@ -1,7 +1,6 @@
 //! `verify-task`: the fix loop's composite check on a finished triage run of Ruff's real output:
 //! the group's findings gone, the tests passing, and no weakened check (reference/fix.md).
 
-use std::process::Command;
 
 use crate::harness::{Outcome, TestProject, filters};
 use crate::pipeline::drive;
@@ -84,20 +83,7 @@ pub(crate) fn ruff_now_without(project: &TestProject, fixed: &[&str]) {
 }
 
 pub(crate) fn git(project: &TestProject, args: &[&str]) {
-    let status = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@localhost",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(project.path())
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
+    self_repair_test_support::git(project.path(), args);
 }
 
 /// The fixer's real edit for F401: the unused import removed.

@@ -51,8 +51,7 @@ pub fn parse_until(text: &str, now: u64) -> Result<u64, String> {
 mod tests {
     use super::*;
 
-    // 2026-11-22T09:30:05Z
-    const NOW: u64 = 1_795_339_805;
+    use self_repair_test_support::NOW;
 
     #[test]
     fn reads_each_form() {

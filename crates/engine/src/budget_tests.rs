@@ -11,7 +11,7 @@ use crate::{
     RunState, RunStatus, Spend, StopEvent, Tier, apply, create_run, decide_stop,
 };
 
-const NOW: u64 = 1_795_339_805;
+use self_repair_test_support::NOW;
 
 fn run(findings: u32, budget_usd: Option<f64>, max_agents: Option<u32>) -> RunState {
     let routed: Vec<RoutedFinding> = (0..findings)

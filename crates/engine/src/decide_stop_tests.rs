@@ -5,7 +5,7 @@ use serde_json::json;
 use super::*;
 use crate::{Config, Event, Intake, JournalEntry, RoutedFinding, Tier, apply, create_run};
 
-const NOW: u64 = 1_795_339_805;
+use self_repair_test_support::NOW;
 
 fn run(findings: u32) -> RunState {
     let routed: Vec<RoutedFinding> = (0..findings)

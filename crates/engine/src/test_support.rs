@@ -9,7 +9,7 @@ use crate::{
 };
 
 /// The tests' clock.
-pub(crate) const NOW: u64 = 1_795_339_805;
+pub(crate) use self_repair_test_support::NOW;
 
 /// A stop of `session` with `running` as its `background_tasks` (`None`: the client sent none).
 pub(crate) fn stop_event(session: &str, running: Option<&[&str]>) -> StopEvent {

@@ -44,29 +44,6 @@ pub struct E2eProject {
     runs: Cell<usize>,
 }
 
-const RULES: [(&str, &str, &str, &str); 5] = [
-    ("ruff", "F401", "warning", "imported but unused"),
-    (
-        "ruff",
-        "E711",
-        "error",
-        "comparison to None should be `cond is None`",
-    ),
-    (
-        "eslint",
-        "eqeqeq",
-        "warning",
-        "Expected '===' and instead saw '=='",
-    ),
-    ("vulture", "unused-function", "warning", "unused function"),
-    (
-        "clippy",
-        "clippy::len_zero",
-        "warning",
-        "length comparison to zero",
-    ),
-];
-
 /// The programs of the Python venv a fix-loop scenario puts on its PATH.
 const PYTHON_TOOLS: [&str; 3] = ["ruff", "pytest", "vulture"];
 
@@ -86,18 +63,13 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<(), E2eError> {
     Ok(())
 }
 
-/// `count` distinct findings as JSONL (one item each after `start`).
+/// `count` distinct findings as JSONL (one item each after `start`), each line ended.
 pub(crate) fn jsonl_findings(count: usize) -> String {
-    (0..count)
-        .map(|i| {
-            let (tool, rule, level, message) = RULES[i % RULES.len()];
-            json!({"tool": tool, "rule_id": rule, "level": level,
-                "message": format!("{message} (n{i})"), "path": format!("src/m{}.py", i / 7),
-                "line": i % 40 + 1, "symbol": format!("sym{i}")})
-            .to_string()
-                + "\n"
-        })
-        .collect()
+    let mut text = self_repair_test_support::jsonl_findings(count);
+    if count > 0 {
+        text.push('\n');
+    }
+    text
 }
 
 impl E2eProject {
