@@ -1,7 +1,6 @@
 //! The repair pipeline through the binary: a toy project whose check fails until `state.txt`
 //! says `fixed`, driven by stops with a scripted "model" that edits files between them.
 
-
 use serde_json::Value;
 
 use crate::harness::{NOW, Outcome, TestProject, filters};

@@ -1,7 +1,6 @@
 //! `verify-task`: the fix loop's composite check on a finished triage run of Ruff's real output:
 //! the group's findings gone, the tests passing, and no weakened check (reference/fix.md).
 
-
 use crate::harness::{Outcome, TestProject, filters};
 use crate::pipeline::drive;
 use crate::scripted_agent::ScriptedAgent;
