@@ -64,6 +64,24 @@ impl Disposition {
         }
     }
 
+    /// The members [`Disposition::apply`] adds, as JSON text without braces
+    /// (`"suppressions":[...],"properties":{"self-repair":{...}}`), for a result that has
+    /// neither member.
+    pub(crate) fn members_text(&self) -> String {
+        let mut out = String::new();
+        if let Some(suppression) = &self.suppression {
+            out.push_str("\"suppressions\":[");
+            out.push_str(&suppression.to_string());
+            out.push_str("],");
+        }
+        out.push_str("\"properties\":{\"");
+        out.push_str(PROPERTY_KEY);
+        out.push_str("\":");
+        out.push_str(&Value::Object(self.properties.clone()).to_string());
+        out.push('}');
+        out
+    }
+
     /// Whether the verdict dismisses the finding.
     pub(crate) fn suppresses(&self) -> bool {
         self.suppression.is_some()

@@ -14,4 +14,10 @@ pub enum ExportError {
         copy: String,
         problem: String,
     },
+    /// `inputs/index.json` does not parse.
+    #[error(
+        "{path} is damaged ({problem}): delete it to export the run's findings from findings.json \
+         (the analyzer's own SARIF fields such as partialFingerprints are then not copied)"
+    )]
+    BadIndex { path: String, problem: String },
 }

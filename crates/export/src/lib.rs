@@ -6,6 +6,7 @@ mod disposition;
 mod export_error;
 mod github_dismissals;
 mod github_limits;
+mod input_copies;
 mod input_index;
 mod raw_object;
 mod result_entry;
@@ -16,6 +17,7 @@ pub use github_dismissals::{DismissalScript, dismissed_reason};
 pub use github_limits::{
     FILE_BYTES, LOCATIONS_PER_RESULT, LimitNotice, RESULTS_PER_RUN, RUNS_PER_FILE,
 };
+pub use input_copies::{InputToSave, load_inputs, save_inputs};
 pub use input_index::{INDEX_FILE, INDEX_SCHEMA_VERSION, IndexedInput, InputIndex};
 pub use sarif_export::{ExportCounts, SarifExport, SarifSource, export_sarif};
 

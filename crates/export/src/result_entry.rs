@@ -11,6 +11,10 @@ pub(crate) struct ResultEntry<'a> {
     pub(crate) json: Cow<'a, str>,
     pub(crate) rank: u8,
     pub(crate) suppressed: bool,
+    /// Dismissed by this run (a suppression of ours).
+    pub(crate) dismissed: bool,
+    /// Real, with its task named.
+    pub(crate) linked: bool,
 }
 
 impl<'a> ResultEntry<'a> {
@@ -26,6 +30,8 @@ impl<'a> ResultEntry<'a> {
             json: json.into(),
             rank,
             suppressed: false,
+            dismissed: false,
+            linked: false,
         }
     }
 
@@ -36,6 +42,24 @@ impl<'a> ResultEntry<'a> {
             json: json.into(),
             rank: 4,
             suppressed: true,
+            dismissed: false,
+            linked: false,
         }
+    }
+
+    /// The entry of a result carrying `disposition`.
+    pub(crate) fn decided(
+        json: impl Into<Cow<'a, str>>,
+        level: Level,
+        disposition: &crate::disposition::Disposition,
+    ) -> ResultEntry<'a> {
+        let mut entry = if disposition.suppresses() {
+            ResultEntry::closed(json)
+        } else {
+            ResultEntry::open(json, level)
+        };
+        entry.dismissed = disposition.suppresses();
+        entry.linked = disposition.links_a_task();
+        entry
     }
 }

@@ -145,6 +145,7 @@ impl Writer<'_> {
             .copied()
             .zip(source.input.findings.iter().copied())
             .collect();
+        let mut members: Vec<Option<String>> = vec![None; self.records.len()];
         for (run_index, run) in runs.iter().enumerate() {
             let tool = run
                 .get("tool")
@@ -163,11 +164,12 @@ impl Writer<'_> {
                 let decided = record_at.get(&at).and_then(|[record, _]| {
                     let record = *record as usize;
                     Some((
+                        record,
                         self.records.get(record)?,
                         self.dispositions.get(record)?.as_ref()?,
                     ))
                 });
-                let Some((record, disposition)) = decided else {
+                let Some((at_record, record, disposition)) = decided else {
                     entries.push(match record_at.get(&at) {
                         Some([record, _]) => ResultEntry::open(
                             raw.get(),
@@ -179,16 +181,14 @@ impl Writer<'_> {
                     });
                     continue;
                 };
-                let mut value: Value = serde_json::from_str(raw.get())
+                let json = self
+                    .decided_result(&tool, raw, disposition, &mut members[at_record])
                     .map_err(|e| bad(format!("runs[{run_index}].results[{index}]: {e}")))?;
-                disposition.apply(&mut value);
-                self.fit_locations(&tool, &mut value);
-                let json = value.to_string();
-                entries.push(if disposition.suppresses() {
-                    ResultEntry::closed(json)
-                } else {
-                    ResultEntry::open(json, record.finding.level)
-                });
+                entries.push(ResultEntry::decided(
+                    json,
+                    record.finding.level,
+                    disposition,
+                ));
             }
             let results = self.finish_results(&tool, entries);
             let mut out = String::from("{");
@@ -221,6 +221,43 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// A decided result's JSON: the original text with the disposition's members appended when
+    /// it has none of them and few enough locations (no parse into values), else rewritten.
+    fn decided_result(
+        &mut self,
+        tool: &str,
+        raw: &RawValue,
+        disposition: &Disposition,
+        members: &mut Option<String>,
+    ) -> Result<String, serde_json::Error> {
+        let object: RawObject<'_> = serde_json::from_str(raw.get())?;
+        let locations = match object.get("locations") {
+            Some(list) => {
+                serde_json::from_str::<Option<Vec<&RawValue>>>(list.get())?.map_or(0, |l| l.len())
+            }
+            None => 0,
+        };
+        let text = raw.get().trim_end();
+        let plain = !object.0.is_empty()
+            && object.get("suppressions").is_none()
+            && object.get("properties").is_none()
+            && locations <= LOCATIONS_PER_RESULT
+            && text.ends_with('}');
+        if plain {
+            let added = members.get_or_insert_with(|| disposition.members_text());
+            let mut json = String::with_capacity(text.len() + added.len() + 1);
+            json.push_str(&text[..text.len() - 1]);
+            json.push(',');
+            json.push_str(added);
+            json.push('}');
+            return Ok(json);
+        }
+        let mut value: Value = serde_json::from_str(raw.get())?;
+        disposition.apply(&mut value);
+        self.fit_locations(tool, &mut value);
+        Ok(value.to_string())
+    }
+
     /// Cuts a result's `locations` to what GitHub accepts.
     fn fit_locations(&mut self, tool: &str, result: &mut Value) {
         let Some(Value::Array(locations)) = result.get_mut("locations") else {
@@ -244,6 +281,8 @@ impl Writer<'_> {
         let (entries, notice) = fit_results(tool, entries);
         self.notices.extend(notice);
         self.counts.results += entries.len();
+        self.counts.suppressed += entries.iter().filter(|e| e.dismissed).count();
+        self.counts.linked += entries.iter().filter(|e| e.linked).count();
         let mut out = String::from("[\n");
         for (i, entry) in entries.iter().enumerate() {
             if i > 0 {
@@ -289,10 +328,11 @@ impl Writer<'_> {
                     disposition.apply(&mut result);
                 }
                 let json = result.to_string();
-                entries.push(if disposition.is_some_and(Disposition::suppresses) {
-                    ResultEntry::closed(json)
-                } else {
-                    ResultEntry::open(json, record.finding.level)
+                entries.push(match disposition {
+                    Some(disposition) => {
+                        ResultEntry::decided(json, record.finding.level, disposition)
+                    }
+                    None => ResultEntry::open(json, record.finding.level),
                 });
             }
             let results = self.finish_results(built.tool, entries);
@@ -306,23 +346,6 @@ impl Writer<'_> {
             out.push_str(&results);
             out.push('}');
             self.runs.push(out);
-        }
-        self.count_dispositions();
-    }
-
-    /// Counts suppressed and task-linked findings over every occurrence written.
-    fn count_dispositions(&mut self) {
-        for (record, disposition) in self.records.iter().zip(self.dispositions) {
-            let Some(disposition) = disposition else {
-                continue;
-            };
-            let occurrences = record.occurrences.len().max(1);
-            if disposition.suppresses() {
-                self.counts.suppressed += occurrences;
-            }
-            if disposition.links_a_task() {
-                self.counts.linked += occurrences;
-            }
         }
     }
 }
