@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::{DismissalScript, IndexedInput, SarifSource, export_sarif};
 
-fn fixture(path: &str) -> String {
+pub(crate) fn fixture(path: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures")
         .join(path);
@@ -49,15 +49,19 @@ fn records_of(parsed: &Parsed) -> Vec<FindingRecord> {
 }
 
 /// What a run decided about a finding.
-struct Decided {
-    verdict: &'static str,
-    by: &'static str,
-    model: Option<&'static str>,
-    reason: &'static str,
-    group: Option<&'static str>,
+pub(crate) struct Decided {
+    pub(crate) verdict: &'static str,
+    pub(crate) by: &'static str,
+    pub(crate) model: Option<&'static str>,
+    pub(crate) reason: &'static str,
+    pub(crate) group: Option<&'static str>,
 }
 
-const fn decided(verdict: &'static str, by: &'static str, reason: &'static str) -> Decided {
+pub(crate) const fn decided(
+    verdict: &'static str,
+    by: &'static str,
+    reason: &'static str,
+) -> Decided {
     Decided {
         verdict,
         by,
@@ -67,7 +71,11 @@ const fn decided(verdict: &'static str, by: &'static str, reason: &'static str) 
     }
 }
 
-fn report(records: &[FindingRecord], decided: &[Decided], tasks: Vec<TaskRecord>) -> RunReport {
+pub(crate) fn report(
+    records: &[FindingRecord],
+    decided: &[Decided],
+    tasks: Vec<TaskRecord>,
+) -> RunReport {
     let findings = records
         .iter()
         .zip(decided)
@@ -116,7 +124,7 @@ fn report(records: &[FindingRecord], decided: &[Decided], tasks: Vec<TaskRecord>
     }
 }
 
-fn task(group: &str, id: &str) -> TaskRecord {
+pub(crate) fn task(group: &str, id: &str) -> TaskRecord {
     TaskRecord {
         group: group.to_owned(),
         task_id: id.to_owned(),

@@ -52,10 +52,11 @@ pub fn save_inputs(run_dir: &Path, inputs: &[InputToSave<'_>]) -> Result<(), std
 }
 
 /// A run's index and the text of each SARIF copy (parallel to the index's inputs; `None` for
-/// inputs without a copy). A run made before `start` kept them has no index: `Ok(None)`.
-pub fn load_inputs(
-    run_dir: &Path,
-) -> Result<Option<(InputIndex, Vec<Option<String>>)>, ExportError> {
+/// inputs without a copy).
+pub type LoadedInputs = (InputIndex, Vec<Option<String>>);
+
+/// Reads a run's [`LoadedInputs`]. A run made before `start` kept them has no index: `Ok(None)`.
+pub fn load_inputs(run_dir: &Path) -> Result<Option<LoadedInputs>, ExportError> {
     let path = run_dir.join(INDEX_FILE);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(None);

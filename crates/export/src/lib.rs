@@ -17,9 +17,12 @@ pub use github_dismissals::{DismissalScript, dismissed_reason};
 pub use github_limits::{
     FILE_BYTES, LOCATIONS_PER_RESULT, LimitNotice, RESULTS_PER_RUN, RUNS_PER_FILE,
 };
-pub use input_copies::{InputToSave, load_inputs, save_inputs};
+pub use input_copies::{InputToSave, LoadedInputs, load_inputs, save_inputs};
 pub use input_index::{INDEX_FILE, INDEX_SCHEMA_VERSION, IndexedInput, InputIndex};
 pub use sarif_export::{ExportCounts, SarifExport, SarifSource, export_sarif};
 
 #[cfg(test)]
 mod export_tests;
+#[cfg(test)]
+#[cfg(feature = "real-tools")]
+mod multitool_tests;
