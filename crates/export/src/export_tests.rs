@@ -326,3 +326,57 @@ fn the_dismissal_script_calls_gh_for_each_dismissed_finding() {
     assert!(script.text.contains("dismissed_reason=\"$5\""));
     insta::assert_snapshot!("codeql_style_dismissals", script.text);
 }
+
+/// A result that already has a property bag and a suppression under review keeps both: the
+/// verdict's suppression is added to the list and its properties beside the analyzer's.
+#[test]
+fn a_result_with_its_own_properties_and_suppressions_keeps_them() {
+    let text = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"Semgrep OSS"}},"results":[
+        {"ruleId":"python.lang.eval","message":{"text":"eval of user input"},
+         "locations":[{"physicalLocation":{"artifactLocation":{"uri":"app.py"},"region":{"startLine":3}}}],
+         "suppressions":[{"kind":"external","status":"underReview"}],
+         "properties":{"confidence":"HIGH"}}]}]}"#;
+    let parsed = parse(
+        text,
+        Format::Sarif,
+        &IngestOptions::new("semgrep.sarif", project()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(parsed.findings.len(), 1, "under review is still a finding");
+    let records = records_of(&parsed);
+    let input = IndexedInput {
+        source: "semgrep.sarif".to_owned(),
+        format: "sarif".to_owned(),
+        copy: Some(IndexedInput::copy_name(1)),
+        findings: vec![[0, 0]],
+        results: vec![[0, 0]],
+    };
+    let report = report(
+        &records,
+        &[decided(
+            "false_positive",
+            "agent",
+            "the argument is a constant",
+        )],
+        Vec::new(),
+    );
+    let export = export_sarif(
+        &report,
+        &records,
+        &[SarifSource {
+            input: &input,
+            text,
+        }],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let exported: Value = serde_json::from_str(&export.text).unwrap_or_else(|e| panic!("{e}"));
+    let result = &exported["runs"][0]["results"][0];
+    assert_eq!(result["suppressions"][0]["status"], "underReview");
+    assert_eq!(result["suppressions"][1]["status"], "accepted");
+    assert_eq!(result["properties"]["confidence"], "HIGH");
+    assert_eq!(
+        result["properties"]["self-repair"]["verdict"],
+        "false_positive"
+    );
+    assert!(reread(&export.text).is_empty());
+}
