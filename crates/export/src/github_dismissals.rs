@@ -76,6 +76,16 @@ impl DismissalScript {
             }
         }
         let dismissals = calls.len();
+        if dismissals == 0 {
+            return DismissalScript {
+                text: format!(
+                    "# self-repair run {}: no finding dismissed (false_positive or intended), so \
+                     no GitHub code scanning alert to dismiss.\n",
+                    report.run
+                ),
+                dismissals,
+            };
+        }
         let mut text = format!(
             "#!/bin/sh\n\
              # self-repair run {run}: {dismissals} finding{s} to dismiss in GitHub code scanning.\n\
@@ -176,6 +186,14 @@ mod tests {
         );
         assert_eq!(dismissed_reason("real", "src/a.py"), None);
         assert_eq!(dismissed_reason("unsure", "src/a.py"), None);
+    }
+
+    #[test]
+    fn a_run_without_dismissals_prints_no_call() {
+        let report = crate::export_tests::report(&[], &[], Vec::new());
+        let script = DismissalScript::build(&report, &[]);
+        assert_eq!(script.dismissals, 0);
+        assert!(!script.text.contains("gh api"), "{}", script.text);
     }
 
     #[test]
