@@ -22,6 +22,7 @@ mod corpus_plan_depth;
 mod cost;
 mod damaged_state;
 mod drive;
+mod export;
 mod fix_loop;
 mod forgiving_input;
 mod fuzz;
