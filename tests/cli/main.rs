@@ -23,6 +23,8 @@ mod cost;
 mod damaged_state;
 mod drive;
 mod export;
+#[cfg(feature = "real-tools")]
+mod export_multitool;
 mod fix_loop;
 mod forgiving_input;
 mod fuzz;
