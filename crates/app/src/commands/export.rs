@@ -12,7 +12,7 @@ use self_repair_store::RunDir;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, triage_only};
+use crate::commands::RunArg;
 use crate::output::Output;
 use crate::run::finalize::{build_report, read_findings};
 use crate::run::load::load_folded;
@@ -72,8 +72,7 @@ fn open(
     env: &CommandEnv,
     run: &RunArg,
 ) -> Result<(RunDir, RunReport, Vec<self_repair_engine::FindingRecord>), AppError> {
-    let (_, dir) = run.open(env)?;
-    triage_only(&dir, "`export`")?;
+    let (_, dir) = run.open_triage(env, "`export`")?;
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let report = build_report(&dir, &state, &findings);

@@ -13,8 +13,9 @@ use clap::Args;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, triage_only};
+use crate::commands::RunArg;
 use crate::output::Output;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 
 /// `self-repair status`.
@@ -31,21 +32,24 @@ pub struct StatusArgs {
 
 /// Runs `status`: a triage run's report, a repair run's attempts, or every finding's decision.
 pub fn run(env: &CommandEnv, args: &StatusArgs) -> Result<Output, AppError> {
-    let (project, dir) = args.run.open(env)?;
+    let (project, handle) = args.run.open(env)?;
     if args.findings {
-        triage_only(&dir, "`status --findings`")?;
+        let dir = handle.triage("`status --findings`")?;
         let state = load_folded(&dir, true)?;
         let lines = finding_lines(&dir, &state)?;
         return Output::json_or(args.json, &lines, |l| render_findings(l));
     }
-    if self_repair_repair::is_repair_run(&dir) {
-        let report = self_repair_repair::repair_status(&dir)?;
-        return Output::json_or(
-            args.json,
-            &report,
-            self_repair_repair::RepairStatusReport::render,
-        );
-    }
+    let dir = match handle {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            let report = self_repair_repair::repair_status(&dir)?;
+            return Output::json_or(
+                args.json,
+                &report,
+                self_repair_repair::RepairStatusReport::render,
+            );
+        }
+    };
     let report = status(&project, &dir, env.now)?;
     Output::json_or(args.json, &report, StatusReport::render)
 }

@@ -324,6 +324,19 @@ fn learn(
             Some((i.id.as_str(), record, i.verdict?))
         })
         .collect();
+    remember_verdicts(root, store_dir, dir, state, &decided)?;
+    propose_rules(store_dir, dir, state, &decided)
+}
+
+/// Agent verdicts into `known.json`: a dismissal on the security route, or one two agents
+/// disputed, goes in as a proposal a person accepts.
+fn remember_verdicts(
+    root: &Path,
+    store_dir: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    decided: &[(&str, &FindingRecord, Verdict)],
+) -> Result<(), AppError> {
     let on_security_route = |item: &str| {
         state
             .item(item)
@@ -342,7 +355,7 @@ fn learn(
     let chains = verification_chains(dir, state, &mut answers);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let mut changed = false;
-    for (item, record, verdict) in &decided {
+    for (item, record, verdict) in decided {
         if *verdict == Verdict::Unsure {
             continue;
         }
@@ -399,6 +412,17 @@ fn learn(
             .save(store_dir)
             .map_err(|e| AppError::Usage(e.to_string()))?;
     }
+    Ok(())
+}
+
+/// The rule reviewer's proposals, measured against this run's agent verdicts, into
+/// `rules.json` as `proposed`.
+fn propose_rules(
+    store_dir: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    decided: &[(&str, &FindingRecord, Verdict)],
+) -> Result<(), AppError> {
     let Some(proposals) = dir
         .read_result("rr-1", "json")
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
