@@ -162,3 +162,27 @@ fn export_sarif_of_a_run_without_kept_inputs_says_what_is_missing() {
         Some(3)
     );
 }
+
+/// A damaged `inputs/index.json` is refused (exit 2) with the run's folder and the file to
+/// delete named.
+#[test]
+fn export_sarif_with_a_damaged_index_names_the_file_to_delete() {
+    let project = project_with_dismissals();
+    let index = project.run_dir("r-2").join("inputs/index.json");
+    std::fs::write(&index, "{not json").expect("damage the index");
+    let out = project
+        .cmd(&["export", "sarif", "--run", "r-2", "-o", "x.sarif"])
+        .run()
+        .code(self_repair_app::ExitStatus::Usage);
+    assert!(
+        out.stderr.contains(&index.display().to_string()),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("delete it"), "{}", out.stderr);
+    std::fs::remove_file(&index).expect("delete the index as told");
+    project
+        .cmd(&["export", "sarif", "--run", "r-2", "-o", "x.sarif"])
+        .run()
+        .success();
+}

@@ -318,8 +318,9 @@ impl Writer<'_> {
             }
         }
         for mut built in tools {
-            let mut entries = Vec::with_capacity(built.results.len());
-            for &(record_index, occurrence) in &built.results.clone() {
+            let places = std::mem::take(&mut built.results);
+            let mut entries = Vec::with_capacity(places.len());
+            for (record_index, occurrence) in places {
                 let record = &self.records[record_index];
                 let rule_index = built.rule_index(record);
                 let mut result = built_result(record, occurrence, rule_index);

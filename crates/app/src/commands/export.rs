@@ -81,7 +81,10 @@ fn open(
 
 fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
     let (dir, report, findings) = open(env, &args.run)?;
-    let loaded = load_inputs(dir.path()).map_err(export_error)?;
+    let in_run = |e: ExportError| {
+        AppError::Usage(format!("run {} ({}): {e}", dir.id(), dir.path().display()))
+    };
+    let loaded = load_inputs(dir.path()).map_err(in_run)?;
     let kept_inputs = loaded.is_some();
     let (index, texts) = loaded.unwrap_or_default();
     let sources: Vec<SarifSource<'_>> = index
@@ -95,7 +98,7 @@ fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
             })
         })
         .collect();
-    let export = export_sarif(&report, &findings, &sources).map_err(export_error)?;
+    let export = export_sarif(&report, &findings, &sources).map_err(in_run)?;
     let mut notes: Vec<String> = export.notices.iter().map(|n| n.message.clone()).collect();
     if !kept_inputs {
         notes.push(format!(
@@ -134,9 +137,4 @@ fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
          (reference/export.md).\n",
     );
     Ok(Output::text(text))
-}
-
-#[expect(clippy::needless_pass_by_value, reason = "used with map_err")]
-fn export_error(e: ExportError) -> AppError {
-    AppError::Usage(e.to_string())
 }
