@@ -32,8 +32,7 @@ pub use approach::Approach;
 pub use attempts_table::{attempts_table, format_duration};
 pub use check_record::{CheckPurpose, CheckRecord, TIMEOUT_EXIT, output_tail};
 pub use check_spec::{
-    CheckConfig, CheckRequest, CheckSpec, read_agent_prefix, read_check_config, resolve_spec,
-    shell_words,
+    CheckConfig, CheckRequest, CheckSpec, ProjectChecks, resolve_spec, shell_words,
 };
 pub use error_signature::{error_signature, normalize_output};
 pub use failure_class::{ClassRule, FailureClass, classify, default_rules};

@@ -1,11 +1,14 @@
 //! `self-repair status`: where a run is and what happens next; with `--findings`, how each
 //! finding was decided.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use self_repair_engine::{
-    Intake, PauseReason, Phase, PhaseCounts, RunState, RunStatus, TaskRecord, timestamp,
+    FindingRecord, Intake, PauseReason, Phase, PhaseCounts, RunState, RunStatus, SurveyRecord,
+    TaskRecord, timestamp,
 };
+use self_repair_report::Verification;
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 
@@ -302,54 +305,7 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 .item
                 .as_deref()
                 .and_then(|id| survey_of.get(id).copied());
-            let (decided_by, verdict, reason) = match (&record.predecided, &record.item) {
-                (None, Some(id)) if survey.is_some() => (
-                    "survey".to_owned(),
-                    state
-                        .item(id)
-                        .and_then(|i| i.verdict)
-                        .map(|v| v.as_str().to_owned()),
-                    survey
-                        .and_then(|s| s.answer.as_ref())
-                        .map(|a| a.reason.clone())
-                        .unwrap_or_default(),
-                ),
-                (Some(p), _) => (
-                    p.by.clone(),
-                    Some(p.verdict.as_str().to_owned()),
-                    p.reason.clone(),
-                ),
-                (None, Some(id)) => match state.item(id) {
-                    Some(item) if item.status == self_repair_engine::ItemStatus::Done => {
-                        let reason = match chains.get(id.as_str()).and_then(|c| c.second.as_ref()) {
-                            Some(second) => second.reason.clone(),
-                            None => dir
-                                .read_result(id, "json")
-                                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                                .and_then(|v| v["reason"].as_str().map(str::to_owned))
-                                .unwrap_or_default(),
-                        };
-                        (
-                            "agent".to_owned(),
-                            item.verdict.map(|v| v.as_str().to_owned()),
-                            reason,
-                        )
-                    }
-                    Some(item) => (
-                        "pending".to_owned(),
-                        None,
-                        match chains.get(id.as_str()) {
-                            Some(chain) => format!(
-                                "answered {}, waiting for its second opinion {} ({})",
-                                chain.first.verdict, chain.item, chain.status
-                            ),
-                            None => format!("triage item {id} is {}", item.status.as_str()),
-                        },
-                    ),
-                    None => ("pending".to_owned(), None, String::new()),
-                },
-                (None, None) => ("pending".to_owned(), None, String::new()),
-            };
+            let (decided_by, verdict, reason) = decision(dir, state, record, survey, &chains);
             let batch = record
                 .item
                 .as_deref()
@@ -380,6 +336,65 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
             }
         })
         .collect())
+}
+
+/// Who decided a finding (`agent`, `survey`, `known`, a rule, or `pending`), its verdict, and
+/// why.
+fn decision(
+    dir: &RunDir,
+    state: &RunState,
+    record: &FindingRecord,
+    survey: Option<&SurveyRecord>,
+    chains: &HashMap<String, Verification>,
+) -> (String, Option<String>, String) {
+    match (&record.predecided, &record.item) {
+        (None, Some(id)) if survey.is_some() => (
+            "survey".to_owned(),
+            state
+                .item(id)
+                .and_then(|i| i.verdict)
+                .map(|v| v.as_str().to_owned()),
+            survey
+                .and_then(|s| s.answer.as_ref())
+                .map(|a| a.reason.clone())
+                .unwrap_or_default(),
+        ),
+        (Some(p), _) => (
+            p.by.clone(),
+            Some(p.verdict.as_str().to_owned()),
+            p.reason.clone(),
+        ),
+        (None, Some(id)) => match state.item(id) {
+            Some(item) if item.status == self_repair_engine::ItemStatus::Done => {
+                let reason = match chains.get(id.as_str()).and_then(|c| c.second.as_ref()) {
+                    Some(second) => second.reason.clone(),
+                    None => dir
+                        .read_result(id, "json")
+                        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                        .and_then(|v| v["reason"].as_str().map(str::to_owned))
+                        .unwrap_or_default(),
+                };
+                (
+                    "agent".to_owned(),
+                    item.verdict.map(|v| v.as_str().to_owned()),
+                    reason,
+                )
+            }
+            Some(item) => (
+                "pending".to_owned(),
+                None,
+                match chains.get(id.as_str()) {
+                    Some(chain) => format!(
+                        "answered {}, waiting for its second opinion {} ({})",
+                        chain.first.verdict, chain.item, chain.status
+                    ),
+                    None => format!("triage item {id} is {}", item.status.as_str()),
+                },
+            ),
+            None => ("pending".to_owned(), None, String::new()),
+        },
+        (None, None) => ("pending".to_owned(), None, String::new()),
+    }
 }
 
 /// The text of `status --findings`.

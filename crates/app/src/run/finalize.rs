@@ -9,8 +9,8 @@ use self_repair_classify::{
     measure,
 };
 use self_repair_engine::{
-    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, TaskDraft,
-    TriageResult, Verdict, VerifyOutcome,
+    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, SurveyRecord,
+    TaskDraft, TriageResult, Verdict, VerifyOutcome,
 };
 use self_repair_report::{AnalyzerFixTask, Backlog, RunReport, TaskToWrite};
 use self_repair_store::{RunDir, write_atomic, write_json};
@@ -366,16 +366,7 @@ fn remember_verdicts(
         let disputed = chain.is_some_and(|c| c.outcome == Some(VerifyOutcome::KeptReal));
         let reason = match result {
             Some(r) => r.reason.clone(),
-            None => survey_of
-                .get(item)
-                .and_then(|survey| {
-                    Some(format!(
-                        "{} policy: {}",
-                        survey.id,
-                        survey.answer.as_ref()?.reason
-                    ))
-                })
-                .unwrap_or_default(),
+            None => survey_reason(survey_of.get(item).copied()),
         };
         let f = &record.finding;
         let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);
@@ -413,6 +404,19 @@ fn remember_verdicts(
             .map_err(|e| AppError::Usage(e.to_string()))?;
     }
     Ok(())
+}
+
+/// Why a finding its rule's survey decided was decided: the survey's policy reason.
+fn survey_reason(survey: Option<&SurveyRecord>) -> String {
+    survey
+        .and_then(|survey| {
+            Some(format!(
+                "{} policy: {}",
+                survey.id,
+                survey.answer.as_ref()?.reason
+            ))
+        })
+        .unwrap_or_default()
 }
 
 /// The rule reviewer's proposals, measured against this run's agent verdicts, into

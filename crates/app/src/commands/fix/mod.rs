@@ -419,38 +419,13 @@ fn start_task(
             "`fix` needs a git work tree with a commit: its guard compares every change with the commit the fix started from (`git init`, `git commit`)".to_owned(),
         ));
     };
-    let mut command = vec![
-        queue.self_repair.clone(),
-        "verify-task".to_owned(),
-        target.task.task_id.clone(),
-        "--run".to_owned(),
-        queue.run.clone(),
-        "--base".to_owned(),
-        base.clone(),
-    ];
-    if let Some(detector) = &queue.detector {
-        command.extend(["--detector".to_owned(), detector.clone()]);
-    }
-    if let Some(test) = &queue.test {
-        command.extend(["--test".to_owned(), test.join(" ")]);
-    }
-    if queue.allow_config {
-        command.push("--allow-config".to_owned());
-    }
+    let command = verify_command(queue, &target.task.task_id, &base);
     let autofix = if target.all_safe_fixes() {
         analyzer_autofix(project, queue, &target)?
     } else {
         None
     };
-    let task_slug = target.task.task_id.to_ascii_lowercase();
-    let mut n = 1;
-    let repair_id = loop {
-        let id = format!("fix-{}-{task_slug}-{n}", queue.run);
-        if project.run(&id).is_err() {
-            break id;
-        }
-        n += 1;
-    };
+    let repair_id = new_repair_id(project, &queue.run, &target.task.task_id);
     let request = CheckRequest {
         name: None,
         run_id: Some(repair_id.clone()),
@@ -464,7 +439,8 @@ fn start_task(
     queue.tasks[i].repair_run = Some(repair_id.clone());
     queue.tasks[i].base = Some(base);
     write_json(&queue_path(dir), queue)?;
-    let reply = start_check(project, env, &request)?;
+    let settings = load_project_config(&project.store_dir(), None)?.checks;
+    let reply = start_check(project, env, &request, &settings)?;
     let repair = project.run(&repair_id)?;
     write_json(
         &repair.path().join(FIX_TASK_FILE),
@@ -478,6 +454,43 @@ fn start_task(
         reply: reply.text,
         repair_id,
     })
+}
+
+/// The repair run's check: `self-repair verify-task` for the task, from the commit the fix
+/// started at, with the queue's detector, test command and configuration allowance.
+fn verify_command(queue: &FixQueue, task_id: &str, base: &str) -> Vec<String> {
+    let mut command = vec![
+        queue.self_repair.clone(),
+        "verify-task".to_owned(),
+        task_id.to_owned(),
+        "--run".to_owned(),
+        queue.run.clone(),
+        "--base".to_owned(),
+        base.to_owned(),
+    ];
+    if let Some(detector) = &queue.detector {
+        command.extend(["--detector".to_owned(), detector.clone()]);
+    }
+    if let Some(test) = &queue.test {
+        command.extend(["--test".to_owned(), test.join(" ")]);
+    }
+    if queue.allow_config {
+        command.push("--allow-config".to_owned());
+    }
+    command
+}
+
+/// `fix-<run>-<task>-<n>`, the first `n` no run of the project has.
+fn new_repair_id(project: &Project, run: &str, task_id: &str) -> String {
+    let task_slug = task_id.to_ascii_lowercase();
+    let mut n = 1;
+    loop {
+        let id = format!("fix-{run}-{task_slug}-{n}");
+        if project.run(&id).is_err() {
+            break id;
+        }
+        n += 1;
+    }
 }
 
 /// What starting a task did.
@@ -644,7 +657,8 @@ fn fix_record(
     // The check, then what it ran: the detectors and the test command.
     let mut commands: Vec<String> = state.spec.autofix.iter().map(|a| shell_words(a)).collect();
     commands.push(shell_words(&state.spec.command));
-    if let Ok(config) = load_project_config(&project.store_dir(), None) {
+    let config = load_project_config(&project.store_dir(), None).ok();
+    if let Some(config) = &config {
         commands.extend(
             config
                 .detectors
@@ -654,10 +668,11 @@ fn fix_record(
         );
     }
     let test_command = test.or_else(|| {
-        self_repair_repair::read_check_config(&project.store_dir().join("config.json"), "test")
-            .ok()
-            .flatten()
-            .map(|c| c.command)
+        config
+            .as_ref()?
+            .checks
+            .get("test")
+            .map(|c| c.command.clone())
             .filter(|c| !c.is_empty())
     });
     commands.extend(test_command.iter().map(|t| shell_words(t)));
