@@ -5,7 +5,8 @@
 #   Installs the two Claude Code clients of the tested range and the backlog CLI into
 #   .cache/tools, and Ruff, pytest and vulture into a venv there (scripts/install-tools.sh), builds
 #   `self-repair` and the scenario runner (e2e/mock-api, bin `e2e`), runs the tests that need the
-#   real npm CLIs (features `real-tools` and `real-client`), then runs every scenario
+#   real npm CLIs (features `real-tools` and `real-client`; the SARIF Multitool's `validate` on
+#   what `export sarif` writes), then runs every scenario
 #   on the newest client and the representative subset (`e2e --subset`) on the oldest one
 #   (`--client` runs one of the two only; `--only` narrows both):
 #   `claude -p ... --output-format json` sessions in temp projects (own HOME and
@@ -58,9 +59,10 @@ built=$(date +%s)
 
 # The tests that drive the real npm CLIs, kept out of plain `cargo test` by features: the tasks we
 # write read back by the real Backlog.md CLI, and the stub-pipeline probe of the real client.
-echo "e2e: the real-tool tests (Backlog.md CLI: tests/cli backlog_cli, analyzer_fix, fix_loop; client probe: e2e/mock-api real-client)"
-if ! cargo test -q --features real-tools --test cli -- backlog_cli analyzer_fix fix_loop ||
-  ! cargo test -q -p self-repair-mock-api --features real-client --test real-client; then
+echo "e2e: the real-tool tests (Backlog.md CLI: tests/cli backlog_cli, analyzer_fix, fix_loop; client probe: e2e/mock-api real-client; SARIF Multitool validate on export sarif: tests/cli export_multitool, crates/export multitool)"
+if ! cargo test -q --features real-tools --test cli -- backlog_cli analyzer_fix fix_loop export_multitool ||
+  ! cargo test -q -p self-repair-mock-api --features real-client --test real-client ||
+  ! cargo test -q -p self-repair-export --features real-tools multitool; then
   echo "e2e: a real-tool test failed; no scenario was run" >&2
   echo "e2e: 0 passed, 1 failed"
   exit 1

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use self_repair_app::commands::{
-    RunArg, check, demo, detect, doctor, drive, finalize, fix, install, known, next, refs, rules,
-    runs, show, start, status, steer, submit,
+    RunArg, check, demo, detect, doctor, drive, export, finalize, fix, install, known, next, refs,
+    rules, runs, show, start, status, steer, submit,
 };
 use self_repair_app::hooks::HookEvent;
 
@@ -79,6 +79,10 @@ pub enum Command {
     Doctor(doctor::DoctorArgs),
     /// Write tasks and reports now (normally done by the hook when every phase is done).
     Finalize(finalize::FinalizeArgs),
+    /// The run's verdicts out to where teams keep findings: SARIF with suppressions and task
+    /// links (`export sarif`), or the `gh api` calls that dismiss GitHub code scanning alerts
+    /// (`export github-dismissals`, printed, never sent). See reference/export.md.
+    Export(export::ExportArgs),
     /// References to a symbol in the project (word boundaries, `.gitignore` honoured).
     Refs(refs::RefsArgs),
     /// Run the whole pipeline on bundled real findings with a SIMULATED agent (no model).

@@ -22,6 +22,9 @@ mod corpus_plan_depth;
 mod cost;
 mod damaged_state;
 mod drive;
+mod export;
+#[cfg(feature = "real-tools")]
+mod export_multitool;
 mod fix_loop;
 mod forgiving_input;
 mod fuzz;

@@ -30,5 +30,5 @@ pub use format::Format;
 pub use ingest_error::{IngestError, PathRefusal};
 pub use ingest_options::IngestOptions;
 pub use parse::parse;
-pub use parsed::{Parsed, RULE_TEXT_CHARS, RuleText};
+pub use parsed::{Parsed, RULE_TEXT_CHARS, ResultPosition, RuleText};
 pub use source_lines::SourceLines;

@@ -27,11 +27,13 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
     };
     let paths = PathResolver::new(options);
     let mut rule_texts = Vec::new();
+    let mut positions = Vec::new();
     let (mut findings, edits) = match format {
         Format::Auto | Format::Jsonl => (jsonl::parse_jsonl(input, &paths)?, Vec::new()),
         Format::Sarif => {
-            let (findings, texts) = sarif::parse_sarif(input, &paths)?;
+            let (findings, texts, at) = sarif::parse_sarif(input, &paths)?;
             rule_texts = texts;
+            positions = at;
             findings
         }
         Format::Clippy => clippy::parse_clippy(input, &paths)?,
@@ -68,5 +70,6 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         findings,
         inferred_base: paths.inferred_base(),
         rule_texts,
+        positions,
     })
 }

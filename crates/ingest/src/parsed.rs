@@ -17,6 +17,17 @@ pub struct Parsed {
     /// What the analyzer says about each rule it reported (SARIF `help`, `fullDescription`,
     /// `shortDescription`): agents have no network, so a docs URL alone tells them nothing.
     pub rule_texts: Vec<RuleText>,
+    /// For a SARIF log, where each finding's result sits (`findings[i]` came from
+    /// `positions[i]`), so an export can write the analyzer's own result back with the verdict;
+    /// empty for other formats.
+    pub positions: Vec<ResultPosition>,
+}
+
+/// Where a finding's result sits in a SARIF log: `runs[run].results[result]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct ResultPosition {
+    pub run: u32,
+    pub result: u32,
 }
 
 /// The analyzer's own description of one rule.

@@ -11,10 +11,11 @@ use self_repair_engine::{
     Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, create_run,
     default_route, timestamp, triage_id, wait_for_go,
 };
+use self_repair_export::{InputToSave, save_inputs};
 use self_repair_ingest::{
     Format, IngestOptions, MAX_FIX_EDIT_BYTES, MAX_FIX_EDITS, RuleText, fingerprint_all, parse,
 };
-use self_repair_store::{Project, write_json_rows};
+use self_repair_store::{Project, RunDir, write_json_rows};
 use serde::Serialize;
 
 use crate::app_error::AppError;
@@ -295,8 +296,9 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         inputs,
         findings,
         rule_texts,
+        kept,
     } = read_inputs(&root, &options)?;
-    let mut records = merge_identical(&root, findings);
+    let (mut records, placed) = merge_identical(&root, findings);
     let mut routed = Vec::new();
     let mut route_counts: Vec<(String, u32)> = Vec::new();
     let (mut by_known, mut by_rules, mut stale_known) = (0, 0, 0);
@@ -411,6 +413,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     let sources: Vec<String> = inputs.iter().map(|i| i.source.clone()).collect();
     crate::run::inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
     crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
+    keep_inputs(&dir, &inputs, &kept, &placed)?;
     project.set_active(&run_id)?;
     Ok(StartReport {
         run: run_id,
@@ -476,6 +479,16 @@ struct ReadInputs {
     inputs: Vec<InputSummary>,
     findings: Vec<Finding>,
     rule_texts: Vec<RuleText>,
+    /// What `export sarif` needs of each input, in the same order as `inputs`.
+    kept: Vec<KeptInput>,
+}
+
+/// An input as the run keeps it for `export` (reference/export.md): a SARIF log's text and
+/// where each of its findings sat in it.
+struct KeptInput {
+    sarif_text: Option<String>,
+    positions: Vec<[u32; 2]>,
+    findings: usize,
 }
 
 fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppError> {
@@ -511,6 +524,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
     let mut inputs = Vec::new();
     let mut findings = Vec::new();
     let mut rule_texts = Vec::new();
+    let mut kept = Vec::new();
     for spec in specs.iter().chain(&options.prepared) {
         let mut ingest = IngestOptions::new(spec.source.clone(), root).with_fix_edits();
         if let Some(base) = &options.base {
@@ -527,6 +541,12 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
             findings: parsed.findings.len(),
             inferred_base: parsed.inferred_base.clone(),
         });
+        let sarif = parsed.format == Format::Sarif;
+        kept.push(KeptInput {
+            sarif_text: sarif.then(|| spec.text.clone()),
+            positions: parsed.positions.iter().map(|p| [p.run, p.result]).collect(),
+            findings: parsed.findings.len(),
+        });
         findings.extend(parsed.findings);
         rule_texts.extend(parsed.rule_texts);
     }
@@ -534,14 +554,42 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
         inputs,
         findings,
         rule_texts,
+        kept,
     })
 }
 
-/// One record per fingerprint, in first-seen order, with every occurrence listed.
-fn merge_identical(root: &Path, findings: Vec<Finding>) -> Vec<FindingRecord> {
+/// Keeps each SARIF input's text and every finding's place for `export sarif`
+/// (`inputs/index.json`, reference/export.md).
+fn keep_inputs(
+    dir: &RunDir,
+    inputs: &[InputSummary],
+    kept: &[KeptInput],
+    placed: &[[u32; 2]],
+) -> Result<(), AppError> {
+    let mut first = 0;
+    let mut saved = Vec::with_capacity(kept.len());
+    for (input, keep) in inputs.iter().zip(kept) {
+        let last = (first + keep.findings).min(placed.len());
+        saved.push(InputToSave {
+            source: &input.source,
+            format: &input.format,
+            sarif_text: keep.sarif_text.as_deref(),
+            positions: &keep.positions,
+            findings: &placed[first..last],
+        });
+        first = last;
+    }
+    let path = dir.path().join(self_repair_export::INDEX_FILE);
+    save_inputs(dir.path(), &saved).map_err(AppError::io("write", &path))
+}
+
+/// One record per fingerprint, in first-seen order, with every occurrence listed; and for each
+/// finding, in input order, `[record, occurrence]`: where it went.
+fn merge_identical(root: &Path, findings: Vec<Finding>) -> (Vec<FindingRecord>, Vec<[u32; 2]>) {
     let fingerprints = fingerprint_all(&findings, root);
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut records: Vec<FindingRecord> = Vec::new();
+    let mut placed = Vec::with_capacity(findings.len());
     for (finding, fingerprint) in findings.into_iter().zip(fingerprints) {
         let occurrence = Occurrence {
             path: finding.path.clone(),
@@ -549,11 +597,13 @@ fn merge_identical(root: &Path, findings: Vec<Finding>) -> Vec<FindingRecord> {
             column: finding.column,
         };
         if let Some(&at) = index.get(&fingerprint) {
+            placed.push([at as u32, records[at].occurrences.len() as u32]);
             records[at].occurrences.push(occurrence);
             keep_occurrence_edits(&mut records[at].finding, &finding);
             continue;
         }
         index.insert(fingerprint.clone(), records.len());
+        placed.push([records.len() as u32, 0]);
         records.push(FindingRecord {
             fingerprint,
             finding,
@@ -562,7 +612,7 @@ fn merge_identical(root: &Path, findings: Vec<Finding>) -> Vec<FindingRecord> {
             predecided: None,
         });
     }
-    records
+    (records, placed)
 }
 
 /// Adds the edits of a repeated finding's safe fix to the first one's, so `apply-fixes` fixes

@@ -176,6 +176,18 @@ pub fn write_reports(
     state: &RunState,
     findings: &[FindingRecord],
 ) -> Result<(), AppError> {
+    let report = build_report(dir, state, findings);
+    write_json(&dir.path().join("report.json"), &report)?;
+    write_atomic(
+        &dir.path().join("report.md"),
+        report.render_markdown().as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// The run's report as of now: every finding's verdict so far, groups, tasks, cost, proposals
+/// (what `report.json` holds; `export` reads verdicts from it).
+pub fn build_report(dir: &RunDir, state: &RunState, findings: &[FindingRecord]) -> RunReport {
     let mut triage = HashMap::new();
     for item in state.items[..state.triage_items as usize]
         .iter()
@@ -224,12 +236,7 @@ pub fn write_reports(
             state.tasks.len()
         );
     }
-    write_json(&dir.path().join("report.json"), &report)?;
-    write_atomic(
-        &dir.path().join("report.md"),
-        report.render_markdown().as_bytes(),
-    )?;
-    Ok(())
+    report
 }
 
 /// Each verified finding's chain (by triage item), and its entry in `triage` made the answer

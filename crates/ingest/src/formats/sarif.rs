@@ -26,7 +26,7 @@ use crate::formats::sarif_log::{
 use crate::formats::sarif_stream::for_each_result;
 use crate::ingest_error::IngestError;
 use crate::json_document::{parse_document, without_position};
-use crate::parsed::{RULE_TEXT_CHARS, RuleText};
+use crate::parsed::{RULE_TEXT_CHARS, ResultPosition, RuleText};
 use crate::path_resolver::PathResolver;
 use crate::reported_edit::{FindingsWithEdits, ReportedEdit, ReportedRange, TextUnit};
 use crate::symbol_hint::infer_symbol;
@@ -42,12 +42,13 @@ const MAX_BASE_DEPTH: usize = 8;
 pub(crate) fn parse_sarif(
     text: &str,
     paths: &PathResolver,
-) -> Result<(FindingsWithEdits, Vec<RuleText>), IngestError> {
+) -> Result<(FindingsWithEdits, Vec<RuleText>, Vec<ResultPosition>), IngestError> {
     let log: SarifLog<'_> = parse_document(text, Format::Sarif, paths.input(), EXPECTED)?;
     let runs: Vec<RunContext<'_, '_>> = log.runs.iter().map(RunContext::new).collect();
     let rule_texts: Vec<RuleText> = runs.iter().flat_map(RunContext::rule_texts).collect();
     let mut findings = Vec::new();
     let mut edits = Vec::new();
+    let mut positions = Vec::new();
     let mut failure = None;
     let mut on_result = |run: usize, index: usize, result: SarifResult<'_>| {
         let Some(context) = runs.get(run) else {
@@ -57,6 +58,10 @@ pub(crate) fn parse_sarif(
             Ok(Some((finding, reported))) => {
                 findings.push(finding);
                 edits.push(reported);
+                positions.push(ResultPosition {
+                    run: run as u32,
+                    result: index as u32,
+                });
             }
             Ok(None) => {}
             Err(error) => {
@@ -75,7 +80,7 @@ pub(crate) fn parse_sarif(
         return Err(located_stream_error(text, &error, paths.input()));
     }
     findings.shrink_to_fit();
-    Ok(((findings, edits), rule_texts))
+    Ok(((findings, edits), rule_texts, positions))
 }
 
 /// A result that failed to deserialize, located by walking the log again with path tracking.
@@ -554,7 +559,7 @@ mod tests {
             {"id":"C003","help":{"text":"plain help that is long enough to be the whole story of this rule, more than eighty characters"}},
             {"id":"D004"}]}},"results":[]}]}"###;
         let options = IngestOptions::new("t.sarif", "/proj");
-        let (_, texts) = parse_sarif(log, &PathResolver::new(&options))?;
+        let (_, texts, _) = parse_sarif(log, &PathResolver::new(&options))?;
         let text = |id: &str| {
             texts
                 .iter()
@@ -574,7 +579,7 @@ mod tests {
 
     fn parse(text: &str) -> Result<Vec<Finding>, IngestError> {
         let options = IngestOptions::new("t.sarif", "/proj").with_base("/elsewhere");
-        parse_sarif(text, &PathResolver::new(&options)).map(|((findings, _), _)| findings)
+        parse_sarif(text, &PathResolver::new(&options)).map(|((findings, _), _, _)| findings)
     }
 
     #[test]
@@ -640,6 +645,29 @@ mod tests {
         assert_eq!(
             seen,
             vec![("first", "A", Level::Warning), ("third", "C", Level::Error)]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn each_finding_knows_the_result_it_came_from() -> Result<(), IngestError> {
+        let text = r#"{"runs":[
+            {"tool":{"driver":{"name":"First"}},"results":[
+                {"ruleId":"A","message":{"text":"suppressed"},"suppressions":[{"kind":"inSource"}]},
+                {"ruleId":"A","message":{"text":"kept"}}]},
+            {"tool":{"driver":{"name":"Second"}},"results":[
+                {"ruleId":"B","kind":"pass","message":{"text":"passed"}},
+                {"ruleId":"B","baselineState":"absent","message":{"text":"gone"}},
+                {"ruleId":"B","message":{"text":"kept too"}}]}]}"#;
+        let options = IngestOptions::new("t.sarif", "/proj");
+        let ((findings, _), _, positions) = parse_sarif(text, &PathResolver::new(&options))?;
+        assert_eq!(findings.len(), positions.len());
+        assert_eq!(
+            positions,
+            vec![
+                ResultPosition { run: 0, result: 1 },
+                ResultPosition { run: 1, result: 2 }
+            ]
         );
         Ok(())
     }

@@ -1,0 +1,133 @@
+//! Saving a run's inputs for a later export (at `start`) and reading them back (at `export`):
+//! each SARIF input's verbatim copy under `inputs/` and the index of where every finding came
+//! from (reference/export.md says why copies rather than fields kept per finding).
+
+use std::path::Path;
+
+use crate::export_error::ExportError;
+use crate::input_index::{INDEX_FILE, IndexedInput, InputIndex};
+
+/// One input as `start` read it, with where each of its findings went.
+#[derive(Debug, Clone, Copy)]
+pub struct InputToSave<'a> {
+    /// The file as given to `start` (`stdin` for standard input).
+    pub source: &'a str,
+    /// The format it was read as.
+    pub format: &'a str,
+    /// Its text, when it is a SARIF log (the only kind copied).
+    pub sarif_text: Option<&'a str>,
+    /// `[run, result]` of each finding, for a SARIF log.
+    pub positions: &'a [[u32; 2]],
+    /// `[record, occurrence]` of each finding in `findings.json`.
+    pub findings: &'a [[u32; 2]],
+}
+
+/// Writes `inputs/<n>.sarif` for each SARIF input and `inputs/index.json` into `run_dir`.
+pub fn save_inputs(run_dir: &Path, inputs: &[InputToSave<'_>]) -> Result<(), std::io::Error> {
+    std::fs::create_dir_all(run_dir.join("inputs"))?;
+    let mut indexed = Vec::with_capacity(inputs.len());
+    for (number, input) in inputs.iter().enumerate() {
+        let copy = match input.sarif_text {
+            Some(text) => {
+                let name = IndexedInput::copy_name(number + 1);
+                std::fs::write(run_dir.join(&name), text)?;
+                Some(name)
+            }
+            None => None,
+        };
+        indexed.push(IndexedInput {
+            source: input.source.to_owned(),
+            format: input.format.to_owned(),
+            results: if copy.is_some() {
+                input.positions.to_vec()
+            } else {
+                Vec::new()
+            },
+            copy,
+            findings: input.findings.to_vec(),
+        });
+    }
+    let text = serde_json::to_string(&InputIndex::new(indexed)).map_err(std::io::Error::other)?;
+    std::fs::write(run_dir.join(INDEX_FILE), text + "\n")
+}
+
+/// A run's index and the text of each SARIF copy (parallel to the index's inputs; `None` for
+/// inputs without a copy).
+pub type LoadedInputs = (InputIndex, Vec<Option<String>>);
+
+/// Reads a run's [`LoadedInputs`]. A run made before `start` kept them has no index: `Ok(None)`.
+pub fn load_inputs(run_dir: &Path) -> Result<Option<LoadedInputs>, ExportError> {
+    let path = run_dir.join(INDEX_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let index: InputIndex = serde_json::from_str(&text).map_err(|e| ExportError::BadIndex {
+        path: path.display().to_string(),
+        problem: e.to_string(),
+    })?;
+    let mut texts = Vec::with_capacity(index.inputs.len());
+    for input in &index.inputs {
+        let Some(copy) = &input.copy else {
+            texts.push(None);
+            continue;
+        };
+        let copy_path = run_dir.join(copy);
+        // A copy deleted by hand: that input's findings are exported from findings.json.
+        texts.push(std::fs::read_to_string(&copy_path).ok());
+    }
+    Ok(Some((index, texts)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_saved_at_start_are_read_back_for_the_export() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let dir = tempfile::tempdir()?;
+        let sarif = r#"{"version":"2.1.0","runs":[]}"#;
+        save_inputs(
+            dir.path(),
+            &[
+                InputToSave {
+                    source: "codeql.sarif",
+                    format: "sarif",
+                    sarif_text: Some(sarif),
+                    positions: &[[0, 3]],
+                    findings: &[[0, 0]],
+                },
+                InputToSave {
+                    source: "ruff.json",
+                    format: "ruff",
+                    sarif_text: None,
+                    positions: &[],
+                    findings: &[[1, 0], [0, 1]],
+                },
+            ],
+        )?;
+        let Some((index, texts)) = load_inputs(dir.path())? else {
+            return Err("no index".into());
+        };
+        assert_eq!(index.inputs[0].copy.as_deref(), Some("inputs/1.sarif"));
+        assert_eq!(index.inputs[0].results, vec![[0, 3]]);
+        assert_eq!(index.inputs[1].copy, None);
+        assert_eq!(index.inputs[1].findings, vec![[1, 0], [0, 1]]);
+        assert_eq!(texts, vec![Some(sarif.to_owned()), None]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_run_without_an_index_has_nothing_to_load() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        assert!(load_inputs(dir.path())?.is_none());
+        std::fs::create_dir_all(dir.path().join("inputs"))?;
+        std::fs::write(dir.path().join(INDEX_FILE), "{not json")?;
+        let error = load_inputs(dir.path())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("inputs/index.json"), "{error}");
+        Ok(())
+    }
+}
