@@ -275,7 +275,37 @@ fn is_prompt(conversation: &Conversation<'_>, index: usize) -> bool {
         && conversation.is_user(index)
 }
 
-/// The commands of a prompt: its `$ command` lines, else the scenario's defaults.
+/// How the client names a slash command the user typed (`/self-repair ruff.json` arrives as
+/// `<command-name>/self-repair:self-repair</command-name>` for the plugin's skill).
+const COMMAND_NAME: &str = "<command-name>/";
+
+/// The user's word that starts a run waiting for their go (SKILL.md: only then does the session
+/// run `self-repair resume --confirm`).
+const GO: &str = "go";
+
+/// What SKILL.md makes of a prompt typed in the interactive UI: `/self-repair ARGS` starts a run
+/// on ARGS; a prompt that is just "go" confirms the run waiting for it. `None` for any other.
+fn skill_commands(text: &str) -> Option<Vec<String>> {
+    if let Some(at) = text.find(COMMAND_NAME) {
+        let name = text[at + COMMAND_NAME.len()..].split('<').next()?;
+        if name.split(':').next() != Some("self-repair") {
+            return None;
+        }
+        let args = text
+            .split("<command-args>")
+            .nth(1)
+            .and_then(|rest| rest.split("</command-args>").next())
+            .unwrap_or_default()
+            .trim();
+        return Some(vec![format!("self-repair start {args}")]);
+    }
+    text.lines()
+        .any(|line| line.trim().eq_ignore_ascii_case(GO))
+        .then(|| vec!["self-repair resume --confirm".to_owned()])
+}
+
+/// The commands of a prompt: its `$ command` lines, else what the skill makes of it, else the
+/// scenario's defaults.
 fn prompt_commands(text: &str, scenario: &Scenario) -> Vec<String> {
     let own: Vec<String> = text
         .lines()
@@ -283,11 +313,10 @@ fn prompt_commands(text: &str, scenario: &Scenario) -> Vec<String> {
         .map(|c| c.trim().to_owned())
         .filter(|c| !c.is_empty())
         .collect();
-    if own.is_empty() {
-        scenario.prompt_commands.clone()
-    } else {
-        own
+    if !own.is_empty() {
+        return own;
     }
+    skill_commands(text).unwrap_or_else(|| scenario.prompt_commands.clone())
 }
 
 /// The main thread's next message.
@@ -507,6 +536,24 @@ mod tests {
             None
         );
         assert_eq!(fix_attempt("Triage 2 findings."), None);
+    }
+
+    #[test]
+    fn a_typed_self_repair_command_starts_a_run_and_go_confirms_it() {
+        let typed = "<command-message>self-repair:self-repair</command-message>\n\
+            <command-name>/self-repair:self-repair</command-name>\n\
+            <command-args>ruff.json</command-args>\nBase directory for this skill: /p";
+        assert_eq!(
+            prompt_commands(typed, &Scenario::new()),
+            ["self-repair start ruff.json"]
+        );
+        assert_eq!(
+            prompt_commands("<system-reminder>x</system-reminder>\nGo", &Scenario::new()),
+            ["self-repair resume --confirm"]
+        );
+        let other = "<command-name>/model</command-name>\n<command-args>haiku</command-args>";
+        assert!(prompt_commands(other, &Scenario::new()).is_empty());
+        assert!(prompt_commands("continue", &Scenario::new()).is_empty());
     }
 
     #[test]
