@@ -60,7 +60,7 @@ impl TerminalSession {
             folder: folder.to_owned(),
             started: Instant::now(),
         };
-        session.checked(command, "new-session")?;
+        TerminalSession::checked(command, "new-session")?;
         // Keep the pane when the program exits, so its last screen can still be read.
         session.tmux(&["set-option", "-t", "e2e", "remain-on-exit", "on"])?;
         Ok(session)
@@ -160,10 +160,10 @@ impl TerminalSession {
     fn tmux(&self, args: &[&str]) -> Result<Output, E2eError> {
         let mut command = Command::new(TMUX);
         command.arg("-S").arg(&self.socket).args(args);
-        self.checked(command, args.first().copied().unwrap_or_default())
+        TerminalSession::checked(command, args.first().copied().unwrap_or_default())
     }
 
-    fn checked(&self, mut command: Command, what: &str) -> Result<Output, E2eError> {
+    fn checked(mut command: Command, what: &str) -> Result<Output, E2eError> {
         let out = command
             .stdin(Stdio::null())
             .output()
@@ -217,12 +217,15 @@ mod tests {
 
     #[test]
     fn counts_every_occurrence() {
-        assert_eq!(occurrences("a run x complete\n● run x complete", "run x complete"), 2);
+        assert_eq!(
+            occurrences("a run x complete\n● run x complete", "run x complete"),
+            2
+        );
         assert_eq!(occurrences("nothing", "run x complete"), 0);
     }
 
     #[test]
     fn file_stem_keeps_letters_digits_and_dashes() {
-        assert_eq!(file_stem("`Do you` on screen"), "Do-you---on-screen");
+        assert_eq!(file_stem("`Do you` on screen"), "Do-you--on-screen");
     }
 }

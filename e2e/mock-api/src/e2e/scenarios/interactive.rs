@@ -48,8 +48,8 @@ const PROBLEM_WORDING: [&str; 2] = ["Stop hook reported a problem", "stop hook p
 /// The footer while a turn runs.
 const BUSY: &str = "esc to interrupt";
 
-/// The client's input prompt, once it has drawn its UI.
-const READY: &str = "? for shortcuts";
+/// The client's empty input line, once it has drawn its UI.
+const READY: &str = "❯";
 
 /// What the user does at an `Agent` permission prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,11 +68,15 @@ struct Seen {
     refused: usize,
     /// Auto mode's "can't check actions" notices.
     auto_notices: usize,
+    notice_up: bool,
     /// The most "problem" phrases on one screen.
     problem_wording: usize,
     /// Whether a dispatch was on screen (the middle screen was saved then).
     middle_saved: bool,
-    dialog_visible: bool,
+    /// Each dialog's text, in order.
+    prompt_texts: Vec<String>,
+    /// The dialog up at the last look, and when it was answered.
+    dialog: Option<(String, Instant)>,
 }
 
 pub(crate) fn manual(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
@@ -101,9 +105,13 @@ pub(crate) fn auto(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let run = drive_to_complete(ctx, &project, &session, &mut seen, Answer::Yes)?;
     let end = finish(&session, &run)?;
     let launches = launched_items(&server.requests()).len();
-    ctx.checks.that(launches > 0, || "no agent launched".to_owned());
     ctx.checks
-        .equal("approval prompts per Agent launch", &seen.prompts, &launches);
+        .that(launches > 0, || "no agent launched".to_owned());
+    ctx.checks.equal(
+        "approval prompts per Agent launch",
+        &seen.prompts,
+        &launches,
+    );
     check_screen_story(ctx, &seen, &end, &run, 1);
     check_complete_once(ctx, &project, &run, FINDINGS, &[])?;
     ctx.notes.push(format!(
@@ -120,35 +128,75 @@ pub(crate) fn refused_then_continue(ctx: &mut ScenarioContext) -> Result<(), E2e
     let (session, debug) = project.claude_terminal(&server.base_url(), &[])?;
     start_run(&session)?;
     let mut seen = Seen::default();
-    let run = session.poll("the refusal pause", 90, |screen| {
+    // The "No" interrupts the turn: the client asks "What should Claude do instead?" and no
+    // Stop hook runs until the user answers.
+    session.poll("the client's question after the No", 90, |screen| {
         observe(&session, screen, &mut seen, Answer::NoOnce)?;
-        let Some(run) = only_run(&project) else {
-            return Ok(None);
-        };
-        let state = project.run(&run).state()?;
-        let paused = field(&state, "/status") == "paused" && !screen.contains(BUSY);
-        Ok((paused && screen.contains(REFUSAL_LINE)).then_some(run))
+        let asked = seen.refused > 0 && screen.contains(INTERRUPTED) && !screen.contains(BUSY);
+        Ok(asked.then_some(()))
     })?;
-    let paused = session.save("paused")?;
-    let state = project.run(&run).state()?;
-    ctx.checks
-        .equal("paused by", &field(&state, "/pause/by"), &"refused");
+    let refused_screen = session.save("refused")?;
     ctx.checks.equal("launches answered No", &seen.refused, &1);
-    check_nothing_charged(ctx, &state, "after the refusal");
+    let launched_before = launched_items(&server.requests()).len();
+    session.submit("continue")?;
+    let mut extra_continues = 0;
+    let run = session.poll(
+        "the run to complete on screen",
+        ctx.tools.claude_timeout,
+        |screen| {
+            observe(&session, screen, &mut seen, Answer::NoOnce)?;
+            let Some(run) = only_run(&project) else {
+                return Ok(None);
+            };
+            let state = project.run(&run).state()?;
+            let idle = !screen.contains(BUSY);
+            if idle && field(&state, "/status") == "paused" && screen.contains(REFUSAL_LINE) {
+                // The hook asks for a new prompt: the user gives it.
+                session.save("paused")?;
+                extra_continues += 1;
+                session.submit("continue")?;
+                return Ok(None);
+            }
+            let complete = field(&state, "/status") == "complete";
+            Ok((complete && idle && screen.contains(&closing(&run))).then_some(run))
+        },
+    )?;
+    let end = finish(&session, &run)?;
     ctx.checks.equal(
-        "the refusal and how to continue, on screen",
-        &occurrences(&paused, REFUSAL_LINE),
+        "prompts the user needed after the refusal",
+        &(1 + extra_continues),
         &1,
     );
-    session.submit("continue")?;
-    let run = drive_to_complete(ctx, &project, &session, &mut seen, Answer::Yes)?;
-    let end = finish(&session, &run)?;
+    ctx.checks.that(refused_screen.contains(INTERRUPTED), || {
+        format!("the refusal screen:\n{refused_screen}")
+    });
     check_screen_story(ctx, &seen, &end, &run, 1);
     let state = check_complete_once(ctx, &project, &run, FINDINGS, &[])?;
     check_nothing_charged(ctx, &state, "at the end");
+    let ran = state
+        .pointer("/items")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|i| {
+            i.get("tier")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t != "haiku")
+                && i.get("kind").and_then(Value::as_str) == Some("triage")
+        })
+        .count();
+    ctx.checks
+        .equal("triage items escalated after the refusal", &ran, &0);
+    ctx.notes.push(format!(
+        "interactive-refused-continue: {launched_before} launch(es) before the No, {} after \"continue\", {extra_continues} extra prompt(s) asked by the hook",
+        launched_items(&server.requests()).len() - launched_before
+    ));
     note_hooks(ctx, "interactive-refused-continue", &debug, &seen, &session);
     session.end()
 }
+
+/// What the client shows when the user answers "No" at a permission prompt.
+const INTERRUPTED: &str = "What should Claude do instead?";
 
 pub(crate) fn confirm(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let config = json!({"confirm_above_usd": 0.5});
@@ -183,10 +231,20 @@ pub(crate) fn confirm(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     session.submit("go")?;
     let run = drive_to_complete(ctx, &project, &session, &mut seen, Answer::Yes)?;
     let end = finish(&session, &run)?;
-    ctx.checks.equal(
-        "permission dialogs in manual mode (the go included)",
-        &seen.prompts,
-        &0,
+    // The gate leaves `resume --confirm` to the client's prompt on purpose (a model cannot give
+    // the user's go): exactly that one dialog, the user's second yes.
+    ctx.checks
+        .equal("permission dialogs in manual mode", &seen.prompts, &1);
+    ctx.checks.that(
+        seen.prompt_texts
+            .iter()
+            .all(|t| t.contains("self-repair resume --confirm")),
+        || {
+            format!(
+                "a dialog for something else than the go: {:?}",
+                seen.prompt_texts
+            )
+        },
     );
     check_screen_story(ctx, &seen, &end, &run, 1);
     check_complete_once(ctx, &project, &run, FINDINGS, &[])?;
@@ -194,7 +252,7 @@ pub(crate) fn confirm(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     session.end()
 }
 
-/// The refusal line's words that say how to go on (decide_stop.rs, `pause_for_refused`).
+/// The refusal line's words that say how to go on (`decide_stop.rs`, `pause_for_refused`).
 const REFUSAL_LINE: &str = "send a new prompt such as \"continue\"";
 
 /// A plugin project with `FINDINGS` findings in `ruff.json` (Ruff's JSON output) and the
@@ -227,7 +285,7 @@ fn start_run(session: &TerminalSession) -> Result<(), E2eError> {
         if screen.contains(AUTO_CHECK_NOTICE) {
             session.press(&["Enter"])?;
         }
-        Ok(screen.contains(READY).then_some(()))
+        Ok(screen.lines().any(|l| l.trim() == READY).then_some(()))
     })?;
     session.save("start")?;
     session.submit("/self-repair ruff.json")
@@ -241,45 +299,75 @@ fn observe(
     seen: &mut Seen,
     answer: Answer,
 ) -> Result<(), E2eError> {
-    seen.problem_wording = seen.problem_wording.max(
-        PROBLEM_WORDING
-            .iter()
-            .map(|w| occurrences(screen, w))
-            .sum(),
-    );
+    seen.problem_wording = seen
+        .problem_wording
+        .max(PROBLEM_WORDING.iter().map(|w| occurrences(screen, w)).sum());
     if !seen.middle_saved && screen.contains(self_repair_engine::DISPATCH_START) {
         session.save("middle")?;
         seen.middle_saved = true;
     }
     if screen.contains(AUTO_CHECK_NOTICE) {
-        seen.auto_notices += 1;
+        if !seen.notice_up {
+            seen.auto_notices += 1;
+        }
+        seen.notice_up = true;
         session.press(&["Enter"])?;
         return Ok(());
     }
-    let dialog = screen.contains(PERMISSION_QUESTION);
-    if dialog && !seen.dialog_visible {
-        seen.prompts += 1;
-        if seen.prompts == 1 {
-            session.save("first-prompt")?;
-        }
-        let yes = answer == Answer::Yes || seen.refused > 0;
-        // The client puts the cursor on "No"; "Yes" is the line below it.
-        let cursor_on_no = screen.lines().any(|l| l.trim_start().starts_with("❯ No"));
-        match (yes, cursor_on_no) {
-            (true, true) => session.press(&["Down", "Enter"])?,
-            (true, false) => session.press(&["Enter"])?,
-            (false, true) => {
-                seen.refused += 1;
-                session.press(&["Enter"])?;
-            }
-            (false, false) => {
-                seen.refused += 1;
-                session.press(&["Up", "Enter"])?;
-            }
-        }
+    seen.notice_up = false;
+    let Some(dialog) = dialog_text(screen) else {
+        seen.dialog = None;
+        return Ok(());
+    };
+    // The same dialog still up 1.5 s after an answer: the keys came before it took input.
+    let again = seen
+        .dialog
+        .as_ref()
+        .is_some_and(|(text, at)| *text == dialog && at.elapsed() > Duration::from_millis(1500));
+    if seen
+        .dialog
+        .as_ref()
+        .is_some_and(|(text, _)| *text == dialog)
+        && !again
+    {
+        return Ok(());
     }
-    seen.dialog_visible = dialog;
+    if !again {
+        seen.prompts += 1;
+        session.save(&format!("prompt-{}", seen.prompts))?;
+        seen.prompt_texts.push(dialog.clone());
+    }
+    let yes = answer == Answer::Yes || seen.refused > usize::from(again);
+    // Auto mode's prompt puts the cursor on "No" with "Yes" below it; manual mode's on "1. Yes".
+    let cursor_on_no = screen.lines().any(|l| l.trim_start().starts_with("❯ No"));
+    match (yes, cursor_on_no) {
+        (true, true) => session.press(&["Down", "Enter"])?,
+        (true, false) | (false, true) => session.press(&["Enter"])?,
+        (false, false) => session.press(&["Up", "Enter"])?,
+    }
+    if !yes && !again {
+        seen.refused += 1;
+    }
+    seen.dialog = Some((dialog, Instant::now()));
     Ok(())
+}
+
+/// The permission dialog on `screen` (from its top rule to the end), if one is up.
+fn dialog_text(screen: &str) -> Option<String> {
+    if !screen.contains(PERMISSION_QUESTION) {
+        return None;
+    }
+    let lines: Vec<&str> = screen.lines().collect();
+    let top = lines
+        .iter()
+        .rposition(|l| l.starts_with('─'))
+        .unwrap_or_default();
+    // Up to the question: the options below it change as the cursor moves.
+    let question = lines
+        .iter()
+        .rposition(|l| l.contains(PERMISSION_QUESTION))
+        .unwrap_or(lines.len());
+    Some(lines[top..question.max(top)].join("\n"))
 }
 
 /// Polls until the run is complete and the client idle with its closing line on screen;
