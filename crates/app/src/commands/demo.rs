@@ -195,7 +195,7 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
             break;
         };
         let value: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
-        let Some(reason) = value["reason"].as_str() else {
+        let Some(reason) = self_repair_engine::continuation(&value) else {
             say(
                 out,
                 format!(
@@ -211,7 +211,7 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
                 out,
                 format!(
                     "[hook] the session ends its turn with: {}",
-                    value["systemMessage"].as_str().unwrap_or(reason)
+                    reason.lines().next().unwrap_or(reason)
                 ),
             );
             break;
