@@ -22,8 +22,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::e2e::claude_run::ClaudeOptions;
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
+use crate::e2e::figures::Figures;
 use crate::e2e::hook_log::parse_hook_log;
 use crate::e2e::records::launched_items;
 use crate::e2e::run_files::field;
@@ -93,7 +95,42 @@ pub(crate) fn manual(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     check_screen_story(ctx, &seen, &end, &run, 1);
     check_complete_once(ctx, &project, &run, FINDINGS, &[])?;
     note_hooks(ctx, "interactive-manual", &debug, &seen, &session);
-    session.end()
+    let hooks = parse_hook_log(&fs::read_to_string(&debug).unwrap_or_default());
+    ctx.figures.push(Figures::measure(
+        "interactive UI, foreground agents (plugin)",
+        &server.requests(),
+        &hooks,
+        FINDINGS,
+        session.elapsed(),
+    ));
+    session.end()?;
+    headless_twin(ctx)
+}
+
+/// The same project and start in `claude -p`, measured beside the interactive run: what the
+/// interactive client's own handling of the agents (it lists them as backgrounded) does to the
+/// main session's context.
+fn headless_twin(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let project = ruff_project(ctx, "interactive-manual-headless", None)?;
+    let server = MockServer::start_recording(pipeline_scenario(), &project.records_path(1))?;
+    let outcome = project
+        .claude(
+            &server.base_url(),
+            "/self-repair ruff.json",
+            &ClaudeOptions::default(),
+        )?
+        .wait(ctx.claude_timeout())?;
+    ctx.checks.that(outcome.succeeded(), || {
+        format!("claude -p /self-repair ruff.json: {}", outcome.describe())
+    });
+    ctx.figures.push(Figures::measure(
+        "claude -p, same project (plugin)",
+        &server.requests(),
+        &outcome.hooks(),
+        FINDINGS,
+        outcome.wall,
+    ));
+    Ok(())
 }
 
 pub(crate) fn auto(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
