@@ -93,9 +93,9 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 38] = [
 
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
 /// scripts/e2e.sh): the full pipeline as a plugin and installed, with foreground and background
-/// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, and
-/// the fix loop.
-pub const OLDEST_CLIENT_SUBSET: [&str; 7] = [
+/// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, the
+/// fix loop, and the interactive UI in manual mode.
+pub const OLDEST_CLIENT_SUBSET: [&str; 8] = [
     "full-pipeline-background",
     "full-pipeline-foreground",
     "full-pipeline-background-install",
@@ -103,6 +103,7 @@ pub const OLDEST_CLIENT_SUBSET: [&str; 7] = [
     "compaction-mid-run",
     "drive-killed-session",
     "fix-loop-verified",
+    "interactive-manual",
 ];
 
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed
