@@ -2,7 +2,8 @@
 # Install the real CLIs our tests drive (Claude Code, Backlog.md, just, Microsoft's SARIF
 # Multitool) from the npm registry into a cache folder that is never committed, then the Python
 # tools of the fix-loop scenarios (Ruff, pytest, vulture) into a venv there
-# (scripts/install-py-tools.sh).
+# (scripts/install-py-tools.sh). Fails when tmux, which the interactive scenarios need, is not on
+# PATH.
 #
 # Two Claude Code clients, the ends of the tested range (reference/claude-cli-notes.md, "Tested
 # clients"): the oldest supported one next to backlog and just (<cache>/node_modules), the newest
@@ -122,6 +123,11 @@ sarif_is_current() {
 is_current() {
   main_is_current && newest_is_current && sarif_is_current
 }
+
+# The interactive e2e scenarios drive the client's terminal UI in tmux (reference/e2e.md): not an
+# npm package, so checked, not installed, loudly and first.
+command -v tmux >/dev/null 2>&1 ||
+  die "tmux not found on PATH; the interactive e2e scenarios drive Claude Code's terminal UI in it: install it (e.g. apt-get install -y tmux) and rerun"
 
 # Fast path: nothing to do.
 if is_current; then

@@ -376,7 +376,9 @@ mod corpus {
             let answered = hook_stop(&env, stdin.as_bytes());
             let Some(stdout) = answered.stdout else { break };
             let value: Value = serde_json::from_str(&stdout).unwrap();
-            let Some(dispatch) = value["reason"].as_str().and_then(Dispatch::parse_reason) else {
+            let Some(dispatch) =
+                self_repair_engine::continuation(&value).and_then(Dispatch::parse_reason)
+            else {
                 break;
             };
             let state = load_folded(&dir, false).unwrap();

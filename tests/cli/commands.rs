@@ -55,8 +55,8 @@ fn next_shows_the_dispatch_the_hook_would_give_and_changes_nothing() {
     assert!(changed.is_empty(), "next changed {changed:?}");
     // The hook then gives exactly that dispatch.
     let stop = project.stop("s1", &[]);
-    let reason = serde_json::from_str::<Value>(&stop.stdout).unwrap()["reason"]
-        .as_str()
+    let answer = serde_json::from_str::<Value>(&stop.stdout).unwrap();
+    let reason = self_repair_engine::continuation(&answer)
         .unwrap()
         .to_owned();
     let json = |text: &str| {
@@ -84,7 +84,7 @@ fn refs_lists_word_boundary_references_with_file_and_line() {
 #[test]
 fn session_start_after_a_compaction_reminds_the_bound_session_of_its_run() {
     let project = started(3);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     let input = |session: &str, source: &str| {
         serde_json::json!({"session_id": session, "hook_event_name": "SessionStart",
             "source": source, "cwd": project.path()})
@@ -119,7 +119,7 @@ fn session_start_after_a_compaction_reminds_the_bound_session_of_its_run() {
 fn a_new_session_hears_once_that_a_run_waits_for_adopt() {
     let project = started(3);
     let _guard = filters(&project).bind_to_scope();
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     for source in ["startup", "clear", "resume"] {
         let stdin = serde_json::json!({"session_id": "s2", "hook_event_name": "SessionStart",
             "source": source, "cwd": project.path()})

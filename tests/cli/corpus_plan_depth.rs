@@ -71,7 +71,9 @@ fn measure(input: &str, base: &str) {
         let answer = hook_stop(&env, stdin.as_bytes());
         let Some(stdout) = answer.stdout else { break };
         let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-        let Some(dispatch) = value["reason"].as_str().and_then(Dispatch::parse_reason) else {
+        let Some(dispatch) =
+            self_repair_engine::continuation(&value).and_then(Dispatch::parse_reason)
+        else {
             break;
         };
         let state = load_folded(&run_dir, false).unwrap();

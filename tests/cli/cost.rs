@@ -69,7 +69,7 @@ fn the_hook_records_each_items_cost_reading_only_what_the_transcripts_grew_by() 
     std::fs::create_dir_all(&agents).unwrap();
     std::fs::write(&main, row("claude-opus-5-5", "m1", 1_000_000, 0)).unwrap();
     let out = stop(&project, &main);
-    assert!(out.contains("\"decision\":\"block\""), "{out}");
+    assert!(out.contains("\"additionalContext\""), "{out}");
     assert_eq!(
         records(&project).len(),
         1,
@@ -291,7 +291,7 @@ fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
     assert!(resumed.contains("may spend $5.00 in all"), "{resumed}");
     let next = stop(&project, &main);
     assert!(
-        next.contains("t-00005") && next.contains("\"decision\":\"block\""),
+        next.contains("t-00005") && next.contains("\"additionalContext\""),
         "{next}"
     );
     let refused = project.cmd(&["resume", "--budget", "-3"]).run();

@@ -14,7 +14,7 @@ const STATE: &str = ".self-repair/runs/r-test/state.json";
 /// A 10-finding run bound to `s1`, with its first agents dispatched.
 fn dispatched() -> TestProject {
     let project = started(10);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     project
 }
 

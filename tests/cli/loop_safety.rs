@@ -33,13 +33,16 @@ fn a_thousand_stops_without_submissions_block_at_most_k_times_then_stall() {
     // The stall is relayed through one block: the line, then the relay instruction.
     let relayed: Value = serde_json::from_str(&messages[0]).unwrap();
     let _guard = crate::harness::filters(&project).bind_to_scope();
-    insta::assert_snapshot!("stall_relayed_reason", relayed["reason"].as_str().unwrap());
+    insta::assert_snapshot!(
+        "stall_relayed_reason",
+        self_repair_engine::continuation(&relayed).unwrap()
+    );
     let state: Value =
         serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
     assert_eq!(state["status"], "stalled");
     // `resume` gives it another K blocks.
     project.cmd(&["resume"]).run().success();
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
 }
 
 fn snapshot_dir(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -64,7 +67,7 @@ fn snapshot_dir(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn a_foreign_session_is_never_blocked_and_writes_nothing() {
     let project = started(5);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     let before = snapshot_dir(&project.path().join(".self-repair"));
     for _ in 0..5 {
         let out = project.stop("someone-else", &[]);
@@ -85,7 +88,7 @@ fn stop_hook_active_true_with_pending_work_still_blocks() {
         .run()
         .success();
     assert!(
-        out.stdout.contains("\"decision\":\"block\""),
+        out.stdout.contains("\"additionalContext\""),
         "{}",
         out.stdout
     );
@@ -97,7 +100,7 @@ fn a_paused_run_is_never_blocked_and_a_cancel_is_not_undone_by_the_hook() {
     project.cmd(&["pause"]).run().success();
     assert_eq!(project.stop("s1", &[]).stdout, "");
     project.cmd(&["resume"]).run().success();
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     project.cmd(&["cancel"]).run().success();
     for _ in 0..3 {
         assert_eq!(project.stop("s1", &[]).stdout, "");
@@ -110,7 +113,7 @@ fn a_paused_run_is_never_blocked_and_a_cancel_is_not_undone_by_the_hook() {
 #[test]
 fn a_sub_agents_stop_failure_does_not_pause_the_run() {
     let project = started(3);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     let failure = serde_json::json!({"session_id": "s1", "hook_event_name": "StopFailure", "cwd": project.path(),
         "error": "server_error", "agent_id": "a1b2", "agent_type": "self-repair:triage-investigator"});
     project
@@ -126,7 +129,7 @@ fn a_sub_agents_stop_failure_does_not_pause_the_run() {
 #[test]
 fn stop_failure_pauses_and_the_next_normal_stop_resumes() {
     let project = started(3);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     let failure = serde_json::json!({"session_id": "s1", "hook_event_name": "StopFailure", "cwd": project.path(),
         "error": "rate_limit", "error_details": "429 Too Many Requests"});
     let out = project
@@ -139,7 +142,7 @@ fn stop_failure_pauses_and_the_next_normal_stop_resumes() {
         serde_json::from_str(&project.read(".self-repair/runs/r-test/state.json")).unwrap();
     assert_eq!(state["status"], "paused");
     assert_eq!(state["pause"]["error"], "rate_limit: 429 Too Many Requests");
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
 }
 
 /// The hook rewrote its transcript cursor (a rename) on every stop, even when the session's
@@ -170,7 +173,7 @@ fn a_steady_stop_whose_transcript_did_not_grow_writes_nothing() {
             .run()
             .success()
     };
-    assert!(stop(&[]).stdout.contains("block"));
+    assert!(stop(&[]).stdout.contains("additionalContext"));
     let running = ["t-00001", "t-00002", "t-00003"];
     stop(&running);
     let run = project.path().join(".self-repair/runs/r-test");

@@ -126,7 +126,7 @@ fn dispatch_prompts_and_rendered_tasks_name_the_run() {
     let project = crate::pipeline::started(3);
     let out = project.stop("s1", &[]);
     let answer: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let reason = answer["reason"].as_str().unwrap();
+    let reason = self_repair_engine::continuation(&answer).unwrap();
     assert!(
         reason.contains(
             r#""description":"triage t-00001","prompt":"self-repair item t-00001 --run r-test""#

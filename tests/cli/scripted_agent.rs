@@ -212,8 +212,7 @@ pub fn next_wave(project: &TestProject) -> Option<Vec<String>> {
 /// The block reason of a hook answer that dispatches agents; `None` for an allow and for the
 /// one block that asks the session to end its turn with the run's closing line.
 pub fn dispatch_reason(answer: &Value) -> Option<&str> {
-    answer["reason"]
-        .as_str()
+    self_repair_engine::continuation(answer)
         .filter(|r| r.contains(self_repair_engine::DISPATCH_START))
 }
 

@@ -22,7 +22,9 @@ fn project() -> TestProject {
 fn dispatch(project: &TestProject, session: &str) -> String {
     let out = project.stop(session, &[]);
     let answer: Value = serde_json::from_str(&out.stdout).expect("the hook blocks");
-    answer["reason"].as_str().expect("a reason").to_owned()
+    self_repair_engine::continuation(&answer)
+        .expect("a reason")
+        .to_owned()
 }
 
 #[test]

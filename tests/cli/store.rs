@@ -19,7 +19,7 @@ fn verdict(i: usize) -> String {
 #[test]
 fn twenty_concurrent_submitters_of_fifty_items_each_lose_nothing() {
     let project = started(1000);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     crate::harness::mark_dispatched(&project, "r-test", 1000);
     let root = project.path().to_path_buf();
     let workers: Vec<_> = (0..20)
@@ -53,7 +53,7 @@ fn twenty_concurrent_submitters_of_fifty_items_each_lose_nothing() {
 #[test]
 fn killing_submit_at_any_moment_never_leaves_a_state_that_fails_to_load() {
     let project = started(60);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     let mut acknowledged = Vec::new();
     for i in 1..=60usize {
         let file = project.path().join(format!(".v{i}"));
@@ -119,7 +119,7 @@ pub fn submit_one(project: &TestProject, i: usize) {
 /// A 4-finding run bound to `s1`, with `t-00001` submitted and folded by a stop.
 fn one_submission_folded() -> TestProject {
     let project = started(4);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     project.write(".v", &verdict(1));
     project
         .cmd(&["submit", "t-00001", "--file", ".v"])
@@ -321,7 +321,7 @@ fn a_retry_after_a_submit_killed_between_journal_and_result_file_repairs_the_cop
 fn a_submit_killed_at_any_moment_never_lets_a_different_retry_be_acknowledged_and_ignored() {
     // Exit 0 if and only if this exact result is the one that counts.
     let project = started(40);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     crate::harness::mark_dispatched(&project, "r-test", 40);
     for i in 1..=40usize {
         let item = format!("t-{i:05}");
@@ -377,7 +377,7 @@ fn a_rerouted_triage_item_accepts_its_next_result_instead_of_refusing_it() {
     // A re-route sends the item back to triage under another route: the next result counts,
     // and used to be refused as "a different result" (exit 5) on every re-dispatch.
     let project = crate::pipeline::dispatched(3);
-    assert!(project.stop("s1", &[]).stdout.contains("block"));
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
     let reroute = serde_json::json!({"confidence": 0.9, "verdict": "unsure", "root_cause": "possible injection",
         "reason": "the value reaches a shell command, a security reading is needed",
         "reroute": "security"});

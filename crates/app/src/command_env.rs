@@ -22,6 +22,8 @@ pub struct Installation {
     pub plugin_root: Option<PathBuf>,
     /// `AI_AGENT` (`claude-code_2-1-330_harness`), the client's own name and version.
     pub agent_variable: Option<String>,
+    /// `CLAUDE_CODE_SESSION_ATTENDED`: whether a user watches the session's terminal.
+    pub audience: self_repair_engine::Audience,
 }
 
 /// Test-only: multiplies every backoff `drive` chooses (never a wait until a reset the API
@@ -89,6 +91,9 @@ impl CommandEnv {
                 binary_version: env!("CARGO_PKG_VERSION").to_owned(),
                 plugin_root: variable("CLAUDE_PLUGIN_ROOT").map(Into::into),
                 agent_variable: text("AI_AGENT"),
+                audience: self_repair_engine::Audience::from_variable(
+                    text("CLAUDE_CODE_SESSION_ATTENDED").as_deref(),
+                ),
             },
         }
     }

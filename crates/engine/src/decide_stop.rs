@@ -100,7 +100,12 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     changed |= note_launches(state, &stop.launched);
     let refused = take_back_refused(state, &stop.launched);
     changed |= reconcile(state, stop.running.as_deref(), now);
-    if let Some(message) = pause_for_refused(state, &refused) {
+    // In the interactive UI a "No" at the permission prompt interrupts the turn: no stop comes
+    // until the user answers the client's "What should Claude do instead?", so a refusal first
+    // seen at the first stop of a turn the user started (no notification in it) was already
+    // answered by that prompt: go on at the same tiers instead of asking for another one.
+    let answered_by_the_user = stop.new_turn && stop.notified == 0;
+    if !answered_by_the_user && let Some(message) = pause_for_refused(state, &refused) {
         return outcome(Decision::tell(message), true);
     }
     if let Some(PauseReason::Circuit {

@@ -808,12 +808,12 @@ fn a_launch_the_user_refused_charges_nothing_and_waits_for_the_next_prompt() {
     let mut state = run(2);
     let first = ids(block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)));
     assert_eq!(first, ["t-00001", "t-00002"]);
-    // The client writes the refusal; the next stop ends the user's next turn.
+    // A deny rule or hook refuses them (the session goes on and ends its turn, `claude -p`):
+    // the next stop is in the same turn.
     let mut refused = stop_after_launches(&[], &[("t-00001", Some("haiku")), ("t-00002", None)]);
     for launch in &mut refused.launched {
         launch.refused = Some("user-rejected".into());
     }
-    refused.new_turn = true;
     let out = decide_stop(&mut state, &refused, NOW);
     let Decision::Allow {
         message: Some(message),
@@ -857,4 +857,43 @@ fn a_launch_the_user_refused_charges_nothing_and_waits_for_the_next_prompt() {
         "{}",
         dispatch.summary
     );
+}
+
+/// Issue 24, measured in the interactive UI (e2e `interactive-refused-continue`): a "No" at the
+/// permission prompt interrupts the turn, so the hook first sees the refusal at the stop that
+/// ends the user's next prompt (their answer to "What should Claude do instead?", e.g.
+/// "continue"). Pausing there asked the user for a second "continue"; the prompt they gave is
+/// their decision: the refused items go out again at the same tier, nothing charged.
+#[test]
+fn a_refusal_first_seen_after_the_users_next_prompt_goes_on_without_a_second_prompt() {
+    let mut state = run(2);
+    let first = ids(block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)));
+    assert_eq!(first, ["t-00001", "t-00002"]);
+    let mut after_prompt = stop_after_launches(
+        &[],
+        &[("t-00001", Some("haiku")), ("t-00002", Some("haiku"))],
+    );
+    after_prompt.launched[0].refused = Some("user-rejected".into());
+    after_prompt.launched[1].refused = Some("interrupted".into());
+    after_prompt.new_turn = true;
+    let out = decide_stop(&mut state, &after_prompt, NOW);
+    let dispatch = block(&out);
+    assert_eq!(ids(dispatch), ["t-00001", "t-00002"]);
+    assert!(dispatch.launch.iter().all(|l| l.model == "haiku"));
+    assert_eq!(state.status, RunStatus::Active);
+    for item in &state.items[..2] {
+        assert_eq!((item.attempts, item.tier), (0, Tier::Haiku), "{}", item.id);
+    }
+    // A turn a background agent's notification started is no answer from the user: it pauses.
+    let mut state = run(2);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let mut notified = after_prompt.clone();
+    notified.notified = 1;
+    let out = decide_stop(&mut state, &notified, NOW);
+    assert!(
+        matches!(out.decision, Decision::Allow { message: Some(_) }),
+        "{:?}",
+        out.decision
+    );
+    assert_eq!(state.status, RunStatus::Paused);
 }

@@ -31,6 +31,7 @@ mod schema_line;
 #[cfg(test)]
 mod schema_sampler;
 mod stable_hash;
+mod stop_answer;
 mod submission;
 #[cfg(test)]
 mod submission_contract_tests;
@@ -78,6 +79,7 @@ pub use run_state::{
 };
 pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
 pub use stable_hash::StableHash;
+pub use stop_answer::{Audience, continuation, continue_with, say_line};
 pub use submission::{
     AggregateGroup, AggregateResult, BatchVerdict, ItemInput, LabelMerge, LabelMergeResult,
     PointOutcome, Rejection, ReviseResult, RevisedPoint, Submission, TaskDraft, TriageBatchResult,

@@ -25,7 +25,10 @@ pub use conversation::{Conversation, ToolCall, ToolOutcome, content_text};
 pub use fault::{Fault, FaultKind, ThreadSelector};
 pub use fix_script::{FixScript, FixStep, script_for};
 pub use http_request::HttpRequest;
-pub use main_thread::{STOP_FEEDBACK, TASK_NOTIFICATION, agent_input, main_reply, parse_dispatch};
+pub use main_thread::{
+    STOP_CONTEXT, STOP_FEEDBACK, TASK_NOTIFICATION, agent_input, main_reply, parse_dispatch,
+    stop_feedback,
+};
 pub use measurement::{Measurement, content_bytes};
 pub use mock_error::MockError;
 pub use mock_server::{MockServer, append_jsonl};

@@ -11,6 +11,24 @@ use crate::scenario::{MainHabit, Scenario};
 /// How the client shows a Stop hook's block reason to the model.
 pub const STOP_FEEDBACK: &str = "Stop hook feedback:";
 
+/// How the client shows a Stop hook's `hookSpecificOutput.additionalContext` to the model (inside
+/// a `<system-reminder>`): how the hook dispatches since design note 48.
+pub const STOP_CONTEXT: &str = "Stop hook additional context:";
+
+/// The Stop hook's text in `text`: what follows its last [`STOP_FEEDBACK`] or [`STOP_CONTEXT`].
+pub fn stop_feedback(text: &str) -> Option<&str> {
+    [STOP_FEEDBACK, STOP_CONTEXT]
+        .iter()
+        .filter_map(|mark| text.rfind(mark).map(|at| at + mark.len()))
+        .max()
+        .map(|start| &text[start..])
+}
+
+/// Whether `text` carries a Stop hook's text.
+fn has_stop_feedback(text: &str) -> bool {
+    stop_feedback(text).is_some()
+}
+
 /// How the client wraps a background agent's completion.
 pub const TASK_NOTIFICATION: &str = "<task-notification>";
 
@@ -132,12 +150,12 @@ fn next_fix_step(
     }
     let asked = (0..last)
         .rev()
-        .find(|i| conversation.is_user(*i) && conversation.text_at(*i).contains(STOP_FEEDBACK))?;
+        .find(|i| conversation.is_user(*i) && has_stop_feedback(&conversation.text_at(*i)))?;
     if (asked + 1..last).any(|i| is_prompt(conversation, i)) {
         return None;
     }
     let text = conversation.text_at(asked);
-    let feedback = &text[text.rfind(STOP_FEEDBACK)? + STOP_FEEDBACK.len()..];
+    let feedback = stop_feedback(&text)?;
     // A fixer's dispatch names the attempt too: the fixer makes that fix, not this session.
     if parse_dispatch(feedback).is_some() {
         return None;
@@ -238,10 +256,9 @@ fn split_remainder(
 ) -> Option<Vec<Value>> {
     let feedback_at = (0..=last)
         .rev()
-        .find(|i| conversation.is_user(*i) && conversation.text_at(*i).contains(STOP_FEEDBACK))?;
+        .find(|i| conversation.is_user(*i) && has_stop_feedback(&conversation.text_at(*i)))?;
     let text = conversation.text_at(feedback_at);
-    let at = text.rfind(STOP_FEEDBACK)?;
-    let dispatch = parse_dispatch(&text[at + STOP_FEEDBACK.len()..])?;
+    let dispatch = parse_dispatch(stop_feedback(&text)?)?;
     let first = !launched_before_index(conversation, feedback_at);
     let wanted = with_habits(&dispatch, scenario, first);
     let launched: Vec<String> = conversation
@@ -270,12 +287,42 @@ fn is_prompt(conversation: &Conversation<'_>, index: usize) -> bool {
     let text = conversation.text_at(index);
     conversation.outcomes_at(index).is_empty()
         && conversation.calls_at(index).is_empty()
-        && !text.contains(STOP_FEEDBACK)
+        && !has_stop_feedback(&text)
         && !text.contains(TASK_NOTIFICATION)
         && conversation.is_user(index)
 }
 
-/// The commands of a prompt: its `$ command` lines, else the scenario's defaults.
+/// How the client names a slash command the user typed (`/self-repair ruff.json` arrives as
+/// `<command-name>/self-repair:self-repair</command-name>` for the plugin's skill).
+const COMMAND_NAME: &str = "<command-name>/";
+
+/// The user's word that starts a run waiting for their go (SKILL.md: only then does the session
+/// run `self-repair resume --confirm`).
+const GO: &str = "go";
+
+/// What SKILL.md makes of a prompt typed in the interactive UI: `/self-repair ARGS` starts a run
+/// on ARGS; a prompt that is just "go" confirms the run waiting for it. `None` for any other.
+fn skill_commands(text: &str) -> Option<Vec<String>> {
+    if let Some(at) = text.find(COMMAND_NAME) {
+        let name = text[at + COMMAND_NAME.len()..].split('<').next()?;
+        if name.split(':').next() != Some("self-repair") {
+            return None;
+        }
+        let args = text
+            .split("<command-args>")
+            .nth(1)
+            .and_then(|rest| rest.split("</command-args>").next())
+            .unwrap_or_default()
+            .trim();
+        return Some(vec![format!("self-repair start {args}")]);
+    }
+    text.lines()
+        .any(|line| line.trim().eq_ignore_ascii_case(GO))
+        .then(|| vec!["self-repair resume --confirm".to_owned()])
+}
+
+/// The commands of a prompt: its `$ command` lines, else what the skill makes of it, else the
+/// scenario's defaults.
 fn prompt_commands(text: &str, scenario: &Scenario) -> Vec<String> {
     let own: Vec<String> = text
         .lines()
@@ -283,11 +330,10 @@ fn prompt_commands(text: &str, scenario: &Scenario) -> Vec<String> {
         .map(|c| c.trim().to_owned())
         .filter(|c| !c.is_empty())
         .collect();
-    if own.is_empty() {
-        scenario.prompt_commands.clone()
-    } else {
-        own
+    if !own.is_empty() {
+        return own;
     }
+    skill_commands(text).unwrap_or_else(|| scenario.prompt_commands.clone())
 }
 
 /// The main thread's next message.
@@ -296,8 +342,7 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
         return Reply::text("Nothing to answer.");
     };
     let text = conversation.text_at(last);
-    if let Some(at) = text.rfind(STOP_FEEDBACK) {
-        let feedback = &text[at + STOP_FEEDBACK.len()..];
+    if let Some(feedback) = stop_feedback(&text) {
         return match parse_dispatch(feedback) {
             Some(launches) if !launches.is_empty() => {
                 let first = !launched_before(conversation);
@@ -335,7 +380,7 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
         && conversation
             .turn_before(last)
             .and_then(|i| conversation.turn_before(i))
-            .is_some_and(|i| conversation.text_at(i).contains(STOP_FEEDBACK));
+            .is_some_and(|i| has_stop_feedback(&conversation.text_at(i)));
     if answered_feedback {
         return Reply::text("Done what the stop hook asked; ending the turn.");
     }
@@ -507,6 +552,36 @@ mod tests {
             None
         );
         assert_eq!(fix_attempt("Triage 2 findings."), None);
+    }
+
+    #[test]
+    fn a_typed_self_repair_command_starts_a_run_and_go_confirms_it() {
+        let typed = "<command-message>self-repair:self-repair</command-message>\n\
+            <command-name>/self-repair:self-repair</command-name>\n\
+            <command-args>ruff.json</command-args>\nBase directory for this skill: /p";
+        assert_eq!(
+            prompt_commands(typed, &Scenario::new()),
+            ["self-repair start ruff.json"]
+        );
+        assert_eq!(
+            prompt_commands("<system-reminder>x</system-reminder>\nGo", &Scenario::new()),
+            ["self-repair resume --confirm"]
+        );
+        let other = "<command-name>/model</command-name>\n<command-args>haiku</command-args>";
+        assert!(prompt_commands(other, &Scenario::new()).is_empty());
+        assert!(prompt_commands("continue", &Scenario::new()).is_empty());
+    }
+
+    #[test]
+    fn a_dispatch_as_additional_context_is_launched() {
+        let text = "<system-reminder>\nStop hook additional context: {\"self_repair\":2,\"launch\":[\
+            {\"subagent_type\":\"self-repair:triage-investigator\",\"model\":\"haiku\",\
+            \"description\":\"triage t-1\",\"prompt\":\"self-repair item t-1\"}]}\n</system-reminder>";
+        let reply = reply_to(
+            &[json!({"role": "user", "content": text})],
+            &Scenario::new(),
+        );
+        assert_eq!(reply.tool_names(), ["Agent"]);
     }
 
     #[test]

@@ -216,7 +216,7 @@ fn stop_once(
         return Ok(false);
     };
     let value: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
-    let Some(reason) = value["reason"].as_str() else {
+    let Some(reason) = self_repair_engine::continuation(&value) else {
         say(
             out,
             &format!(
@@ -232,7 +232,7 @@ fn stop_once(
             out,
             &format!(
                 "[hook] the session ends its turn with: {}",
-                value["systemMessage"].as_str().unwrap_or(reason)
+                reason.lines().next().unwrap_or(reason)
             ),
         );
         return Ok(false);

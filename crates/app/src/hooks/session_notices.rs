@@ -158,6 +158,7 @@ mod tests {
             binary_version: "0.2.0".to_owned(),
             plugin_root: plugin.map(Path::to_path_buf),
             agent_variable: agent.map(str::to_owned),
+            ..Installation::default()
         }
     }
 

@@ -2,8 +2,8 @@
 //! instruction.
 
 use self_repair_engine::{
-    Decision, Event, ItemKind, JournalEntry, RunState, RunStatus, StopEvent, decide_stop,
-    relay_reason,
+    Decision, Event, ItemKind, JournalEntry, RunState, RunStatus, StopEvent, continue_with,
+    decide_stop, say_line,
 };
 use self_repair_store::{Project, RunDir, StoreError};
 use serde_json::json;
@@ -191,13 +191,13 @@ fn drive(
     if dirty && let Err(e) = dir.save_state(state, items_before) {
         stderr.push(format!("self-repair hook stop: {e}"));
     }
+    // A dispatch continues the session as the Stop event's `additionalContext` (shown as "Stop
+    // hook says", not as a problem; reference/design-notes.md, note 48).
     let stdout = match decision {
-        Decision::Block(dispatch) => {
-            Some(json!({ "decision": "block", "reason": dispatch.render_reason() }).to_string())
-        }
+        Decision::Block(dispatch) => Some(continue_with(&dispatch.render_reason()).to_string()),
         // The run just ended, paused or stalled (the engine says so once, at the transition):
-        // a `systemMessage` reaches neither the model nor `claude -p` output, so the session is
-        // asked, once, to end its turn with the line (reference/design-notes.md, note 15).
+        // shown once at a terminal; unattended the session is asked, once, to end its turn with
+        // the line (notes 15 and 47).
         Decision::Allow { message: Some(m) } => {
             let m = if state.status == RunStatus::Complete {
                 let m = crate::run::cost::with_cost_and_duration(dir, state, env.now, &m);
@@ -205,10 +205,7 @@ fn drive(
             } else {
                 m
             };
-            Some(
-                json!({ "decision": "block", "reason": relay_reason(&m), "systemMessage": m })
-                    .to_string(),
-            )
+            Some(say_line(&m, env.installation.audience).to_string())
         }
         Decision::Allow { message: None } | Decision::Finalize => {
             failure.map(|m| json!({ "systemMessage": m }).to_string())

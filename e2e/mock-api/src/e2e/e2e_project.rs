@@ -3,6 +3,7 @@
 //! loaded as a plugin (`--plugin-dir`) or installed with `self-repair install --project`.
 
 use std::cell::Cell;
+use std::ffi::OsString;
 use std::fs::{self, File};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use serde_json::{Value, json};
 use crate::e2e::claude_run::{ClaudeOptions, ClaudeRun, own_group};
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::run_files::RunFiles;
+use crate::e2e::terminal_session::TerminalSession;
 use crate::e2e::tools::Tools;
 
 /// How the project gets self-repair's hooks and agents.
@@ -43,6 +45,9 @@ pub struct E2eProject {
     mode: InstallMode,
     runs: Cell<usize>,
 }
+
+/// The API key every session gets (the mock accepts any).
+const API_KEY: &str = "e2e-not-a-key";
 
 /// The programs of the Python venv a fix-loop scenario puts on its PATH.
 const PYTHON_TOOLS: [&str; 3] = ["ruff", "pytest", "vulture"];
@@ -106,10 +111,18 @@ impl E2eProject {
 
     /// Marks the project as trusted in the client's config, as a user who accepted the trust
     /// dialog: only then does the client apply the project's `.claude/settings.json` allow
-    /// rules. Nothing else is granted: no `--allowedTools`, the default permission mode.
+    /// rules. Nothing else is granted: no `--allowedTools`, the default permission mode. The
+    /// interactive client's other first-run dialogs are answered the way that user answered
+    /// them: onboarding (with the theme) done, and the API key of the environment approved
+    /// (`customApiKeyResponses` holds its last 20 characters).
     fn trust(&self) -> Result<(), E2eError> {
+        let key_tail: String = {
+            let chars: Vec<char> = API_KEY.chars().collect();
+            chars[chars.len().saturating_sub(20)..].iter().collect()
+        };
         let config = json!({
             "hasCompletedOnboarding": true,
+            "customApiKeyResponses": {"approved": [key_tail], "rejected": []},
             "projects": {
                 self.path().to_string_lossy(): {"hasTrustDialogAccepted": true}
             }
@@ -356,7 +369,7 @@ impl E2eProject {
         self.isolated(&mut command);
         command
             .env("ANTHROPIC_BASE_URL", base_url)
-            .env("ANTHROPIC_API_KEY", "e2e-not-a-key")
+            .env("ANTHROPIC_API_KEY", API_KEY)
             .envs(options.env.iter().map(|(k, v)| (k, v)))
             .arg("-p")
             .arg(prompt)
@@ -385,6 +398,43 @@ impl E2eProject {
             stderr,
             debug,
         })
+    }
+
+    /// Starts the real client's interactive UI (`claude ARGS`, no `-p`) in a tmux session in
+    /// the project, against `base_url`, with `--debug-file claude-N.debug.log` and, for a
+    /// plugin project, `--plugin-dir`; its screens go to `screens-N/`.
+    pub fn claude_terminal(
+        &self,
+        base_url: &str,
+        args: &[&str],
+    ) -> Result<(TerminalSession, PathBuf), E2eError> {
+        let n = self.runs.get() + 1;
+        self.runs.set(n);
+        let debug = self.root.join(format!("claude-{n}.debug.log"));
+        let screens = self.root.join(format!("screens-{n}"));
+        fs::create_dir_all(&screens).map_err(E2eError::io(&screens))?;
+        let mut command = TerminalSession::command();
+        self.isolated(&mut command);
+        command
+            .env_remove("NO_COLOR")
+            .env("TERM", "xterm-256color")
+            .env("ANTHROPIC_BASE_URL", base_url)
+            .env("ANTHROPIC_API_KEY", API_KEY);
+        let mut claude_args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        claude_args.push("--debug-file".into());
+        claude_args.push(debug.clone().into());
+        if self.mode == InstallMode::Plugin {
+            claude_args.push("--plugin-dir".into());
+            claude_args.push(self.tools.plugin_dir.clone().into());
+        }
+        let session = TerminalSession::start(
+            command,
+            &self.tools.claude,
+            &claude_args,
+            &self.path(),
+            &screens,
+        )?;
+        Ok((session, debug))
     }
 
     /// The path of the `n`-th scenario record file.

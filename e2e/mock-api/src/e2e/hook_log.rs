@@ -22,9 +22,11 @@ pub struct HookRun {
 }
 
 impl HookRun {
-    /// Whether it blocked the stop.
+    /// Whether it kept the session going: a `decision: block`, or (design note 48) the Stop
+    /// event's `additionalContext`.
     pub fn blocked(&self) -> bool {
         self.output.contains("\"decision\":\"block\"")
+            || (self.event == "Stop" && self.output.contains("\"additionalContext\""))
     }
 }
 

@@ -14,6 +14,7 @@ mod request_cost;
 mod run_files;
 mod scenario_outcome;
 mod scenarios;
+mod terminal_session;
 mod tools;
 mod wheel_install;
 
@@ -29,5 +30,6 @@ pub use request_cost::RequestCost;
 pub use run_files::RunFiles;
 pub use scenario_outcome::ScenarioOutcome;
 pub use scenarios::{OLDEST_CLIENT_SUBSET, run_scenario, scenario_names};
+pub use terminal_session::{TERMINAL_SIZE, TerminalSession, occurrences};
 pub use tools::Tools;
 pub use wheel_install::WheelInstall;

@@ -8,6 +8,7 @@ mod drive;
 mod fix_loop;
 mod foreign_session;
 mod full_pipeline;
+mod interactive;
 mod invalid_results;
 mod killed_and_adopted;
 mod model_habits;
@@ -31,7 +32,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 34] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 38] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -81,13 +82,20 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 34] = [
     ("verified-dismissals", verified::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
+    ("interactive-manual", interactive::manual),
+    ("interactive-auto", interactive::auto),
+    (
+        "interactive-refused-continue",
+        interactive::refused_then_continue,
+    ),
+    ("interactive-confirm", interactive::confirm),
 ];
 
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
 /// scripts/e2e.sh): the full pipeline as a plugin and installed, with foreground and background
-/// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, and
-/// the fix loop.
-pub const OLDEST_CLIENT_SUBSET: [&str; 7] = [
+/// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, the
+/// fix loop, and the interactive UI in manual mode.
+pub const OLDEST_CLIENT_SUBSET: [&str; 8] = [
     "full-pipeline-background",
     "full-pipeline-foreground",
     "full-pipeline-background-install",
@@ -95,6 +103,7 @@ pub const OLDEST_CLIENT_SUBSET: [&str; 7] = [
     "compaction-mid-run",
     "drive-killed-session",
     "fix-loop-verified",
+    "interactive-manual",
 ];
 
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed
