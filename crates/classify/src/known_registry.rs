@@ -210,6 +210,15 @@ impl KnownRegistry {
         self.entries.get(fingerprint).filter(|e| !e.proposed)
     }
 
+    /// The entry of `fingerprint` to change as a new decision (`known accept`): its decision
+    /// time becomes now.
+    pub fn redecide(&mut self, fingerprint: &str) -> Option<&mut KnownEntry> {
+        let entry = self.entries.get_mut(fingerprint)?;
+        self.decided_at
+            .insert(fingerprint.to_owned(), rfc3339(now_secs()));
+        Some(entry)
+    }
+
     /// Removes an entry; returns it when there was one.
     pub fn remove(&mut self, fingerprint: &str) -> Option<KnownEntry> {
         self.decided_at.remove(fingerprint);
