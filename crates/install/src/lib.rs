@@ -29,8 +29,8 @@ pub use install_manifest::{
 pub use install_plan::{InstallPlan, plan_install};
 pub use install_spec::{InstallSpec, binary_resolves_from_path};
 pub use merge_driver::{
-    MERGE_DRIVER, MergeDriverRegistration, merge_driver_command, register_merge_driver,
-    unregister_merge_driver,
+    MERGE_DRIVER, MergeDriverRegistration, merge_driver_attributes, merge_driver_command,
+    merge_driver_registered, register_merge_driver, unregister_merge_driver,
 };
 pub use plugin_hooks::hooks_json_for_plugin;
 pub use scope::Scope;

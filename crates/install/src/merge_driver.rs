@@ -99,6 +99,22 @@ pub fn register_merge_driver(
     }))
 }
 
+/// Where the driver would be registered for the project at `root`: this clone's
+/// `.git/info/attributes`, or `None` outside a git work tree (`install --dry-run`).
+pub fn merge_driver_attributes(root: &Path) -> Result<Option<PathBuf>, InstallError> {
+    Ok(repository_paths(root)?.map(|(attributes, _)| attributes))
+}
+
+/// True when this clone has the driver registered (`uninstall --dry-run`).
+pub fn merge_driver_registered(root: &Path) -> bool {
+    Git::at(root)
+        .output_accepting(
+            &["config", "--get", &format!("merge.{MERGE_DRIVER}.driver")],
+            &[0, 1],
+        )
+        .is_ok_and(|out| !out.is_empty())
+}
+
 /// Removes what [`register_merge_driver`] added; true when anything was there.
 pub fn unregister_merge_driver(root: &Path) -> Result<bool, InstallError> {
     let Some((attributes, _)) = repository_paths(root)? else {

@@ -412,6 +412,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     crate::run::inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
     crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
     project.set_active(&run_id)?;
+    // What a team commits and what stays here (README.md, "Team and CI").
+    self_repair_store::TeamFiles::ensure(&store_dir)?;
     Ok(StartReport {
         run: run_id,
         project: root,

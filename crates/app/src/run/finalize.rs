@@ -31,7 +31,7 @@ pub fn finalize_run(
     let tasks = tasks_to_write(dir, state, &findings)?;
     let records = Backlog::new(root).write(&tasks, now)?;
     let store_dir = root.join(self_repair_store::STORE_DIR);
-    learn(root, &store_dir, dir, state, &findings)?;
+    learn(root, &store_dir, dir, state, &findings, now)?;
     dir.record(
         state,
         &[JournalEntry {
@@ -308,6 +308,7 @@ fn learn(
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
+    now: u64,
 ) -> Result<(), AppError> {
     let decided: Vec<(&str, &FindingRecord, Verdict)> = state.items[..state.triage_items as usize]
         .iter()
@@ -370,13 +371,13 @@ fn learn(
         let ran = state
             .item(decided_by)
             .map(|i| i.ran.unwrap_or(i.tier).as_str().to_owned());
-        changed |= known.insert(
+        changed |= known.insert_at(
             record.fingerprint.clone(),
             KnownEntry {
                 verdict: *verdict,
                 reason,
                 source: state.run.clone(),
-                summary: format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message),
+                summary: self_repair_classify::summary(f),
                 proposed: (dismissal && on_security_route(item)) || disputed,
                 item: Some((*item).to_owned()),
                 model: ran,
@@ -385,6 +386,7 @@ fn learn(
                 code: code.map(|c| c.code),
                 fixed: None,
             },
+            now,
         );
     }
     if changed {
