@@ -76,8 +76,9 @@ pub struct KnownFix {
 pub struct KnownRegistry {
     pub schema_version: u32,
     pub entries: BTreeMap<String, KnownEntry>,
-    /// When each entry was last decided (RFC 3339, UTC), by fingerprint: a merge of two
-    /// branches that decided one finding differently keeps the later decision. Entries written
+    /// When each entry was last decided or changed (RFC 3339, UTC; a fix recorded counts), by
+    /// fingerprint: a merge of two branches that changed one finding differently keeps the
+    /// later version. Entries written
     /// before it existed have none and count as the oldest.
     #[serde(skip)]
     decided_at: BTreeMap<String, String>,
@@ -231,6 +232,10 @@ impl KnownRegistry {
         for fingerprint in fingerprints {
             if let Some(entry) = self.entries.get_mut(*fingerprint) {
                 entry.fixed = Some(fix.clone());
+                // A change like any other: a merge that meets the entry without the fix on
+                // one side keeps this, the later version.
+                self.decided_at
+                    .insert((*fingerprint).to_owned(), rfc3339(now_secs()));
                 recorded += 1;
             }
         }

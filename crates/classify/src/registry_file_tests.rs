@@ -305,6 +305,14 @@ fn two_branches_adding_500_entries_each_merge_without_conflicts() {
     assert!(!text.contains("<<<<<<<"), "no conflict markers");
     let merged = KnownRegistry::load(&store).unwrap();
     assert_eq!(merged.entries.len(), 1_200);
+    // Where both sides' additions meet around a base line, the union writes that line twice
+    // (one hunk, both sides in full); the copies are identical, read as one, and the next
+    // write drops them.
+    let lines = text.lines().count() - 1;
+    assert!(lines >= 1_200, "{lines} lines");
+    merged.save(&store).unwrap();
+    let rewritten = std::fs::read_to_string(KnownRegistry::path(&store)).unwrap();
+    assert_eq!(rewritten.lines().count(), 1_201);
     for branch in ["alice", "bob"] {
         for i in 0..500 {
             assert!(
