@@ -52,9 +52,7 @@ pub use repair_state::{
     RepairStatus, Step,
 };
 pub use repair_status::{RepairStatusReport, repair_status};
-pub use repair_stop::{
-    StopAnswer, StopInput, cancel_repair, is_repair_run, repair_stop, repair_stop_failure,
-};
+pub use repair_stop::{StopAnswer, StopInput, cancel_repair, repair_stop, repair_stop_failure};
 pub use show_fix::{FixShown, show_fix};
 pub use start_check::start_check;
 pub use tick::{RepairReply, tick};

@@ -5,6 +5,7 @@
 pub mod confirm;
 pub mod cost;
 pub mod finalize;
+pub mod handle;
 pub mod in_progress;
 pub mod inputs;
 pub mod load;
@@ -12,3 +13,4 @@ pub mod preflight;
 pub mod progress;
 pub mod project_config;
 pub mod proposals;
+pub mod steering;

@@ -15,6 +15,7 @@ use clap::Args;
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 
 use crate::commands::detect::analyzer_findings;
@@ -83,12 +84,15 @@ pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<Task
         Some(id) => project.run(id)?,
         None => crate::run::load::latest_triage_run(&project)?,
     };
-    if self_repair_repair::is_repair_run(&dir) {
-        return Err(AppError::Usage(format!(
-            "run {} is a repair run: `verify-task` takes the triage run that wrote the task (`self-repair runs` lists them)",
-            dir.id()
-        )));
-    }
+    let dir = match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            return Err(AppError::Usage(format!(
+                "run {} is a repair run: `verify-task` takes the triage run that wrote the task (`self-repair runs` lists them)",
+                dir.id()
+            )));
+        }
+    };
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let target = TaskTarget::find(&state, &findings, &request.task)?;
