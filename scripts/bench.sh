@@ -23,6 +23,10 @@
 #      2b. with cost accounting: 10,000 items and 5,000 agent transcripts, nothing grew / 8 grew
 #   3. `submit` at 1,000 vs 100,000 items                              (target: ratio <= 1.5)
 #   4. `start` on 100,000 SARIF results over 1,000 source files        (target: <= 3 s, <= 300 MB RSS)
+#   5. `known baseline` on the same 100,000 results: into an empty registry, and again over the
+#      100,000 it wrote (time and peak RSS, reported)
+#   6. `git merge` of two branches that each baselined 500 findings: union, then merge driver
+#      (0 conflicts and 1,200 entries required, time reported)
 #
 # Exits non-zero only when a tool fails (build, hyperfine, a self-repair command); a missed
 # target is reported in the table, not as a failure. Total time is about 2-4 minutes on 2 cores.
@@ -392,6 +396,74 @@ grep -q '100000 findings, 100000 unique' "$work/start-rss.log" ||
     echo "warning: start did not report 100000 unique findings: $(grep created "$work/start-rss.log")" >&2
 rss_auto=$(rss_kb auto)
 
+# --- 5. known baseline ----------------------------------------------------------------------------
+
+say "5. known baseline on the 100,000 SARIF results"
+baseline_dir="$work/baseline"
+mkdir -p "$baseline_dir"
+ln -s "$base/src" "$baseline_dir/src"
+baseline_cmd="$bin -C $baseline_dir known baseline $work/100k.sarif --verdict intended --reason bench"
+bench baseline-empty -N --warmup 1 --runs "$slow_runs" --prepare "rm -rf $baseline_dir/.self-repair" \
+    -n "known baseline: 100k SARIF results into an empty registry" "$baseline_cmd"
+baseline_rss() {
+    /usr/bin/time -v $baseline_cmd >"$work/baseline-rss.log" 2>&1 || { cat "$work/baseline-rss.log" >&2; die "known baseline failed"; }
+    awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/baseline-rss.log"
+}
+rm -rf "$baseline_dir/.self-repair"
+rss_baseline=$(baseline_rss)
+grep -q '100000 recorded' "$work/baseline-rss.log" || die "known baseline did not record 100000 findings: $(cat "$work/baseline-rss.log")"
+known_bytes=$(wc -c <"$baseline_dir/.self-repair/known.json")
+# Again over the registry it filled: 100,000 lines read and checked, nothing to add or write.
+bench baseline-again -N --warmup 1 --runs "$slow_runs" \
+    -n "known baseline: the same 100k again (100k in the registry)" "$baseline_cmd"
+rss_baseline_again=$(baseline_rss)
+grep -q '0 recorded' "$work/baseline-rss.log" || die "the second baseline recorded findings: $(cat "$work/baseline-rss.log")"
+
+# --- 6. git merge of two branches' registry additions ----------------------------------------------
+
+# Base: 200 entries; branches a and b each baseline 500 other findings; `git merge` with only the
+# committed .self-repair/.gitattributes (union), then again with the merge driver registered.
+say "6. git merge: two branches adding 500 known.json entries each"
+merge_dir="$work/merge"
+mkdir -p "$merge_dir"
+ln -s "$base/src" "$merge_dir/src"
+"$here/generate.sh" jsonl 1200 "$files" "$lines" >"$work/1200.jsonl"
+head -n 200 "$work/1200.jsonl" >"$work/merge-base.jsonl"
+sed -n '201,700p' "$work/1200.jsonl" >"$work/merge-a.jsonl"
+sed -n '701,1200p' "$work/1200.jsonl" >"$work/merge-b.jsonl"
+g() { git -C "$merge_dir" -c user.email=bench@example.com -c user.name=bench "$@"; }
+g init -q -b main
+printf 'src\n' >"$merge_dir/.gitignore"
+"$bin" -C "$merge_dir" known baseline "$work/merge-base.jsonl" --verdict intended --reason base >/dev/null
+g add -A && g commit -q -m base
+for side in a b; do
+    g checkout -q -b "$side" main
+    "$bin" -C "$merge_dir" known baseline "$work/merge-$side.jsonl" --verdict intended --reason "$side" >/dev/null
+    g commit -q -am "$side"
+done
+# merge_once LABEL: merges b into a fresh copy of a; prints "ms conflicts entries lines": the
+# entries as self-repair reads them, the lines of known.json after its header.
+merge_once() {
+    g checkout -q -B merged a
+    local t0 ms conflicts entries
+    t0=$(date +%s%N)
+    g merge -q --no-edit b >"$work/merge-$1.log" 2>&1 || true
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    conflicts=$(g diff --name-only --diff-filter=U | wc -l)
+    entries=$("$bin" -C "$merge_dir" known list --json 2>/dev/null | grep -c '"fingerprint":' || true)
+    printf '%s %s %s %s\n' "$ms" "$conflicts" "$entries" "$(($(wc -l <"$merge_dir/.self-repair/known.json") - 1))"
+    g merge --abort >/dev/null 2>&1 || true
+    g checkout -q a
+}
+read -r merge_union_ms merge_union_conflicts merge_union_entries merge_union_lines <<<"$(merge_once union)"
+g config merge.self-repair-known.driver "$bin known merge-driver %O %A %B %P"
+attributes=$(g rev-parse --path-format=absolute --git-path info/attributes)
+mkdir -p "$(dirname "$attributes")"
+printf '.self-repair/known.json merge=self-repair-known\n' >"$attributes"
+read -r merge_driver_ms merge_driver_conflicts merge_driver_entries merge_driver_lines <<<"$(merge_once driver)"
+[[ $merge_union_conflicts == 0 && $merge_driver_conflicts == 0 ]] || die "the registry merge conflicted: union $merge_union_conflicts, driver $merge_driver_conflicts"
+[[ $merge_union_entries == 1200 && $merge_driver_entries == 1200 ]] || die "the merged registry holds $merge_union_entries (union) / $merge_driver_entries (driver) entries, not 1200"
+
 # --- table ----------------------------------------------------------------------------------------
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
@@ -422,6 +494,7 @@ table=$(
         hook-steady-100000 | hook-dispatch-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
         submit-100000) target="≤ 1.5× submit at 1,000" verdict="$(check "$r_submit" 1.5) (${r_submit}×)" ;;
         start-sarif | start-auto) target="≤ 3 s" verdict=$(check "$median" 3000) ;;
+        baseline-empty | baseline-again) target="(reported)" verdict="" ;;
         esac
         label=$(awk -F, 'NR == 2 { print $1 }' "$work/$name.csv")
         printf '| %s | %.2f ms | %.2f ± %.2f ms | %.2f … %.2f ms | %.2f ms | %s | %s |\n' \
@@ -431,6 +504,14 @@ table=$(
         "$(awk -v k="$rss_sarif" 'BEGIN { print k / 1024 }')" "$(check "$rss_sarif" $((300 * 1024)))"
     printf '| start: 100k SARIF results: peak RSS (--format auto) | %.0f MB | | | | ≤ 300 MB | %s |\n' \
         "$(awk -v k="$rss_auto" 'BEGIN { print k / 1024 }')" "$(check "$rss_auto" $((300 * 1024)))"
+    printf '| known baseline: 100k SARIF results: peak RSS (empty registry; known.json %.1f MB after) | %.0f MB | | | | (reported) | |\n' \
+        "$(awk -v b="$known_bytes" 'BEGIN { print b / 1048576 }')" "$(awk -v k="$rss_baseline" 'BEGIN { print k / 1024 }')"
+    printf '| known baseline: the same 100k again: peak RSS | %.0f MB | | | | (reported) | |\n' \
+        "$(awk -v k="$rss_baseline_again" 'BEGIN { print k / 1024 }')"
+    printf '| git merge: 500 + 500 known.json entries, union (committed .gitattributes) | %s ms | | | | 0 conflicts | %s conflicts, %s entries in %s lines |\n' \
+        "$merge_union_ms" "$merge_union_conflicts" "$merge_union_entries" "$merge_union_lines"
+    printf '| git merge: 500 + 500 known.json entries, merge driver registered | %s ms | | | | 0 conflicts | %s conflicts, %s entries in %s lines |\n' \
+        "$merge_driver_ms" "$merge_driver_conflicts" "$merge_driver_entries" "$merge_driver_lines"
 )
 
 machine="$(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null), load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) at end"

@@ -101,7 +101,7 @@ fn a_finalized_run_fills_known_json_and_measures_rule_proposals() {
         run: "r-test".into(),
     };
     drive(&project, &agent, "s1", usize::MAX);
-    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let known: Value = project.known();
     assert_eq!(known["entries"].as_object().unwrap().len(), 10);
     // The scripted rule reviewer proposes nothing; a hand-made rr-1 result shows measurement.
     let project = started(10);
@@ -434,5 +434,5 @@ fn finish_run(project: &TestProject) -> Value {
         run: "r-test".into(),
     };
     drive(project, &agent, "s1", usize::MAX);
-    serde_json::from_str(&project.read(".self-repair/known.json")).unwrap()
+    project.known()
 }

@@ -133,7 +133,7 @@ fn fix_all_fixes_each_task_in_turn_updates_the_task_files_and_commits_each() {
         "{report}"
     );
     // known.json records how each fixed finding was closed.
-    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let known: Value = project.known();
     let fixes: Vec<(&str, bool)> = known["entries"]
         .as_object()
         .unwrap()

@@ -127,6 +127,18 @@ impl TestProject {
         std::fs::read_to_string(self.path().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
     }
 
+    /// `.self-repair/known.json` (one entry a line) as `{"entries": {fingerprint: entry}}`.
+    pub fn known(&self) -> serde_json::Value {
+        let mut entries = serde_json::Map::new();
+        for line in self.read(".self-repair/known.json").lines().skip(1) {
+            let mut entry: serde_json::Value = serde_json::from_str(line).unwrap();
+            let fingerprint = entry["fingerprint"].as_str().unwrap().to_owned();
+            entry.as_object_mut().unwrap().remove("fingerprint");
+            entries.insert(fingerprint, entry);
+        }
+        serde_json::json!({ "entries": entries })
+    }
+
     /// `self-repair ARGS` in the project, with the fixed clock, run inside the Claude Code
     /// session `s1` (as the skill runs `start`: the run is bound to `s1` from the start; a run
     /// started from a terminal is bound by no stop, only by `adopt`). [`TestProject::terminal`]

@@ -32,6 +32,7 @@ mod hand_back;
 mod hook_input;
 mod ingest;
 mod install;
+mod known_team;
 mod loop_safety;
 mod permission_gate;
 mod pipeline;

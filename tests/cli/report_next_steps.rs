@@ -96,7 +96,7 @@ fn report_md_shows_suppressions_proposals_dismissals_priorities_and_next_steps()
         markdown.contains("`self-repair rules accept r-test-p1`"),
         "{markdown}"
     );
-    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let known: Value = project.known();
     let waiting: Vec<&String> = known["entries"]
         .as_object()
         .unwrap()

@@ -96,7 +96,7 @@ fn a_run_whose_only_disagreement_keeps_the_finding_real_with_both_answers() {
     );
 
     // The disagreement teaches the next run nothing until a person settles it.
-    let known: Value = serde_json::from_str(&project.read(".self-repair/known.json")).unwrap();
+    let known: Value = project.known();
     let disputed: Vec<&Value> = known["entries"]
         .as_object()
         .unwrap()

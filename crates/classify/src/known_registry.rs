@@ -1,14 +1,25 @@
 //! `.self-repair/known.json`: findings already decided, by fingerprint (which ignores line
-//! numbers). Written only from finalized runs and by `self-repair known add`.
+//! numbers). Written from finalized runs, `self-repair known add` and `known baseline`; one
+//! entry a line (`crate::registry_text`) so a team shares it in git.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use self_repair_engine::Verdict;
-use self_repair_store::write_json;
+use self_repair_engine::timestamp::rfc3339;
 use serde::{Deserialize, Serialize};
 
 use crate::ClassifyError;
+use crate::registry_text::{
+    LINE_SCHEMA_VERSION, RegistryText, bad_line, header, read_registry, split, write_lines,
+};
+
+/// The wall clock in Unix seconds (0 before 1970, which no clock here shows).
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
 
 /// One decided finding.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,15 +76,52 @@ pub struct KnownFix {
 pub struct KnownRegistry {
     pub schema_version: u32,
     pub entries: BTreeMap<String, KnownEntry>,
+    /// When each entry was last decided or changed (RFC 3339, UTC; a fix recorded counts), by
+    /// fingerprint: a merge of two branches that changed one finding differently keeps the
+    /// later version. Entries written
+    /// before it existed have none and count as the oldest.
+    #[serde(skip)]
+    decided_at: BTreeMap<String, String>,
 }
 
 impl Default for KnownRegistry {
     fn default() -> Self {
         KnownRegistry {
-            schema_version: 1,
+            schema_version: LINE_SCHEMA_VERSION,
             entries: BTreeMap::new(),
+            decided_at: BTreeMap::new(),
         }
     }
+}
+
+/// What the header line of `known.json` says to a person opening it.
+const ABOUT: &str = "self-repair known registry: one decided finding a line, sorted by fingerprint (reference/state-file.md)";
+
+/// One line of `known.json` as read.
+#[derive(Deserialize)]
+struct KnownLineIn {
+    fingerprint: String,
+    #[serde(flatten)]
+    entry: KnownEntry,
+    #[serde(default)]
+    decided_at: Option<String>,
+}
+
+/// One line of `known.json` as written: the fingerprint first, the decision time last.
+#[derive(Serialize)]
+struct KnownLineOut<'a> {
+    fingerprint: &'a str,
+    #[serde(flatten)]
+    entry: &'a KnownEntry,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decided_at: Option<&'a str>,
+}
+
+/// The single document older versions wrote.
+#[derive(Deserialize)]
+struct KnownDocument {
+    #[serde(default)]
+    entries: BTreeMap<String, KnownEntry>,
 }
 
 impl KnownRegistry {
@@ -84,23 +132,73 @@ impl KnownRegistry {
 
     /// Reads the registry; a missing file is an empty registry.
     pub fn load(store_dir: &Path) -> Result<KnownRegistry, ClassifyError> {
-        let path = KnownRegistry::path(store_dir);
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| ClassifyError::BadFile {
-                path,
-                message: e.to_string(),
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(KnownRegistry::default()),
-            Err(e) => Err(ClassifyError::BadFile {
-                path,
-                message: e.to_string(),
-            }),
-        }
+        KnownRegistry::load_file(&KnownRegistry::path(store_dir))
     }
 
-    /// Writes the registry atomically.
+    /// Reads a registry file in either form (one entry a line, or the single document older
+    /// versions wrote); a missing file is an empty registry. One fingerprint on two lines (what
+    /// git's union merge leaves when two branches decided it) keeps the later decision, and of
+    /// two equally old ones the later line.
+    pub fn load_file(path: &Path) -> Result<KnownRegistry, ClassifyError> {
+        let Some(text) = read_registry(path)? else {
+            return Ok(KnownRegistry::default());
+        };
+        KnownRegistry::parse(&text, path)
+    }
+
+    /// [`KnownRegistry::load_file`] on text already read; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<KnownRegistry, ClassifyError> {
+        let mut known = KnownRegistry::default();
+        match split(text, path, &["entries"])? {
+            RegistryText::Document(value) => {
+                let document: KnownDocument =
+                    serde_json::from_value(value).map_err(|e| ClassifyError::BadFile {
+                        path: path.to_path_buf(),
+                        message: e.to_string(),
+                    })?;
+                known.entries = document.entries;
+            }
+            RegistryText::Lines(lines) => {
+                for (number, line) in lines {
+                    let read: KnownLineIn = serde_json::from_str(line)
+                        .map_err(|e| bad_line(path, number, &e.to_string()))?;
+                    known.keep_later(read.fingerprint, read.entry, read.decided_at);
+                }
+            }
+        }
+        Ok(known)
+    }
+
+    /// Adds an entry read from a file unless the one there was decided later.
+    fn keep_later(&mut self, fingerprint: String, entry: KnownEntry, decided_at: Option<String>) {
+        if self.entries.contains_key(&fingerprint)
+            && self.decided_at.get(&fingerprint) > decided_at.as_ref()
+        {
+            return;
+        }
+        self.put(fingerprint, entry, decided_at);
+    }
+
+    /// Writes the registry atomically, one entry a line, sorted by fingerprint.
     pub fn save(&self, store_dir: &Path) -> Result<(), ClassifyError> {
-        Ok(write_json(&KnownRegistry::path(store_dir), self)?)
+        self.save_file(&KnownRegistry::path(store_dir))
+    }
+
+    /// [`KnownRegistry::save`] to any path (the merge driver writes git's `%A`).
+    pub fn save_file(&self, path: &Path) -> Result<(), ClassifyError> {
+        let lines = self.entries.iter().map(|(fingerprint, entry)| {
+            serde_json::to_string(&KnownLineOut {
+                fingerprint,
+                entry,
+                decided_at: self.decided_at(fingerprint),
+            })
+        });
+        write_lines(path, &header(ABOUT), lines)
+    }
+
+    /// When the entry of `fingerprint` was decided (RFC 3339), when it says.
+    pub fn decided_at(&self, fingerprint: &str) -> Option<&str> {
+        self.decided_at.get(fingerprint).map(String::as_str)
     }
 
     /// The entry of a fingerprint, proposals included.
@@ -113,8 +211,18 @@ impl KnownRegistry {
         self.entries.get(fingerprint).filter(|e| !e.proposed)
     }
 
+    /// The entry of `fingerprint` to change as a new decision (`known accept`): its decision
+    /// time becomes now.
+    pub fn redecide(&mut self, fingerprint: &str) -> Option<&mut KnownEntry> {
+        let entry = self.entries.get_mut(fingerprint)?;
+        self.decided_at
+            .insert(fingerprint.to_owned(), rfc3339(now_secs()));
+        Some(entry)
+    }
+
     /// Removes an entry; returns it when there was one.
     pub fn remove(&mut self, fingerprint: &str) -> Option<KnownEntry> {
+        self.decided_at.remove(fingerprint);
         self.entries.remove(fingerprint)
     }
 
@@ -124,18 +232,42 @@ impl KnownRegistry {
         for fingerprint in fingerprints {
             if let Some(entry) = self.entries.get_mut(*fingerprint) {
                 entry.fixed = Some(fix.clone());
+                // A change like any other: a merge that meets the entry without the fix on
+                // one side keeps this, the later version.
+                self.decided_at
+                    .insert((*fingerprint).to_owned(), rfc3339(now_secs()));
                 recorded += 1;
             }
         }
         recorded
     }
 
-    /// Adds or replaces an entry; returns true when it changed anything.
+    /// Adds or replaces an entry, decided now; returns true when it changed anything.
     pub fn insert(&mut self, fingerprint: String, entry: KnownEntry) -> bool {
+        self.insert_at(fingerprint, entry, now_secs())
+    }
+
+    /// [`KnownRegistry::insert`], decided at `now` (Unix seconds).
+    pub fn insert_at(&mut self, fingerprint: String, entry: KnownEntry, now: u64) -> bool {
         if self.entries.get(&fingerprint) == Some(&entry) {
             return false;
         }
+        self.decided_at.insert(fingerprint.clone(), rfc3339(now));
         self.entries.insert(fingerprint, entry);
         true
+    }
+
+    /// Sets the entry of `fingerprint` with its decision time as read from a file (a merge).
+    pub(crate) fn put(
+        &mut self,
+        fingerprint: String,
+        entry: KnownEntry,
+        decided_at: Option<String>,
+    ) {
+        match decided_at {
+            Some(at) => self.decided_at.insert(fingerprint.clone(), at),
+            None => self.decided_at.remove(&fingerprint),
+        };
+        self.entries.insert(fingerprint, entry);
     }
 }

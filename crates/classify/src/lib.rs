@@ -3,14 +3,26 @@
 
 mod classifier;
 mod classify_error;
+mod known_baseline;
+mod known_prune;
 mod known_registry;
 mod measure;
+#[cfg(test)]
+mod registry_file_tests;
+mod registry_merge;
+mod registry_text;
 mod rule;
 mod rule_book;
 
 pub use classifier::{Classified, Classifier};
 pub use classify_error::ClassifyError;
+pub use known_baseline::{BASELINE_SOURCE, Baseline, BaselineCount, summary};
+pub use known_prune::{PruneOutcome, PruneWindow};
 pub use known_registry::{KnownEntry, KnownFix, KnownRegistry};
 pub use measure::{AgentVerdict, measure};
+pub use registry_merge::{
+    MergeConflict, MergeSide, RegistryKind, merge_known, merge_registry_files, merge_rules,
+};
+pub use registry_text::LINE_SCHEMA_VERSION;
 pub use rule::{CompiledRule, Measured, Rule, RuleStatus, When};
 pub use rule_book::RuleBook;

@@ -98,4 +98,11 @@ pub enum InstallError {
         /// The I/O error.
         source: io::Error,
     },
+    /// Registering the `self-repair-known` merge driver in the project's git repository failed.
+    #[error(
+        "could not register the registry merge driver: {0}. The hooks are installed; merges of \
+         .self-repair/known.json still keep both sides' entries (union), and rerunning install \
+         registers the driver"
+    )]
+    MergeDriver(String),
 }

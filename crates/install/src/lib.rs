@@ -12,6 +12,7 @@ mod install_error;
 mod install_manifest;
 mod install_plan;
 mod install_spec;
+mod merge_driver;
 mod plugin_hooks;
 mod scope;
 mod settings_document;
@@ -27,6 +28,10 @@ pub use install_manifest::{
 };
 pub use install_plan::{InstallPlan, plan_install};
 pub use install_spec::{InstallSpec, binary_resolves_from_path};
+pub use merge_driver::{
+    MERGE_DRIVER, MergeDriverRegistration, merge_driver_attributes, merge_driver_command,
+    merge_driver_registered, register_merge_driver, unregister_merge_driver,
+};
 pub use plugin_hooks::hooks_json_for_plugin;
 pub use scope::Scope;
 pub use template_source::load_template;

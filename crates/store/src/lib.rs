@@ -9,6 +9,7 @@ mod run_lock;
 mod state_check;
 mod state_format;
 mod store_error;
+mod team_files;
 mod versioned_state;
 mod write_atomic;
 
@@ -20,5 +21,6 @@ pub use run_dir::{
 pub use run_id::{check_run_id, is_safe_item_id};
 pub use run_lock::RunLock;
 pub use store_error::StoreError;
+pub use team_files::{GITATTRIBUTES, GITIGNORE, TeamFiles};
 pub use versioned_state::VersionedState;
-pub use write_atomic::{replace_rebuildable, write_atomic};
+pub use write_atomic::{replace_rebuildable, write_atomic, write_atomic_with};

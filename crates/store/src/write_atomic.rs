@@ -13,6 +13,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     persist(temp, path)
 }
 
+/// [`write_atomic`] for a file written piece by piece (a registry of 100,000 lines): `write`
+/// streams into a buffered temporary file beside `path`, which then replaces `path`. Nothing
+/// replaces `path` when `write` fails.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), StoreError> {
+    let temp = write_temp(path, b"", TEMP_PREFIX)?;
+    let mut out = std::io::BufWriter::new(temp);
+    write(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(StoreError::io("write", path.to_path_buf()))?;
+    let temp = out
+        .into_inner()
+        .map_err(|e| StoreError::io("write", path.to_path_buf())(e.into_error()))?;
+    persist(temp, path)
+}
+
 /// [`write_atomic`] for a file the journal can rebuild (`state.json`), written on most hook
 /// stops. On Linux the new file and the old one swap names in one step (`renameat2` with
 /// `RENAME_EXCHANGE`) and the old one is then deleted. A plain rename over an existing file
@@ -84,5 +102,23 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["state.json"], "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_streamed_write_that_fails_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known.json");
+        write_atomic_with(&path, |w| w.write_all(b"old\n")).unwrap();
+        let failed = write_atomic_with(&path, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("encoding failed"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"old\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["known.json"], "no temporary file is left behind");
     }
 }

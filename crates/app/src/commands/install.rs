@@ -1,11 +1,14 @@
 //! `self-repair install` and `uninstall`: register the hooks, agents, skill and permissions
 //! without the plugin manager, and remove exactly what was added.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
-use self_repair_install::{InstallSpec, Scope, plan_install, plan_uninstall};
-use self_repair_store::Project;
+use self_repair_install::{
+    InstallSpec, Scope, merge_driver_attributes, merge_driver_command, merge_driver_registered,
+    plan_install, plan_uninstall, register_merge_driver, unregister_merge_driver,
+};
+use self_repair_store::{Project, TeamFiles};
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
@@ -44,30 +47,81 @@ pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError>
         scope,
     };
     let plan = plan_install(&root, &spec, self_repair_install::embedded_bundle())?;
+    let driver_command = if spec.binary_on_path {
+        "self-repair".to_owned()
+    } else {
+        spec.binary.display().to_string()
+    };
     if args.dry_run {
-        return Ok(Output::text(format!(
-            "{}{}",
-            plan.render_diff(),
-            plan.summary()
-        )));
+        let mut text = format!("{}{}", plan.render_diff(), plan.summary());
+        if scope == Scope::Project
+            && let Some(attributes) = merge_driver_attributes(&root)?
+        {
+            text.push_str(&format!(
+                "would register the registries' merge driver ({}) in .git/config and {}, and \
+                 write .self-repair/.gitignore and .gitattributes where absent\n",
+                merge_driver_command(&driver_command),
+                attributes.display()
+            ));
+        }
+        return Ok(Output::text(text));
     }
     plan.apply()?;
-    Ok(Output::text(plan.summary()))
+    let mut text = plan.summary();
+    if scope == Scope::Project {
+        text.push_str(&team_registry(&root, &driver_command)?);
+    }
+    Ok(Output::text(text))
+}
+
+/// In a git work tree: `.self-repair/.gitignore` and `.gitattributes` where absent, and the
+/// `self-repair-known` merge driver in this clone (reference/state-file.md, "The registry in
+/// git"). Outside git, nothing: there is no team to share the registry with through it.
+fn team_registry(root: &Path, driver_command: &str) -> Result<String, AppError> {
+    let Some(registration) = register_merge_driver(root, driver_command)? else {
+        return Ok(String::new());
+    };
+    let written = TeamFiles::ensure(&Project::at(root.to_path_buf()).store_dir())?;
+    let mut text = String::new();
+    if registration.changed {
+        text.push_str(&format!(
+            "registered the registries' merge driver `{}` in .git/config and {}: git merges \
+             .self-repair/known.json and rules.json by key\n",
+            registration.command,
+            registration.attributes.display()
+        ));
+    }
+    for path in written {
+        text.push_str(&format!(
+            "wrote {} (commit it: README.md, \"Team and CI\")\n",
+            path.strip_prefix(root).unwrap_or(&path).display()
+        ));
+    }
+    Ok(text)
 }
 
 /// Runs `uninstall`.
 pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError> {
     let (scope, root) = scope_root(env, args)?;
     let plan = plan_uninstall(&root, scope)?;
+    let project = scope == Scope::Project;
     if args.dry_run {
-        return Ok(Output::text(format!(
-            "{}{}",
-            plan.render_diff(),
-            plan.summary()
-        )));
+        let mut text = format!("{}{}", plan.render_diff(), plan.summary());
+        if project && merge_driver_registered(&root) {
+            text.push_str(
+                "would remove the registries' merge driver from .git/config and .git/info/attributes\n",
+            );
+        }
+        return Ok(Output::text(text));
     }
     plan.apply()?;
-    Ok(Output::text(plan.summary()))
+    let mut text = plan.summary();
+    if project && unregister_merge_driver(&root)? {
+        text.push_str(
+            "removed the registries' merge driver from .git/config and .git/info/attributes\n",
+        );
+    }
+    Ok(Output::text(text))
 }
 
 fn scope_root(env: &CommandEnv, args: &InstallArgs) -> Result<(Scope, PathBuf), AppError> {

@@ -1,6 +1,8 @@
 //! `self-repair known list|add|accept|reject|remove`: the registry of findings already decided
 //! (`known.json`), which decides them again at every `start` without an agent.
 
+use std::path::PathBuf;
+
 use clap::Subcommand;
 use self_repair_classify::{KnownEntry, KnownRegistry};
 use self_repair_engine::Verdict;
@@ -9,7 +11,7 @@ use serde::Serialize;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::RunArg;
+use crate::commands::{RunArg, known_team};
 use crate::output::Output;
 use crate::run::finalize::read_findings;
 
@@ -52,14 +54,37 @@ pub enum KnownAction {
         #[command(flatten)]
         run: RunArg,
     },
+    /// Record every finding of one or more reports, without any agent (accept today's
+    /// findings; the next `start` triages only new ones).
+    Baseline(known_team::BaselineArgs),
+    /// Drop the entries whose finding none of the last N triage runs read.
+    Prune {
+        /// How many of the latest triage runs must have missed a finding.
+        #[arg(long, value_name = "N")]
+        runs: usize,
+        /// Print what would be dropped; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// What git runs as the `self-repair-known` merge driver (`install` registers it):
+    /// merges known.json or rules.json by key into OURS.
+    MergeDriver {
+        /// The common ancestor's version (git's %O).
+        base: PathBuf,
+        /// Ours (%A): the merge is written here.
+        ours: PathBuf,
+        /// Theirs (%B).
+        theirs: PathBuf,
+        /// The file's path in the repository (%P).
+        path: Option<String>,
+    },
 }
 
 /// Runs a `known` subcommand.
 pub fn run(env: &CommandEnv, action: KnownAction) -> Result<Output, AppError> {
-    let project = env.find_project()?;
     let text = match action {
         KnownAction::List { json } => {
-            let lines = known_list(&project)?;
+            let lines = known_list(&env.find_project()?)?;
             return Output::json_or(json, &lines, |l| render_known(l));
         }
         KnownAction::Add {
@@ -67,10 +92,35 @@ pub fn run(env: &CommandEnv, action: KnownAction) -> Result<Output, AppError> {
             verdict,
             reason,
             run,
-        } => known_add(&project, run.run.as_deref(), &target, &verdict, &reason)?,
-        KnownAction::Accept { target, run } => known_accept(&project, run.run.as_deref(), &target)?,
+        } => known_add(
+            &env.find_project()?,
+            run.run.as_deref(),
+            &target,
+            &verdict,
+            &reason,
+            env.now,
+        )?,
+        KnownAction::Accept { target, run } => {
+            known_accept(&env.find_project()?, run.run.as_deref(), &target)?
+        }
         KnownAction::Remove { target, run } | KnownAction::Reject { target, run } => {
-            known_remove(&project, run.run.as_deref(), &target)?
+            known_remove(&env.find_project()?, run.run.as_deref(), &target)?
+        }
+        KnownAction::Baseline(args) => return known_team::baseline(env, &args),
+        KnownAction::Prune { runs, dry_run } => return known_team::prune(env, runs, dry_run),
+        // git runs it at the top of the work tree, with no project needed.
+        KnownAction::MergeDriver {
+            base,
+            ours,
+            theirs,
+            path,
+        } => {
+            return known_team::merge_driver(
+                &env.cwd.join(base),
+                &env.cwd.join(ours),
+                &env.cwd.join(theirs),
+                path.as_deref(),
+            );
         }
     };
     Ok(Output::text(text))
@@ -140,6 +190,7 @@ pub fn known_add(
     target: &str,
     verdict: &str,
     reason: &str,
+    now: u64,
 ) -> Result<String, AppError> {
     let verdict = Verdict::parse(verdict).ok_or_else(|| {
         AppError::Usage(format!(
@@ -155,7 +206,7 @@ pub fn known_add(
     let (fingerprint, summary) = resolve_target(project, run, target)?;
     let store = project.store_dir();
     let mut known = KnownRegistry::load(&store).map_err(usage)?;
-    known.insert(
+    known.insert_at(
         fingerprint.clone(),
         KnownEntry {
             verdict,
@@ -171,6 +222,7 @@ pub fn known_add(
             code: None,
             fixed: None,
         },
+        now,
     );
     known.save(&store).map_err(usage)?;
     Ok(format!(
@@ -186,7 +238,7 @@ pub fn known_accept(
     target: &str,
 ) -> Result<String, AppError> {
     change_known(project, run, target, |known, fingerprint| {
-        let entry = known.entries.get_mut(fingerprint)?;
+        let entry = known.redecide(fingerprint)?;
         let verdict = entry.verdict.as_str();
         if !entry.proposed {
             return Some(format!("known: {fingerprint} already decides ({verdict})"));

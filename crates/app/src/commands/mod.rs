@@ -12,6 +12,7 @@ pub mod finalize;
 pub mod fix;
 pub mod install;
 pub mod known;
+pub mod known_team;
 pub mod next;
 pub mod refs;
 pub mod rules;

@@ -415,6 +415,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
     keep_inputs(&dir, &inputs, &kept, &placed)?;
     project.set_active(&run_id)?;
+    // What a team commits and what stays here (README.md, "Team and CI").
+    self_repair_store::TeamFiles::ensure(&store_dir)?;
     Ok(StartReport {
         run: run_id,
         project: root,

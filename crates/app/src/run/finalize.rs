@@ -31,7 +31,7 @@ pub fn finalize_run(
     let tasks = tasks_to_write(dir, state, &findings)?;
     let records = Backlog::new(root).write(&tasks, now)?;
     let store_dir = root.join(self_repair_store::STORE_DIR);
-    learn(root, &store_dir, dir, state, &findings)?;
+    learn(root, &store_dir, dir, state, &findings, now)?;
     dir.record(
         state,
         &[JournalEntry {
@@ -315,6 +315,7 @@ fn learn(
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
+    now: u64,
 ) -> Result<(), AppError> {
     let decided: Vec<(&str, &FindingRecord, Verdict)> = state.items[..state.triage_items as usize]
         .iter()
@@ -324,7 +325,7 @@ fn learn(
             Some((i.id.as_str(), record, i.verdict?))
         })
         .collect();
-    remember_verdicts(root, store_dir, dir, state, &decided)?;
+    remember_verdicts(root, store_dir, dir, state, &decided, now)?;
     propose_rules(store_dir, dir, state, &decided)
 }
 
@@ -336,6 +337,7 @@ fn remember_verdicts(
     dir: &RunDir,
     state: &RunState,
     decided: &[(&str, &FindingRecord, Verdict)],
+    now: u64,
 ) -> Result<(), AppError> {
     let on_security_route = |item: &str| {
         state
@@ -381,13 +383,13 @@ fn remember_verdicts(
         let ran = state
             .item(decided_by)
             .map(|i| i.ran.unwrap_or(i.tier).as_str().to_owned());
-        changed |= known.insert(
+        changed |= known.insert_at(
             record.fingerprint.clone(),
             KnownEntry {
                 verdict: *verdict,
                 reason,
                 source: state.run.clone(),
-                summary: format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message),
+                summary: self_repair_classify::summary(f),
                 proposed: (dismissal && on_security_route(item)) || disputed,
                 item: Some((*item).to_owned()),
                 model: ran,
@@ -396,6 +398,7 @@ fn remember_verdicts(
                 code: code.map(|c| c.code),
                 fixed: None,
             },
+            now,
         );
     }
     if changed {

@@ -117,7 +117,18 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         );
     }
     // known.json holds neither dismissal until a person accepts it.
-    let known = |project: &E2eProject| read(project, ".self-repair/known.json");
+    // One entry a line after the header: as `{"entries": {fingerprint: entry}}`.
+    let known = |project: &E2eProject| {
+        let text = std::fs::read_to_string(project.path().join(".self-repair/known.json"))
+            .unwrap_or_default();
+        let entries: serde_json::Map<String, Value> = text
+            .lines()
+            .skip(1)
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter_map(|entry| Some((entry["fingerprint"].as_str()?.to_owned(), entry)))
+            .collect();
+        json!({ "entries": entries })
+    };
     let entry = |known: &Value, item: &str| {
         known["entries"]
             .as_object()
