@@ -158,6 +158,10 @@ pub struct RunState {
     pub protocol_told: Option<String>,
     pub config: Config,
     pub intake: Intake,
+    /// What part of its input the run takes (`start --changed-since`, `--new-only`,
+    /// `--partition`); absent when all of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<crate::RunScope>,
     /// Counts every state transition that is progress: a submission accepted, a phase
     /// advanced, tasks written. The no-progress guard compares it between blocks.
     pub progress: u64,

@@ -107,6 +107,10 @@ pub struct RunReport {
     pub status: String,
     pub summary: String,
     pub intake: self_repair_engine::Intake,
+    /// What part of its input the run took (`start --changed-since`, `--new-only`,
+    /// `--partition`); absent when all of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<self_repair_engine::RunScope>,
     pub verdicts: BTreeMap<String, u32>,
     pub findings: Vec<FindingOutcome>,
     pub groups: Vec<GroupOutcome>,
@@ -270,6 +274,7 @@ impl RunReport {
             status: state.status.as_str().to_owned(),
             summary: self_repair_engine::summary(state),
             intake: state.intake.clone(),
+            scope: state.scope.clone(),
             verdicts,
             findings: outcomes,
             groups,
@@ -351,6 +356,9 @@ impl RunReport {
             self.intake.rules,
             self.intake.routed
         ));
+        if let Some(scope) = &self.scope {
+            out.push_str(&format!("Scope: {}.\n\n", scope.summary()));
+        }
         out.push_str(&self.next_steps().render_markdown());
         out.push_str("## Verdicts\n\n| verdict | findings |\n|---|---|\n");
         for (verdict, n) in &self.verdicts {
