@@ -33,6 +33,10 @@ lint:
     cargo fmt --all --check
     cargo clippy --workspace --all-targets -- -D warnings
 
+# The layout figures of issue 25: lines of src/, longest functions, import cycles in app.
+layout:
+    python3 scripts/layout-figures.py
+
 # Everything CI runs.
 ci:
     bash .ci/run

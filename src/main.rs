@@ -1,32 +1,88 @@
-//! The `self-repair` binary: parses arguments, builds the command environment from the process,
-//! runs the command, exits with its status (see reference/cli.md for the table).
+//! The `self-repair` binary: parses arguments, runs the command the library names, prints its
+//! output and exits with its status (see reference/cli.md for the table). Hooks are answered
+//! before the argument parser is even built: they run at every stop of every session.
 
-mod args;
-mod drive_args;
-mod fix_args;
-mod run_command;
+mod cli;
 
+use std::io::{Read, Write};
 use std::process::ExitCode;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
-use self_repair_app::CommandEnv;
+use self_repair_app::commands::{
+    check, demo, detect, doctor, drive, finalize, fix, install, known, next, refs, rules, runs,
+    show, start, status, steer, submit,
+};
+use self_repair_app::hooks::{self, HookEvent};
+use self_repair_app::{AppError, CommandEnv, ExitStatus, Output};
+
+use crate::cli::{Cli, Command};
+
+/// Largest hook input read; the client sends a few kilobytes.
+const MAX_HOOK_INPUT: u64 = 64 * 1024 * 1024;
 
 fn main() -> ExitCode {
-    // The hooks run on every stop of every session: answer them before building clap's command
-    // tree, which is a third of the start-up cost (reference/benchmarks.md).
+    // clap's command tree is a third of the start-up cost (reference/benchmarks.md).
     if let Some(event) = hook_event() {
-        let env = command_env(None);
-        return ExitCode::from(run_command::run_hook(&event, &env).code());
+        return ExitCode::from(run_hook(event, &CommandEnv::from_process(None)).code());
     }
-    let cli = args::Cli::parse();
-    let env = command_env(cli.root.clone());
-    ExitCode::from(run_command::run_command(cli, &env).code())
+    let cli = Cli::parse();
+    let env = CommandEnv::from_process(cli.root.clone());
+    let status = match dispatch(cli.command, &env) {
+        Ok(output) => print(&output),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr().lock(), "self-repair: {e}");
+            e.exit_status()
+        }
+    };
+    ExitCode::from(status.code())
 }
 
-/// `hook stop`, `hook stop-failure`, `hook session-start`, `hook pre-tool-use` or
-/// `hook post-tool-use`, given exactly.
-fn hook_event() -> Option<args::HookEvent> {
+/// One arm per command: the library runs it.
+fn dispatch(command: Command, env: &CommandEnv) -> Result<Output, AppError> {
+    match command {
+        Command::Start(args) => start::run(env, args),
+        Command::Status(args) => status::run(env, &args),
+        Command::Detect(args) => detect::run(env, &args),
+        Command::Rules { action } => rules::run(env, action),
+        Command::Known { action } => known::run(env, action),
+        Command::Next(args) => next::run(env, &args),
+        Command::Show(args) | Command::Item(args) => show::run(env, args),
+        Command::Submit(args) => submit::run(env, &args),
+        Command::Pause(args) => steer::pause(env, &args),
+        Command::Resume(args) => steer::resume(env, &args),
+        Command::Cancel(args) => steer::cancel(env, &args),
+        Command::Adopt(args) => steer::adopt(env, args),
+        Command::Drive(args) => drive::run(env, args),
+        Command::VerifyTask(args) => fix::verify_task::run(env, args),
+        Command::ApplyFixes(args) => fix::apply_fixes::run(env, &args),
+        Command::Fix(args) => fix::run(env, args),
+        Command::Errors(args) => drive::errors(env, &args),
+        Command::Timeline(args) => drive::timeline_command(env, &args),
+        Command::Runs(args) => runs::run(env, &args),
+        Command::Doctor(args) => doctor::run(env, &args),
+        Command::Finalize(args) => finalize::run(env, &args),
+        Command::Refs(args) => refs::run(env, &args),
+        Command::Demo(args) => demo::run(env, args),
+        Command::Check(args) => check::run(env, args),
+        Command::Tick { run } => check::tick(env, &check::TickArgs { run }),
+        Command::Hook { event } => Ok(Output::with_status(String::new(), run_hook(event, env))),
+        Command::Install(args) => install::install(env, &args),
+        Command::Uninstall(args) => install::uninstall(env, &args),
+    }
+}
+
+/// Prints a command's output, a newline added when it lacks one; returns its status.
+fn print(output: &Output) -> ExitStatus {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(output.text.as_bytes());
+    if !output.text.is_empty() && !output.text.ends_with('\n') {
+        let _ = stdout.write_all(b"\n");
+    }
+    output.status
+}
+
+/// `hook EVENT`, given exactly.
+fn hook_event() -> Option<HookEvent> {
     let mut argv = std::env::args_os().skip(1);
     let (Some(first), Some(second), None) = (argv.next(), argv.next(), argv.next()) else {
         return None;
@@ -34,38 +90,23 @@ fn hook_event() -> Option<args::HookEvent> {
     if first != "hook" {
         return None;
     }
-    match second.to_str()? {
-        "stop" => Some(args::HookEvent::Stop),
-        "stop-failure" => Some(args::HookEvent::StopFailure),
-        "session-start" => Some(args::HookEvent::SessionStart),
-        "pre-tool-use" => Some(args::HookEvent::PreToolUse),
-        "post-tool-use" => Some(args::HookEvent::PostToolUse),
-        _ => None,
+    HookEvent::from_name(second.to_str()?)
+}
+
+/// Runs a hook: reads stdin, prints at most one JSON object, always exit 0 (a non-zero exit
+/// would be shown as an error or a block by the client).
+fn run_hook(event: HookEvent, env: &CommandEnv) -> ExitStatus {
+    let mut stdin = Vec::new();
+    let _ = std::io::stdin()
+        .take(MAX_HOOK_INPUT)
+        .read_to_end(&mut stdin);
+    let answer = hooks::run(event, env, &stdin);
+    let mut stderr = std::io::stderr().lock();
+    for line in &answer.stderr {
+        let _ = writeln!(stderr, "{line}");
     }
-}
-
-fn command_env(project: Option<std::path::PathBuf>) -> CommandEnv {
-    CommandEnv {
-        cwd: std::env::current_dir().unwrap_or_default(),
-        now: now(),
-        session: non_empty_env("CLAUDE_CODE_SESSION_ID"),
-        project_dir: non_empty_env("CLAUDE_PROJECT_DIR").map(Into::into),
-        home: std::env::var_os("HOME").map(Into::into),
-        project,
+    if let Some(json) = answer.stdout {
+        let _ = writeln!(std::io::stdout().lock(), "{json}");
     }
-}
-
-/// Unix seconds; `SELF_REPAIR_NOW` pins it for reproducible tests and demos.
-fn now() -> u64 {
-    non_empty_env("SELF_REPAIR_NOW")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs())
-        })
-}
-
-fn non_empty_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
+    ExitStatus::Success
 }

@@ -192,10 +192,15 @@ mod corpus {
     use std::collections::BTreeMap;
     use std::path::Path;
 
-    use self_repair_app::{
-        CommandEnv, StartOptions, hook_stop, load_folded, read_findings, show, show_findings,
-        start, submit,
-    };
+    use self_repair_app::CommandEnv;
+    use self_repair_app::commands::show::show;
+    use self_repair_app::commands::show::show_findings;
+    use self_repair_app::commands::start::StartOptions;
+    use self_repair_app::commands::start::start;
+    use self_repair_app::commands::submit::submit;
+    use self_repair_app::hooks::stop::hook_stop;
+    use self_repair_app::run::finalize::read_findings;
+    use self_repair_app::run::load::load_folded;
     use self_repair_engine::{Dispatch, ItemKind, RunState, WorkItem};
     use self_repair_store::{Project, RunDir};
     use serde_json::{Value, json};
@@ -351,6 +356,7 @@ mod corpus {
             project_dir: None,
             home: None,
             project: Some(root.clone()),
+            ..CommandEnv::default()
         };
         let options = StartOptions {
             files: vec![corpus.join("ruff-0.17.6-select-all.sarif")],

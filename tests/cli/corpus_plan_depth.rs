@@ -5,10 +5,15 @@
 
 use std::path::{Path, PathBuf};
 
-use self_repair_app::{
-    CommandEnv, SimulatedAgent, StartOptions, hook_stop, load_folded, read_findings, show, start,
-    submit,
-};
+use self_repair_app::CommandEnv;
+use self_repair_app::commands::show::show;
+use self_repair_app::commands::simulated_agent::SimulatedAgent;
+use self_repair_app::commands::start::StartOptions;
+use self_repair_app::commands::start::start;
+use self_repair_app::commands::submit::submit;
+use self_repair_app::hooks::stop::hook_stop;
+use self_repair_app::run::finalize::read_findings;
+use self_repair_app::run::load::load_folded;
 use self_repair_engine::{Dispatch, PlanDepth};
 use self_repair_store::Project;
 
@@ -44,6 +49,7 @@ fn measure(input: &str, base: &str) {
         project_dir: None,
         home: None,
         project: Some(root.clone()),
+        ..CommandEnv::default()
     };
     let started = start(
         &env,

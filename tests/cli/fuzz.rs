@@ -11,9 +11,15 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use self_repair_app::{
-    CommandEnv, doctor, finding_lines, hook_stop, load_folded, next, show, status, submit,
-};
+use self_repair_app::CommandEnv;
+use self_repair_app::commands::doctor::doctor;
+use self_repair_app::commands::next::next;
+use self_repair_app::commands::show::show;
+use self_repair_app::commands::status::finding_lines;
+use self_repair_app::commands::status::status;
+use self_repair_app::commands::submit::submit;
+use self_repair_app::hooks::stop::hook_stop;
+use self_repair_app::run::load::load_folded;
 use self_repair_store::Project;
 use serde_json::Value;
 
@@ -299,6 +305,7 @@ fn env(root: &Path) -> CommandEnv {
         project_dir: None,
         home: Some(root.join(".home")),
         project: None,
+        ..CommandEnv::default()
     }
 }
 

@@ -1,12 +1,35 @@
-//! What a command knows of the world: the folder it runs in, the time, the Claude Code session.
-//! The binary fills it from the process; tests fill it by hand, so outputs are reproducible.
+//! What a command knows of the world: the folder it runs in, the time, the Claude Code session,
+//! and the few facts of its process (its own path, `PATH`, its argv). The binary fills it once
+//! from the process ([`CommandEnv::from_process`]); tests fill it by hand, so outputs are
+//! reproducible and every command can be called in-process.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use self_repair_store::{Project, StoreError};
 
+/// The variable that pins the clock (Unix seconds) for reproducible tests and demos.
+pub const NOW_VAR: &str = "SELF_REPAIR_NOW";
+
+/// What the hook's process knows about the installation, read by the binary from its
+/// environment (tests fill it by hand).
+#[derive(Debug, Clone, Default)]
+pub struct Installation {
+    /// This binary's version (`self-repair --version`).
+    pub binary_version: String,
+    /// `CLAUDE_PLUGIN_ROOT`: set when the hook runs from the plugin, unset for `install`'s hooks.
+    pub plugin_root: Option<PathBuf>,
+    /// `AI_AGENT` (`claude-code_2-1-330_harness`), the client's own name and version.
+    pub agent_variable: Option<String>,
+}
+
+/// Test-only: multiplies every backoff `drive` chooses (never a wait until a reset the API
+/// named), so tests do not sleep for minutes. reference/cli.md.
+pub const BACKOFF_SCALE_VAR: &str = "SELF_REPAIR_DRIVE_BACKOFF_SCALE";
+
 /// The environment of one command.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CommandEnv {
     /// The working directory.
     pub cwd: PathBuf,
@@ -18,12 +41,59 @@ pub struct CommandEnv {
     pub project_dir: Option<PathBuf>,
     /// The user's home, for user-scope installs.
     pub home: Option<PathBuf>,
-    /// An explicit project root (`--project`).
+    /// An explicit project root (`--root`).
     pub project: Option<PathBuf>,
+    /// This binary's own path (`install` registers it; `fix` runs it as its check).
+    pub exe: Option<PathBuf>,
+    /// `PATH`, where `drive` finds `claude` and `install` looks for itself.
+    pub path_var: Option<OsString>,
+    /// The command line after the program name (`check` repeats it with `--replace`).
+    pub argv: Vec<String>,
+    /// The system's folder for temporary files (the demo's default home).
+    pub temp_dir: PathBuf,
+    /// `SELF_REPAIR_DRIVE_BACKOFF_SCALE`: `drive`'s waits scaled down for tests.
+    pub backoff_scale: Option<String>,
+    /// What the client tells the hooks about the plugin and itself.
+    pub installation: Installation,
 }
 
 impl CommandEnv {
-    /// Where to look for the project: `--project`, else `CLAUDE_PROJECT_DIR`, else the cwd.
+    /// A command run in `cwd` at `now`, with nothing else known (tests).
+    pub fn new(cwd: impl Into<PathBuf>, now: u64) -> CommandEnv {
+        CommandEnv {
+            cwd: cwd.into(),
+            now,
+            ..CommandEnv::default()
+        }
+    }
+
+    /// Everything a command reads from its process, read once; `project` is `--root`.
+    pub fn from_process(project: Option<PathBuf>) -> CommandEnv {
+        let variable = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+        let text = |name: &str| variable(name).and_then(|value| value.into_string().ok());
+        CommandEnv {
+            cwd: std::env::current_dir().unwrap_or_default(),
+            now: text(NOW_VAR)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(system_now),
+            session: text("CLAUDE_CODE_SESSION_ID"),
+            project_dir: variable("CLAUDE_PROJECT_DIR").map(Into::into),
+            home: variable("HOME").map(Into::into),
+            project,
+            exe: std::env::current_exe().ok(),
+            path_var: variable("PATH"),
+            argv: std::env::args().skip(1).collect(),
+            temp_dir: std::env::temp_dir(),
+            backoff_scale: text(BACKOFF_SCALE_VAR),
+            installation: Installation {
+                binary_version: env!("CARGO_PKG_VERSION").to_owned(),
+                plugin_root: variable("CLAUDE_PLUGIN_ROOT").map(Into::into),
+                agent_variable: text("AI_AGENT"),
+            },
+        }
+    }
+
+    /// Where to look for the project: `--root`, else `CLAUDE_PROJECT_DIR`, else the cwd.
     pub fn start_dir(&self) -> &Path {
         self.project
             .as_deref()
@@ -39,4 +109,18 @@ impl CommandEnv {
         Project::find(self.start_dir())
             .ok_or_else(|| StoreError::NoProject(self.start_dir().to_path_buf()))
     }
+
+    /// The project at or above the start folder, or the folder a new one would be made in.
+    pub fn project_or_new(&self) -> Project {
+        match &self.project {
+            Some(root) => Project::at(root.clone()),
+            None => Project::find_or_choose(self.start_dir()),
+        }
+    }
+}
+
+fn system_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }

@@ -1,0 +1,295 @@
+//! `self-repair demo`: the whole pipeline on bundled real analyzer outputs, driven through the
+//! Stop hook and the `show`/`submit` protocol by the built-in SIMULATED agent.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use self_repair_engine::{Dispatch, Phase};
+use self_repair_store::Project;
+use serde_json::json;
+
+use crate::app_error::AppError;
+use crate::command_env::CommandEnv;
+use crate::commands::show::show;
+use crate::commands::simulated_agent::SimulatedAgent;
+use crate::commands::start::StartOptions;
+use crate::commands::start::start;
+use crate::commands::submit::submit;
+use crate::hooks::stop::hook_stop;
+use crate::output::Output;
+use crate::run::finalize::read_findings;
+use crate::run::inputs::InputSpec;
+use crate::run::load::load_folded;
+
+/// The sources the bundled analyzers ran on, at the paths they had (`/home/dev/samples/...`).
+const SOURCES: [(&str, &str); 6] = [
+    (
+        "py/mod.py",
+        include_str!("../../../../tests/fixtures/formats/python-input-mod.py"),
+    ),
+    (
+        "rs/src/main.rs",
+        include_str!("../../../../tests/fixtures/formats/rust-input-main.rs"),
+    ),
+    (
+        "js/src/bad.js",
+        include_str!("../../../../tests/fixtures/formats/js-input/src/bad.js"),
+    ),
+    (
+        "js/src/index.ts",
+        include_str!("../../../../tests/fixtures/formats/js-input/src/index.ts"),
+    ),
+    (
+        "js/src/util.ts",
+        include_str!("../../../../tests/fixtures/formats/js-input/src/util.ts"),
+    ),
+    (
+        "js/src/orphan.ts",
+        include_str!("../../../../tests/fixtures/formats/js-input/src/orphan.ts"),
+    ),
+];
+
+/// Verbatim analyzer outputs (tests/fixtures/formats): where each is written in the demo
+/// project, its text, and the project folder the tool ran in (its relative paths are under it).
+const FINDINGS: [(&str, &str, &str); 7] = [
+    (
+        "findings/ruff.json",
+        include_str!("../../../../tests/fixtures/formats/ruff-0.17.6.json"),
+        "py",
+    ),
+    (
+        "findings/eslint.json",
+        include_str!("../../../../tests/fixtures/formats/eslint-10.15.json"),
+        "js",
+    ),
+    (
+        "findings/knip.json",
+        include_str!("../../../../tests/fixtures/formats/knip-6.44.2.json"),
+        "js",
+    ),
+    (
+        "findings/clippy.jsonl",
+        include_str!("../../../../tests/fixtures/formats/cargo-clippy-1.95.jsonl"),
+        "rs",
+    ),
+    (
+        "findings/vulture.txt",
+        include_str!("../../../../tests/fixtures/formats/vulture-2.16.txt"),
+        ".",
+    ),
+    (
+        "findings/bandit.json",
+        include_str!("../../../../tests/fixtures/formats/bandit-1.9.4.json"),
+        "py",
+    ),
+    (
+        "findings/ts-prune.txt",
+        include_str!("../../../../tests/fixtures/formats/ts-prune-0.10.3.txt"),
+        "js",
+    ),
+];
+
+/// Where the analyzers ran; stripped from their absolute paths.
+const SAMPLES_BASE: &str = "/home/dev/samples";
+
+/// The session id the demo's stops carry.
+const DEMO_SESSION: &str = "demo-session";
+
+/// Most hook calls before the demo gives up (a bug guard; the pipeline needs far fewer).
+const MAX_STOPS: usize = 10_000;
+
+/// `self-repair demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Folder for the demo project (default: a new folder under the system temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// Runs `demo`: its progress goes to standard output as it happens.
+pub fn run(env: &CommandEnv, args: DemoArgs) -> Result<Output, AppError> {
+    let dir = args
+        .dir
+        .unwrap_or_else(|| default_demo_dir(&env.temp_dir, env.now));
+    demo(env, &dir, &mut std::io::stdout().lock())?;
+    Ok(Output::text(String::new()))
+}
+
+/// A folder under `base` no demo used yet.
+fn default_demo_dir(base: &Path, now: u64) -> PathBuf {
+    (0..1000)
+        .map(|n| {
+            if n == 0 {
+                base.join(format!("self-repair-demo-{now}"))
+            } else {
+                base.join(format!("self-repair-demo-{now}-{n}"))
+            }
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| base.join("self-repair-demo"))
+}
+
+/// What the demo left behind.
+#[derive(Debug, Clone)]
+pub struct DemoReport {
+    pub project: PathBuf,
+    pub run: String,
+    pub report: PathBuf,
+    pub tasks: Vec<String>,
+}
+
+/// Runs the demo in `dir` (created; must not hold a run yet), printing progress to `out`.
+pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoReport, AppError> {
+    let say = |out: &mut dyn Write, line: String| {
+        let _ = writeln!(out, "{line}");
+    };
+    lay_out(dir)?;
+    say(
+        out,
+        format!(
+            "self-repair demo: the whole pipeline on real analyzer outputs (ruff, eslint, knip, clippy, vulture, bandit, ts-prune),\n\
+         driven through the Stop hook and show/submit by a SIMULATED agent: no model is called and its verdicts are canned.\n\
+         project: {}\n",
+            dir.display()
+        ),
+    );
+    let env = CommandEnv {
+        cwd: dir.to_path_buf(),
+        project: Some(dir.to_path_buf()),
+        project_dir: None,
+        session: Some(DEMO_SESSION.to_owned()),
+        ..env.clone()
+    };
+    let started = start(
+        &env,
+        &StartOptions {
+            prepared: FINDINGS
+                .iter()
+                .map(|(path, text, ran_in)| InputSpec {
+                    source: (*path).to_owned(),
+                    text: (*text).to_owned(),
+                    format: None,
+                    relative_to: Some((*ran_in).to_owned()),
+                })
+                .collect(),
+            base: Some(PathBuf::from(SAMPLES_BASE)),
+            ..StartOptions::default()
+        },
+    )?;
+    for line in started.render().lines() {
+        say(out, format!("[start] {line}"));
+    }
+    let project = Project::at(dir.to_path_buf());
+    let run_dir = project.run(&started.run)?;
+    let findings = read_findings(&run_dir)?;
+    let stdin =
+        json!({"session_id": DEMO_SESSION, "hook_event_name": "Stop", "stop_hook_active": true,
+                       "cwd": dir, "background_tasks": []})
+        .to_string();
+    let mut phase = Phase::Triage;
+    for _ in 0..MAX_STOPS {
+        let answer = hook_stop(&env, stdin.as_bytes());
+        let Some(stdout) = answer.stdout else {
+            say(out, "[hook] allowed the stop silently".to_owned());
+            break;
+        };
+        let value: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+        let Some(reason) = value["reason"].as_str() else {
+            say(
+                out,
+                format!(
+                    "[hook] allowed the stop: {}",
+                    value["systemMessage"].as_str().unwrap_or("")
+                ),
+            );
+            break;
+        };
+        let Some(dispatch) = Dispatch::parse_reason(reason) else {
+            // The run's closing line, which the session is asked to end its turn with.
+            say(
+                out,
+                format!(
+                    "[hook] the session ends its turn with: {}",
+                    value["systemMessage"].as_str().unwrap_or(reason)
+                ),
+            );
+            break;
+        };
+        let ids: Vec<&str> = dispatch
+            .launch
+            .iter()
+            .map(|l| l.prompt.split_whitespace().nth(2).unwrap_or_default())
+            .collect();
+        let state = load_folded(&run_dir, false)?;
+        say(
+            out,
+            format!(
+                "[hook] block: phase {}, launch {} agent(s): {}",
+                state.phase.as_str(),
+                ids.len(),
+                ids.join(" ")
+            ),
+        );
+        if state.phase != phase {
+            phase = state.phase;
+        }
+        let agent = SimulatedAgent {
+            state: &state,
+            findings: &findings,
+        };
+        for id in ids {
+            let shown = show(&project, &run_dir, &state, id)?;
+            let answer = agent.answer(&shown);
+            let recorded = submit(&run_dir, id, &answer, env.now)?;
+            say(
+                out,
+                format!(
+                    "  [simulated agent] {}",
+                    recorded.render().trim_start_matches("recorded ")
+                ),
+            );
+        }
+    }
+    let state = load_folded(&run_dir, false)?;
+    let status = crate::commands::status::report(&project, &state);
+    say(out, format!("\n{}", status.render()));
+    let report = run_dir.path().join("report.md");
+    let tasks: Vec<String> = state.tasks.iter().map(|t| t.file.clone()).collect();
+    say(out, format!("report: {}", report.display()));
+    say(
+        out,
+        format!(
+            "tasks ({}): {}",
+            tasks.len(),
+            dir.join("backlog/tasks").display()
+        ),
+    );
+    for task in &tasks {
+        say(out, format!("  {task}"));
+    }
+    Ok(DemoReport {
+        project: dir.to_path_buf(),
+        run: started.run,
+        report,
+        tasks,
+    })
+}
+
+fn lay_out(dir: &Path) -> Result<(), AppError> {
+    if dir.join(".self-repair").exists() {
+        return Err(AppError::Usage(format!(
+            "{} already holds a self-repair project; pick another --dir",
+            dir.display()
+        )));
+    }
+    let findings = FINDINGS.iter().map(|(rel, text, _)| (*rel, *text));
+    for (rel, text) in SOURCES.iter().copied().chain(findings) {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(AppError::io("create", parent))?;
+        }
+        std::fs::write(&path, text).map_err(AppError::io("write", &path))?;
+    }
+    Ok(())
+}

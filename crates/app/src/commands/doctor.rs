@@ -1,0 +1,204 @@
+//! `self-repair doctor`: check every run's files and repair what can be repaired.
+
+use std::time::Duration;
+
+use self_repair_engine::{ItemKind, RunState};
+use self_repair_store::{Project, RunDir, RunKind, StoreError, write_atomic, write_json};
+
+use clap::Args;
+
+use crate::app_error::AppError;
+use crate::command_env::CommandEnv;
+use crate::commands::RunArg;
+use crate::output::Output;
+
+/// `self-repair doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub run: RunArg,
+}
+
+/// Runs `doctor`: exit 5 when something is still wrong after what it could repair.
+pub fn run(env: &CommandEnv, args: &DoctorArgs) -> Result<Output, AppError> {
+    let project = env.find_project()?;
+    let (lines, healthy) = doctor(&project, args.run.run.as_deref())?;
+    let text = lines.join("\n");
+    if healthy {
+        Ok(Output::text(text))
+    } else {
+        Err(AppError::Conflict(text))
+    }
+}
+
+/// Checks runs (all, or one) and rebuilds unreadable states from the journal. Returns one line
+/// per finding and whether everything is healthy now.
+pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, bool), AppError> {
+    let mut lines = Vec::new();
+    let mut healthy = true;
+    match project.active_run_id() {
+        Some(id) if project.run(&id).is_err() => {
+            lines.push(format!(
+                "active run `{id}` does not exist; `self-repair start` a new one"
+            ));
+            healthy = false;
+        }
+        _ => {}
+    }
+    let ids = match only {
+        Some(id) => vec![project.run(id)?.id()],
+        None => project.run_ids()?,
+    };
+    for id in ids {
+        let dir = project.run(&id)?;
+        let _lock = dir.lock()?;
+        for temp in dir.remove_abandoned_temps(Some(ABANDONED_AFTER)) {
+            lines.push(format!(
+                "{id}: removed {} (left by a writer that was killed)",
+                temp.display()
+            ));
+        }
+        if let Some(fixed) = fix_run_kind(&dir)? {
+            lines.push(format!("{id}: {fixed}"));
+        }
+        if self_repair_repair::is_repair_run(&dir) {
+            let report = self_repair_repair::doctor_repair_run(&dir);
+            lines.extend(report.lines.iter().map(|line| format!("{id}: {line}")));
+            healthy &= report.healthy;
+            continue;
+        }
+        let loaded = dir.load_state().and_then(|mut state| {
+            let report = dir.fold(&mut state)?;
+            Ok((state, report))
+        });
+        match loaded {
+            Ok((state, report)) => {
+                for skipped in &report.skipped {
+                    lines.push(format!(
+                        "{id}: {skipped} (a write interrupted mid-line; it was never acknowledged)"
+                    ));
+                }
+                lines.push(format!(
+                    "{id}: ok ({} items, phase {}, {} journal entries pending fold)",
+                    state.items.len(),
+                    state.phase.as_str(),
+                    report.applied
+                ));
+            }
+            Err(
+                e @ (StoreError::CorruptState { .. }
+                | StoreError::JournalBehindState { .. }
+                | StoreError::SchemaVersion { .. }
+                | StoreError::Io { .. }),
+            ) => {
+                lines.push(format!("{id}: {e}"));
+                match dir.rebuild() {
+                    Ok((state, report)) => {
+                        dir.save_state(&state, state.items.len())?;
+                        dir.rewrite_inputs(&state)?;
+                        lines.push(format!(
+                            "{id}: rebuilt state.json from state.initial.json and {} journal entries (phase {}, {} items done)",
+                            report.applied,
+                            state.phase.as_str(),
+                            state.items.iter().filter(|i| i.status == self_repair_engine::ItemStatus::Done).count()
+                        ));
+                    }
+                    Err(e) => {
+                        lines.push(format!("{id}: {e}"));
+                        healthy = false;
+                    }
+                }
+            }
+            Err(e) => {
+                lines.push(format!("{id}: {e}"));
+                healthy = false;
+            }
+        }
+        for line in write_missing_results(&dir) {
+            lines.push(format!("{id}: {line}"));
+        }
+    }
+    Ok((lines, healthy))
+}
+
+/// Temporary files older than this, in a run folder or its `items/`, were abandoned.
+const ABANDONED_AFTER: Duration = Duration::from_mins(1);
+
+/// Makes `run.json`'s `kind` agree with the `state.json` beside it (a damaged kind sends every
+/// command to the wrong reader). Says what it changed.
+fn fix_run_kind(dir: &RunDir) -> Result<Option<String>, AppError> {
+    let Ok(mut manifest) = dir.manifest() else {
+        return Ok(None);
+    };
+    let path = dir.state_path();
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(None);
+    };
+    let is_triage = serde_json::from_slice::<RunState>(&bytes).is_ok();
+    let is_repair = serde_json::from_slice::<self_repair_repair::RepairState>(&bytes).is_ok();
+    let actual = match (manifest.kind, is_triage, is_repair) {
+        (RunKind::Repair, true, false) => RunKind::Triage,
+        (RunKind::Triage, false, true) => RunKind::Repair,
+        _ => return Ok(None),
+    };
+    let said = manifest.kind;
+    manifest.kind = actual;
+    write_json(&dir.manifest_path(), &manifest)?;
+    Ok(Some(format!(
+        "run.json said kind {} but state.json is a {} run; run.json now says {}",
+        kind_name(said),
+        kind_name(actual),
+        kind_name(actual)
+    )))
+}
+
+fn kind_name(kind: RunKind) -> &'static str {
+    match kind {
+        RunKind::Triage => "triage",
+        RunKind::Repair => "repair",
+    }
+}
+
+/// Writes the result file of every item whose submit committed to the journal but died (or
+/// met a full disk) before writing it, and drops the markers of those that never committed.
+fn write_missing_results(dir: &RunDir) -> Vec<String> {
+    let mut lines = Vec::new();
+    for item in dir.items_with_submit_marker() {
+        let Some(kind) = ItemKind::of_id(&item) else {
+            continue;
+        };
+        let markdown = kind.takes_markdown();
+        let Some(path) = dir.item_file(&item, if markdown { "md" } else { "json" }) else {
+            continue;
+        };
+        if path.is_file() {
+            dir.clear_submitting(&item);
+            continue;
+        }
+        match dir.committed_without_copy(&item) {
+            Ok(Some(value)) => {
+                let text = if markdown {
+                    value.as_str().unwrap_or_default().to_owned() + "\n"
+                } else {
+                    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+                };
+                if kind == ItemKind::TriageBatch {
+                    crate::commands::submit::write_member_copies(dir, &value);
+                }
+                match write_atomic(&path, text.as_bytes()) {
+                    Ok(()) => {
+                        dir.clear_submitting(&item);
+                        lines.push(format!(
+                            "wrote {} from the journal (its submit was interrupted)",
+                            path.display()
+                        ));
+                    }
+                    Err(e) => lines.push(format!("{e}; free disk space and run doctor again")),
+                }
+            }
+            Ok(None) => dir.clear_submitting(&item),
+            Err(e) => lines.push(e.to_string()),
+        }
+    }
+    lines
+}

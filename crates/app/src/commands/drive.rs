@@ -1,0 +1,344 @@
+//! `drive`, `errors` and `timeline`: wires the driver (crate `drive`) to the run on disk.
+
+use std::path::{Path, PathBuf};
+
+use self_repair_drive::{
+    DriveLimits, DriveOptions, DriveOutcome, ErrorCatalog, RunObservation, RunProbe, StopReason,
+    build_timeline, is_executable, parse_until, read_drive_log,
+};
+use self_repair_engine::{Event, PauseReason, RunStatus};
+use self_repair_store::{Project, RunDir};
+
+use clap::Args;
+
+use crate::app_error::AppError;
+use crate::app_error::ExitStatus;
+use crate::command_env::{BACKOFF_SCALE_VAR, CommandEnv};
+use crate::commands::status::report;
+use crate::commands::steer::steer;
+use crate::output::Output;
+use crate::run::load::load_folded;
+
+/// `self-repair drive`.
+#[derive(Debug, Args)]
+pub struct DriveArgs {
+    /// Run id (default: the project's active run).
+    pub run: Option<String>,
+    /// The Claude Code executable (default: `claude` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub claude: Option<PathBuf>,
+    /// Stop after this many sessions.
+    #[arg(long, value_name = "N")]
+    pub max_sessions: Option<u32>,
+    /// Stop once the sessions' summed `total_cost_usd` reaches this many US dollars.
+    #[arg(long, value_name = "USD")]
+    pub budget: Option<f64>,
+    /// Start a run that waits for the user's go (its likely cost is above `confirm_above_usd`)
+    /// without a budget; without it or `--budget`, `drive` refuses such a run (exit 23).
+    #[arg(long)]
+    pub yes: bool,
+    /// Start no session after TIME: Unix seconds, `2026-11-24T06:00:00Z`, or `06:00` (UTC).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Arguments for every `claude` session (after `--`: `--plugin-dir DIR`, `--model M`, ...).
+    #[arg(last = true, value_name = "CLAUDE_ARGS")]
+    pub claude_args: Vec<String>,
+}
+
+/// `self-repair errors` and `self-repair timeline`.
+#[derive(Debug, Args)]
+pub struct RunViewArgs {
+    /// Run id (default: the project's active run).
+    pub run: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `drive`: progress lines on stderr as sessions end, the final message on stdout.
+pub fn run(env: &CommandEnv, args: DriveArgs) -> Result<Output, AppError> {
+    let request = DriveRequest {
+        run: args.run,
+        claude: args.claude,
+        max_sessions: args.max_sessions,
+        budget: args.budget,
+        yes: args.yes,
+        until: args.until,
+        claude_args: args.claude_args,
+        backoff_scale: env.backoff_scale.clone(),
+        path_var: env.path_var.clone(),
+    };
+    let (text, status) = drive(env, &request, &mut |line| {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    })?;
+    Ok(Output::with_status(text, status))
+}
+
+/// Runs `errors`.
+pub fn errors(env: &CommandEnv, args: &RunViewArgs) -> Result<Output, AppError> {
+    drive_errors(env, args.run.as_deref(), args.json).map(Output::text)
+}
+
+/// Runs `timeline`.
+pub fn timeline_command(env: &CommandEnv, args: &RunViewArgs) -> Result<Output, AppError> {
+    timeline(env, args.run.as_deref(), args.json).map(Output::text)
+}
+
+/// What `drive` was asked.
+#[derive(Debug, Clone, Default)]
+pub struct DriveRequest {
+    pub run: Option<String>,
+    pub claude: Option<PathBuf>,
+    pub max_sessions: Option<u32>,
+    pub budget: Option<f64>,
+    /// `--yes`: the user's go for a run waiting on its estimate.
+    pub yes: bool,
+    pub until: Option<String>,
+    pub claude_args: Vec<String>,
+    /// The value of [`BACKOFF_SCALE_VAR`], if set.
+    pub backoff_scale: Option<String>,
+    /// `PATH`, to find `claude` when `--claude` is not given.
+    pub path_var: Option<std::ffi::OsString>,
+}
+
+/// Reads the run through the store: folds the journal, counts what happened since an offset.
+struct StoreProbe {
+    project: Project,
+    dir: RunDir,
+}
+
+impl StoreProbe {
+    fn observe_run(&self, since: u64) -> Result<RunObservation, AppError> {
+        let state = load_folded(&self.dir, true)?;
+        let journal = self.dir.journal();
+        let end = journal.byte_len()?;
+        let (submitted, stop_failure) = if since >= end {
+            (0, None)
+        } else {
+            let tail = journal.read_from(since)?;
+            let mut submitted = 0;
+            let mut failure = None;
+            for entry in tail.entries {
+                match entry.event {
+                    self_repair_engine::Event::Submitted { .. } => submitted += 1,
+                    self_repair_engine::Event::StopFailure { error } => failure = Some(error),
+                    _ => {}
+                }
+            }
+            (submitted, failure)
+        };
+        Ok(RunObservation {
+            status: state.status.as_str().to_owned(),
+            // A refused launch is the user's decision too (a "No", a deny rule): a new session
+            // would only meet the same refusal.
+            paused_by_user: state.status == RunStatus::Paused
+                && matches!(
+                    state.pause,
+                    Some(PauseReason::User | PauseReason::Refused { .. })
+                ),
+            phase: state.phase.as_str().to_owned(),
+            journal_end: end,
+            submitted,
+            stop_failure,
+            summary: report(&self.project, &state).render(),
+        })
+    }
+}
+
+impl RunProbe for StoreProbe {
+    fn observe(&mut self, since: u64) -> Result<RunObservation, self_repair_drive::DriveError> {
+        self.observe_run(since)
+            .map_err(|e| self_repair_drive::DriveError::Run(e.to_string()))
+    }
+}
+
+/// `claude` on `PATH`.
+fn find_on_path(path_var: Option<&std::ffi::OsStr>, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path_var?)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn checked_limits(request: &DriveRequest, now: u64) -> Result<DriveLimits, AppError> {
+    if request.max_sessions == Some(0) {
+        return Err(AppError::Usage(
+            "--max-sessions must be at least 1".to_owned(),
+        ));
+    }
+    if let Some(budget) = request.budget
+        && !(budget.is_finite() && budget > 0.0)
+    {
+        return Err(AppError::Usage(format!(
+            "--budget {budget}: give a positive number of US dollars (e.g. 25 or 7.5)"
+        )));
+    }
+    let until = match &request.until {
+        Some(text) => Some(parse_until(text, now).map_err(AppError::Usage)?),
+        None => None,
+    };
+    Ok(DriveLimits {
+        max_sessions: request.max_sessions,
+        budget_usd: request.budget,
+        until,
+    })
+}
+
+fn backoff_scale(value: Option<&str>) -> Result<f64, AppError> {
+    match value {
+        None => Ok(1.0),
+        Some(text) => text
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .ok_or_else(|| {
+                AppError::Usage(format!(
+                    "{BACKOFF_SCALE_VAR}={text:?}: give a number of at least 0 (1 is real time; it is for tests)"
+                ))
+            }),
+    }
+}
+
+fn exit_status(outcome: &DriveOutcome) -> ExitStatus {
+    match outcome {
+        DriveOutcome::Finished { .. } => ExitStatus::Success,
+        DriveOutcome::PausedByUser => ExitStatus::LimitReached,
+        DriveOutcome::Stopped(reason) => match reason {
+            StopReason::AuthRequired => ExitStatus::AuthRequired,
+            StopReason::MaxSessions { .. } | StopReason::NoProgress { .. } => {
+                ExitStatus::CircuitOpen
+            }
+            StopReason::Budget { .. } | StopReason::Until { .. } => ExitStatus::LimitReached,
+            StopReason::Interrupted => ExitStatus::Interrupted,
+        },
+    }
+}
+
+/// Runs `drive`; `progress` gets one line per session as it goes. Returns the final message
+/// and the exit status (reference/cli.md).
+pub fn drive(
+    env: &CommandEnv,
+    request: &DriveRequest,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(String, ExitStatus), AppError> {
+    let project = env.find_project()?;
+    let dir = project.run_or_active(request.run.as_deref())?;
+    if dir.manifest()?.kind != self_repair_store::RunKind::Triage {
+        return Err(AppError::Usage(format!(
+            "run {} is a repair run: `drive` drives triage runs (repair runs go on with `self-repair tick`)",
+            dir.id()
+        )));
+    }
+    let limits = checked_limits(request, env.now)?;
+    let scale = backoff_scale(request.backoff_scale.as_deref())?;
+    let claude = match &request.claude {
+        Some(path) => path.clone(),
+        None => find_on_path(request.path_var.as_deref(), "claude").ok_or_else(|| {
+            AppError::Usage(
+                "no `claude` on PATH: install Claude Code or pass --claude PATH".to_owned(),
+            )
+        })?,
+    };
+    go_for_drive(&dir, request.yes, request.budget, env.now)?;
+    let options = DriveOptions {
+        run: dir.id(),
+        run_dir: dir.path().to_owned(),
+        project: project.root().to_owned(),
+        claude,
+        extra_args: request.claude_args.clone(),
+        limits,
+        backoff_scale: scale,
+    };
+    let mut probe = StoreProbe { project, dir };
+    let report = self_repair_drive::drive(&options, &mut probe, progress)?;
+    Ok((report.message, exit_status(&report.outcome)))
+}
+
+fn run_dir(env: &CommandEnv, run: Option<&str>) -> Result<RunDir, AppError> {
+    Ok(env.find_project()?.run_or_active(run)?)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, AppError> {
+    serde_json::to_string_pretty(value).map_err(|e| AppError::Usage(e.to_string()))
+}
+
+/// `self-repair errors [RUN] [--json]`: the run's error catalog.
+pub fn drive_errors(env: &CommandEnv, run: Option<&str>, json: bool) -> Result<String, AppError> {
+    let dir = run_dir(env, run)?;
+    let catalog = ErrorCatalog::load(&dir.path().join("errors.jsonl"))?;
+    if json {
+        return to_json(&serde_json::json!({
+            "schema_version": 1,
+            "run": dir.id(),
+            "errors": catalog.entries,
+        }));
+    }
+    Ok(catalog.render())
+}
+
+fn read_text(path: &Path) -> Result<String, AppError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(AppError::io("read", path)(e)),
+    }
+}
+
+/// `self-repair timeline [RUN] [--json]`.
+pub fn timeline(env: &CommandEnv, run: Option<&str>, json: bool) -> Result<String, AppError> {
+    let dir = run_dir(env, run)?;
+    let journal = read_text(&dir.path().join("journal.jsonl"))?;
+    let log = read_drive_log(&dir.path().join("drive.jsonl"))?;
+    let state = load_folded(&dir, false)?;
+    let triage = state.triage_items as usize;
+    let phases: std::collections::HashMap<&str, &'static str> = state
+        .items
+        .iter()
+        .skip(triage)
+        .map(|item| (item.id.as_str(), item.kind.phase().as_str()))
+        .collect();
+    let phase_of = |id: &str| -> Option<String> {
+        if id.starts_with("t-") {
+            return state.item(id).map(|_| "triage".to_owned());
+        }
+        phases.get(id).map(|p| (*p).to_owned())
+    };
+    let timeline = build_timeline(&dir.id(), &journal, &log, &phase_of);
+    if json {
+        return to_json(&timeline);
+    }
+    Ok(timeline.render())
+}
+
+/// `drive` on a waiting run: `--yes` or `--budget USD` is the go (the budget also caps the
+/// run); without either, the refusal says what to pass.
+fn go_for_drive(dir: &RunDir, yes: bool, budget: Option<f64>, now: u64) -> Result<(), AppError> {
+    let state = load_folded(dir, false)?;
+    let Some(PauseReason::Confirm {
+        likely_micros,
+        likely_agents,
+        above_micros,
+        ..
+    }) = state.pause
+    else {
+        return Ok(());
+    };
+    match (budget, yes) {
+        (Some(usd), _) => {
+            steer(dir, Event::Budget { usd }, now)?;
+        }
+        (None, true) => {}
+        (None, false) => {
+            return Err(AppError::NeedsGo(format!(
+                "run {} waits for your go: it will likely launch {likely_agents} agents and cost \
+                 ${:.2} (above confirm_above_usd ${:.2}); `drive` starts it only with --yes, or \
+                 with --budget USD, which also caps what it may spend (`self-repair status` shows \
+                 the estimate)",
+                state.run,
+                likely_micros as f64 / 1e6,
+                above_micros as f64 / 1e6
+            )));
+        }
+    }
+    steer(dir, Event::Confirm, now)?;
+    Ok(())
+}

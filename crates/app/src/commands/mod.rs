@@ -1,0 +1,71 @@
+//! One module per command. Each defines its arguments (a clap `Args` type, which is also its
+//! request) and `run(env, args) -> Result<Output, AppError>`, the only thing the binary calls;
+//! the functions beside it are what tests and other commands reuse.
+
+pub mod check;
+pub mod demo;
+pub mod detect;
+pub mod doctor;
+pub mod drive;
+pub mod finalize;
+pub mod fix;
+pub mod install;
+pub mod known;
+pub mod next;
+pub mod refs;
+pub mod rules;
+pub mod runs;
+pub mod show;
+pub mod simulated_agent;
+pub mod start;
+pub mod status;
+pub mod steer;
+pub mod submit;
+
+use std::io::{IsTerminal, Read};
+
+use clap::Args;
+use self_repair_store::{Project, RunDir};
+
+use crate::app_error::AppError;
+use crate::command_env::CommandEnv;
+
+/// Which run a command acts on.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunArg {
+    /// Run id (default: the project's active run).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<String>,
+}
+
+impl RunArg {
+    /// The project and the run this argument names (the active run by default).
+    pub fn open(&self, env: &CommandEnv) -> Result<(Project, RunDir), AppError> {
+        let project = env.find_project()?;
+        let dir = project.run_or_active(self.run.as_deref())?;
+        Ok((project, dir))
+    }
+}
+
+/// Refuses a repair run for commands of the triage pipeline, saying what works instead.
+pub(crate) fn triage_only(dir: &RunDir, what: &str) -> Result<(), AppError> {
+    if self_repair_repair::is_repair_run(dir) {
+        return Err(AppError::Usage(format!(
+            "run {} is a repair run (`self-repair check`): {what} is for triage runs; use `self-repair status`, `tick` or `cancel`",
+            dir.id()
+        )));
+    }
+    Ok(())
+}
+
+/// Standard input as text when it is piped, `None` at a terminal.
+pub(crate) fn piped_stdin() -> Result<Option<String>, AppError> {
+    if std::io::stdin().is_terminal() {
+        return Ok(None);
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| AppError::Usage(format!("cannot read standard input: {e}")))?;
+    Ok(Some(text))
+}

@@ -1,0 +1,73 @@
+//! `self-repair next`: the instruction the Stop hook would give now, without changing anything.
+
+use clap::Args;
+use self_repair_engine::{Decision, RunStatus, StopEvent, decide_stop};
+use self_repair_store::RunDir;
+
+use crate::app_error::AppError;
+use crate::command_env::CommandEnv;
+use crate::commands::{RunArg, triage_only};
+use crate::output::Output;
+use crate::run::load::load_folded;
+
+/// `self-repair next`.
+#[derive(Debug, Args)]
+pub struct NextArgs {
+    #[command(flatten)]
+    pub run: RunArg,
+}
+
+/// Runs `next`.
+pub fn run(env: &CommandEnv, args: &NextArgs) -> Result<Output, AppError> {
+    let (_, dir) = args.run.open(env)?;
+    triage_only(&dir, "`next`")?;
+    next(&dir, env.now).map(Output::text)
+}
+
+/// The first line of `next`'s dispatch preview: a model reading it must not launch from it.
+pub const NEXT_PREVIEW: &str = "PREVIEW ONLY, changes nothing: this is what the Stop hook would \
+     dispatch at the next stop. Do not launch these agents yourself; end your turn and let the \
+     hook dispatch them.";
+
+/// `self-repair next`: the dispatch the hook would give now, without changing anything.
+pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
+    let mut state = load_folded(dir, false)?;
+    let session = state
+        .session
+        .clone()
+        .unwrap_or_else(|| "(the next session to stop)".to_owned());
+    let stop = StopEvent {
+        session: Some(session),
+        running: None,
+        launched: Vec::new(),
+        unnotified: Vec::new(),
+        notified: 0,
+        last_message: None,
+        new_turn: false,
+        // What the hook would see: the spend so far, for a run with a budget.
+        spend: crate::run::cost::ledger_spend(dir).filter(|_| state.config.budget_usd.is_some()),
+    };
+    let outcome = decide_stop(&mut state, &stop, now);
+    Ok(match outcome.decision {
+        Decision::Block(dispatch) => format!(
+            "{NEXT_PREVIEW}\nphase {}: {} agent(s)\n{}",
+            state.phase.as_str(),
+            dispatch.launch.len(),
+            dispatch.render_reason()
+        ),
+        Decision::Finalize => {
+            "the next stop finalizes the run: tasks and reports are written".to_owned()
+        }
+        Decision::Allow { message: Some(m) } => format!("the next stop is allowed: {m}"),
+        Decision::Allow { message: None } => match state.status {
+            RunStatus::Active if state.in_flight() > 0 => format!(
+                "nothing new to dispatch: {} agent(s) still running; their notifications wake the session",
+                state.in_flight()
+            ),
+            status => format!(
+                "the next stop is allowed silently (run {})",
+                status.as_str()
+            ),
+        },
+    })
+}

@@ -1,0 +1,205 @@
+//! `self-repair runs`: the project's runs, one line each; with `--cost`, the triage runs side by
+//! side: findings, agents launched, findings decided without an agent, dollars. The figure the project's learning is
+//! judged by: a later run on the same findings launches far fewer agents (reference/cost.md).
+
+use self_repair_cost::CostLedger;
+use self_repair_engine::timestamp;
+use self_repair_store::Project;
+use serde::Serialize;
+
+use clap::Args;
+
+use crate::app_error::AppError;
+use crate::command_env::CommandEnv;
+use crate::output::Output;
+
+/// `self-repair runs`.
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    #[arg(long)]
+    pub json: bool,
+    /// Compare the triage runs' bills: findings, agents launched, decided without an agent,
+    /// dollars.
+    #[arg(long)]
+    pub cost: bool,
+}
+
+/// Runs `runs`.
+pub fn run(env: &CommandEnv, args: &RunsArgs) -> Result<Output, AppError> {
+    let project = env.find_project()?;
+    if args.cost {
+        let lines = runs_cost(&project)?;
+        return Output::json_or(args.json, &lines, |l| render_runs_cost(l));
+    }
+    let lines = runs(&project)?;
+    Output::json_or(args.json, &lines, |l| render_runs(l))
+}
+
+/// One run's bill.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunCostLine {
+    pub run: String,
+    pub created_at: String,
+    pub status: String,
+    /// Distinct findings.
+    pub findings: u32,
+    /// Decided by the known registry or the rules, before any agent.
+    pub decided_without_agent: u32,
+    /// Every dispatch the hook gave (a retry counts again; a batch counts once).
+    pub agents_launched: u64,
+    /// From the session's transcripts; `None` when the hook never read them.
+    pub usd: Option<f64>,
+    pub tokens: Option<u64>,
+}
+
+/// Every triage run of the project, oldest first; a run whose state cannot be read is left out.
+pub fn runs_cost(project: &Project) -> Result<Vec<RunCostLine>, AppError> {
+    let mut lines = Vec::new();
+    for id in project.run_ids()? {
+        let dir = project.run(&id)?;
+        if self_repair_repair::is_repair_run(&dir) {
+            continue;
+        }
+        let Ok(state) = dir.load_state() else {
+            continue;
+        };
+        let ledger = CostLedger::load(dir.path()).filter(|l| l.main.is_some());
+        lines.push((
+            state.created_at,
+            RunCostLine {
+                run: id,
+                created_at: timestamp::rfc3339(state.created_at),
+                status: state.status.as_str().to_owned(),
+                findings: state.intake.unique,
+                decided_without_agent: state.intake.known + state.intake.rules,
+                agents_launched: state.items.iter().map(|i| u64::from(i.dispatches)).sum(),
+                usd: ledger.as_ref().map(|l| l.total.usd),
+                tokens: ledger.as_ref().map(|l| l.total.tokens()),
+            },
+        ));
+        std::mem::forget(state);
+    }
+    lines.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.run.cmp(&b.1.run)));
+    Ok(lines.into_iter().map(|(_, line)| line).collect())
+}
+
+/// The table `runs --cost` prints.
+pub fn render_runs_cost(lines: &[RunCostLine]) -> String {
+    if lines.is_empty() {
+        return "no triage runs in this project yet: `self-repair start` creates one\n".to_owned();
+    }
+    let mut out = String::from(
+        "run                    status     findings  decided without agent  agents launched  cost\n",
+    );
+    for l in lines {
+        let usd = l
+            .usd
+            .map_or_else(|| "not read".to_owned(), |u| format!("${u:.2}"));
+        out.push_str(&format!(
+            "{:<22} {:<10} {:>8}  {:>21}  {:>15}  {usd}\n",
+            l.run, l.status, l.findings, l.decided_without_agent, l.agents_launched
+        ));
+    }
+    out
+}
+
+/// One line of `runs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunLine {
+    pub run: String,
+    pub active: bool,
+    /// `triage` (`self-repair start`) or `repair` (`self-repair check`).
+    pub kind: &'static str,
+    /// The run's status (`active`, `complete`, ...; a repair run's `success`, `quarantined`, ...).
+    pub status: Option<String>,
+    /// Triage runs: the phase; repair runs: the step (`ask`, `fixing`, `recheck`, `done`, ...).
+    pub phase: Option<String>,
+    pub findings: Option<u32>,
+    /// How far it got, in words (`12 of 40 triage items done`, `2 fix attempt(s) of 5`).
+    pub progress: Option<String>,
+    pub created_at: Option<String>,
+    /// Why the state could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Every run of the project.
+pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
+    let active = project.active_run_id();
+    let mut lines = Vec::new();
+    for id in project.run_ids()? {
+        let dir = project.run(&id)?;
+        let mut line = RunLine {
+            active: active.as_deref() == Some(id.as_str()),
+            run: id,
+            kind: "triage",
+            status: None,
+            phase: None,
+            findings: None,
+            progress: None,
+            created_at: None,
+            error: None,
+        };
+        if self_repair_repair::is_repair_run(&dir) {
+            line.kind = "repair";
+            match self_repair_repair::repair_status(&dir) {
+                Ok(report) => {
+                    line.status = Some(report.status.as_str().to_owned());
+                    line.phase = serde_json::to_value(report.step)
+                        .ok()
+                        .and_then(|v| v["kind"].as_str().map(str::to_owned));
+                    line.progress = Some(format!("{} fix attempt(s)", report.attempts.len()));
+                    line.created_at = Some(report.created_at);
+                }
+                Err(e) => line.error = Some(e.to_string()),
+            }
+        } else {
+            match dir.load_state() {
+                Ok(state) => {
+                    let counts = state.counts(state.phase);
+                    line.status = Some(state.status.as_str().to_owned());
+                    line.phase = Some(state.phase.as_str().to_owned());
+                    line.findings = Some(state.intake.unique);
+                    line.progress = Some(format!(
+                        "{} of {} {} items done",
+                        counts.done,
+                        counts.total(),
+                        state.phase.as_str()
+                    ));
+                    line.created_at = Some(timestamp::rfc3339(state.created_at));
+                }
+                Err(e) => line.error = Some(e.to_string()),
+            }
+        }
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
+/// The text `runs` prints.
+pub fn render_runs(lines: &[RunLine]) -> String {
+    if lines.is_empty() {
+        return "no runs in this project; start one with `self-repair start FINDINGS...`\n"
+            .to_owned();
+    }
+    let mut out = String::new();
+    for l in lines {
+        let mark = if l.active { "*" } else { " " };
+        match &l.error {
+            Some(e) => out.push_str(&format!("{mark} {}  unreadable: {e}\n", l.run)),
+            None => out.push_str(&format!(
+                "{mark} {}  {}  {}  {}  {}{}  {}\n",
+                l.run,
+                l.kind,
+                l.status.as_deref().unwrap_or("?"),
+                l.phase.as_deref().unwrap_or("?"),
+                l.findings
+                    .map(|n| format!("{n} findings, "))
+                    .unwrap_or_default(),
+                l.progress.as_deref().unwrap_or("?"),
+                l.created_at.as_deref().unwrap_or("?")
+            )),
+        }
+    }
+    out
+}

@@ -1,0 +1,611 @@
+//! `self-repair start`: read findings, fingerprint, merge identical ones, route, create the run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use self_repair_classify::{Classified, Classifier, KnownEntry, KnownRegistry, RuleBook};
+
+use crate::prompts::decided_code::decided_code;
+use clap::Args;
+use self_repair_engine::{
+    Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, create_run,
+    default_route, timestamp, triage_id, wait_for_go,
+};
+use self_repair_ingest::{
+    Format, IngestOptions, MAX_FIX_EDIT_BYTES, MAX_FIX_EDITS, RuleText, fingerprint_all, parse,
+};
+use self_repair_store::{Project, write_json_rows};
+use serde::Serialize;
+
+use crate::app_error::AppError;
+use crate::command_env::CommandEnv;
+use crate::commands::detect::run_detectors;
+use crate::commands::detect::save_detections;
+use crate::commands::piped_stdin;
+use crate::output::Output;
+use crate::run::in_progress::replace_run_in_progress;
+pub use crate::run::inputs::InputSpec;
+use crate::run::project_config::load_config;
+use crate::run::project_config::load_project_config;
+
+/// `self-repair start`.
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// Findings files; `-` or none reads standard input.
+    pub files: Vec<PathBuf>,
+    /// Input format: auto, jsonl, sarif, clippy, ruff, eslint, knip, vulture, bandit, ts-prune.
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Run id (default `r-YYYYMMDD-HHMM`).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// Config file (default `.self-repair/config.json` when present).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Absolute prefix to strip from paths an analyzer wrote on another machine (default:
+    /// inferred from the project's files when they lie outside the project).
+    #[arg(long, value_name = "DIR")]
+    pub base: Option<PathBuf>,
+    /// Project folder the analyzer ran in: relative paths in its output are under it.
+    #[arg(long, value_name = "DIR")]
+    pub relative_to: Option<String>,
+    /// Also run the detectors of `.self-repair/config.json` and ingest their output.
+    #[arg(long)]
+    pub detect: bool,
+    /// Cancel the active run if it is still in progress (without it, `start` refuses).
+    #[arg(long)]
+    pub replace: bool,
+    /// Dollars the run may spend in all (over the config's `budget_usd`).
+    #[arg(long, value_name = "USD")]
+    pub budget: Option<f64>,
+    /// Print the agents, tokens and dollars the run is expected to take; create nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `start`: standard input is read when a file is `-` or none is given.
+pub fn run(env: &CommandEnv, args: StartArgs) -> Result<Output, AppError> {
+    let format: Format = args
+        .format
+        .parse()
+        .map_err(|e| AppError::Usage(format!("--format: {e}")))?;
+    let needs_stdin = args.files.is_empty() || args.files.iter().any(|f| f.as_os_str() == "-");
+    let stdin = if needs_stdin { piped_stdin()? } else { None };
+    let options = StartOptions {
+        files: args.files,
+        stdin,
+        format: Some(format),
+        run_id: args.run_id,
+        config: args.config,
+        base: args.base,
+        relative_to: args.relative_to,
+        prepared: Vec::new(),
+        detect: args.detect,
+        replace: args.replace,
+        budget_usd: args.budget,
+        dry_run: args.dry_run,
+    };
+    let report = start(env, &options)?;
+    Output::json_or(args.json, &report, StartReport::render)
+}
+
+/// What `start` reads and how.
+#[derive(Debug, Clone, Default)]
+pub struct StartOptions {
+    /// Findings files; `-` is standard input.
+    pub files: Vec<PathBuf>,
+    /// Standard input's text, when a file is `-` (or no file was given).
+    pub stdin: Option<String>,
+    pub format: Option<Format>,
+    pub run_id: Option<String>,
+    pub config: Option<PathBuf>,
+    /// Prefix to strip from absolute paths the analyzer wrote on another machine.
+    pub base: Option<PathBuf>,
+    /// Project folder the analyzer ran in: its relative paths are under it.
+    pub relative_to: Option<String>,
+    /// Inputs already in memory (detector outputs, the demo's bundled files).
+    pub prepared: Vec<InputSpec>,
+    /// Also run the detectors of `.self-repair/config.json` and ingest their output.
+    pub detect: bool,
+    /// Cancel the active run if it is still in progress (else `start` refuses).
+    pub replace: bool,
+    /// `--budget USD`: over the config's `budget_usd`.
+    pub budget_usd: Option<f64>,
+    /// `--dry-run`: print the estimate, create nothing.
+    pub dry_run: bool,
+}
+
+/// One input and the format it was read as.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    pub source: String,
+    pub format: String,
+    pub findings: usize,
+    /// The folder the analyzer ran in on another machine, inferred from the project's files
+    /// because its absolute paths lay outside the project and no `--base` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inferred_base: Option<String>,
+}
+
+/// What `start` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct StartReport {
+    pub run: String,
+    pub project: PathBuf,
+    pub inputs: Vec<InputSummary>,
+    pub intake: Intake,
+    pub phase: Phase,
+    /// Routed findings per route.
+    pub routes: Vec<(String, u32)>,
+    pub session: Option<String>,
+    /// The run in progress this one replaced (`--replace`), in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
+    /// Known decisions that no longer apply: the code they were decided on changed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stale_known: u32,
+    /// Agents, tokens and dollars expected, before any dispatch (reference/cost.md).
+    pub estimate: crate::run::preflight::Preflight,
+    /// `--dry-run`: nothing was created.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+    /// How the session the run is bound to answers the hook's blocks, said here once
+    /// ([`self_repair_engine::PROTOCOL`]); its first block then carries only its dispatch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<&'static str>,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl StartReport {
+    /// The text `start` prints.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if let Some(replaced) = &self.replaced {
+            out.push_str(replaced);
+            out.push('\n');
+        }
+        for input in &self.inputs {
+            out.push_str(&format!(
+                "read {} finding(s) from {} as {}\n",
+                input.findings, input.source, input.format
+            ));
+            if let Some(base) = &input.inferred_base {
+                out.push_str(&format!(
+                    "  its paths were written under {base} (inferred from the project's files; pass --base DIR to choose another)\n"
+                ));
+            }
+        }
+        let i = &self.intake;
+        let created = if self.dry_run {
+            "dry run, nothing created: run"
+        } else {
+            "run"
+        };
+        out.push_str(&format!(
+            "{created} {} {}: {} findings, {} unique; known registry decided {}, rules decided {}, {} go to triage agents",
+            self.run,
+            if self.dry_run { "would be" } else { "created" },
+            i.findings,
+            i.unique,
+            i.known,
+            i.rules,
+            i.routed
+        ));
+        if !self.routes.is_empty() {
+            let routes: Vec<String> = self
+                .routes
+                .iter()
+                .map(|(r, n)| format!("{r} {n}"))
+                .collect();
+            out.push_str(&format!(" ({})", routes.join(", ")));
+        }
+        out.push('\n');
+        if self.stale_known > 0 {
+            out.push_str(&format!(
+                "{} known decision(s) no longer apply: the code they were decided on changed, so those findings are triaged again\n",
+                self.stale_known
+            ));
+        }
+        out.push_str(&self.estimate.render());
+        if self.dry_run {
+            if self.estimate.waits_for_go {
+                out.push_str(&format!(
+                    "above confirm_above_usd ${:.2}: the run would wait for your go \
+                     (`self-repair resume --confirm`) before any dispatch\n",
+                    self.estimate.confirm_above_usd.unwrap_or(0.0)
+                ));
+            }
+            out.push_str("start it without --dry-run to create the run\n");
+            return out;
+        }
+        if self.estimate.waits_for_go {
+            out.push_str(&format!(
+                "the run waits for your go: its likely cost is above confirm_above_usd ${:.2} \
+                 (reference/config.md), so nothing is dispatched until `self-repair resume \
+                 --confirm` (add `--budget USD` to cap it); \
+                 `self-repair cancel` drops it\n",
+                self.estimate.confirm_above_usd.unwrap_or(0.0)
+            ));
+            return out;
+        }
+        match (&self.session, self.phase) {
+            (_, Phase::Finalize) => out.push_str(
+                "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n",
+            ),
+            (Some(s), _) => {
+                out.push_str(&format!(
+                    "bound to session {s}: end your turn; the Stop hook dispatches the agents."
+                ));
+                if let Some(protocol) = &self.protocol {
+                    out.push(' ');
+                    out.push_str(protocol);
+                }
+                out.push('\n');
+            }
+            (None, _) => out.push_str(
+                "started outside Claude Code, so no session drives it yet: in the Claude Code session that should, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn\n",
+            ),
+        }
+        out
+    }
+}
+
+/// Reads every input, then creates the run. Nothing is created when any input is bad.
+pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, AppError> {
+    let project = match &env.project {
+        Some(root) => Project::at(root.clone()),
+        None => Project::find_or_choose(env.start_dir()),
+    };
+    let root = project.root().to_path_buf();
+    let (mut config, sets_prefix) = load_config(&project.store_dir(), options.config.as_deref())?;
+    if !sets_prefix && installed_without_plugin(&root, env.home.as_deref()) {
+        config.agent_prefix = String::new();
+    }
+    if let Some(budget) = options.budget_usd {
+        config.budget_usd = Some(budget);
+        config
+            .validate()
+            .map_err(|e| AppError::Usage(format!("--budget: {e}")))?;
+    }
+    let store_dir = project.store_dir();
+    let known = KnownRegistry::load(&store_dir).map_err(classify_error)?;
+    let book = RuleBook::load(&store_dir).map_err(classify_error)?;
+    let classifier = Classifier::new(&known, book.accepted());
+    let detections = if options.detect {
+        let config = load_project_config(&store_dir, options.config.as_deref())?;
+        run_detectors(&root, &config.detectors, None)?
+    } else {
+        Vec::new()
+    };
+    let mut options = options.clone();
+    options
+        .prepared
+        .extend(detections.iter().map(|d| d.input.clone()));
+    let ReadInputs {
+        inputs,
+        findings,
+        rule_texts,
+    } = read_inputs(&root, &options)?;
+    let mut records = merge_identical(&root, findings);
+    let mut routed = Vec::new();
+    let mut route_counts: Vec<(String, u32)> = Vec::new();
+    let (mut by_known, mut by_rules, mut stale_known) = (0, 0, 0);
+    for (index, record) in records.iter_mut().enumerate() {
+        let code_unchanged = |entry: &KnownEntry| {
+            let Some(code) = &entry.code else {
+                return true;
+            };
+            let now = decided_code(&root, &record.finding.path, record.finding.line);
+            let same = now.is_some_and(|now| now.code == *code);
+            if !same {
+                stale_known += 1;
+            }
+            same
+        };
+        let route = match classifier.classify(&record.fingerprint, &record.finding, code_unchanged) {
+            Classified::Decided(decided) => {
+                if decided.by == "known" {
+                    by_known += 1;
+                } else {
+                    by_rules += 1;
+                }
+                record.predecided = Some(decided);
+                continue;
+            }
+            Classified::Route { route, rule } => self_repair_engine::route(&route).ok_or_else(|| {
+                AppError::Usage(format!(
+                    "rules.json: rule {rule} routes to `{route}`, which is not a route; routes: {}",
+                    self_repair_engine::route_names().join(", ")
+                ))
+            })?,
+            Classified::Default => default_route(&record.finding),
+        };
+        routed.push(RoutedFinding {
+            finding: index as u32,
+            route: route.name.to_owned(),
+            tier: route.tier.max(config.tiers.triage),
+            rule: format!("{} {}", record.finding.tool, record.finding.rule_id),
+            path: record.finding.path.clone(),
+            safe_fix: record.finding.has_safe_fix(),
+        });
+        record.item = Some(triage_id(routed.len()));
+        match route_counts.iter_mut().find(|(r, _)| r == route.name) {
+            Some(entry) => entry.1 += 1,
+            None => route_counts.push((route.name.to_owned(), 1)),
+        }
+    }
+    let intake = Intake {
+        findings: inputs.iter().map(|i| i.findings as u32).sum(),
+        unique: records.len() as u32,
+        known: by_known,
+        rules: by_rules,
+        routed: routed.len() as u32,
+    };
+    if intake.findings == 0 {
+        return Err(no_findings(&inputs));
+    }
+    if options.dry_run {
+        let run = options.run_id.clone().unwrap_or_else(|| "(new)".to_owned());
+        let mut state = create_run(
+            run.clone(),
+            env.now,
+            config,
+            intake.clone(),
+            env.session.clone(),
+            &routed,
+        );
+        let mut estimate = crate::run::preflight::preflight(&project, &state);
+        estimate.waits_for_go =
+            wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
+        return Ok(StartReport {
+            run,
+            project: root,
+            inputs,
+            intake,
+            phase: state.phase,
+            routes: route_counts,
+            session: env.session.clone(),
+            replaced: None,
+            stale_known,
+            estimate,
+            dry_run: true,
+            protocol: None,
+        });
+    }
+    let replaced =
+        replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?;
+    let run_id = match &options.run_id {
+        Some(id) => id.clone(),
+        None => free_run_id(&project, env.now)?,
+    };
+    let dir = project.create_run_dir(&run_id)?;
+    if !detections.is_empty() {
+        save_detections(&dir.path().join("detect"), &detections)?;
+    }
+    write_json_rows(&dir.findings_path(), &records)?;
+    let mut state = create_run(
+        run_id.clone(),
+        env.now,
+        config,
+        intake.clone(),
+        env.session.clone(),
+        &routed,
+    );
+    let mut estimate = crate::run::preflight::preflight(&project, &state);
+    estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
+    // The session `start` runs in reads the standing protocol in its output (`render`).
+    state.protocol_told.clone_from(&env.session);
+    dir.create(&state)?;
+    let prices = load_project_config(&store_dir, options.config.as_deref())?.prices;
+    crate::run::cost::open_ledger(&project, &dir, &run_id, &prices)?;
+    let sources: Vec<String> = inputs.iter().map(|i| i.source.clone()).collect();
+    crate::run::inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
+    crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
+    project.set_active(&run_id)?;
+    Ok(StartReport {
+        run: run_id,
+        project: root,
+        inputs,
+        intake,
+        phase: state.phase,
+        routes: route_counts,
+        session: env.session.clone(),
+        replaced,
+        stale_known,
+        estimate,
+        dry_run: false,
+        protocol: state
+            .protocol_told
+            .as_ref()
+            .map(|_| self_repair_engine::PROTOCOL),
+    })
+}
+
+/// The `start` command line again, with `--replace` (as far as the options tell it).
+fn start_again(options: &StartOptions) -> String {
+    let mut words = vec!["self-repair start".to_owned()];
+    words.extend(options.files.iter().map(|f| f.display().to_string()));
+    if options.detect {
+        words.push("--detect".to_owned());
+    }
+    if let Some(id) = &options.run_id {
+        words.push(format!("--run-id {id}"));
+    }
+    words.push("--replace".to_owned());
+    words.join(" ")
+}
+
+/// No run is created from inputs without a finding: it would replace the active run with
+/// nothing to do, and an empty or wrong file is almost always a slip.
+fn no_findings(inputs: &[InputSummary]) -> AppError {
+    let read: Vec<String> = inputs
+        .iter()
+        .map(|i| format!("{} (read as {})", i.source, i.format))
+        .collect();
+    AppError::Usage(format!(
+        "no findings in {}: no run was created and the active run, if any, is untouched. Give \
+         the analyzer's report, e.g. `ruff check --output-format json . > ruff.json` then \
+         `self-repair start ruff.json` (formats: `self-repair start --help`), or configure \
+         detectors and run `self-repair start --detect`.",
+        if read.is_empty() {
+            "the input".to_owned()
+        } else {
+            read.join(", ")
+        }
+    ))
+}
+
+/// `classify` errors are about the user's `known.json` / `rules.json`: usage errors.
+#[expect(clippy::needless_pass_by_value, reason = "used with map_err")]
+fn classify_error(e: self_repair_classify::ClassifyError) -> AppError {
+    AppError::Usage(e.to_string())
+}
+
+/// What the inputs of `start` held.
+struct ReadInputs {
+    inputs: Vec<InputSummary>,
+    findings: Vec<Finding>,
+    rule_texts: Vec<RuleText>,
+}
+
+fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppError> {
+    let stdin_only = [PathBuf::from("-")];
+    let files: &[PathBuf] = if options.files.is_empty() && options.prepared.is_empty() {
+        &stdin_only
+    } else {
+        &options.files
+    };
+    let mut specs = Vec::new();
+    for file in files {
+        let (source, text) = if file.as_os_str() == "-" {
+            let text = options.stdin.clone().ok_or_else(|| {
+                AppError::Usage(
+                    "no findings: give findings files (`self-repair start FILE...`) or pipe them on stdin"
+                        .to_owned(),
+                )
+            })?;
+            ("stdin".to_owned(), text)
+        } else {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                AppError::Usage(format!("cannot read findings file {}: {e}", file.display()))
+            })?;
+            (file.display().to_string(), text)
+        };
+        specs.push(InputSpec {
+            source,
+            text,
+            format: options.format,
+            relative_to: options.relative_to.clone(),
+        });
+    }
+    let mut inputs = Vec::new();
+    let mut findings = Vec::new();
+    let mut rule_texts = Vec::new();
+    for spec in specs.iter().chain(&options.prepared) {
+        let mut ingest = IngestOptions::new(spec.source.clone(), root).with_fix_edits();
+        if let Some(base) = &options.base {
+            ingest = ingest.with_base(base.clone());
+        }
+        if let Some(dir) = &spec.relative_to {
+            ingest = ingest.with_relative_to(dir.clone());
+        }
+        let parsed = parse(&spec.text, spec.format.unwrap_or(Format::Auto), &ingest)
+            .map_err(|e| AppError::Ingest(Box::new(e)))?;
+        inputs.push(InputSummary {
+            source: spec.source.clone(),
+            format: parsed.format.as_str().to_owned(),
+            findings: parsed.findings.len(),
+            inferred_base: parsed.inferred_base.clone(),
+        });
+        findings.extend(parsed.findings);
+        rule_texts.extend(parsed.rule_texts);
+    }
+    Ok(ReadInputs {
+        inputs,
+        findings,
+        rule_texts,
+    })
+}
+
+/// One record per fingerprint, in first-seen order, with every occurrence listed.
+fn merge_identical(root: &Path, findings: Vec<Finding>) -> Vec<FindingRecord> {
+    let fingerprints = fingerprint_all(&findings, root);
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut records: Vec<FindingRecord> = Vec::new();
+    for (finding, fingerprint) in findings.into_iter().zip(fingerprints) {
+        let occurrence = Occurrence {
+            path: finding.path.clone(),
+            line: finding.line,
+            column: finding.column,
+        };
+        if let Some(&at) = index.get(&fingerprint) {
+            records[at].occurrences.push(occurrence);
+            keep_occurrence_edits(&mut records[at].finding, &finding);
+            continue;
+        }
+        index.insert(fingerprint.clone(), records.len());
+        records.push(FindingRecord {
+            fingerprint,
+            finding,
+            occurrences: vec![occurrence],
+            item: None,
+            predecided: None,
+        });
+    }
+    records
+}
+
+/// Adds the edits of a repeated finding's safe fix to the first one's, so `apply-fixes` fixes
+/// every occurrence; a record whose occurrences are not all covered within the bound of one
+/// finding's edits keeps none (its group is not left half fixed by the autofix).
+fn keep_occurrence_edits(first: &mut Finding, repeat: &Finding) {
+    let Some(fix) = first.fix.as_mut() else {
+        return;
+    };
+    let more: &[FixEdit] = repeat.fix.as_ref().map_or(&[], |f| f.edits.as_slice());
+    let bytes = |edits: &[FixEdit]| -> usize {
+        edits
+            .iter()
+            .map(|e| e.lines.len() + e.replacement.len())
+            .sum()
+    };
+    if !more.is_empty()
+        && fix.edits.len() + more.len() <= MAX_FIX_EDITS
+        && bytes(&fix.edits) + bytes(more) <= MAX_FIX_EDIT_BYTES
+    {
+        fix.edits.extend_from_slice(more);
+    } else {
+        fix.edits.clear();
+    }
+}
+
+/// `r-YYYYMMDD-HHMM`, with `-2`, `-3`, ... when taken.
+fn free_run_id(project: &Project, now: u64) -> Result<String, AppError> {
+    let base = format!("r-{}", timestamp::compact(now));
+    let taken = project.run_ids()?;
+    if !taken.contains(&base) {
+        return Ok(base);
+    }
+    Ok((2..=taken.len() + 2)
+        .map(|n| format!("{base}-{n}"))
+        .find(|id| !taken.contains(id))
+        .unwrap_or(base))
+}
+
+/// True when `self-repair install` copied the agents into `.claude/agents` (project or user):
+/// their types are then bare names, not `self-repair:<name>`.
+fn installed_without_plugin(root: &Path, home: Option<&Path>) -> bool {
+    use self_repair_install::{Scope, read_manifest};
+    matches!(read_manifest(root, Scope::Project), Ok(Some(_)))
+        || home.is_some_and(|h| matches!(read_manifest(h, Scope::User), Ok(Some(_))))
+}

@@ -1,0 +1,72 @@
+//! The Stop hook's part in the fix loop: once the repair run of a queued task is over, the task
+//! is recorded and the next one started, and the session is told to go on with it.
+
+use self_repair_engine::relay_reason;
+use self_repair_repair::RepairEnv;
+use self_repair_store::{Project, RunDir};
+use serde_json::json;
+
+use crate::command_env::CommandEnv;
+use crate::commands::fix::continue_fix;
+use crate::hooks::answer::HookAnswer;
+use crate::run::in_progress::run_in_progress;
+
+/// `answer` (the repair run's own answer to this stop), with the fix loop's step added when the
+/// run fixes a queued task and is over: while the next task's run is under way, a note for the
+/// user (and a block when the stop would be allowed: its first instruction comes at the next
+/// stop); once the queue is over, a block that has the session relay the fix loop's line, so it
+/// is the session's last message.
+pub(crate) fn after_repair_stop(
+    project: &Project,
+    env: &CommandEnv,
+    repair: &RunDir,
+    session: &str,
+    mut answer: HookAnswer,
+) -> HookAnswer {
+    let repair_env = RepairEnv {
+        now: env.now,
+        session: env.session.clone(),
+        home: env.home.clone(),
+    };
+    let Some(line) = continue_fix(project, &repair_env, repair, Some(session)) else {
+        return answer;
+    };
+    let line = format!("self-repair fix: {line}");
+    if run_in_progress(project).is_none() {
+        // The queue is over (or paused after a cancel): its line, which repeats the last task's
+        // outcome, is what the session says last. A `systemMessage` never reaches `claude -p`
+        // output, the session's last message does (reference/design-notes.md, note 34).
+        let one_line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        return HookAnswer {
+            stdout: Some(
+                json!({
+                    "decision": "block",
+                    "reason": relay_reason(&one_line),
+                    "systemMessage": line,
+                })
+                .to_string(),
+            ),
+            stderr: answer.stderr,
+        };
+    }
+    let blocks = answer
+        .stdout
+        .as_deref()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+        .is_some_and(|v| v["decision"] == "block");
+    if !blocks {
+        return HookAnswer {
+            stdout: Some(
+                json!({
+                    "decision": "block",
+                    "reason": format!("{line}\n\nEnd your turn now: the Stop hook gives the next task's instruction."),
+                    "systemMessage": line,
+                })
+                .to_string(),
+            ),
+            stderr: answer.stderr,
+        };
+    }
+    answer.announce(&line);
+    answer
+}

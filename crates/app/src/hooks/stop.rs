@@ -1,0 +1,252 @@
+//! `self-repair hook stop`: the decision table at every stop: allow, or block with the next
+//! instruction.
+
+use self_repair_engine::{
+    Decision, Event, ItemKind, JournalEntry, RunState, RunStatus, StopEvent, decide_stop,
+    relay_reason,
+};
+use self_repair_store::{Project, RunDir, StoreError};
+use serde_json::json;
+
+use crate::command_env::CommandEnv;
+use crate::hooks::answer::{HookAnswer, active_run};
+use crate::hooks::input::HookInput;
+use crate::run::finalize::finalize_run;
+
+/// `self-repair hook stop`.
+pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
+    let input = match HookInput::parse(stdin) {
+        Ok(input) => input,
+        Err(reason) => {
+            return HookAnswer::note(format!(
+                "self-repair hook stop: {reason}; allowing the stop"
+            ));
+        }
+    };
+    let Some(session) = input.session_id.clone() else {
+        return HookAnswer::allow();
+    };
+    let Some((project, dir)) = active_run(env, &input) else {
+        return HookAnswer::allow();
+    };
+    // A repair run's state.json is not a triage RunState: hand the stop to the repair crate.
+    if self_repair_repair::is_repair_run(&dir) {
+        let stop = self_repair_repair::StopInput {
+            session,
+            running: input.background_tasks.as_ref().map(|tasks| {
+                tasks
+                    .iter()
+                    .filter(|t| t.status.as_deref().is_none_or(|s| s == "running"))
+                    .filter_map(|t| t.description.clone())
+                    .collect()
+            }),
+        };
+        let repair = dir.clone();
+        let session = stop.session.clone();
+        let answer = self_repair_repair::repair_stop(&project, dir, env.now, &stop);
+        let answer = HookAnswer {
+            stdout: answer.stdout,
+            stderr: answer.stderr,
+        };
+        return crate::hooks::fix_stop::after_repair_stop(&project, env, &repair, &session, answer);
+    }
+    let lock = match dir.lock() {
+        Ok(lock) => lock,
+        Err(e) => {
+            return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    };
+    let mut state = match dir.load_state() {
+        Ok(state) => state,
+        Err(e @ StoreError::CorruptState { .. }) => return HookAnswer::needs_doctor(&e),
+        Err(e) => {
+            return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    };
+    // Row 2 before anything is folded: another session's stop must not write, nor a stop in
+    // a run no session is bound to (started from a terminal: only `adopt` binds it).
+    if state.session.as_ref() != Some(&session) {
+        return HookAnswer::allow();
+    }
+    let stop_running = input.running_items();
+    let agents = crate::hooks::agent_launches::agents_since_last_stop(
+        &dir,
+        input.transcript_path.as_deref(),
+        &state.run,
+    );
+    // Before the decision: what the run has spent is known when it dispatches.
+    // A turn one of the run's background agents started (its notification) is the run's
+    // work, even after the closing line: the cost is read on through it.
+    let run_turn = input.stop_hook_active == Some(false)
+        && (agents.notified > 0 || !agents.unnotified.is_empty());
+    let (spend, cost_failure) = crate::run::cost::account_stop(
+        &dir,
+        &state,
+        input.transcript_path.as_deref(),
+        stop_running.as_deref(),
+        run_turn,
+    );
+    let stop = StopEvent {
+        session: Some(session),
+        running: stop_running,
+        launched: agents.launched,
+        unnotified: agents.unnotified,
+        notified: agents.notified,
+        last_message: input.last_assistant_message.clone(),
+        // Journaled with the stop: only a run with a budget needs it.
+        spend: spend.filter(|_| state.config.budget_usd.is_some()),
+        new_turn: input.stop_hook_active == Some(false),
+    };
+    let mut answer = drive(env, &project, &dir, &mut state, &stop);
+    drop(lock);
+    answer.stderr.extend(cost_failure);
+    // The process ends right after the answer is printed: freeing 100,000 items one by one
+    // would be a fifth of the hook's time (reference/benchmarks.md).
+    std::mem::forget(state);
+    answer
+}
+
+/// Folds, decides, finalizes when asked, journals what changed, saves, answers.
+fn drive(
+    env: &CommandEnv,
+    project: &Project,
+    dir: &RunDir,
+    state: &mut RunState,
+    stop: &StopEvent,
+) -> HookAnswer {
+    let mut stderr = Vec::new();
+    let items_before = state.items.len();
+    let offset_before = state.journal_offset;
+    match dir.fold(state) {
+        Ok(report) => stderr.extend(report.skipped),
+        Err(e @ StoreError::JournalBehindState { .. }) => return HookAnswer::needs_doctor(&e),
+        Err(e) => {
+            return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+        }
+    }
+    let mut dirty = state.journal_offset != offset_before;
+    let mut decision = Decision::Allow { message: None };
+    // A finalize failure is said on every stop until it is fixed: a systemMessage, never relayed.
+    let mut failure: Option<String> = None;
+    for _ in 0..3 {
+        let outcome = decide_stop(state, stop, env.now);
+        if outcome.changed {
+            // Journal the stop so a rebuild replays the same decision.
+            let entry = JournalEntry {
+                at: env.now,
+                event: Event::Stop(stop.clone()),
+            };
+            match dir.append_applied(state, &[entry]) {
+                Ok(()) => dirty = true,
+                Err(e) => {
+                    return HookAnswer::note(format!(
+                        "self-repair hook stop: {e}; allowing the stop"
+                    ));
+                }
+            }
+        }
+        decision = outcome.decision;
+        if decision != Decision::Finalize {
+            break;
+        }
+        if let Err(e) = finalize_run(project.root(), dir, state, env.now) {
+            let message = format!(
+                "self-repair run {}: finalize failed: {e}. Fix it, then run `self-repair finalize`.",
+                state.run
+            );
+            stderr.push(message.clone());
+            failure = Some(message);
+            decision = Decision::Allow { message: None };
+            break;
+        }
+        dirty = true;
+    }
+    if let Decision::Block(dispatch) = &decision {
+        // Before the agents can exist: `submit` refuses items its run never dispatched.
+        for launch in &dispatch.launch {
+            if let Err(e) = mark_dispatched(dir, &launch.item) {
+                stderr.push(format!("self-repair hook stop: {e}"));
+            }
+            if let Err(e) = set_aside_weak_answer(dir, &launch.item) {
+                stderr.push(format!("self-repair hook stop: {e}"));
+            }
+            if let Err(e) = dir.ensure_input(state, &launch.item) {
+                stderr.push(format!("self-repair hook stop: {e}"));
+            }
+        }
+    }
+    if dirty && let Err(e) = dir.save_state(state, items_before) {
+        stderr.push(format!("self-repair hook stop: {e}"));
+    }
+    let stdout = match decision {
+        Decision::Block(dispatch) => {
+            Some(json!({ "decision": "block", "reason": dispatch.render_reason() }).to_string())
+        }
+        // The run just ended, paused or stalled (the engine says so once, at the transition):
+        // a `systemMessage` reaches neither the model nor `claude -p` output, so the session is
+        // asked, once, to end its turn with the line (reference/design-notes.md, note 15).
+        Decision::Allow { message: Some(m) } => {
+            let m = if state.status == RunStatus::Complete {
+                let m = crate::run::cost::with_cost_and_duration(dir, state, env.now, &m);
+                crate::run::proposals::with_next_steps(dir, state, &m)
+            } else {
+                m
+            };
+            Some(
+                json!({ "decision": "block", "reason": relay_reason(&m), "systemMessage": m })
+                    .to_string(),
+            )
+        }
+        Decision::Allow { message: None } | Decision::Finalize => {
+            failure.map(|m| json!({ "systemMessage": m }).to_string())
+        }
+    };
+    HookAnswer { stdout, stderr }
+}
+
+/// Leaves `items/<id>.dispatched`, the cheap proof `submit` checks that this run launched an
+/// agent for the item (design note 4: `submit` never reads the state). Empty and not synced:
+/// at most the fan-out's worth of small creates per block.
+fn mark_dispatched(dir: &RunDir, item: &str) -> Result<(), crate::app_error::AppError> {
+    let Some(path) = dir.item_file(item, "dispatched") else {
+        return Ok(());
+    };
+    if path.exists() {
+        return Ok(());
+    }
+    if let Err(first) = std::fs::write(&path, b"") {
+        // A run created before `items/` existed: make it once and retry.
+        std::fs::create_dir_all(dir.items_dir())
+            .map_err(crate::AppError::io("create", dir.items_dir()))?;
+        std::fs::write(&path, b"").map_err(|_| crate::app_error::AppError::Io {
+            action: "write",
+            path: path.clone(),
+            source: first,
+        })?;
+    }
+    Ok(())
+}
+
+/// A verifier dispatched again had its answer set aside (its launch ran below its dispatch,
+/// reference/state-machine.md): `items/<id>.json` moves to `items/<id>.set-aside.json`, so
+/// `submit` takes the new answer instead of refusing it as a second, different result. Only a
+/// `vf-` item with an answer on file can be dispatched again; for any other, nothing to do.
+fn set_aside_weak_answer(dir: &RunDir, item: &str) -> Result<(), crate::app_error::AppError> {
+    if ItemKind::of_id(item) != Some(ItemKind::Verify) {
+        return Ok(());
+    }
+    let (Some(answer), Some(aside)) = (
+        dir.item_file(item, "json"),
+        dir.item_file(item, "set-aside.json"),
+    ) else {
+        return Ok(());
+    };
+    match std::fs::rename(&answer, &aside) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::app_error::AppError::Io {
+            action: "move aside",
+            path: answer,
+            source: e,
+        }),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,486 @@
+//! Finalize: write one backlog task per planned group, then `report.json` and `report.md`.
+//! Idempotent: a task whose group fingerprint is already in the backlog is not written again.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use self_repair_classify::{
+    AgentVerdict, CompiledRule, KnownEntry, KnownRegistry, Rule, RuleBook, RuleStatus, When,
+    measure,
+};
+use self_repair_engine::{
+    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, TaskDraft,
+    TriageResult, Verdict, VerifyOutcome,
+};
+use self_repair_report::{AnalyzerFixTask, Backlog, RunReport, TaskToWrite};
+use self_repair_store::{RunDir, write_atomic, write_json};
+
+use crate::app_error::AppError;
+
+/// Most findings listed in a task's description; the rest are counted.
+const LISTED_FINDINGS: usize = 20;
+
+/// Writes tasks, records `Finalized` in the journal and the state, writes the reports.
+pub fn finalize_run(
+    root: &Path,
+    dir: &RunDir,
+    state: &mut RunState,
+    now: u64,
+) -> Result<(), AppError> {
+    let findings = read_findings(dir)?;
+    let tasks = tasks_to_write(dir, state, &findings)?;
+    let records = Backlog::new(root).write(&tasks, now)?;
+    let store_dir = root.join(self_repair_store::STORE_DIR);
+    learn(root, &store_dir, dir, state, &findings)?;
+    dir.record(
+        state,
+        &[JournalEntry {
+            at: now,
+            event: Event::Finalized { tasks: records },
+        }],
+    )?;
+    write_reports(dir, state, &findings)
+}
+
+/// The tasks of the planned groups whose plan is finished (written by their task writer, or by
+/// code from the analyzer's fixes).
+fn tasks_to_write(
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
+) -> Result<Vec<TaskToWrite>, AppError> {
+    let by_item: HashMap<&str, &FindingRecord> = findings
+        .iter()
+        .filter_map(|r| r.item.as_deref().map(|i| (i, r)))
+        .collect();
+    let mut tasks = Vec::new();
+    for group in state.groups.iter().filter(|g| g.planned) {
+        let members: Vec<&FindingRecord> = group
+            .members
+            .iter()
+            .filter_map(|m| by_item.get(m.as_str()).copied())
+            .collect();
+        let draft = if group.depth == PlanDepth::AnalyzerFix {
+            // No agent planned it: the task is written here, from the analyzer's own fixes.
+            AnalyzerFixTask {
+                group,
+                members: &members,
+                all: findings,
+            }
+            .draft()
+        } else {
+            match written_draft(dir, state, &group.id)? {
+                Some(draft) => draft,
+                None => continue,
+            }
+        };
+        let mut draft = draft;
+        let plan = crate::prompts::task_sections::plan_section(dir, state, group);
+        if group.depth != PlanDepth::AnalyzerFix
+            && let Some(command) = crate::prompts::task_sections::verify_command(&members)
+            && !draft
+                .acceptance_criteria
+                .iter()
+                .any(|c| c.contains(&command))
+        {
+            // The criterion code can check: the analyzer's own re-run.
+            draft
+                .acceptance_criteria
+                .push(crate::prompts::task_sections::verify_criterion(
+                    &command,
+                    members.len(),
+                ));
+        }
+        let reasons = crate::prompts::task_sections::triage_reasons(dir, group);
+        let mut fingerprints: Vec<&str> = members.iter().map(|r| r.fingerprint.as_str()).collect();
+        fingerprints.sort_unstable();
+        tasks.push(TaskToWrite {
+            group: group.id.clone(),
+            draft,
+            fingerprint: StableHash::of_fields(fingerprints),
+            footer: footer(&state.run, &group.id, &members, &reasons),
+            plan,
+        });
+    }
+    Ok(tasks)
+}
+
+/// `finalize --partial`: what a run that did not finish has produced so far (a run paused at
+/// its budget): the tasks of the groups whose plan is finished (idempotent, as at the end),
+/// and the reports with the verdicts so far. The run itself is left as it is (nothing is
+/// journaled, nothing learned): `resume` continues it, and its own finalize later writes
+/// the rest.
+pub fn finalize_partial(
+    root: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    now: u64,
+) -> Result<String, AppError> {
+    let findings = read_findings(dir)?;
+    let tasks = tasks_to_write(dir, state, &findings)?;
+    let records = Backlog::new(root).write(&tasks, now)?;
+    let planned = state.groups.iter().filter(|g| g.planned).count();
+    let mut reported = state.clone();
+    reported.tasks.clone_from(&records);
+    write_reports(dir, &reported, &findings)?;
+    let triage = state.counts(self_repair_engine::Phase::Triage);
+    let written = records.iter().filter(|t| !t.existing).count();
+    Ok(format!(
+        "run {} ({}, phase {}): partial results written: {written} tasks for finished groups \
+         ({} already existed; {} of {planned} planned groups finished), report.md with {} of {} \
+         findings triaged so far. The run is unchanged: `self-repair resume` continues it.",
+        state.run,
+        state.status.as_str(),
+        state.phase.as_str(),
+        records.len() - written,
+        tasks.len(),
+        triage.done,
+        triage.total()
+    ))
+}
+
+/// The task writer's draft for a group, `None` when its writer did not finish.
+fn written_draft(
+    dir: &RunDir,
+    state: &RunState,
+    group: &str,
+) -> Result<Option<TaskDraft>, AppError> {
+    let writer = format!("tw-{group}");
+    if state
+        .item(&writer)
+        .is_none_or(|i| i.status != ItemStatus::Done)
+    {
+        return Ok(None);
+    }
+    let Some(path) = dir.item_file(&writer, "json") else {
+        return Ok(None);
+    };
+    let text = dir.read_result(&writer, "json").ok_or_else(|| {
+        AppError::io("read", &path)(std::io::Error::other(
+            "the task writer's result is missing; run `self-repair doctor`",
+        ))
+    })?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| AppError::Io {
+            action: "parse",
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })
+}
+
+/// Rewrites `report.json` and `report.md` from the state (also `self-repair finalize` on a
+/// complete run).
+pub fn write_reports(
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
+) -> Result<(), AppError> {
+    let mut triage = HashMap::new();
+    for item in state.items[..state.triage_items as usize]
+        .iter()
+        .filter(|i| i.status == ItemStatus::Done)
+    {
+        if let Some(result) = dir
+            .read_result(&item.id, "json")
+            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
+        {
+            triage.insert(item.id.to_string(), result);
+        }
+    }
+    let mut rerouted = HashMap::new();
+    for item in state.items[..state.triage_items as usize]
+        .iter()
+        .filter(|i| i.reroutes > 0)
+    {
+        let Some(path) = dir.item_file(&item.id, "reroute.json") else {
+            continue;
+        };
+        if let Some(result) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
+        {
+            rerouted.insert(item.id.to_string(), result);
+        }
+    }
+    let chains = verification_chains(dir, state, &mut triage);
+    let mut report = RunReport::build(state, findings, &triage)
+        .with_rerouted_answers(&rerouted)
+        .with_verifications(&chains)
+        .with_spend(crate::run::cost::run_cost(dir, state));
+    let (rule_proposals, known_proposals) = crate::run::proposals::run_proposals(dir, &state.run);
+    report = report.with_proposals(rule_proposals, known_proposals);
+    if state.phase != self_repair_engine::Phase::Complete {
+        // `finalize --partial`: the run goes on; say so instead of "complete".
+        let triage = state.counts(self_repair_engine::Phase::Triage);
+        report.summary = format!(
+            "self-repair run {} is {} in phase {}: a partial report ({} of {} findings triaged \
+             so far, {} tasks written for finished groups); `self-repair resume` continues it.",
+            state.run,
+            state.status.as_str(),
+            state.phase.as_str(),
+            triage.done,
+            triage.total(),
+            state.tasks.len()
+        );
+    }
+    write_json(&dir.path().join("report.json"), &report)?;
+    write_atomic(
+        &dir.path().join("report.md"),
+        report.render_markdown().as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// Each verified finding's chain (by triage item), and its entry in `triage` made the answer
+/// that stood: the second agent's, with the settled verdict; `unsure` when its verifier never
+/// answered (an unconfirmed dismissal hides nothing).
+pub(crate) fn verification_chains(
+    dir: &RunDir,
+    state: &RunState,
+    triage: &mut HashMap<String, TriageResult>,
+) -> HashMap<String, self_repair_report::Verification> {
+    let batch_of = self_repair_engine::batch_of(state);
+    let mut chains = HashMap::new();
+    for (id, verifier) in self_repair_engine::verifier_of(state) {
+        let Some(first) = triage.get(id).cloned().or_else(|| {
+            dir.read_result(id, "json")
+                .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
+        }) else {
+            continue;
+        };
+        let second = (verifier.status == ItemStatus::Done)
+            .then(|| dir.read_result(&verifier.id, "json"))
+            .flatten()
+            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
+        let first_by = batch_of.get(id).map_or(id, String::as_str);
+        let chain = self_repair_report::Verification::of(
+            state,
+            verifier,
+            first_by,
+            &first,
+            second.as_ref(),
+        );
+        let verdict = state.item(id).and_then(|i| i.verdict);
+        if let Some(settled) = triage.get_mut(id) {
+            match (&second, verdict) {
+                (Some(second), Some(verdict)) => {
+                    *settled = TriageResult {
+                        verdict,
+                        ..second.clone()
+                    };
+                }
+                (None, Some(verdict)) if verdict != first.verdict => {
+                    settled.verdict = verdict;
+                    settled.reason = format!(
+                        "not verified: {} ended without an answer; the first answer was {} \
+                         ({})",
+                        verifier.id,
+                        first.verdict.as_str(),
+                        first.reason
+                    );
+                }
+                _ => {}
+            }
+        }
+        chains.insert(id.to_owned(), chain);
+    }
+    chains
+}
+
+/// The run's `findings.json`.
+pub fn read_findings(dir: &RunDir) -> Result<Vec<FindingRecord>, AppError> {
+    let path = dir.findings_path();
+    let bytes = std::fs::read(&path).map_err(AppError::io("read", &path))?;
+    serde_json::from_slice(&bytes).map_err(|e| AppError::Io {
+        action: "parse",
+        path,
+        source: std::io::Error::other(e),
+    })
+}
+
+/// What a finalized run teaches the next one: agent verdicts go to `known.json`, and the rule
+/// reviewer's proposals are measured against those verdicts and stored in `rules.json` as
+/// `proposed` (they apply once a user accepts them).
+fn learn(
+    root: &Path,
+    store_dir: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
+) -> Result<(), AppError> {
+    let decided: Vec<(&str, &FindingRecord, Verdict)> = state.items[..state.triage_items as usize]
+        .iter()
+        .filter(|i| i.status == ItemStatus::Done)
+        .filter_map(|i| {
+            let record = findings.get(i.finding? as usize)?;
+            Some((i.id.as_str(), record, i.verdict?))
+        })
+        .collect();
+    let on_security_route = |item: &str| {
+        state
+            .item(item)
+            .and_then(|i| i.route.as_deref())
+            .is_some_and(|r| r == "security")
+    };
+    let survey_of = self_repair_engine::survey_of(state);
+    // The answers that stood: a verified finding's is its second agent's.
+    let mut answers: HashMap<String, TriageResult> = decided
+        .iter()
+        .filter_map(|(item, _, _)| {
+            let text = dir.read_result(item, "json")?;
+            Some(((*item).to_owned(), serde_json::from_str(&text).ok()?))
+        })
+        .collect();
+    let chains = verification_chains(dir, state, &mut answers);
+    let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
+    let mut changed = false;
+    for (item, record, verdict) in &decided {
+        if *verdict == Verdict::Unsure {
+            continue;
+        }
+        let result = answers.get(*item);
+        let chain = chains.get(*item);
+        // Two agents that disagreed on a dismissal: the finding stays real in this run, and a
+        // person settles it for the next ones.
+        let disputed = chain.is_some_and(|c| c.outcome == Some(VerifyOutcome::KeptReal));
+        let reason = match result {
+            Some(r) => r.reason.clone(),
+            None => survey_of
+                .get(item)
+                .and_then(|survey| {
+                    Some(format!(
+                        "{} policy: {}",
+                        survey.id,
+                        survey.answer.as_ref()?.reason
+                    ))
+                })
+                .unwrap_or_default(),
+        };
+        let f = &record.finding;
+        let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);
+        let code = crate::prompts::decided_code::decided_code(root, &f.path, f.line);
+        // The tier the transcript showed running, else the one it was dispatched at; a finding
+        // its rule's survey decided was decided by the survey's agent.
+        let decided_by = match (result, survey_of.get(item), chain) {
+            (None, Some(survey), _) => survey.id.as_str(),
+            (_, _, Some(chain)) if chain.second.is_some() => chain.item.as_str(),
+            _ => item,
+        };
+        let ran = state
+            .item(decided_by)
+            .map(|i| i.ran.unwrap_or(i.tier).as_str().to_owned());
+        changed |= known.insert(
+            record.fingerprint.clone(),
+            KnownEntry {
+                verdict: *verdict,
+                reason,
+                source: state.run.clone(),
+                summary: format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message),
+                proposed: (dismissal && on_security_route(item)) || disputed,
+                item: Some((*item).to_owned()),
+                model: ran,
+                confidence: result.and_then(|r| r.confidence),
+                lines: code.as_ref().map(|c| c.lines.clone()),
+                code: code.map(|c| c.code),
+                fixed: None,
+            },
+        );
+    }
+    if changed {
+        known
+            .save(store_dir)
+            .map_err(|e| AppError::Usage(e.to_string()))?;
+    }
+    let Some(proposals) = dir
+        .read_result("rr-1", "json")
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return Ok(());
+    };
+    let agent_verdicts: Vec<AgentVerdict<'_>> = decided
+        .iter()
+        .map(|(item, record, verdict)| AgentVerdict {
+            item,
+            finding: &record.finding,
+            verdict: *verdict,
+        })
+        .collect();
+    let mut rules = Vec::new();
+    for (n, proposal) in proposals["rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let Ok(when) = serde_json::from_value::<When>(proposal["when"].clone()) else {
+            continue;
+        };
+        let mut rule = Rule {
+            id: format!("{}-p{}", state.run, n + 1),
+            name: proposal["name"].as_str().unwrap_or_default().to_owned(),
+            when,
+            verdict: proposal["verdict"].as_str().and_then(Verdict::parse),
+            route: None,
+            reason: proposal["reason"].as_str().unwrap_or_default().to_owned(),
+            status: RuleStatus::Proposed,
+            source: state.run.clone(),
+            measured: None,
+        };
+        // A proposal whose patterns do not compile is dropped: it could never be accepted.
+        let Ok(compiled) = CompiledRule::compile(&rule) else {
+            continue;
+        };
+        let measured = measure(&state.run, &compiled, &agent_verdicts);
+        rule.measured = Some(measured);
+        rules.push(rule);
+    }
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let mut book = RuleBook::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
+    book.add_proposals(rules);
+    book.save(store_dir)
+        .map_err(|e| AppError::Usage(e.to_string()))?;
+    Ok(())
+}
+
+fn footer(run: &str, group: &str, members: &[&FindingRecord], reasons: &[String]) -> String {
+    let mut lines = Vec::new();
+    for record in members.iter().take(LISTED_FINDINGS) {
+        let f = &record.finding;
+        let at = f
+            .line
+            .map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+        let extra = match record.occurrences.len() {
+            0 | 1 => String::new(),
+            n => format!(" (+{} more)", n - 1),
+        };
+        let message: String = f.message.split_whitespace().collect::<Vec<_>>().join(" ");
+        lines.push(format!("{at} {} {}: {message}{extra}", f.tool, f.rule_id));
+    }
+    if members.len() > LISTED_FINDINGS {
+        lines.push(format!("... and {} more", members.len() - LISTED_FINDINGS));
+    }
+    let body = lines.join("\n");
+    let fence = "`".repeat(longest_backticks(&body).max(2) + 1);
+    let mut text = format!(
+        "Findings ({}), from self-repair run {run}, group {group}:\n\n{fence}text\n{body}\n{fence}",
+        members.len()
+    );
+    if !reasons.is_empty() {
+        let quoted: Vec<String> = reasons.iter().map(|r| format!("- {r}")).collect();
+        text.push_str(&format!(
+            "\n\nWhy the triage agents judged them real:\n\n{}",
+            quoted.join("\n")
+        ));
+    }
+    text.push_str(&format!(
+        "\n\nEvery verdict and who decided it: `.self-repair/runs/{run}/report.md`."
+    ));
+    text
+}
+
+fn longest_backticks(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}

@@ -1,0 +1,71 @@
+//! `start` and `check` make a new run the project's active one. A run still in progress is
+//! never replaced silently: its late submissions would land on the new run's items of the same
+//! id. They refuse, saying what to run, unless told `--replace` (which cancels the old run).
+
+use self_repair_engine::RunStatus;
+use self_repair_store::{Project, RunDir};
+
+use crate::app_error::AppError;
+use crate::commands::steer::steer;
+use crate::run::load::load_folded;
+
+/// The active run, when it is still in progress, and how far it got (in words).
+pub fn run_in_progress(project: &Project) -> Option<(RunDir, String)> {
+    let id = project.active_run_id()?;
+    let dir = project.run(&id).ok()?;
+    if self_repair_repair::is_repair_run(&dir) {
+        let report = self_repair_repair::repair_status(&dir).ok()?;
+        if report.status.is_final() {
+            return None;
+        }
+        return Some((
+            dir,
+            format!("a repair run, status {}", report.status.as_str()),
+        ));
+    }
+    // An unreadable state cannot be driven either: `doctor` is its way back, not a refusal.
+    let state = load_folded(&dir, false).ok()?;
+    if matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
+        return None;
+    }
+    let counts = state.counts(state.phase);
+    Some((
+        dir,
+        format!(
+            "phase {}, {} of {} items done, status {}",
+            state.phase.as_str(),
+            counts.done,
+            counts.total(),
+            state.status.as_str()
+        ),
+    ))
+}
+
+/// Refuses to replace a run in progress unless `replace`; with it, cancels that run and returns
+/// the line that says so. `again` is the same command with `--replace`, for the message.
+pub fn replace_run_in_progress(
+    project: &Project,
+    replace: bool,
+    again: &str,
+    now: u64,
+) -> Result<Option<String>, AppError> {
+    let Some((dir, progress)) = run_in_progress(project) else {
+        return Ok(None);
+    };
+    let id = dir.id();
+    if !replace {
+        return Err(AppError::RunInProgress(format!(
+            "run {id} is still in progress ({progress}); nothing was created. To go on with it, \
+             end your turn (the Stop hook drives it) or see `self-repair status`. To drop it and \
+             start this one, run `{again}` (it cancels {id}), or `self-repair cancel \
+             --run {id}` first."
+        )));
+    }
+    let said = if self_repair_repair::is_repair_run(&dir) {
+        self_repair_repair::cancel_repair(project, dir, now)
+            .map_err(|e| AppError::Usage(format!("--replace could not cancel run {id}: {e}")))?
+    } else {
+        steer(&dir, self_repair_engine::Event::Cancel, now)?
+    };
+    Ok(Some(format!("replaced run {id} ({progress}): {said}")))
+}

@@ -1,0 +1,134 @@
+//! `.self-repair/config.json`: the run settings (engine `Config`), the detectors, and sections
+//! other pipelines read themselves (`checks`).
+
+use std::path::{Path, PathBuf};
+
+use self_repair_engine::Config;
+use serde::{Deserialize, Serialize};
+
+use crate::app_error::AppError;
+
+/// A detector: an analyzer `detect` runs. Its argv is run as is, never through a shell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Detector {
+    pub name: String,
+    pub argv: Vec<String>,
+    /// Project folder to run in (default: the root); its relative output paths are under it.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: u64,
+    /// Exit codes that mean "ran fine" (vulture exits 3 and clippy 101 when they find things).
+    #[serde(default = "default_ok_codes")]
+    pub ok_exit_codes: Vec<i32>,
+    /// Input format of its output (default: sniffed).
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+fn default_timeout() -> u64 {
+    600
+}
+
+fn default_ok_codes() -> Vec<i32> {
+    vec![0]
+}
+
+/// The whole file.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectConfig {
+    pub run: Config,
+    /// True when the file set `agent_prefix` itself.
+    pub sets_prefix: bool,
+    pub detectors: Vec<Detector>,
+    /// `prices`: USD per million tokens by model-id prefix, over the built-in table
+    /// (reference/cost.md); frozen into the run's cost ledger at `start`.
+    pub prices: Vec<(String, self_repair_cost::Price)>,
+}
+
+/// Keys other pipelines own; `start` ignores them.
+const FOREIGN_SECTIONS: [&str; 2] = ["checks", "$schema"];
+
+/// Reads the config at `explicit`, else `<store>/config.json` when present, else defaults.
+pub fn load_project_config(
+    store_dir: &Path,
+    explicit: Option<&Path>,
+) -> Result<ProjectConfig, AppError> {
+    let path: PathBuf = if let Some(p) = explicit {
+        p.to_path_buf()
+    } else {
+        let default = store_dir.join("config.json");
+        if !default.is_file() {
+            return Ok(ProjectConfig::default());
+        }
+        default
+    };
+    let text = std::fs::read_to_string(&path).map_err(AppError::io("read config", &path))?;
+    let config_error = |message: String| AppError::Config {
+        path: path.clone(),
+        message,
+    };
+    let mut raw: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| config_error(format!("not valid JSON ({e}); fix the file or remove it")))?;
+    let Some(map) = raw.as_object_mut() else {
+        return Err(config_error("expected a JSON object".to_owned()));
+    };
+    let sets_prefix = map.contains_key("agent_prefix");
+    for key in FOREIGN_SECTIONS {
+        map.remove(key);
+    }
+    let detectors = match map.remove("detectors") {
+        Some(value) => serde_json::from_value::<Vec<Detector>>(value)
+            .map_err(|e| config_error(format!("detectors: {e}")))?,
+        None => Vec::new(),
+    };
+    let prices = match map.remove("prices") {
+        Some(value) => serde_json::from_value::<
+            std::collections::BTreeMap<String, self_repair_cost::Price>,
+        >(value)
+        .map_err(|e| {
+            config_error(format!(
+                "prices: {e}; write {{\"claude-opus-5\": {{\"input\": 4.0, \"output\": 20.0}}}} (USD per million tokens)"
+            ))
+        })?
+        .into_iter()
+        .collect(),
+        None => Vec::new(),
+    };
+    for d in &detectors {
+        if d.argv.is_empty() || d.argv[0].is_empty() {
+            return Err(config_error(format!(
+                "detector `{}`: argv is empty",
+                d.name
+            )));
+        }
+        if d.cwd
+            .as_deref()
+            .is_some_and(|c| Path::new(c).is_absolute() || c.split('/').any(|p| p == ".."))
+        {
+            return Err(config_error(format!(
+                "detector `{}`: cwd must be a folder inside the project, relative to its root",
+                d.name
+            )));
+        }
+    }
+    let run: Config = serde_json::from_value(raw).map_err(|e| {
+        config_error(format!(
+            "{e}; see reference/config.md for the keys and their defaults"
+        ))
+    })?;
+    run.validate().map_err(|e| config_error(e.to_string()))?;
+    Ok(ProjectConfig {
+        run,
+        sets_prefix,
+        detectors,
+        prices,
+    })
+}
+
+/// The run settings only (what `start` freezes into the run).
+pub fn load_config(store_dir: &Path, explicit: Option<&Path>) -> Result<(Config, bool), AppError> {
+    let config = load_project_config(store_dir, explicit)?;
+    Ok((config.run, config.sets_prefix))
+}

@@ -1,0 +1,103 @@
+//! The command line (clap derive): the subcommands and their help. Each command's own arguments
+//! live with the command, in `self_repair_app::commands`. Every command has `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use self_repair_app::commands::{
+    RunArg, check, demo, detect, doctor, drive, finalize, fix, install, known, next, refs, rules,
+    runs, show, start, status, steer, submit,
+};
+use self_repair_app::hooks::HookEvent;
+
+/// Works through every analyzer finding inside one Claude Code session: triage by sub-agents,
+/// root-cause groups, reviewed fix plans, backlog tasks. A Stop hook drives it.
+#[derive(Debug, Parser)]
+#[command(name = "self-repair", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// Project root (default: the nearest folder with `.self-repair/`, else the git root).
+    #[arg(long = "root", short = 'C', global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read findings, merge identical ones, route them, and create the project's active run.
+    Start(start::StartArgs),
+    /// Phase, progress per phase, groups, tasks, and what to do next.
+    Status(status::StatusArgs),
+    /// Run the detectors of `.self-repair/config.json` and report what they found.
+    Detect(detect::DetectArgs),
+    /// Deterministic rules: list them, accept or reject proposals.
+    Rules {
+        #[command(subcommand)]
+        action: rules::RulesAction,
+    },
+    /// The registry of findings already decided (`known.json`).
+    Known {
+        #[command(subcommand)]
+        action: known::KnownAction,
+    },
+    /// The instruction the Stop hook would give now, without changing anything.
+    Next(next::NextArgs),
+    /// The rendered task of a work item, for its agent.
+    Show(show::ShowArgs),
+    /// Same as `show` (an agent's prompt is `self-repair item <id>`).
+    Item(show::ShowArgs),
+    /// Record an agent's result for an item (JSON; markdown for plans and reviews).
+    Submit(submit::SubmitArgs),
+    /// Stop driving the run until `resume`.
+    Pause(steer::SteerArgs),
+    /// Continue a paused or stalled run.
+    Resume(steer::ResumeArgs),
+    /// End the run for good; the hook never drives it again.
+    Cancel(steer::SteerArgs),
+    /// Bind the run to this Claude Code session (resume a run in a new session).
+    Adopt(steer::AdoptArgs),
+    /// Run the job unattended: relaunch headless `claude -p` sessions until the run ends.
+    Drive(drive::DriveArgs),
+    /// The fix loop's composite check for one task of a triage run: the analyzer re-run, the
+    /// tests, the guard against weakened checks (reference/fix.md). Exit 0 fixed, 6 not.
+    VerifyTask(fix::verify_task::VerifyTaskArgs),
+    /// The fix loop's autofix for one task: the analyzer's own edits for its findings, kept at
+    /// `start`, applied where the files still hold the text they expect (reference/fix.md).
+    /// Exit 0 when every fix applied, 6 when one did not.
+    ApplyFixes(fix::apply_fixes::ApplyFixesArgs),
+    /// Fix a triage run's tasks one at a time, each a repair run checked by `verify-task`
+    /// (reference/fix.md). Exit 0 while it goes on or once all are fixed, 6 when one was not.
+    Fix(fix::FixArgs),
+    /// The error catalog of the driven sessions (`errors.jsonl`).
+    Errors(drive::RunViewArgs),
+    /// The run's journal, drive log and cost records as one time-ordered view.
+    Timeline(drive::RunViewArgs),
+    /// List the project's runs.
+    Runs(runs::RunsArgs),
+    /// Check the store; rebuild unreadable run states from their journals.
+    Doctor(doctor::DoctorArgs),
+    /// Write tasks and reports now (normally done by the hook when every phase is done).
+    Finalize(finalize::FinalizeArgs),
+    /// References to a symbol in the project (word boundaries, `.gitignore` honoured).
+    Refs(refs::RefsArgs),
+    /// Run the whole pipeline on bundled real findings with a SIMULATED agent (no model).
+    Demo(demo::DemoArgs),
+    /// Start a repair run: rerun a failing check until it passes, bounded and escalating
+    /// (`self-repair check -- cargo test`; `--autofix -- cargo fmt -- cargo test`).
+    Check(check::CheckArgs),
+    /// Advance a repair run by one deterministic step (CI, debugging).
+    Tick {
+        #[command(flatten)]
+        run: RunArg,
+    },
+    /// Claude Code hook entry points (read the hook JSON on stdin).
+    Hook {
+        #[command(subcommand)]
+        event: HookEvent,
+    },
+    /// Register the hooks, agents, skill and permissions without the plugin manager.
+    Install(install::InstallArgs),
+    /// Remove exactly what `install` added.
+    Uninstall(install::InstallArgs),
+}
