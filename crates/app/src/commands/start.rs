@@ -8,8 +8,8 @@ use self_repair_classify::{Classified, Classifier, KnownEntry, KnownRegistry, Ru
 use crate::prompts::decided_code::decided_code;
 use clap::Args;
 use self_repair_engine::{
-    Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, create_run,
-    default_route, timestamp, triage_id, wait_for_go,
+    Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, RunScope,
+    create_run, default_route, timestamp, triage_id, wait_for_go,
 };
 use self_repair_ingest::{
     Format, IngestOptions, MAX_FIX_EDIT_BYTES, MAX_FIX_EDITS, RuleText, fingerprint_all, parse,
@@ -24,6 +24,7 @@ use crate::commands::detect::save_detections;
 use crate::commands::piped_stdin;
 use crate::output::Output;
 use crate::run::in_progress::replace_run_in_progress;
+use crate::run::input_scope::InputScope;
 pub use crate::run::inputs::InputSpec;
 use crate::run::project_config::load_config;
 use crate::run::project_config::load_project_config;
@@ -61,6 +62,16 @@ pub struct StartArgs {
     /// Print the agents, tokens and dollars the run is expected to take; create nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Keep only the findings on lines changed since REF (`git diff REF`, e.g. `origin/main...`
+    /// for what a pull request changed); the others are counted as out of scope.
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+    /// Keep only SARIF results whose `baselineState` is `new`.
+    #[arg(long)]
+    pub new_only: bool,
+    /// Take share K of N of the findings (`hash:K/N`), the same on every machine.
+    #[arg(long, value_name = "hash:K/N")]
+    pub partition: Option<String>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -87,6 +98,11 @@ pub fn run(env: &CommandEnv, args: StartArgs) -> Result<Output, AppError> {
         replace: args.replace,
         budget_usd: args.budget,
         dry_run: args.dry_run,
+        scope: InputScope {
+            changed_since: args.changed_since,
+            new_only: args.new_only,
+            partition: args.partition,
+        },
     };
     let report = start(env, &options)?;
     Output::json_or(args.json, &report, StartReport::render)
@@ -116,6 +132,8 @@ pub struct StartOptions {
     pub budget_usd: Option<f64>,
     /// `--dry-run`: print the estimate, create nothing.
     pub dry_run: bool,
+    /// `--changed-since`, `--new-only`, `--partition`: the part of the input the run takes.
+    pub scope: InputScope,
 }
 
 /// One input and the format it was read as.
@@ -137,6 +155,9 @@ pub struct StartReport {
     pub project: PathBuf,
     pub inputs: Vec<InputSummary>,
     pub intake: Intake,
+    /// What part of the input the run takes; absent when all of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<RunScope>,
     pub phase: Phase,
     /// Routed findings per route.
     pub routes: Vec<(String, u32)>,
@@ -192,11 +213,12 @@ impl StartReport {
             "run"
         };
         out.push_str(&format!(
-            "{created} {} {}: {} findings, {} unique; known registry decided {}, rules decided {}, {} go to triage agents",
+            "{created} {} {}: {} findings, {} unique{}; known registry decided {}, rules decided {}, {} go to triage agents",
             self.run,
             if self.dry_run { "would be" } else { "created" },
             i.findings,
             i.unique,
+            if self.scope.is_some() { " in scope" } else { "" },
             i.known,
             i.rules,
             i.routed
@@ -210,6 +232,9 @@ impl StartReport {
             out.push_str(&format!(" ({})", routes.join(", ")));
         }
         out.push('\n');
+        if let Some(scope) = &self.scope {
+            out.push_str(&format!("scope: {}\n", scope.summary()));
+        }
         if self.stale_known > 0 {
             out.push_str(&format!(
                 "{} known decision(s) no longer apply: the code they were decided on changed, so those findings are triaged again\n",
@@ -291,12 +316,18 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     options
         .prepared
         .extend(detections.iter().map(|d| d.input.clone()));
+    let mut scope = options.scope.begin(&root)?;
     let ReadInputs {
         inputs,
-        findings,
+        mut findings,
         rule_texts,
+        not_new,
     } = read_inputs(&root, &options)?;
+    scope.count_not_new(not_new);
+    scope.keep_changed(&mut findings);
     let mut records = merge_identical(&root, findings);
+    scope.keep_share(&mut records, config.survey_min);
+    let scope = scope.finish();
     let mut routed = Vec::new();
     let mut route_counts: Vec<(String, u32)> = Vec::new();
     let (mut by_known, mut by_rules, mut stale_known) = (0, 0, 0);
@@ -372,6 +403,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             project: root,
             inputs,
             intake,
+            scope,
             phase: state.phase,
             routes: route_counts,
             session: env.session.clone(),
@@ -401,6 +433,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         env.session.clone(),
         &routed,
     );
+    state.scope.clone_from(&scope);
     let mut estimate = crate::run::preflight::preflight(&project, &state);
     estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
     // The session `start` runs in reads the standing protocol in its output (`render`).
@@ -417,6 +450,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         project: root,
         inputs,
         intake,
+        scope,
         phase: state.phase,
         routes: route_counts,
         session: env.session.clone(),
@@ -440,6 +474,15 @@ fn start_again(options: &StartOptions) -> String {
     }
     if let Some(id) = &options.run_id {
         words.push(format!("--run-id {id}"));
+    }
+    if let Some(reference) = &options.scope.changed_since {
+        words.push(format!("--changed-since {reference}"));
+    }
+    if options.scope.new_only {
+        words.push("--new-only".to_owned());
+    }
+    if let Some(partition) = &options.scope.partition {
+        words.push(format!("--partition {partition}"));
     }
     words.push("--replace".to_owned());
     words.join(" ")
@@ -476,6 +519,8 @@ struct ReadInputs {
     inputs: Vec<InputSummary>,
     findings: Vec<Finding>,
     rule_texts: Vec<RuleText>,
+    /// SARIF results set aside by `--new-only`.
+    not_new: usize,
 }
 
 fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppError> {
@@ -511,8 +556,12 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
     let mut inputs = Vec::new();
     let mut findings = Vec::new();
     let mut rule_texts = Vec::new();
+    let mut not_new = 0;
     for spec in specs.iter().chain(&options.prepared) {
         let mut ingest = IngestOptions::new(spec.source.clone(), root).with_fix_edits();
+        if options.scope.new_only {
+            ingest = ingest.with_new_only();
+        }
         if let Some(base) = &options.base {
             ingest = ingest.with_base(base.clone());
         }
@@ -524,9 +573,10 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
         inputs.push(InputSummary {
             source: spec.source.clone(),
             format: parsed.format.as_str().to_owned(),
-            findings: parsed.findings.len(),
+            findings: parsed.findings.len() + parsed.not_new,
             inferred_base: parsed.inferred_base.clone(),
         });
+        not_new += parsed.not_new;
         findings.extend(parsed.findings);
         rule_texts.extend(parsed.rule_texts);
     }
@@ -534,6 +584,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
         inputs,
         findings,
         rule_texts,
+        not_new,
     })
 }
 
