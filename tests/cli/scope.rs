@@ -428,3 +428,73 @@ fn drive_fail_on_real_exits_24_when_the_run_found_real_findings() {
         .run()
         .success();
 }
+
+#[test]
+fn until_triage_ends_the_run_once_every_finding_has_its_verdict() {
+    use crate::scripted_agent::{ScriptedAgent, next_wave};
+    let project = TestProject::new();
+    project.write("findings.jsonl", &crate::harness::jsonl_findings(6));
+    let started = project
+        .cmd(&[
+            "start",
+            "findings.jsonl",
+            "--until",
+            "triage",
+            "--run-id",
+            "r-tri",
+            "--json",
+        ])
+        .run()
+        .success()
+        .json();
+    let phases: BTreeSet<String> = started["estimate"]["phases"]
+        .as_array()
+        .map(|p| {
+            p.iter()
+                .filter_map(|k| k["phase"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        phases,
+        ["triage".to_owned()].into(),
+        "the estimate counts triage only"
+    );
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-tri".into(),
+    };
+    let mut launched = Vec::new();
+    for _ in 0..50 {
+        let Some(ids) = next_wave(&project) else {
+            break;
+        };
+        for id in ids {
+            agent.work(&id).success();
+            launched.push(id);
+        }
+    }
+    let state = run_state(&project, "r-tri");
+    assert_eq!(state.status, self_repair_engine::RunStatus::Complete);
+    assert!(
+        launched
+            .iter()
+            .all(|id| id.starts_with("t-") || id.starts_with("tb-") || id.starts_with("vf-")),
+        "only triage work ran: {launched:?}"
+    );
+    assert!(state.groups.is_empty());
+    let report = project.read(".self-repair/runs/r-tri/report.md");
+    assert!(
+        report.contains("The run ended after triage (`start --until triage`)"),
+        "{report}"
+    );
+    let refused = project
+        .cmd(&["start", "findings.jsonl", "--until", "plan", "--replace"])
+        .run()
+        .code(ExitStatus::Usage);
+    assert!(
+        refused.stderr.contains("only `--until triage`"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -128,6 +128,7 @@ pub fn create_run(
         config,
         intake,
         scope: None,
+        until: None,
         progress: 0,
         last_block_progress: None,
         stale_blocks: 0,

@@ -162,6 +162,11 @@ pub struct RunState {
     /// `--partition`); absent when all of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<crate::RunScope>,
+    /// `start --until triage`: the run ends after triage (finalize at once: verdicts, the
+    /// registry's proposals, the cost ledger), its real findings neither grouped nor planned;
+    /// absent for a run that goes to the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Phase>,
     /// Counts every state transition that is progress: a submission accepted, a phase
     /// advanced, tasks written. The no-progress guard compares it between blocks.
     pub progress: u64,

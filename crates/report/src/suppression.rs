@@ -60,6 +60,7 @@ mod tests {
             summary: "s".to_owned(),
             intake: self_repair_engine::Intake::default(),
             scope: None,
+            ended_after_triage: false,
             verdicts: BTreeMap::new(),
             findings: Vec::new(),
             groups: Vec::new(),

@@ -72,6 +72,9 @@ pub struct StartArgs {
     /// Take share K of N of the findings (`hash:K/N`), the same on every machine.
     #[arg(long, value_name = "hash:K/N")]
     pub partition: Option<String>,
+    /// End the run after this phase (only `triage`: verdicts, no groups or plans).
+    #[arg(long, value_name = "PHASE")]
+    pub until: Option<String>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -85,6 +88,15 @@ pub fn run(env: &CommandEnv, args: StartArgs) -> Result<Output, AppError> {
         .map_err(|e| AppError::Usage(format!("--format: {e}")))?;
     let needs_stdin = args.files.is_empty() || args.files.iter().any(|f| f.as_os_str() == "-");
     let stdin = if needs_stdin { piped_stdin()? } else { None };
+    let until = match args.until.as_deref() {
+        None => None,
+        Some("triage") => Some(Phase::Triage),
+        Some(other) => {
+            return Err(AppError::Usage(format!(
+                "--until {other}: only `--until triage` exists (the run ends once every finding has its verdict)"
+            )));
+        }
+    };
     let options = StartOptions {
         files: args.files,
         stdin,
@@ -103,6 +115,7 @@ pub fn run(env: &CommandEnv, args: StartArgs) -> Result<Output, AppError> {
             new_only: args.new_only,
             partition: args.partition,
         },
+        until,
     };
     let report = start(env, &options)?;
     Output::json_or(args.json, &report, StartReport::render)
@@ -134,6 +147,8 @@ pub struct StartOptions {
     pub dry_run: bool,
     /// `--changed-since`, `--new-only`, `--partition`: the part of the input the run takes.
     pub scope: InputScope,
+    /// `--until triage`: the run ends after triage.
+    pub until: Option<Phase>,
 }
 
 /// One input and the format it was read as.
@@ -395,6 +410,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             env.session.clone(),
             &routed,
         );
+        state.until = options.until;
         let mut estimate = crate::run::preflight::preflight(&project, &state);
         estimate.waits_for_go =
             wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
@@ -434,6 +450,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         &routed,
     );
     state.scope.clone_from(&scope);
+    state.until = options.until;
     let mut estimate = crate::run::preflight::preflight(&project, &state);
     estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
     // The session `start` runs in reads the standing protocol in its output (`render`).
@@ -483,6 +500,9 @@ fn start_again(options: &StartOptions) -> String {
     }
     if let Some(partition) = &options.scope.partition {
         words.push(format!("--partition {partition}"));
+    }
+    if options.until.is_some() {
+        words.push("--until triage".to_owned());
     }
     words.push("--replace".to_owned());
     words.join(" ")
