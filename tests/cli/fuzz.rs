@@ -19,6 +19,7 @@ use self_repair_app::commands::status::finding_lines;
 use self_repair_app::commands::status::status;
 use self_repair_app::commands::submit::submit;
 use self_repair_app::hooks::stop::hook_stop;
+use self_repair_app::run::handle::RunHandle;
 use self_repair_app::run::load::load_folded;
 use self_repair_store::Project;
 use serde_json::Value;
@@ -371,10 +372,13 @@ fn run_in_process(root: &Path, hook_stdin: &str) -> Vec<String> {
     });
     guard("status", &mut || {
         let Ok(dir) = run() else { return Ok(()) };
-        if self_repair_repair::is_repair_run(&dir) {
-            let _ = self_repair_repair::repair_status(&dir).map(|r| r.render());
-            return Ok(());
-        }
+        let dir = match RunHandle::open(dir) {
+            RunHandle::Triage(dir) => dir,
+            RunHandle::Repair(dir) => {
+                let _ = self_repair_repair::repair_status(&dir).map(|r| r.render());
+                return Ok(());
+            }
+        };
         if let Ok(report) = status(&project, &dir, 0) {
             let _ = report.render();
             let _ = serde_json::to_string(&report);
@@ -420,7 +424,10 @@ fn run_in_process(root: &Path, hook_stdin: &str) -> Vec<String> {
     // `doctor` saying ok means every command works on the run.
     guard("status after a healthy doctor", &mut || {
         let Ok(dir) = run() else { return Ok(()) };
-        if !healthy || self_repair_repair::is_repair_run(&dir) {
+        let RunHandle::Triage(dir) = RunHandle::open(dir) else {
+            return Ok(());
+        };
+        if !healthy {
             return Ok(());
         }
         load_folded(&dir, true)

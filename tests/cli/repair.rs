@@ -451,6 +451,41 @@ fn a_named_check_comes_from_the_config_and_tick_drives_it_outside_claude_code() 
         .code(ExitStatus::NotFound);
 }
 
+/// `config.json` is read by one reader for every command: a typo under `checks` is refused by
+/// `start` too, and a typo among the triage keys by `check`, each naming the key and the file.
+#[test]
+fn config_json_is_read_one_way_a_typo_in_any_section_is_refused_by_every_command() {
+    let project = toy();
+    project.write("findings.jsonl", &crate::harness::jsonl_findings(2));
+    project.write(
+        ".self-repair/config.json",
+        &serde_json::json!({"checks": {"toy": {"comand": ["true"]}}}).to_string(),
+    );
+    let start = project
+        .cmd(&["start", "findings.jsonl"])
+        .run()
+        .code(ExitStatus::Usage);
+    assert!(
+        start.stderr.contains("checks.toy") && start.stderr.contains("comand"),
+        "{}",
+        start.stderr
+    );
+    project.write(
+        ".self-repair/config.json",
+        &serde_json::json!({"fan_outt": 3, "checks": {"toy": {"command": ["true"]}}})
+            .to_string(),
+    );
+    let check = project
+        .cmd(&["check", "toy", "--run-id", "r"])
+        .run()
+        .code(ExitStatus::Usage);
+    assert!(
+        check.stderr.contains("fan_outt") && check.stderr.contains("config.json"),
+        "{}",
+        check.stderr
+    );
+}
+
 #[test]
 fn tick_exits_6_when_the_run_gives_up_so_a_script_can_tell() {
     let project = toy();

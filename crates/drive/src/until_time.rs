@@ -1,15 +1,5 @@
-//! `--until TIME`: Unix seconds, an RFC 3339 UTC instant, or `HH:MM` (UTC, the next one).
-
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+//! `--until TIME`: Unix seconds, an RFC 3339 UTC instant (read by `jiff`), or `HH:MM` (UTC, the
+//! next one).
 
 fn number(text: &str, min: u32, max: u32) -> Option<u32> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -49,22 +39,12 @@ pub fn parse_until(text: &str, now: u64) -> Result<u64, String> {
         let at = midnight + secs;
         return Ok(if at > now { at } else { at + 86_400 });
     }
-    let instant = text.strip_suffix('Z').ok_or_else(bad)?;
-    let (date, time) = instant.split_once('T').ok_or_else(bad)?;
-    let mut fields = date.split('-');
-    let (Some(y), Some(mo), Some(d), None) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
-    else {
+    // An RFC 3339 instant in UTC (`Z`); jiff also reads one without seconds.
+    if !text.ends_with('Z') {
         return Err(bad());
-    };
-    let year = number(y, 1970, 9999).ok_or_else(bad)?;
-    let month = number(mo, 1, 12).ok_or_else(bad)?;
-    let day = number(d, 1, 31).ok_or_else(bad)?;
-    let secs = time_of_day(time).ok_or_else(bad)?;
-    let days = days_from_civil(i64::from(year), month, day);
-    u64::try_from(days * 86_400)
-        .map(|d| d + secs)
-        .map_err(|_| bad())
+    }
+    let instant: jiff::Timestamp = text.parse().map_err(|_| bad())?;
+    u64::try_from(instant.as_second()).map_err(|_| bad())
 }
 
 #[cfg(test)]

@@ -1,45 +1,28 @@
-//! Calendar formatting of Unix seconds (UTC), without a date crate.
+//! Calendar formatting of Unix seconds (UTC), on `jiff`.
 
-/// `(year, month, day, hour, minute, second)` of Unix seconds, UTC.
-fn civil(secs: u64) -> (i64, u32, u32, u32, u32, u32) {
-    let days = (secs / 86_400).cast_signed();
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (
-        year,
-        month,
-        day,
-        (rem / 3600) as u32,
-        (rem / 60 % 60) as u32,
-        (rem % 60) as u32,
-    )
+use jiff::Timestamp;
+
+/// The instant of Unix seconds; one past jiff's range (year 9999) is its last second.
+fn instant(secs: u64) -> Timestamp {
+    i64::try_from(secs)
+        .ok()
+        .and_then(|secs| Timestamp::from_second(secs).ok())
+        .unwrap_or(Timestamp::MAX)
 }
 
 /// `2026-11-22T09:30:05Z`.
 pub fn rfc3339(secs: u64) -> String {
-    let (y, mo, d, h, mi, s) = civil(secs);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+    instant(secs).strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// `2026-11-22 09:30`, the form Backlog.md uses for `created_date`.
 pub fn backlog_date(secs: u64) -> String {
-    let (y, mo, d, h, mi, _) = civil(secs);
-    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}")
+    instant(secs).strftime("%Y-%m-%d %H:%M").to_string()
 }
 
 /// `20261122-0930`, the time part of a default run id.
 pub fn compact(secs: u64) -> String {
-    let (y, mo, d, h, mi, _) = civil(secs);
-    format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}")
+    instant(secs).strftime("%Y%m%d-%H%M").to_string()
 }
 
 #[cfg(test)]

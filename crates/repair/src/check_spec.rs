@@ -2,7 +2,8 @@
 //! the run when it starts. Options come from the command line, then the named check in
 //! `.self-repair/config.json`, then the defaults.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -127,40 +128,23 @@ pub fn shell_words(words: &[String]) -> String {
         .join(" ")
 }
 
-/// Reads `checks.<name>` from the config file; `Ok(None)` when the file or the entry is absent.
-/// Reads the raw JSON, so the triage `Config` (which denies unknown keys) is not involved.
-pub fn read_check_config(
-    config_path: &Path,
-    name: &str,
-) -> Result<Option<CheckConfig>, RepairError> {
-    if !config_path.is_file() {
-        return Ok(None);
-    }
-    let error = |message: String| RepairError::Config {
-        path: config_path.to_path_buf(),
-        message,
-    };
-    let text = std::fs::read_to_string(config_path)
-        .map_err(RepairError::io("read config", config_path))?;
-    let raw: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| error(format!("not valid JSON ({e}); fix the file or remove it")))?;
-    let Some(entry) = raw.get("checks").and_then(|c| c.get(name)) else {
-        return Ok(None);
-    };
-    serde_json::from_value(entry.clone())
-        .map(Some)
-        .map_err(|e| {
-            error(format!(
-                "checks.{name}: {e}; see reference/repair.md for the keys"
-            ))
-        })
+/// What `.self-repair/config.json` says to the repair pipeline, read once with the rest of the
+/// file by the project's one configuration reader (`app::run::project_config`).
+#[derive(Debug, Clone, Default)]
+pub struct ProjectChecks {
+    /// The file they came from, for messages (`.self-repair/config.json` when absent).
+    pub path: PathBuf,
+    /// `checks.<name>`, each already checked against its keys.
+    pub checks: BTreeMap<String, CheckConfig>,
+    /// `agent_prefix`, when the file sets it.
+    pub agent_prefix: Option<String>,
 }
 
-/// The agent prefix the config sets, if it sets one.
-pub fn read_agent_prefix(config_path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(config_path).ok()?;
-    let raw: serde_json::Value = serde_json::from_str(&text).ok()?;
-    raw.get("agent_prefix")?.as_str().map(str::to_owned)
+impl ProjectChecks {
+    /// `checks.<name>`, if the file has it.
+    pub fn get(&self, name: &str) -> Option<&CheckConfig> {
+        self.checks.get(name)
+    }
 }
 
 fn millis(secs: f64, option: &str) -> Result<u64, RepairError> {

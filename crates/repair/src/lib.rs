@@ -32,8 +32,7 @@ pub use approach::Approach;
 pub use attempts_table::{attempts_table, format_duration};
 pub use check_record::{CheckPurpose, CheckRecord, TIMEOUT_EXIT, output_tail};
 pub use check_spec::{
-    CheckConfig, CheckRequest, CheckSpec, read_agent_prefix, read_check_config, resolve_spec,
-    shell_words,
+    CheckConfig, CheckRequest, CheckSpec, ProjectChecks, resolve_spec, shell_words,
 };
 pub use error_signature::{error_signature, normalize_output};
 pub use failure_class::{ClassRule, FailureClass, classify, default_rules};
@@ -52,9 +51,7 @@ pub use repair_state::{
     RepairStatus, Step,
 };
 pub use repair_status::{RepairStatusReport, repair_status};
-pub use repair_stop::{
-    StopAnswer, StopInput, cancel_repair, is_repair_run, repair_stop, repair_stop_failure,
-};
+pub use repair_stop::{StopAnswer, StopInput, cancel_repair, repair_stop, repair_stop_failure};
 pub use show_fix::{FixShown, show_fix};
 pub use start_check::start_check;
 pub use tick::{RepairReply, tick};

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use self_repair_store::{Project, RunDir, RunKind, StoreError};
+use self_repair_store::{Project, RunDir, StoreError};
 use serde_json::json;
 
 use crate::repair_run::{Budget, Pause, RepairRun, load_repair_state};
@@ -65,11 +65,6 @@ pub struct StopInput {
     pub session: String,
     /// Descriptions of the background tasks still running; `None` when the client sent none.
     pub running: Option<Vec<String>>,
-}
-
-/// Whether the run in `dir` is a repair run (its `run.json` says `kind: repair`).
-pub fn is_repair_run(dir: &RunDir) -> bool {
-    dir.manifest().is_ok_and(|m| m.kind == RunKind::Repair)
 }
 
 fn names_item(descriptions: &[String], item: &str) -> bool {

@@ -8,31 +8,32 @@ use self_repair_store::{Manifest, Project, RunKind, check_run_id, write_json};
 use crate::repair_run::{Budget, Pause, RepairRun};
 use crate::tick::RepairReply;
 use crate::{
-    CheckRequest, GitBaseline, REPAIR_SCHEMA_VERSION, RepairEnv, RepairError, RepairEvent,
-    RepairState, read_agent_prefix, read_check_config, resolve_spec,
+    CheckRequest, GitBaseline, ProjectChecks, REPAIR_SCHEMA_VERSION, RepairEnv, RepairError,
+    RepairEvent, RepairState, resolve_spec,
 };
 
 /// Creates the run, makes it active, runs the code-only steps, and says what happens next.
+/// `settings` is what the project's `config.json` says to the repair pipeline.
 pub fn start_check(
     project: &Project,
     env: &RepairEnv,
     request: &CheckRequest,
+    settings: &ProjectChecks,
 ) -> Result<RepairReply, RepairError> {
-    let config_path = project.store_dir().join("config.json");
     let config = match &request.name {
         Some(name) => {
-            let found = read_check_config(&config_path, name)?;
+            let found = settings.get(name).cloned();
             if found.is_none() && request.command.is_empty() {
                 return Err(RepairError::NotFound(format!(
                     "no check `{name}` in {}: add `checks.{name}` there, or give the command after `--`",
-                    config_path.display()
+                    settings.path.display()
                 )));
             }
             found
         }
         None => None,
     };
-    let prefix = read_agent_prefix(&config_path).unwrap_or_else(|| {
+    let prefix = settings.agent_prefix.clone().unwrap_or_else(|| {
         let installed = matches!(read_manifest(project.root(), Scope::Project), Ok(Some(_)))
             || env
                 .home

@@ -9,6 +9,7 @@ use crate::command_env::CommandEnv;
 use crate::commands::RunArg;
 use crate::output::Output;
 use crate::run::in_progress::replace_run_in_progress;
+use crate::run::project_config::load_project_config;
 
 /// `self-repair check`.
 #[derive(Debug, Args)]
@@ -87,7 +88,9 @@ pub fn run(env: &CommandEnv, args: CheckArgs) -> Result<Output, AppError> {
     };
     let project = env.project_or_new();
     let replaced = replace_run_in_progress(&project, args.replace, &check_again(env), env.now)?;
-    let mut reply = self_repair_repair::start_check(&project, &repair_env(env), &request)?;
+    let settings = load_project_config(&project.store_dir(), None)?.checks;
+    let mut reply =
+        self_repair_repair::start_check(&project, &repair_env(env), &request, &settings)?;
     if let Some(line) = replaced {
         reply.text = format!("{line}\n{}", reply.text);
     }

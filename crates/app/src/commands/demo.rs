@@ -5,8 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use self_repair_engine::{Dispatch, Phase};
-use self_repair_store::Project;
+use self_repair_engine::Dispatch;
+use self_repair_store::{Project, RunDir};
 use serde_json::json;
 
 use crate::app_error::AppError;
@@ -141,13 +141,10 @@ pub struct DemoReport {
 
 /// Runs the demo in `dir` (created; must not hold a run yet), printing progress to `out`.
 pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoReport, AppError> {
-    let say = |out: &mut dyn Write, line: String| {
-        let _ = writeln!(out, "{line}");
-    };
     lay_out(dir)?;
     say(
         out,
-        format!(
+        &format!(
             "self-repair demo: the whole pipeline on real analyzer outputs (ruff, eslint, knip, clippy, vulture, bandit, ts-prune),\n\
          driven through the Stop hook and show/submit by a SIMULATED agent: no model is called and its verdicts are canned.\n\
          project: {}\n",
@@ -178,102 +175,128 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
         },
     )?;
     for line in started.render().lines() {
-        say(out, format!("[start] {line}"));
+        say(out, &format!("[start] {line}"));
     }
     let project = Project::at(dir.to_path_buf());
     let run_dir = project.run(&started.run)?;
-    let findings = read_findings(&run_dir)?;
     let stdin =
         json!({"session_id": DEMO_SESSION, "hook_event_name": "Stop", "stop_hook_active": true,
                        "cwd": dir, "background_tasks": []})
         .to_string();
-    let mut phase = Phase::Triage;
     for _ in 0..MAX_STOPS {
-        let answer = hook_stop(&env, stdin.as_bytes());
-        let Some(stdout) = answer.stdout else {
-            say(out, "[hook] allowed the stop silently".to_owned());
+        if !stop_once(&env, &project, &run_dir, &stdin, out)? {
             break;
-        };
-        let value: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
-        let Some(reason) = value["reason"].as_str() else {
-            say(
-                out,
-                format!(
-                    "[hook] allowed the stop: {}",
-                    value["systemMessage"].as_str().unwrap_or("")
-                ),
-            );
-            break;
-        };
-        let Some(dispatch) = Dispatch::parse_reason(reason) else {
-            // The run's closing line, which the session is asked to end its turn with.
-            say(
-                out,
-                format!(
-                    "[hook] the session ends its turn with: {}",
-                    value["systemMessage"].as_str().unwrap_or(reason)
-                ),
-            );
-            break;
-        };
-        let ids: Vec<&str> = dispatch
-            .launch
-            .iter()
-            .map(|l| l.prompt.split_whitespace().nth(2).unwrap_or_default())
-            .collect();
-        let state = load_folded(&run_dir, false)?;
-        say(
-            out,
-            format!(
-                "[hook] block: phase {}, launch {} agent(s): {}",
-                state.phase.as_str(),
-                ids.len(),
-                ids.join(" ")
-            ),
-        );
-        if state.phase != phase {
-            phase = state.phase;
-        }
-        let agent = SimulatedAgent {
-            state: &state,
-            findings: &findings,
-        };
-        for id in ids {
-            let shown = show(&project, &run_dir, &state, id)?;
-            let answer = agent.answer(&shown);
-            let recorded = submit(&run_dir, id, &answer, env.now)?;
-            say(
-                out,
-                format!(
-                    "  [simulated agent] {}",
-                    recorded.render().trim_start_matches("recorded ")
-                ),
-            );
         }
     }
-    let state = load_folded(&run_dir, false)?;
-    let status = crate::commands::status::report(&project, &state);
-    say(out, format!("\n{}", status.render()));
-    let report = run_dir.path().join("report.md");
-    let tasks: Vec<String> = state.tasks.iter().map(|t| t.file.clone()).collect();
-    say(out, format!("report: {}", report.display()));
-    say(
-        out,
-        format!(
-            "tasks ({}): {}",
-            tasks.len(),
-            dir.join("backlog/tasks").display()
-        ),
-    );
-    for task in &tasks {
-        say(out, format!("  {task}"));
-    }
+    let (report, tasks) = say_where_it_ended(&project, &run_dir, dir, out)?;
     Ok(DemoReport {
         project: dir.to_path_buf(),
         run: started.run,
         report,
         tasks,
     })
+}
+
+fn say(out: &mut dyn Write, line: &str) {
+    let _ = writeln!(out, "{line}");
+}
+
+/// One stop of the demo session: the hook's answer, then the simulated agent's results for
+/// every item it dispatched. False once the hook allows the stop (the run ended).
+fn stop_once(
+    env: &CommandEnv,
+    project: &Project,
+    run_dir: &RunDir,
+    stdin: &str,
+    out: &mut dyn Write,
+) -> Result<bool, AppError> {
+    let answer = hook_stop(env, stdin.as_bytes());
+    let Some(stdout) = answer.stdout else {
+        say(out, "[hook] allowed the stop silently");
+        return Ok(false);
+    };
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+    let Some(reason) = value["reason"].as_str() else {
+        say(
+            out,
+            &format!(
+                "[hook] allowed the stop: {}",
+                value["systemMessage"].as_str().unwrap_or("")
+            ),
+        );
+        return Ok(false);
+    };
+    let Some(dispatch) = Dispatch::parse_reason(reason) else {
+        // The run's closing line, which the session is asked to end its turn with.
+        say(
+            out,
+            &format!(
+                "[hook] the session ends its turn with: {}",
+                value["systemMessage"].as_str().unwrap_or(reason)
+            ),
+        );
+        return Ok(false);
+    };
+    let ids: Vec<&str> = dispatch
+        .launch
+        .iter()
+        .map(|l| l.prompt.split_whitespace().nth(2).unwrap_or_default())
+        .collect();
+    let state = load_folded(run_dir, false)?;
+    say(
+        out,
+        &format!(
+            "[hook] block: phase {}, launch {} agent(s): {}",
+            state.phase.as_str(),
+            ids.len(),
+            ids.join(" ")
+        ),
+    );
+    let findings = read_findings(run_dir)?;
+    let agent = SimulatedAgent {
+        state: &state,
+        findings: &findings,
+    };
+    for id in ids {
+        let shown = show(project, run_dir, &state, id)?;
+        let answer = agent.answer(&shown);
+        let recorded = submit(run_dir, id, &answer, env.now)?;
+        say(
+            out,
+            &format!(
+                "  [simulated agent] {}",
+                recorded.render().trim_start_matches("recorded ")
+            ),
+        );
+    }
+    Ok(true)
+}
+
+/// The run's status, its report and its tasks, said at the end.
+fn say_where_it_ended(
+    project: &Project,
+    run_dir: &RunDir,
+    dir: &Path,
+    out: &mut dyn Write,
+) -> Result<(PathBuf, Vec<String>), AppError> {
+    let state = load_folded(run_dir, false)?;
+    let status = crate::commands::status::report(project, &state);
+    say(out, &format!("\n{}", status.render()));
+    let report = run_dir.path().join("report.md");
+    let tasks: Vec<String> = state.tasks.iter().map(|t| t.file.clone()).collect();
+    say(out, &format!("report: {}", report.display()));
+    say(
+        out,
+        &format!(
+            "tasks ({}): {}",
+            tasks.len(),
+            dir.join("backlog/tasks").display()
+        ),
+    );
+    for task in &tasks {
+        say(out, &format!("  {task}"));
+    }
+    Ok((report, tasks))
 }
 
 fn lay_out(dir: &Path) -> Result<(), AppError> {

@@ -11,6 +11,7 @@ use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::commands::RunArg;
 use crate::output::Output;
+use crate::run::handle::RunHandle;
 
 /// `self-repair doctor`.
 #[derive(Debug, Args)]
@@ -61,64 +62,73 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
         if let Some(fixed) = fix_run_kind(&dir)? {
             lines.push(format!("{id}: {fixed}"));
         }
-        if self_repair_repair::is_repair_run(&dir) {
-            let report = self_repair_repair::doctor_repair_run(&dir);
-            lines.extend(report.lines.iter().map(|line| format!("{id}: {line}")));
-            healthy &= report.healthy;
-            continue;
-        }
-        let loaded = dir.load_state().and_then(|mut state| {
-            let report = dir.fold(&mut state)?;
-            Ok((state, report))
-        });
-        match loaded {
-            Ok((state, report)) => {
-                for skipped in &report.skipped {
-                    lines.push(format!(
-                        "{id}: {skipped} (a write interrupted mid-line; it was never acknowledged)"
-                    ));
-                }
-                lines.push(format!(
-                    "{id}: ok ({} items, phase {}, {} journal entries pending fold)",
-                    state.items.len(),
-                    state.phase.as_str(),
-                    report.applied
-                ));
+        healthy &= match RunHandle::open(dir.clone()) {
+            RunHandle::Repair(dir) => {
+                let report = self_repair_repair::doctor_repair_run(&dir);
+                lines.extend(report.lines.iter().map(|line| format!("{id}: {line}")));
+                report.healthy
             }
-            Err(
-                e @ (StoreError::CorruptState { .. }
-                | StoreError::JournalBehindState { .. }
-                | StoreError::SchemaVersion { .. }
-                | StoreError::Io { .. }),
-            ) => {
-                lines.push(format!("{id}: {e}"));
-                match dir.rebuild() {
-                    Ok((state, report)) => {
-                        dir.save_state(&state, state.items.len())?;
-                        dir.rewrite_inputs(&state)?;
-                        lines.push(format!(
-                            "{id}: rebuilt state.json from state.initial.json and {} journal entries (phase {}, {} items done)",
-                            report.applied,
-                            state.phase.as_str(),
-                            state.items.iter().filter(|i| i.status == self_repair_engine::ItemStatus::Done).count()
-                        ));
-                    }
-                    Err(e) => {
-                        lines.push(format!("{id}: {e}"));
-                        healthy = false;
-                    }
-                }
-            }
-            Err(e) => {
-                lines.push(format!("{id}: {e}"));
-                healthy = false;
-            }
-        }
+            RunHandle::Triage(dir) => check_triage_run(&dir, &id, &mut lines)?,
+        };
         for line in write_missing_results(&dir) {
             lines.push(format!("{id}: {line}"));
         }
     }
     Ok((lines, healthy))
+}
+
+/// Checks a triage run: folds its journal, or rebuilds an unreadable state from it. Says what it
+/// found in `lines`; returns whether the run is healthy now.
+fn check_triage_run(dir: &RunDir, id: &str, lines: &mut Vec<String>) -> Result<bool, AppError> {
+    let mut healthy = true;
+    let loaded = dir.load_state().and_then(|mut state| {
+        let report = dir.fold(&mut state)?;
+        Ok((state, report))
+    });
+    match loaded {
+        Ok((state, report)) => {
+            for skipped in &report.skipped {
+                lines.push(format!(
+                    "{id}: {skipped} (a write interrupted mid-line; it was never acknowledged)"
+                ));
+            }
+            lines.push(format!(
+                "{id}: ok ({} items, phase {}, {} journal entries pending fold)",
+                state.items.len(),
+                state.phase.as_str(),
+                report.applied
+            ));
+        }
+        Err(
+            e @ (StoreError::CorruptState { .. }
+            | StoreError::JournalBehindState { .. }
+            | StoreError::SchemaVersion { .. }
+            | StoreError::Io { .. }),
+        ) => {
+            lines.push(format!("{id}: {e}"));
+            match dir.rebuild() {
+                Ok((state, report)) => {
+                    dir.save_state(&state, state.items.len())?;
+                    dir.rewrite_inputs(&state)?;
+                    lines.push(format!(
+                        "{id}: rebuilt state.json from state.initial.json and {} journal entries (phase {}, {} items done)",
+                        report.applied,
+                        state.phase.as_str(),
+                        state.items.iter().filter(|i| i.status == self_repair_engine::ItemStatus::Done).count()
+                    ));
+                }
+                Err(e) => {
+                    lines.push(format!("{id}: {e}"));
+                    healthy = false;
+                }
+            }
+        }
+        Err(e) => {
+            lines.push(format!("{id}: {e}"));
+            healthy = false;
+        }
+    }
+    Ok(healthy)
 }
 
 /// Temporary files older than this, in a run folder or its `items/`, were abandoned.

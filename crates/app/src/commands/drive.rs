@@ -15,9 +15,9 @@ use crate::app_error::AppError;
 use crate::app_error::ExitStatus;
 use crate::command_env::{BACKOFF_SCALE_VAR, CommandEnv};
 use crate::commands::status::report;
-use crate::commands::steer::steer;
 use crate::output::Output;
 use crate::run::load::load_folded;
+use crate::run::steering::steer;
 
 /// `self-repair drive`.
 #[derive(Debug, Args)]

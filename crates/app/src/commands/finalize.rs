@@ -7,7 +7,7 @@ use self_repair_store::{Project, RunDir};
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, triage_only};
+use crate::commands::RunArg;
 use crate::output::Output;
 use crate::run::finalize::{finalize_run, read_findings, write_reports};
 use crate::run::load::load_folded;
@@ -25,8 +25,7 @@ pub struct FinalizeArgs {
 
 /// Runs `finalize`.
 pub fn run(env: &CommandEnv, args: &FinalizeArgs) -> Result<Output, AppError> {
-    let (project, dir) = args.run.open(env)?;
-    triage_only(&dir, "`finalize`")?;
+    let (project, dir) = args.run.open_triage(env, "`finalize`")?;
     let text = if args.partial {
         finalize_partial(&project, &dir, env.now)?
     } else {

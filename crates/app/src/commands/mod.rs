@@ -27,6 +27,8 @@ use std::io::{IsTerminal, Read};
 use clap::Args;
 use self_repair_store::{Project, RunDir};
 
+use crate::run::handle::RunHandle;
+
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 
@@ -40,22 +42,18 @@ pub struct RunArg {
 
 impl RunArg {
     /// The project and the run this argument names (the active run by default).
-    pub fn open(&self, env: &CommandEnv) -> Result<(Project, RunDir), AppError> {
+    pub fn open(&self, env: &CommandEnv) -> Result<(Project, RunHandle), AppError> {
         let project = env.find_project()?;
         let dir = project.run_or_active(self.run.as_deref())?;
-        Ok((project, dir))
+        Ok((project, RunHandle::open(dir)))
     }
-}
 
-/// Refuses a repair run for commands of the triage pipeline, saying what works instead.
-pub(crate) fn triage_only(dir: &RunDir, what: &str) -> Result<(), AppError> {
-    if self_repair_repair::is_repair_run(dir) {
-        return Err(AppError::Usage(format!(
-            "run {} is a repair run (`self-repair check`): {what} is for triage runs; use `self-repair status`, `tick` or `cancel`",
-            dir.id()
-        )));
+    /// The project and the triage run this argument names; a repair run is refused, saying
+    /// that `what` is for triage runs.
+    pub fn open_triage(&self, env: &CommandEnv, what: &str) -> Result<(Project, RunDir), AppError> {
+        let (project, handle) = self.open(env)?;
+        Ok((project, handle.triage(what)?))
     }
-    Ok(())
 }
 
 /// Standard input as text when it is piped, `None` at a terminal.

@@ -6,7 +6,7 @@ use self_repair_store::RunDir;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, triage_only};
+use crate::commands::RunArg;
 use crate::output::Output;
 use crate::run::load::load_folded;
 
@@ -19,8 +19,7 @@ pub struct NextArgs {
 
 /// Runs `next`.
 pub fn run(env: &CommandEnv, args: &NextArgs) -> Result<Output, AppError> {
-    let (_, dir) = args.run.open(env)?;
-    triage_only(&dir, "`next`")?;
+    let (_, dir) = args.run.open_triage(env, "`next`")?;
     next(&dir, env.now).map(Output::text)
 }
 

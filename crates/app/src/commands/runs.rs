@@ -4,7 +4,7 @@
 
 use self_repair_cost::CostLedger;
 use self_repair_engine::timestamp;
-use self_repair_store::Project;
+use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 
 use clap::Args;
@@ -12,6 +12,7 @@ use clap::Args;
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
+use crate::run::handle::RunHandle;
 
 /// `self-repair runs`.
 #[derive(Debug, Args)]
@@ -56,10 +57,9 @@ pub struct RunCostLine {
 pub fn runs_cost(project: &Project) -> Result<Vec<RunCostLine>, AppError> {
     let mut lines = Vec::new();
     for id in project.run_ids()? {
-        let dir = project.run(&id)?;
-        if self_repair_repair::is_repair_run(&dir) {
+        let RunHandle::Triage(dir) = RunHandle::open(project.run(&id)?) else {
             continue;
-        }
+        };
         let Ok(state) = dir.load_state() else {
             continue;
         };
@@ -140,40 +140,47 @@ pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
             created_at: None,
             error: None,
         };
-        if self_repair_repair::is_repair_run(&dir) {
-            line.kind = "repair";
-            match self_repair_repair::repair_status(&dir) {
-                Ok(report) => {
-                    line.status = Some(report.status.as_str().to_owned());
-                    line.phase = serde_json::to_value(report.step)
-                        .ok()
-                        .and_then(|v| v["kind"].as_str().map(str::to_owned));
-                    line.progress = Some(format!("{} fix attempt(s)", report.attempts.len()));
-                    line.created_at = Some(report.created_at);
-                }
-                Err(e) => line.error = Some(e.to_string()),
-            }
-        } else {
-            match dir.load_state() {
-                Ok(state) => {
-                    let counts = state.counts(state.phase);
-                    line.status = Some(state.status.as_str().to_owned());
-                    line.phase = Some(state.phase.as_str().to_owned());
-                    line.findings = Some(state.intake.unique);
-                    line.progress = Some(format!(
-                        "{} of {} {} items done",
-                        counts.done,
-                        counts.total(),
-                        state.phase.as_str()
-                    ));
-                    line.created_at = Some(timestamp::rfc3339(state.created_at));
-                }
-                Err(e) => line.error = Some(e.to_string()),
-            }
+        match RunHandle::open(dir) {
+            RunHandle::Repair(dir) => describe_repair_run(&dir, &mut line),
+            RunHandle::Triage(dir) => describe_triage_run(&dir, &mut line),
         }
         lines.push(line);
     }
     Ok(lines)
+}
+
+fn describe_repair_run(dir: &RunDir, line: &mut RunLine) {
+    line.kind = "repair";
+    match self_repair_repair::repair_status(dir) {
+        Ok(report) => {
+            line.status = Some(report.status.as_str().to_owned());
+            line.phase = serde_json::to_value(report.step)
+                .ok()
+                .and_then(|v| v["kind"].as_str().map(str::to_owned));
+            line.progress = Some(format!("{} fix attempt(s)", report.attempts.len()));
+            line.created_at = Some(report.created_at);
+        }
+        Err(e) => line.error = Some(e.to_string()),
+    }
+}
+
+fn describe_triage_run(dir: &RunDir, line: &mut RunLine) {
+    match dir.load_state() {
+        Ok(state) => {
+            let counts = state.counts(state.phase);
+            line.status = Some(state.status.as_str().to_owned());
+            line.phase = Some(state.phase.as_str().to_owned());
+            line.findings = Some(state.intake.unique);
+            line.progress = Some(format!(
+                "{} of {} {} items done",
+                counts.done,
+                counts.total(),
+                state.phase.as_str()
+            ));
+            line.created_at = Some(timestamp::rfc3339(state.created_at));
+        }
+        Err(e) => line.error = Some(e.to_string()),
+    }
 }
 
 /// The text `runs` prints.

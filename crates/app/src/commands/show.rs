@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, triage_only};
+use crate::commands::RunArg;
 use crate::output::Output;
 use crate::prompts::finding_listing::{FINDINGS_PAGE, FindingListing, FindingsPage};
 use crate::prompts::item_focus::{angle_guide, planner_emphasis};
@@ -22,6 +22,7 @@ use crate::prompts::revision::Revision;
 use crate::prompts::triage::{TaskFinding, candidate_duplicates, triage_data};
 use crate::prompts::verdict_table::VerdictTable;
 use crate::run::finalize::read_findings;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 
 /// `self-repair show` (and `item`, its other name).
@@ -52,17 +53,20 @@ pub struct ShowView {
 /// Runs `show`: the item's task for its agent (a repair run's fix task too), or its findings.
 pub fn run(env: &CommandEnv, args: ShowArgs) -> Result<Output, AppError> {
     let ShowArgs { item, run, view } = args;
-    let (project, dir) = run.open(env)?;
+    let (project, handle) = run.open(env)?;
     if view.findings {
-        triage_only(&dir, "`show --findings`")?;
+        let dir = handle.triage("`show --findings`")?;
         let state = load_folded(&dir, false)?;
         let page = show_findings(&dir, &state, &item, view.page)?;
         return Output::json_or(view.json, &page, FindingsPage::render);
     }
-    if self_repair_repair::is_repair_run(&dir) {
-        let shown = self_repair_repair::show_fix(&project, &dir, &item)?;
-        return Output::json_or(view.json, &shown, |s| s.prompt.clone());
-    }
+    let dir = match handle {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            let shown = self_repair_repair::show_fix(&project, &dir, &item)?;
+            return Output::json_or(view.json, &shown, |s| s.prompt.clone());
+        }
+    };
     let state = load_folded(&dir, false)?;
     let shown = show(&project, &dir, &state, &item)?;
     record_shown(&dir, &state, &item, env.now)?;
@@ -216,169 +220,184 @@ type Vars = Vec<(&'static str, String)>;
 
 impl PromptContext<'_> {
     fn vars(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
-        Ok(match item.kind {
-            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::Verify => self.triage(item)?,
+        match item.kind {
+            ItemKind::Triage | ItemKind::TriageBatch | ItemKind::Verify => self.triage(item),
             ItemKind::RuleSurvey => crate::prompts::survey::survey_vars(
                 self.root,
                 self.dir,
                 self.state,
                 self.findings,
                 item,
-            )?,
-            ItemKind::Aggregate => (
-                "aggregate.md".to_owned(),
-                vec![
-                    ("count", item.inputs().len().to_string()),
-                    (
-                        "slice",
-                        self.listing(item)
-                            .render(SLICE_FINDINGS, &self.findings_command(item)),
-                    ),
-                ],
             ),
-            ItemKind::MergeLabels => {
-                let mut rows = String::new();
-                for label in item.inputs() {
-                    let key = self_repair_engine::label_key(label);
-                    let (mut findings, mut cause) = (0, "");
-                    for p in &self.state.proposals {
-                        if self_repair_engine::label_key(&p.label) == key {
-                            findings += p.members.len();
-                            if cause.is_empty() {
-                                cause = &p.root_cause;
-                            }
-                        }
+            ItemKind::Aggregate => Ok(self.aggregate_vars(item)),
+            ItemKind::MergeLabels => Ok(self.merge_labels_vars(item)),
+            ItemKind::RuleReview => Ok(self.rule_review_vars()),
+            ItemKind::Plan => Ok(self.plan_vars(item)),
+            ItemKind::Synthesize => Ok(self.synthesize_vars(item)),
+            ItemKind::Review => Ok(self.review_vars(item)),
+            ItemKind::Revise => Ok(self.revise_vars(item)),
+            ItemKind::WriteTask => Ok(self.write_task_vars(item)),
+        }
+    }
+
+    fn aggregate_vars(&self, item: &WorkItem) -> (String, Vars) {
+        (
+            "aggregate.md".to_owned(),
+            vec![
+                ("count", item.inputs().len().to_string()),
+                (
+                    "slice",
+                    self.listing(item)
+                        .render(SLICE_FINDINGS, &self.findings_command(item)),
+                ),
+            ],
+        )
+    }
+
+    fn merge_labels_vars(&self, item: &WorkItem) -> (String, Vars) {
+        let mut rows = String::new();
+        for label in item.inputs() {
+            let key = self_repair_engine::label_key(label);
+            let (mut findings, mut cause) = (0, "");
+            for p in &self.state.proposals {
+                if self_repair_engine::label_key(&p.label) == key {
+                    findings += p.members.len();
+                    if cause.is_empty() {
+                        cause = &p.root_cause;
                     }
-                    rows.push_str(&format!(
-                        "{label} | {findings} | {}\n",
-                        cause.split_whitespace().collect::<Vec<_>>().join(" ")
-                    ));
                 }
+            }
+            rows.push_str(&format!(
+                "{label} | {findings} | {}\n",
+                cause.split_whitespace().collect::<Vec<_>>().join(" ")
+            ));
+        }
+        (
+            "merge-labels.md".to_owned(),
+            vec![
+                ("count", item.inputs().len().to_string()),
+                ("labels", fenced_block("text", &rows)),
+            ],
+        )
+    }
+
+    fn rule_review_vars(&self) -> (String, Vars) {
+        let mut table = VerdictTable::default();
+        let mut count = 0;
+        for done in self.state.items[..self.state.triage_items as usize]
+            .iter()
+            .filter(|i| i.status == ItemStatus::Done)
+        {
+            table.add(done, self.record(done).map(|r| &r.finding));
+            count += 1;
+        }
+        (
+            "rule-review.md".to_owned(),
+            vec![
+                ("count", count.to_string()),
                 (
-                    "merge-labels.md".to_owned(),
-                    vec![
-                        ("count", item.inputs().len().to_string()),
-                        ("labels", fenced_block("text", &rows)),
-                    ],
-                )
-            }
-            ItemKind::RuleReview => {
-                let mut table = VerdictTable::default();
-                let mut count = 0;
-                for done in self.state.items[..self.state.triage_items as usize]
-                    .iter()
-                    .filter(|i| i.status == ItemStatus::Done)
-                {
-                    table.add(done, self.record(done).map(|r| &r.finding));
-                    count += 1;
-                }
-                (
-                    "rule-review.md".to_owned(),
-                    vec![
-                        ("count", count.to_string()),
-                        (
-                            "verdicts",
-                            fenced_block("text", &table.render(RULE_REVIEW_ROWS)),
-                        ),
-                    ],
-                )
-            }
-            ItemKind::Plan => {
-                let n = item.id.rsplit('-').next().unwrap_or("1").to_owned();
-                let mut vars = self.group_vars(item, GROUP_FINDINGS);
-                vars.push(("emphasis", planner_emphasis(n.parse().unwrap_or(1))));
-                vars.push(("planner", n));
-                let planners = self.planners(item);
-                let peers = if planners > 1 {
-                    format!(
-                        "{planners} planners write competing plans for it; a synthesizer merges \
-                         the best parts."
-                    )
-                } else {
-                    "Yours is the group's only plan: a reviewer checks it, then it becomes the \
-                     task."
-                        .to_owned()
-                };
-                vars.push(("planners", planners.to_string()));
-                vars.push(("peers", peers));
-                ("plan.md".to_owned(), vars)
-            }
-            ItemKind::Synthesize => {
-                let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
-                let share = EMBEDDED_CHARS / item.inputs().len().max(1);
-                let plans: Vec<String> = item
-                    .inputs()
-                    .iter()
-                    .map(|p| match self.result_text(p, "md") {
-                        Some(text) => format!("### {p}\n\n{}", self.embed(&text, p, "md", share)),
-                        None => format!("### {p}\n\n(no plan: this planner failed)\n"),
-                    })
-                    .collect();
-                vars.push(("plans", plans.join("\n")));
-                ("synthesize.md".to_owned(), vars)
-            }
-            ItemKind::Review => {
-                let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
-                let angle = crate::commands::show::show_angle(self.state, item);
-                vars.push(("angle_guide", angle_guide(&angle)));
-                vars.push(("angle", angle));
-                vars.push(("plan", self.merged_plan(item, EMBEDDED_CHARS)));
-                ("review.md".to_owned(), vars)
-            }
-            ItemKind::Revise => {
-                let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
-                vars.push(("plan", self.merged_plan(item, REVISE_PLAN_CHARS)));
-                vars.push(("points", self.asks(item)));
-                vars.push(("approach", self.approach(item)));
-                ("revise.md".to_owned(), vars)
-            }
-            ItemKind::WriteTask => {
-                let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
-                // The plan and its reviews share the room; the revise step adds no share.
-                let reviews: Vec<&String> = item
-                    .depends_on()
-                    .iter()
-                    .skip(1)
-                    .filter(|d| ItemKind::of_id(d) == Some(ItemKind::Review))
-                    .collect();
-                let share = EMBEDDED_CHARS / (reviews.len() + 1);
-                let revision = self.group_id(item).and_then(|g| Revision::of(self.dir, &g));
-                if let Some(revision) = revision {
-                    vars.push((
-                        "plan",
-                        format!(
-                            "The plan as the revise step ({}) left it, the reviews' points \
-                             answered:\n\n{}",
-                            revision.item,
-                            self.embed(&revision.plan, &revision.item, "json", REVISE_PLAN_CHARS)
-                        ),
-                    ));
-                    vars.push(("reviews", self.outcomes(&reviews, &revision)));
-                    return Ok(("write-task.md".to_owned(), vars));
-                }
-                vars.push(("plan", self.merged_plan(item, share)));
-                let reviews: Vec<String> = reviews
-                    .into_iter()
-                    .filter_map(|r| {
-                        let review = self.state.item(r)?;
-                        let angle = crate::commands::show::show_angle(self.state, review);
-                        Some(match self.result_text(r, "md") {
-                            Some(text) => {
-                                format!(
-                                    "### {angle} ({r})\n\n{}",
-                                    self.embed(&text, r, "md", share)
-                                )
-                            }
-                            None => {
-                                format!("### {angle} ({r})\n\n(no review: this reviewer failed)\n")
-                            }
-                        })
-                    })
-                    .collect();
-                vars.push(("reviews", reviews.join("\n")));
-                ("write-task.md".to_owned(), vars)
-            }
-        })
+                    "verdicts",
+                    fenced_block("text", &table.render(RULE_REVIEW_ROWS)),
+                ),
+            ],
+        )
+    }
+
+    fn plan_vars(&self, item: &WorkItem) -> (String, Vars) {
+        let n = item.id.rsplit('-').next().unwrap_or("1").to_owned();
+        let mut vars = self.group_vars(item, GROUP_FINDINGS);
+        vars.push(("emphasis", planner_emphasis(n.parse().unwrap_or(1))));
+        vars.push(("planner", n));
+        let planners = self.planners(item);
+        let peers = if planners > 1 {
+            format!(
+                "{planners} planners write competing plans for it; a synthesizer merges \
+                 the best parts."
+            )
+        } else {
+            "Yours is the group's only plan: a reviewer checks it, then it becomes the \
+             task."
+                .to_owned()
+        };
+        vars.push(("planners", planners.to_string()));
+        vars.push(("peers", peers));
+        ("plan.md".to_owned(), vars)
+    }
+
+    fn synthesize_vars(&self, item: &WorkItem) -> (String, Vars) {
+        let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
+        let share = EMBEDDED_CHARS / item.inputs().len().max(1);
+        let plans: Vec<String> = item
+            .inputs()
+            .iter()
+            .map(|p| match self.result_text(p, "md") {
+                Some(text) => format!("### {p}\n\n{}", self.embed(&text, p, "md", share)),
+                None => format!("### {p}\n\n(no plan: this planner failed)\n"),
+            })
+            .collect();
+        vars.push(("plans", plans.join("\n")));
+        ("synthesize.md".to_owned(), vars)
+    }
+
+    fn review_vars(&self, item: &WorkItem) -> (String, Vars) {
+        let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
+        let angle = crate::commands::show::show_angle(self.state, item);
+        vars.push(("angle_guide", angle_guide(&angle)));
+        vars.push(("angle", angle));
+        vars.push(("plan", self.merged_plan(item, EMBEDDED_CHARS)));
+        ("review.md".to_owned(), vars)
+    }
+
+    fn revise_vars(&self, item: &WorkItem) -> (String, Vars) {
+        let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
+        vars.push(("plan", self.merged_plan(item, REVISE_PLAN_CHARS)));
+        vars.push(("points", self.asks(item)));
+        vars.push(("approach", self.approach(item)));
+        ("revise.md".to_owned(), vars)
+    }
+
+    fn write_task_vars(&self, item: &WorkItem) -> (String, Vars) {
+        let mut vars = self.group_vars(item, GROUP_FINDINGS_WITH_PLANS);
+        // The plan and its reviews share the room; the revise step adds no share.
+        let reviews: Vec<&String> = item
+            .depends_on()
+            .iter()
+            .skip(1)
+            .filter(|d| ItemKind::of_id(d) == Some(ItemKind::Review))
+            .collect();
+        let share = EMBEDDED_CHARS / (reviews.len() + 1);
+        let revision = self.group_id(item).and_then(|g| Revision::of(self.dir, &g));
+        if let Some(revision) = revision {
+            vars.push((
+                "plan",
+                format!(
+                    "The plan as the revise step ({}) left it, the reviews' points \
+                     answered:\n\n{}",
+                    revision.item,
+                    self.embed(&revision.plan, &revision.item, "json", REVISE_PLAN_CHARS)
+                ),
+            ));
+            vars.push(("reviews", self.outcomes(&reviews, &revision)));
+            return ("write-task.md".to_owned(), vars);
+        }
+        vars.push(("plan", self.merged_plan(item, share)));
+        let reviews: Vec<String> = reviews
+            .into_iter()
+            .filter_map(|r| {
+                let review = self.state.item(r)?;
+                let angle = crate::commands::show::show_angle(self.state, review);
+                Some(match self.result_text(r, "md") {
+                    Some(text) => {
+                        format!("### {angle} ({r})\n\n{}", self.embed(&text, r, "md", share))
+                    }
+                    None => {
+                        format!("### {angle} ({r})\n\n(no review: this reviewer failed)\n")
+                    }
+                })
+            })
+            .collect();
+        vars.push(("reviews", reviews.join("\n")));
+        ("write-task.md".to_owned(), vars)
     }
 
     fn record(&self, item: &WorkItem) -> Option<&FindingRecord> {

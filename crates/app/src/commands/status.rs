@@ -1,11 +1,14 @@
 //! `self-repair status`: where a run is and what happens next; with `--findings`, how each
 //! finding was decided.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use self_repair_engine::{
-    Intake, PauseReason, Phase, PhaseCounts, RunState, RunStatus, TaskRecord, timestamp,
+    FindingRecord, Intake, PauseReason, Phase, PhaseCounts, RunState, RunStatus, SurveyRecord,
+    TaskRecord, timestamp,
 };
+use self_repair_report::Verification;
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 
@@ -13,8 +16,9 @@ use clap::Args;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, triage_only};
+use crate::commands::RunArg;
 use crate::output::Output;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 
 /// `self-repair status`.
@@ -31,21 +35,24 @@ pub struct StatusArgs {
 
 /// Runs `status`: a triage run's report, a repair run's attempts, or every finding's decision.
 pub fn run(env: &CommandEnv, args: &StatusArgs) -> Result<Output, AppError> {
-    let (project, dir) = args.run.open(env)?;
+    let (project, handle) = args.run.open(env)?;
     if args.findings {
-        triage_only(&dir, "`status --findings`")?;
+        let dir = handle.triage("`status --findings`")?;
         let state = load_folded(&dir, true)?;
         let lines = finding_lines(&dir, &state)?;
         return Output::json_or(args.json, &lines, |l| render_findings(l));
     }
-    if self_repair_repair::is_repair_run(&dir) {
-        let report = self_repair_repair::repair_status(&dir)?;
-        return Output::json_or(
-            args.json,
-            &report,
-            self_repair_repair::RepairStatusReport::render,
-        );
-    }
+    let dir = match handle {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            let report = self_repair_repair::repair_status(&dir)?;
+            return Output::json_or(
+                args.json,
+                &report,
+                self_repair_repair::RepairStatusReport::render,
+            );
+        }
+    };
     let report = status(&project, &dir, env.now)?;
     Output::json_or(args.json, &report, StatusReport::render)
 }
@@ -307,54 +314,7 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 .item
                 .as_deref()
                 .and_then(|id| survey_of.get(id).copied());
-            let (decided_by, verdict, reason) = match (&record.predecided, &record.item) {
-                (None, Some(id)) if survey.is_some() => (
-                    "survey".to_owned(),
-                    state
-                        .item(id)
-                        .and_then(|i| i.verdict)
-                        .map(|v| v.as_str().to_owned()),
-                    survey
-                        .and_then(|s| s.answer.as_ref())
-                        .map(|a| a.reason.clone())
-                        .unwrap_or_default(),
-                ),
-                (Some(p), _) => (
-                    p.by.clone(),
-                    Some(p.verdict.as_str().to_owned()),
-                    p.reason.clone(),
-                ),
-                (None, Some(id)) => match state.item(id) {
-                    Some(item) if item.status == self_repair_engine::ItemStatus::Done => {
-                        let reason = match chains.get(id.as_str()).and_then(|c| c.second.as_ref()) {
-                            Some(second) => second.reason.clone(),
-                            None => dir
-                                .read_result(id, "json")
-                                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                                .and_then(|v| v["reason"].as_str().map(str::to_owned))
-                                .unwrap_or_default(),
-                        };
-                        (
-                            "agent".to_owned(),
-                            item.verdict.map(|v| v.as_str().to_owned()),
-                            reason,
-                        )
-                    }
-                    Some(item) => (
-                        "pending".to_owned(),
-                        None,
-                        match chains.get(id.as_str()) {
-                            Some(chain) => format!(
-                                "answered {}, waiting for its second opinion {} ({})",
-                                chain.first.verdict, chain.item, chain.status
-                            ),
-                            None => format!("triage item {id} is {}", item.status.as_str()),
-                        },
-                    ),
-                    None => ("pending".to_owned(), None, String::new()),
-                },
-                (None, None) => ("pending".to_owned(), None, String::new()),
-            };
+            let (decided_by, verdict, reason) = decision(dir, state, record, survey, &chains);
             let batch = record
                 .item
                 .as_deref()
@@ -385,6 +345,65 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
             }
         })
         .collect())
+}
+
+/// Who decided a finding (`agent`, `survey`, `known`, a rule, or `pending`), its verdict, and
+/// why.
+fn decision(
+    dir: &RunDir,
+    state: &RunState,
+    record: &FindingRecord,
+    survey: Option<&SurveyRecord>,
+    chains: &HashMap<String, Verification>,
+) -> (String, Option<String>, String) {
+    match (&record.predecided, &record.item) {
+        (None, Some(id)) if survey.is_some() => (
+            "survey".to_owned(),
+            state
+                .item(id)
+                .and_then(|i| i.verdict)
+                .map(|v| v.as_str().to_owned()),
+            survey
+                .and_then(|s| s.answer.as_ref())
+                .map(|a| a.reason.clone())
+                .unwrap_or_default(),
+        ),
+        (Some(p), _) => (
+            p.by.clone(),
+            Some(p.verdict.as_str().to_owned()),
+            p.reason.clone(),
+        ),
+        (None, Some(id)) => match state.item(id) {
+            Some(item) if item.status == self_repair_engine::ItemStatus::Done => {
+                let reason = match chains.get(id.as_str()).and_then(|c| c.second.as_ref()) {
+                    Some(second) => second.reason.clone(),
+                    None => dir
+                        .read_result(id, "json")
+                        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                        .and_then(|v| v["reason"].as_str().map(str::to_owned))
+                        .unwrap_or_default(),
+                };
+                (
+                    "agent".to_owned(),
+                    item.verdict.map(|v| v.as_str().to_owned()),
+                    reason,
+                )
+            }
+            Some(item) => (
+                "pending".to_owned(),
+                None,
+                match chains.get(id.as_str()) {
+                    Some(chain) => format!(
+                        "answered {}, waiting for its second opinion {} ({})",
+                        chain.first.verdict, chain.item, chain.status
+                    ),
+                    None => format!("triage item {id} is {}", item.status.as_str()),
+                },
+            ),
+            None => ("pending".to_owned(), None, String::new()),
+        },
+        (None, None) => ("pending".to_owned(), None, String::new()),
+    }
 }
 
 /// The text of `status --findings`.

@@ -11,7 +11,7 @@ use clap::Args;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, piped_stdin, triage_only};
+use crate::commands::{RunArg, piped_stdin};
 use crate::output::Output;
 
 /// `self-repair submit`.
@@ -27,8 +27,7 @@ pub struct SubmitArgs {
 
 /// Runs `submit`: the result from `--file`, else standard input.
 pub fn run(env: &CommandEnv, args: &SubmitArgs) -> Result<Output, AppError> {
-    let (_, dir) = args.run.open(env)?;
-    triage_only(&dir, "`submit`")?;
+    let (_, dir) = args.run.open_triage(env, "`submit`")?;
     let content = read_result(args.file.as_deref())?;
     submit_repaired(&dir, &args.item, &content, env.now).map(Output::text)
 }
@@ -73,90 +72,150 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
     let parsed = parse_submission(&input, content, &routes, manifest.triage_items);
     let (submission, canonical) = match parsed {
         Ok(ok) => ok,
-        Err(rejection) => {
-            let _lock = dir.lock()?;
-            dir.journal().append(&[JournalEntry {
-                at: now,
-                event: Event::Rejected {
-                    item: item.to_owned(),
-                    error: rejection.problems.join("; "),
-                },
-            }])?;
-            return Err(AppError::Rejected {
-                item: item.to_owned(),
-                problems: rejection.problems,
-            });
-        }
+        Err(rejection) => return Err(reject(dir, item, rejection.problems, now)),
     };
-    let what = describe(item, input.kind, &submission);
     let markdown = input.kind.takes_markdown();
     let ext = if markdown { "md" } else { "json" };
-    let result_path = dir
-        .item_file(item, ext)
-        .ok_or_else(|| AppError::NotFound(format!("no item `{item}`")))?;
-    let stored = render_stored(&canonical, markdown);
-    let comparable = normalize(canonical.clone(), markdown);
+    let result = Submission {
+        item,
+        kind: input.kind,
+        markdown,
+        what: describe(item, input.kind, &submission),
+        path: dir
+            .item_file(item, ext)
+            .ok_or_else(|| AppError::NotFound(format!("no item `{item}`")))?,
+        stored: render_stored(&canonical, markdown),
+        comparable: normalize(canonical.clone(), markdown),
+    };
     let _lock = dir.lock()?;
     // Whether a result already counts is decided by the journal (the commit point): the result
     // file is its copy, and a submit that died between the two left a marker saying where its
     // line went. Exit 0 if and only if this exact result is the one that counts.
-    let mut recorded = recorded_result(dir, item, &result_path, markdown)?;
-    if let Some(reroute) = recorded
+    if let Some(recorded) = result_that_counts(dir, &result)? {
+        return answer_to_recorded(dir, &result, &recorded);
+    }
+    commit(dir, result, canonical, now)
+}
+
+/// A submission that validated, ready to be compared and recorded.
+struct Submission<'a> {
+    item: &'a str,
+    kind: ItemKind,
+    markdown: bool,
+    /// What it says, in words, for the reply.
+    what: String,
+    /// `items/<id>.json` or `.md`: the readable copy.
+    path: PathBuf,
+    /// The copy's text.
+    stored: String,
+    /// The canonical value, as results are compared.
+    comparable: Value,
+}
+
+/// Journals a rejection (identical failures across agents are recognised by it) and returns
+/// the error that tells the agent what to fix.
+fn reject(dir: &RunDir, item: &str, problems: Vec<String>, now: u64) -> AppError {
+    let journaled = dir.lock().map_err(AppError::from).and_then(|_lock| {
+        dir.journal()
+            .append(&[JournalEntry {
+                at: now,
+                event: Event::Rejected {
+                    item: item.to_owned(),
+                    error: problems.join("; "),
+                },
+            }])
+            .map_err(AppError::from)
+    });
+    match journaled {
+        Ok(_) => AppError::Rejected {
+            item: item.to_owned(),
+            problems,
+        },
+        Err(e) => e,
+    }
+}
+
+/// The result that already counts for the item, if any. A first result that asked for another
+/// route does not: the fold sent the item back to triage, and the next result is its answer.
+fn result_that_counts(dir: &RunDir, result: &Submission<'_>) -> Result<Option<Recorded>, AppError> {
+    let item = result.item;
+    let recorded = recorded_result(dir, item, &result.path, result.markdown)?;
+    let Some(reroute) = recorded
         .as_ref()
-        .filter(|r| r.value != comparable)
+        .filter(|r| r.value != result.comparable)
         .map(|r| r.value.clone())
-        && is_open_reroute(dir, item, input.kind, &reroute)
-    {
-        // The first result asked for another route: the fold sent the item back to triage,
-        // and the next result is its answer. Keep the re-route aside (for `status` and a
-        // later submit), then judge by what an interrupted submit may have committed since.
-        let text = render_stored(&reroute, false);
-        for path in [&result_path, &rerouted_path(dir, item)] {
-            write_atomic(path, text.as_bytes()).map_err(|source| AppError::NotRecorded {
-                item: item.to_owned(),
-                source,
-            })?;
-        }
-        recorded = dir
-            .committed_without_copy(item)?
-            .filter(|v| *v != reroute)
-            .map(|value| Recorded {
-                value,
-                copy_missing: true,
-            });
+        .filter(|reroute| is_open_reroute(dir, item, result.kind, reroute))
+    else {
+        return Ok(recorded);
+    };
+    // Keep the re-route aside (for `status` and a later submit), then judge by what an
+    // interrupted submit may have committed since.
+    let text = render_stored(&reroute, false);
+    for path in [&result.path, &rerouted_path(dir, item)] {
+        write_atomic(path, text.as_bytes()).map_err(|source| AppError::NotRecorded {
+            item: item.to_owned(),
+            source,
+        })?;
     }
-    if let Some(recorded) = recorded {
-        if recorded.value == comparable {
-            if recorded.copy_missing {
-                write_result_copy(dir, item, &result_path, &stored);
-            }
-            if input.kind == ItemKind::TriageBatch {
-                write_member_copies(dir, &comparable);
-            }
-            return Ok(Submitted::AlreadyRecorded(what));
-        }
+    Ok(dir
+        .committed_without_copy(item)?
+        .filter(|v| *v != reroute)
+        .map(|value| Recorded {
+            value,
+            copy_missing: true,
+        }))
+}
+
+/// A result already counts: the same one is acknowledged again (its missing copies written),
+/// a different one is refused.
+fn answer_to_recorded(
+    dir: &RunDir,
+    result: &Submission<'_>,
+    recorded: &Recorded,
+) -> Result<Submitted, AppError> {
+    let (item, what) = (result.item, result.what.clone());
+    let batch = result.kind == ItemKind::TriageBatch;
+    if recorded.value == result.comparable {
         if recorded.copy_missing {
-            if input.kind == ItemKind::TriageBatch {
-                write_member_copies(dir, &recorded.value);
-            }
-            let copy = render_stored(&recorded.value, markdown);
-            write_result_copy(dir, item, &result_path, &copy);
+            write_result_copy(dir, item, &result.path, &result.stored);
         }
-        // A late copy of the answer that asked for the re-route: it is recorded, as history.
-        let first_answer = std::fs::read_to_string(rerouted_path(dir, item))
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok());
-        if first_answer.is_some_and(|first| first == comparable) {
-            return Ok(Submitted::AlreadyRecorded(what));
+        if batch {
+            write_member_copies(dir, &result.comparable);
         }
-        return Err(AppError::Conflict(format!(
-            "{item} already has a different result, and that one counts: {} ({}). A result is \
-             final once recorded; this one was not recorded. If the recorded one is wrong, say \
-             so in your reply instead of resubmitting.",
-            summarize(&recorded.value),
-            result_path.display()
-        )));
+        return Ok(Submitted::AlreadyRecorded(what));
     }
+    if recorded.copy_missing {
+        if batch {
+            write_member_copies(dir, &recorded.value);
+        }
+        let copy = render_stored(&recorded.value, result.markdown);
+        write_result_copy(dir, item, &result.path, &copy);
+    }
+    // A late copy of the answer that asked for the re-route: it is recorded, as history.
+    let first_answer = std::fs::read_to_string(rerouted_path(dir, item))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+    if first_answer.is_some_and(|first| first == result.comparable) {
+        return Ok(Submitted::AlreadyRecorded(what));
+    }
+    Err(AppError::Conflict(format!(
+        "{item} already has a different result, and that one counts: {} ({}). A result is \
+         final once recorded; this one was not recorded. If the recorded one is wrong, say \
+         so in your reply instead of resubmitting.",
+        summarize(&recorded.value),
+        result.path.display()
+    )))
+}
+
+/// Records a new result: the journal line is the commit point, the result file its readable
+/// copy (a marker left before the append lets `doctor` finish a submit killed in between).
+fn commit(
+    dir: &RunDir,
+    result: Submission<'_>,
+    canonical: Value,
+    now: u64,
+) -> Result<Submitted, AppError> {
+    let item = result.item;
     let journal = dir.journal();
     let offset = journal.byte_len()?;
     dir.mark_submitting(item, offset)
@@ -171,12 +230,11 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
             result: canonical,
         },
     };
-    // The journal line is the commit point; the result file is a readable copy of it.
     if let Err(source) = journal.append(&[entry]) {
         // The append cuts a failed line back out; if even that failed, the line may be there
         // and count: then this result is recorded after all.
         let landed = matches!(dir.committed_without_copy(item),
-            Ok(Some(v)) if normalize(v.clone(), markdown) == comparable);
+            Ok(Some(v)) if normalize(v.clone(), result.markdown) == result.comparable);
         if !landed {
             dir.clear_submitting(item);
             return Err(AppError::NotRecorded {
@@ -185,19 +243,20 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
             });
         }
     }
-    if input.kind == ItemKind::TriageBatch {
-        write_member_copies(dir, &comparable);
+    if result.kind == ItemKind::TriageBatch {
+        write_member_copies(dir, &result.comparable);
     }
-    match write_atomic(&result_path, stored.as_bytes()) {
+    match write_atomic(&result.path, result.stored.as_bytes()) {
         Ok(()) => {
             dir.clear_submitting(item);
-            Ok(Submitted::Recorded(what))
+            Ok(Submitted::Recorded(result.what))
         }
         // The result counts; only its readable copy is missing, and the marker left behind
         // lets the next `submit` of this item or `doctor` write it.
         Err(e) => Ok(Submitted::Recorded(format!(
-            "{what} (its copy {} could not be written: {e}; `self-repair doctor` writes it)",
-            result_path.display()
+            "{} (its copy {} could not be written: {e}; `self-repair doctor` writes it)",
+            result.what,
+            result.path.display()
         ))),
     }
 }

@@ -12,6 +12,7 @@ use crate::command_env::CommandEnv;
 use crate::hooks::answer::{HookAnswer, active_run};
 use crate::hooks::input::HookInput;
 use crate::run::finalize::finalize_run;
+use crate::run::handle::RunHandle;
 
 /// `self-repair hook stop`.
 pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
@@ -29,27 +30,11 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     let Some((project, dir)) = active_run(env, &input) else {
         return HookAnswer::allow();
     };
-    // A repair run's state.json is not a triage RunState: hand the stop to the repair crate.
-    if self_repair_repair::is_repair_run(&dir) {
-        let stop = self_repair_repair::StopInput {
-            session,
-            running: input.background_tasks.as_ref().map(|tasks| {
-                tasks
-                    .iter()
-                    .filter(|t| t.status.as_deref().is_none_or(|s| s == "running"))
-                    .filter_map(|t| t.description.clone())
-                    .collect()
-            }),
-        };
-        let repair = dir.clone();
-        let session = stop.session.clone();
-        let answer = self_repair_repair::repair_stop(&project, dir, env.now, &stop);
-        let answer = HookAnswer {
-            stdout: answer.stdout,
-            stderr: answer.stderr,
-        };
-        return crate::hooks::fix_stop::after_repair_stop(&project, env, &repair, &session, answer);
-    }
+    let dir = match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => dir,
+        // A repair run's state.json is not a triage RunState: the repair crate answers.
+        RunHandle::Repair(dir) => return repair_stop(env, &input, &project, dir, session),
+    };
     let lock = match dir.lock() {
         Ok(lock) => lock,
         Err(e) => {
@@ -104,6 +89,34 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     // would be a fifth of the hook's time (reference/benchmarks.md).
     std::mem::forget(state);
     answer
+}
+
+/// The Stop hook on a repair run: the repair crate decides; a task of `self-repair fix` whose
+/// run just ended is recorded and the next one started.
+fn repair_stop(
+    env: &CommandEnv,
+    input: &HookInput,
+    project: &Project,
+    dir: RunDir,
+    session: String,
+) -> HookAnswer {
+    let stop = self_repair_repair::StopInput {
+        session,
+        running: input.background_tasks.as_ref().map(|tasks| {
+            tasks
+                .iter()
+                .filter(|t| t.status.as_deref().is_none_or(|s| s == "running"))
+                .filter_map(|t| t.description.clone())
+                .collect()
+        }),
+    };
+    let repair = dir.clone();
+    let answer = self_repair_repair::repair_stop(project, dir, env.now, &stop);
+    let answer = HookAnswer {
+        stdout: answer.stdout,
+        stderr: answer.stderr,
+    };
+    crate::hooks::fix_stop::after_repair_stop(project, env, &repair, &stop.session, answer)
 }
 
 /// Folds, decides, finalizes when asked, journals what changed, saves, answers.

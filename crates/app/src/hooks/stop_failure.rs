@@ -6,6 +6,7 @@ use self_repair_engine::{Event, JournalEntry, RunStatus};
 use crate::command_env::CommandEnv;
 use crate::hooks::answer::{HookAnswer, active_run};
 use crate::hooks::input::HookInput;
+use crate::run::handle::RunHandle;
 
 /// `self-repair hook stop-failure`: the turn ended on an API error; pause instead of
 /// re-blocking. The next successful stop lifts the pause.
@@ -23,13 +24,16 @@ pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     else {
         return HookAnswer::allow();
     };
-    if self_repair_repair::is_repair_run(&dir) {
-        let answer = self_repair_repair::repair_stop_failure(&dir, &session);
-        return HookAnswer {
-            stdout: answer.stdout,
-            stderr: answer.stderr,
-        };
-    }
+    let dir = match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            let answer = self_repair_repair::repair_stop_failure(&dir, &session);
+            return HookAnswer {
+                stdout: answer.stdout,
+                stderr: answer.stderr,
+            };
+        }
+    };
     let result = (|| -> Result<(), crate::app_error::AppError> {
         let _lock = dir.lock()?;
         let mut state = dir.load_state()?;

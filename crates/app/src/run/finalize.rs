@@ -9,8 +9,8 @@ use self_repair_classify::{
     measure,
 };
 use self_repair_engine::{
-    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, TaskDraft,
-    TriageResult, Verdict, VerifyOutcome,
+    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, SurveyRecord,
+    TaskDraft, TriageResult, Verdict, VerifyOutcome,
 };
 use self_repair_report::{AnalyzerFixTask, Backlog, RunReport, TaskToWrite};
 use self_repair_store::{RunDir, write_atomic, write_json};
@@ -317,6 +317,19 @@ fn learn(
             Some((i.id.as_str(), record, i.verdict?))
         })
         .collect();
+    remember_verdicts(root, store_dir, dir, state, &decided)?;
+    propose_rules(store_dir, dir, state, &decided)
+}
+
+/// Agent verdicts into `known.json`: a dismissal on the security route, or one two agents
+/// disputed, goes in as a proposal a person accepts.
+fn remember_verdicts(
+    root: &Path,
+    store_dir: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    decided: &[(&str, &FindingRecord, Verdict)],
+) -> Result<(), AppError> {
     let on_security_route = |item: &str| {
         state
             .item(item)
@@ -335,7 +348,7 @@ fn learn(
     let chains = verification_chains(dir, state, &mut answers);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let mut changed = false;
-    for (item, record, verdict) in &decided {
+    for (item, record, verdict) in decided {
         if *verdict == Verdict::Unsure {
             continue;
         }
@@ -346,16 +359,7 @@ fn learn(
         let disputed = chain.is_some_and(|c| c.outcome == Some(VerifyOutcome::KeptReal));
         let reason = match result {
             Some(r) => r.reason.clone(),
-            None => survey_of
-                .get(item)
-                .and_then(|survey| {
-                    Some(format!(
-                        "{} policy: {}",
-                        survey.id,
-                        survey.answer.as_ref()?.reason
-                    ))
-                })
-                .unwrap_or_default(),
+            None => survey_reason(survey_of.get(item).copied()),
         };
         let f = &record.finding;
         let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);
@@ -392,6 +396,30 @@ fn learn(
             .save(store_dir)
             .map_err(|e| AppError::Usage(e.to_string()))?;
     }
+    Ok(())
+}
+
+/// Why a finding its rule's survey decided was decided: the survey's policy reason.
+fn survey_reason(survey: Option<&SurveyRecord>) -> String {
+    survey
+        .and_then(|survey| {
+            Some(format!(
+                "{} policy: {}",
+                survey.id,
+                survey.answer.as_ref()?.reason
+            ))
+        })
+        .unwrap_or_default()
+}
+
+/// The rule reviewer's proposals, measured against this run's agent verdicts, into
+/// `rules.json` as `proposed`.
+fn propose_rules(
+    store_dir: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    decided: &[(&str, &FindingRecord, Verdict)],
+) -> Result<(), AppError> {
     let Some(proposals) = dir
         .read_result("rr-1", "json")
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())

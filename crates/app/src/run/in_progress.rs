@@ -6,23 +6,27 @@ use self_repair_engine::RunStatus;
 use self_repair_store::{Project, RunDir};
 
 use crate::app_error::AppError;
-use crate::commands::steer::steer;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
+use crate::run::steering::steer;
 
 /// The active run, when it is still in progress, and how far it got (in words).
 pub fn run_in_progress(project: &Project) -> Option<(RunDir, String)> {
     let id = project.active_run_id()?;
     let dir = project.run(&id).ok()?;
-    if self_repair_repair::is_repair_run(&dir) {
-        let report = self_repair_repair::repair_status(&dir).ok()?;
-        if report.status.is_final() {
-            return None;
+    let dir = match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            let report = self_repair_repair::repair_status(&dir).ok()?;
+            if report.status.is_final() {
+                return None;
+            }
+            return Some((
+                dir,
+                format!("a repair run, status {}", report.status.as_str()),
+            ));
         }
-        return Some((
-            dir,
-            format!("a repair run, status {}", report.status.as_str()),
-        ));
-    }
+    };
     // An unreadable state cannot be driven either: `doctor` is its way back, not a refusal.
     let state = load_folded(&dir, false).ok()?;
     if matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
@@ -61,11 +65,10 @@ pub fn replace_run_in_progress(
              --run {id}` first."
         )));
     }
-    let said = if self_repair_repair::is_repair_run(&dir) {
-        self_repair_repair::cancel_repair(project, dir, now)
-            .map_err(|e| AppError::Usage(format!("--replace could not cancel run {id}: {e}")))?
-    } else {
-        steer(&dir, self_repair_engine::Event::Cancel, now)?
+    let said = match RunHandle::open(dir) {
+        RunHandle::Repair(dir) => self_repair_repair::cancel_repair(project, dir, now)
+            .map_err(|e| AppError::Usage(format!("--replace could not cancel run {id}: {e}")))?,
+        RunHandle::Triage(dir) => steer(&dir, self_repair_engine::Event::Cancel, now)?,
     };
     Ok(Some(format!("replaced run {id} ({progress}): {said}")))
 }

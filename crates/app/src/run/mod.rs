@@ -5,6 +5,7 @@
 pub mod confirm;
 pub mod cost;
 pub mod finalize;
+pub mod handle;
 pub mod in_progress;
 pub mod input_scope;
 pub mod inputs;
@@ -13,3 +14,4 @@ pub mod preflight;
 pub mod progress;
 pub mod project_config;
 pub mod proposals;
+pub mod steering;

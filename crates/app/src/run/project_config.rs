@@ -1,9 +1,12 @@
-//! `.self-repair/config.json`: the run settings (engine `Config`), the detectors, and sections
-//! other pipelines read themselves (`checks`).
+//! `.self-repair/config.json`, read in one place and one pass: the run settings (engine
+//! `Config`), the detectors, the prices, and the repair pipeline's `checks`, each section typed
+//! and checked, so a typo anywhere in the file is reported by every command the same way.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use self_repair_engine::Config;
+use self_repair_repair::{CheckConfig, ProjectChecks};
 use serde::{Deserialize, Serialize};
 
 use crate::app_error::AppError;
@@ -45,10 +48,12 @@ pub struct ProjectConfig {
     /// `prices`: USD per million tokens by model-id prefix, over the built-in table
     /// (reference/cost.md); frozen into the run's cost ledger at `start`.
     pub prices: Vec<(String, self_repair_cost::Price)>,
+    /// `checks.<name>` and `agent_prefix`, for the repair pipeline (`check`, `fix`).
+    pub checks: ProjectChecks,
 }
 
-/// Keys other pipelines own; `start` ignores them.
-const FOREIGN_SECTIONS: [&str; 2] = ["checks", "$schema"];
+/// Keys no pipeline reads (an editor's schema link).
+const IGNORED_KEYS: [&str; 1] = ["$schema"];
 
 /// Reads the config at `explicit`, else `<store>/config.json` when present, else defaults.
 pub fn load_project_config(
@@ -60,7 +65,13 @@ pub fn load_project_config(
     } else {
         let default = store_dir.join("config.json");
         if !default.is_file() {
-            return Ok(ProjectConfig::default());
+            return Ok(ProjectConfig {
+                checks: ProjectChecks {
+                    path: default,
+                    ..ProjectChecks::default()
+                },
+                ..ProjectConfig::default()
+            });
         }
         default
     };
@@ -75,9 +86,25 @@ pub fn load_project_config(
         return Err(config_error("expected a JSON object".to_owned()));
     };
     let sets_prefix = map.contains_key("agent_prefix");
-    for key in FOREIGN_SECTIONS {
+    for key in IGNORED_KEYS {
         map.remove(key);
     }
+    let checks = match map.remove("checks") {
+        Some(value) => serde_json::from_value::<BTreeMap<String, serde_json::Value>>(value)
+            .map_err(|e| config_error(format!("checks: {e}; see reference/repair.md")))?
+            .into_iter()
+            .map(|(name, entry)| {
+                serde_json::from_value::<CheckConfig>(entry)
+                    .map(|check| (name.clone(), check))
+                    .map_err(|e| {
+                        config_error(format!(
+                            "checks.{name}: {e}; see reference/repair.md for the keys"
+                        ))
+                    })
+            })
+            .collect::<Result<BTreeMap<_, _>, _>>()?,
+        None => BTreeMap::new(),
+    };
     let detectors = match map.remove("detectors") {
         Some(value) => serde_json::from_value::<Vec<Detector>>(value)
             .map_err(|e| config_error(format!("detectors: {e}")))?,
@@ -119,11 +146,17 @@ pub fn load_project_config(
         ))
     })?;
     run.validate().map_err(|e| config_error(e.to_string()))?;
+    let checks = ProjectChecks {
+        path: path.clone(),
+        checks,
+        agent_prefix: sets_prefix.then(|| run.agent_prefix.clone()),
+    };
     Ok(ProjectConfig {
         run,
         sets_prefix,
         detectors,
         prices,
+        checks,
     })
 }
 

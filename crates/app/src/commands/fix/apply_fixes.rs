@@ -10,6 +10,7 @@ use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
 use crate::run::finalize::read_findings;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 
 /// `self-repair apply-fixes`.
@@ -60,12 +61,15 @@ pub fn apply_fixes(
         Some(id) => project.run(id)?,
         None => crate::run::load::latest_triage_run(&project)?,
     };
-    if self_repair_repair::is_repair_run(&dir) {
-        return Err(AppError::Usage(format!(
-            "run {} is a repair run: `apply-fixes` takes the triage run that wrote the task (`self-repair runs` lists them)",
-            dir.id()
-        )));
-    }
+    let dir = match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            return Err(AppError::Usage(format!(
+                "run {} is a repair run: `apply-fixes` takes the triage run that wrote the task (`self-repair runs` lists them)",
+                dir.id()
+            )));
+        }
+    };
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let target = TaskTarget::find(&state, &findings, task)?;

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::run::load::latest_triage_run;
+use self_repair_engine::{FindingRecord, RunState};
 use self_repair_fix::{
     AnalyzerVerdict, FIX_QUEUE_FILE, FIX_QUEUE_SCHEMA_VERSION, FIX_TASK_FILE, FixQueue, FixRecord,
     FixStatus, FixTaskLink, QueuedTask, TaskTarget, mark_task_done,
@@ -26,6 +27,7 @@ use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
 use crate::run::finalize::read_findings;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 use crate::run::project_config::load_project_config;
 
@@ -116,48 +118,13 @@ pub struct FixReply {
 /// once: an autofix that passes, a task already fixed).
 pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError> {
     let project = env.find_project()?;
-    if let Some((dir, progress)) = crate::run::in_progress::run_in_progress(&project) {
-        return Err(AppError::RunInProgress(format!(
-            "run {} is still in progress ({progress}): let it finish, or `self-repair cancel --run {}`, then run `self-repair fix` again",
-            dir.id(),
-            dir.id()
-        )));
-    }
-    let dir = match &request.run {
-        Some(id) => project.run(id)?,
-        None => latest_triage_run(&project)?,
-    };
-    if self_repair_repair::is_repair_run(&dir) {
-        return Err(AppError::Usage(format!(
-            "run {} is a repair run: `fix` takes a triage run (`self-repair runs` lists them)",
-            dir.id()
-        )));
-    }
+    let dir = run_to_fix(&project, request)?;
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let mut settled = Vec::new();
     settle_running(&project, &dir, &mut settled)?;
     let earlier = read_queue(&dir)?;
-    let fixed = |id: &str| {
-        earlier.as_ref().is_some_and(|q| {
-            q.tasks
-                .iter()
-                .any(|t| t.task_id == id && t.status == FixStatus::Fixed)
-        })
-    };
-    let mut chosen = Vec::new();
-    if request.tasks.is_empty() {
-        for task in &state.tasks {
-            if !fixed(&task.task_id) && !task_file_done(project.root(), &task.file) {
-                chosen.push(task.task_id.clone());
-            }
-        }
-    } else {
-        for id in &request.tasks {
-            let target = TaskTarget::find(&state, &findings, id)?;
-            chosen.push(target.task.task_id);
-        }
-    }
+    let chosen = tasks_to_fix(&project, &state, &findings, earlier.as_ref(), request)?;
     if chosen.is_empty() {
         return Ok(FixReply {
             text: format!(
@@ -167,6 +134,87 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
             gave_up: false,
         });
     }
+    let queue = new_queue(&state, earlier, &chosen, request);
+    write_json(&queue_path(&dir), &queue)?;
+    let repair_env = RepairEnv {
+        now: env.now,
+        session: env.session.clone(),
+        home: env.home.clone(),
+    };
+    let mut lines = settled;
+    lines.push(format!(
+        "self-repair fix, run {}: {} task(s) in order: {}",
+        queue.run,
+        queue.tasks.len(),
+        chosen.join(", ")
+    ));
+    let gave_up = advance(&project, &repair_env, &dir, &mut lines)?;
+    Ok(FixReply {
+        text: lines.join("\n") + "\n",
+        gave_up,
+    })
+}
+
+/// The triage run `fix` works on (`--run`, else the latest), refused while a run is still in
+/// progress or when it is a repair run.
+fn run_to_fix(project: &Project, request: &FixRequest) -> Result<RunDir, AppError> {
+    if let Some((dir, progress)) = crate::run::in_progress::run_in_progress(project) {
+        return Err(AppError::RunInProgress(format!(
+            "run {} is still in progress ({progress}): let it finish, or `self-repair cancel --run {}`, then run `self-repair fix` again",
+            dir.id(),
+            dir.id()
+        )));
+    }
+    let dir = match &request.run {
+        Some(id) => project.run(id)?,
+        None => latest_triage_run(project)?,
+    };
+    match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => Ok(dir),
+        RunHandle::Repair(dir) => Err(AppError::Usage(format!(
+            "run {} is a repair run: `fix` takes a triage run (`self-repair runs` lists them)",
+            dir.id()
+        ))),
+    }
+}
+
+/// The tasks named, else every task not yet fixed nor Done, in order.
+fn tasks_to_fix(
+    project: &Project,
+    state: &RunState,
+    findings: &[FindingRecord],
+    earlier: Option<&FixQueue>,
+    request: &FixRequest,
+) -> Result<Vec<String>, AppError> {
+    if !request.tasks.is_empty() {
+        return request
+            .tasks
+            .iter()
+            .map(|id| Ok(TaskTarget::find(state, findings, id)?.task.task_id))
+            .collect();
+    }
+    let fixed = |id: &str| {
+        earlier.is_some_and(|q| {
+            q.tasks
+                .iter()
+                .any(|t| t.task_id == id && t.status == FixStatus::Fixed)
+        })
+    };
+    Ok(state
+        .tasks
+        .iter()
+        .filter(|task| !fixed(&task.task_id) && !task_file_done(project.root(), &task.file))
+        .map(|task| task.task_id.clone())
+        .collect())
+}
+
+/// The queue for this `fix`: the earlier queue's settled tasks, then the chosen ones, open.
+fn new_queue(
+    state: &RunState,
+    earlier: Option<FixQueue>,
+    chosen: &[String],
+    request: &FixRequest,
+) -> FixQueue {
     let mut tasks: Vec<QueuedTask> = earlier
         .map(|q| q.tasks)
         .unwrap_or_default()
@@ -189,7 +237,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
                 reason: None,
             }),
     );
-    let queue = FixQueue {
+    FixQueue {
         schema_version: FIX_QUEUE_SCHEMA_VERSION,
         run: state.run.clone(),
         self_repair: request.exe.display().to_string(),
@@ -200,25 +248,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
         tiers: request.tiers.clone(),
         max_attempts: request.max_attempts,
         tasks,
-    };
-    write_json(&queue_path(&dir), &queue)?;
-    let repair_env = RepairEnv {
-        now: env.now,
-        session: env.session.clone(),
-        home: env.home.clone(),
-    };
-    let mut lines = settled;
-    lines.push(format!(
-        "self-repair fix, run {}: {} task(s) in order: {}",
-        queue.run,
-        queue.tasks.len(),
-        chosen.join(", ")
-    ));
-    let gave_up = advance(&project, &repair_env, &dir, &mut lines)?;
-    Ok(FixReply {
-        text: lines.join("\n") + "\n",
-        gave_up,
-    })
+    }
 }
 
 /// Called by the Stop hook after a repair run's stop: when that run fixes a task of a queue and
@@ -389,38 +419,13 @@ fn start_task(
             "`fix` needs a git work tree with a commit: its guard compares every change with the commit the fix started from (`git init`, `git commit`)".to_owned(),
         ));
     };
-    let mut command = vec![
-        queue.self_repair.clone(),
-        "verify-task".to_owned(),
-        target.task.task_id.clone(),
-        "--run".to_owned(),
-        queue.run.clone(),
-        "--base".to_owned(),
-        base.clone(),
-    ];
-    if let Some(detector) = &queue.detector {
-        command.extend(["--detector".to_owned(), detector.clone()]);
-    }
-    if let Some(test) = &queue.test {
-        command.extend(["--test".to_owned(), test.join(" ")]);
-    }
-    if queue.allow_config {
-        command.push("--allow-config".to_owned());
-    }
+    let command = verify_command(queue, &target.task.task_id, &base);
     let autofix = if target.all_safe_fixes() {
         analyzer_autofix(project, queue, &target)?
     } else {
         None
     };
-    let task_slug = target.task.task_id.to_ascii_lowercase();
-    let mut n = 1;
-    let repair_id = loop {
-        let id = format!("fix-{}-{task_slug}-{n}", queue.run);
-        if project.run(&id).is_err() {
-            break id;
-        }
-        n += 1;
-    };
+    let repair_id = new_repair_id(project, &queue.run, &target.task.task_id);
     let request = CheckRequest {
         name: None,
         run_id: Some(repair_id.clone()),
@@ -434,7 +439,8 @@ fn start_task(
     queue.tasks[i].repair_run = Some(repair_id.clone());
     queue.tasks[i].base = Some(base);
     write_json(&queue_path(dir), queue)?;
-    let reply = start_check(project, env, &request)?;
+    let settings = load_project_config(&project.store_dir(), None)?.checks;
+    let reply = start_check(project, env, &request, &settings)?;
     let repair = project.run(&repair_id)?;
     write_json(
         &repair.path().join(FIX_TASK_FILE),
@@ -448,6 +454,43 @@ fn start_task(
         reply: reply.text,
         repair_id,
     })
+}
+
+/// The repair run's check: `self-repair verify-task` for the task, from the commit the fix
+/// started at, with the queue's detector, test command and configuration allowance.
+fn verify_command(queue: &FixQueue, task_id: &str, base: &str) -> Vec<String> {
+    let mut command = vec![
+        queue.self_repair.clone(),
+        "verify-task".to_owned(),
+        task_id.to_owned(),
+        "--run".to_owned(),
+        queue.run.clone(),
+        "--base".to_owned(),
+        base.to_owned(),
+    ];
+    if let Some(detector) = &queue.detector {
+        command.extend(["--detector".to_owned(), detector.clone()]);
+    }
+    if let Some(test) = &queue.test {
+        command.extend(["--test".to_owned(), test.join(" ")]);
+    }
+    if queue.allow_config {
+        command.push("--allow-config".to_owned());
+    }
+    command
+}
+
+/// `fix-<run>-<task>-<n>`, the first `n` no run of the project has.
+fn new_repair_id(project: &Project, run: &str, task_id: &str) -> String {
+    let task_slug = task_id.to_ascii_lowercase();
+    let mut n = 1;
+    loop {
+        let id = format!("fix-{run}-{task_slug}-{n}");
+        if project.run(&id).is_err() {
+            break id;
+        }
+        n += 1;
+    }
 }
 
 /// What starting a task did.
@@ -548,51 +591,18 @@ fn finish_task(
             handoff.display()
         ));
     }
-    let mut files: Vec<String> = state
-        .attempts
-        .iter()
-        .flat_map(|a| a.files_changed.clone())
-        .chain(state.autofix.iter().flat_map(|a| a.files_changed.clone()))
-        .collect();
-    files.sort();
-    files.dedup();
-    let mut tiers: Vec<String> = Vec::new();
-    if state.autofix.as_ref().is_some_and(|a| a.exit_code == 0) {
-        tiers.push("autofix".to_owned());
-    }
-    tiers.extend(state.attempts.iter().map(|a| a.tier.as_str().to_owned()));
     let triage = load_folded(dir, false)?;
     let findings = read_findings(dir)?;
     let target = TaskTarget::find(&triage, &findings, &task.task_id)?;
-    // The check, then what it ran: the detectors and the test command.
-    let mut commands: Vec<String> = state.spec.autofix.iter().map(|a| shell_words(a)).collect();
-    commands.push(shell_words(&state.spec.command));
-    if let Ok(config) = load_project_config(&project.store_dir(), None) {
-        commands.extend(
-            config
-                .detectors
-                .iter()
-                .filter(|d| queue.detector.as_ref().is_none_or(|n| *n == d.name))
-                .map(|d| shell_words(&d.argv)),
-        );
-    }
-    let test_command = queue.test.clone().or_else(|| {
-        self_repair_repair::read_check_config(&project.store_dir().join("config.json"), "test")
-            .ok()
-            .flatten()
-            .map(|c| c.command)
-            .filter(|c| !c.is_empty())
-    });
-    commands.extend(test_command.iter().map(|t| shell_words(t)));
-    let record = FixRecord {
-        tools: target.tools().into_iter().collect(),
-        tests_passed: test_command.is_some(),
-        attempts: state.attempts.len() as u32,
-        tiers,
-        files_changed: files.clone(),
-        commands,
-        repair_run: repair.id(),
-    };
+    let record = fix_record(
+        project,
+        queue.detector.as_ref(),
+        queue.test.clone(),
+        repair,
+        state,
+        &target,
+    );
+    let files = record.files_changed.clone();
     let path = project.root().join(&task.file);
     let text = std::fs::read_to_string(&path).map_err(AppError::io("read task", &path))?;
     std::fs::write(&path, mark_task_done(&text, &record))
@@ -615,12 +625,81 @@ fn finish_task(
             Err(e) => line.push_str(&format!("; not committed: {e}")),
         }
     }
-    // The registry learns how its real findings were closed: a finding that comes back is
-    // triaged again (its code changed), with this fix on record.
+    if let Err(e) = remember_fix(project, &task.task_id, task.commit.clone(), repair, &target) {
+        line.push_str(&format!("; known.json not updated: {e}"));
+    }
+    Ok(line)
+}
+
+/// What the task's repair run did, for the task file's record: the files, who fixed it, and
+/// every command that proved it (the check, the detectors, the tests).
+fn fix_record(
+    project: &Project,
+    detector: Option<&String>,
+    test: Option<Vec<String>>,
+    repair: &RunDir,
+    state: &RepairState,
+    target: &TaskTarget,
+) -> FixRecord {
+    let mut files: Vec<String> = state
+        .attempts
+        .iter()
+        .flat_map(|a| a.files_changed.clone())
+        .chain(state.autofix.iter().flat_map(|a| a.files_changed.clone()))
+        .collect();
+    files.sort();
+    files.dedup();
+    let mut tiers: Vec<String> = Vec::new();
+    if state.autofix.as_ref().is_some_and(|a| a.exit_code == 0) {
+        tiers.push("autofix".to_owned());
+    }
+    tiers.extend(state.attempts.iter().map(|a| a.tier.as_str().to_owned()));
+    // The check, then what it ran: the detectors and the test command.
+    let mut commands: Vec<String> = state.spec.autofix.iter().map(|a| shell_words(a)).collect();
+    commands.push(shell_words(&state.spec.command));
+    let config = load_project_config(&project.store_dir(), None).ok();
+    if let Some(config) = &config {
+        commands.extend(
+            config
+                .detectors
+                .iter()
+                .filter(|d| detector.is_none_or(|n| *n == d.name))
+                .map(|d| shell_words(&d.argv)),
+        );
+    }
+    let test_command = test.or_else(|| {
+        config
+            .as_ref()?
+            .checks
+            .get("test")
+            .map(|c| c.command.clone())
+            .filter(|c| !c.is_empty())
+    });
+    commands.extend(test_command.iter().map(|t| shell_words(t)));
+    FixRecord {
+        tools: target.tools().into_iter().collect(),
+        tests_passed: test_command.is_some(),
+        attempts: state.attempts.len() as u32,
+        tiers,
+        files_changed: files,
+        commands,
+        repair_run: repair.id(),
+    }
+}
+
+/// The registry learns how its real findings were closed: a finding that comes back is
+/// triaged again (its code changed), with this fix on record.
+fn remember_fix(
+    project: &Project,
+    task_id: &str,
+    commit: Option<String>,
+    repair: &RunDir,
+    target: &TaskTarget,
+) -> Result<(), self_repair_classify::ClassifyError> {
     let fix = self_repair_classify::KnownFix {
-        task: task.task_id.clone(),
+        task: task_id.to_owned(),
         run: repair.id(),
-        commit: task.commit.clone(),
+        commit,
     };
     let fingerprints: Vec<&str> = target
         .findings
@@ -628,16 +707,12 @@ fn finish_task(
         .map(|f| f.fingerprint.as_str())
         .collect();
     let store = project.store_dir();
-    let recorded = self_repair_classify::KnownRegistry::load(&store).and_then(|mut known| {
+    self_repair_classify::KnownRegistry::load(&store).and_then(|mut known| {
         if known.record_fix(&fingerprints, &fix) > 0 {
             known.save(&store)?;
         }
         Ok(())
-    });
-    if let Err(e) = recorded {
-        line.push_str(&format!("; known.json not updated: {e}"));
-    }
-    Ok(line)
+    })
 }
 
 /// `git add` then `git commit` of exactly `paths` (never a push).

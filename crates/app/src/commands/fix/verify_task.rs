@@ -8,14 +8,14 @@ use self_repair_fix::{
     AnalyzerVerdict, TaskCheck, TaskTarget, find_weakenings, run_test_command, tree_changes,
 };
 
-use self_repair_repair::read_check_config;
-
 use clap::Args;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
+use crate::run::project_config::load_project_config;
 
 use crate::commands::detect::analyzer_findings;
 use crate::run::finalize::read_findings;
@@ -83,12 +83,15 @@ pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<Task
         Some(id) => project.run(id)?,
         None => crate::run::load::latest_triage_run(&project)?,
     };
-    if self_repair_repair::is_repair_run(&dir) {
-        return Err(AppError::Usage(format!(
-            "run {} is a repair run: `verify-task` takes the triage run that wrote the task (`self-repair runs` lists them)",
-            dir.id()
-        )));
-    }
+    let dir = match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            return Err(AppError::Usage(format!(
+                "run {} is a repair run: `verify-task` takes the triage run that wrote the task (`self-repair runs` lists them)",
+                dir.id()
+            )));
+        }
+    };
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let target = TaskTarget::find(&state, &findings, &request.task)?;
@@ -99,9 +102,10 @@ pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<Task
     let analyzer = AnalyzerVerdict::judge(&target.findings, &findings, &current, &touched);
     let test_command = match &request.test {
         Some(command) => Some(command.clone()),
-        None => read_check_config(&project.store_dir().join("config.json"), "test")
-            .map_err(|e| AppError::Usage(e.to_string()))?
-            .map(|c| c.command)
+        None => load_project_config(&project.store_dir(), None)?
+            .checks
+            .get("test")
+            .map(|c| c.command.clone())
             .filter(|c| !c.is_empty()),
     };
     let tests = test_command.map(|command| run_test_command(&root, &command));
