@@ -43,6 +43,7 @@ mod resume;
 mod revise;
 mod rule_survey;
 mod run_identity;
+mod scope;
 mod session_habits;
 mod standing_protocol;
 mod store;

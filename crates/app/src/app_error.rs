@@ -36,13 +36,16 @@ pub enum ExitStatus {
     /// 23: `drive` refused a run waiting for the user's go (its likely cost is above
     /// `confirm_above_usd`): pass `--yes` or `--budget USD`.
     NeedsGo,
+    /// 24: `drive --fail-on-real`: the run completed and real findings remain (a pull-request
+    /// job gates on it; report.md lists them).
+    FoundReal,
     /// 130: `drive` was interrupted (SIGINT/SIGTERM); the run is kept.
     Interrupted,
 }
 
 impl ExitStatus {
     /// Every status, in the order of reference/cli.md's table (a test ties the two together).
-    pub const ALL: [ExitStatus; 14] = [
+    pub const ALL: [ExitStatus; 15] = [
         ExitStatus::Success,
         ExitStatus::Failure,
         ExitStatus::Usage,
@@ -56,6 +59,7 @@ impl ExitStatus {
         ExitStatus::CircuitOpen,
         ExitStatus::LimitReached,
         ExitStatus::NeedsGo,
+        ExitStatus::FoundReal,
         ExitStatus::Interrupted,
     ];
 
@@ -75,6 +79,7 @@ impl ExitStatus {
             ExitStatus::CircuitOpen => 21,
             ExitStatus::LimitReached => 22,
             ExitStatus::NeedsGo => 23,
+            ExitStatus::FoundReal => 24,
             ExitStatus::Interrupted => 130,
         }
     }
@@ -250,6 +255,7 @@ mod tests {
             | ExitStatus::CircuitOpen
             | ExitStatus::LimitReached
             | ExitStatus::NeedsGo
+            | ExitStatus::FoundReal
             | ExitStatus::Interrupted => status.code(),
         };
         let enum_codes: Vec<u8> = ExitStatus::ALL.iter().map(|s| code_of(*s)).collect();

@@ -14,6 +14,9 @@ pub(crate) fn advance(state: &mut RunState) -> bool {
     let mut changed = false;
     while !matches!(state.phase, Phase::Finalize | Phase::Complete) && phase_done(state) {
         match state.phase {
+            Phase::Triage if state.until == Some(Phase::Triage) => {
+                state.phase = Phase::Finalize;
+            }
             Phase::Triage => {
                 state.phase = Phase::Aggregate;
                 start_aggregate(state);
@@ -289,6 +292,45 @@ mod tests {
     use super::*;
     use crate::test_support::per_finding_run;
     use crate::{Config, Tier};
+
+    #[test]
+    fn a_run_until_triage_finalizes_after_triage_with_nothing_aggregated_or_planned() {
+        let mut state =
+            per_finding_run("r", 4, "ruff", |_| "generic", |_| false, Config::default());
+        state.until = Some(Phase::Triage);
+        let before =
+            crate::agent_estimate::total_agents(&crate::agent_estimate::agents_ahead(&state));
+        for item in &mut state.items {
+            item.status = ItemStatus::Done;
+            item.verdict = Some(Verdict::Real);
+            item.root_cause = Some("unused import".into());
+        }
+        assert!(advance(&mut state));
+        assert_eq!(state.phase, Phase::Finalize);
+        assert!(state.items.iter().all(|i| i.kind == ItemKind::Triage));
+        assert!(state.groups.is_empty());
+        // Its estimate counts triage's agents only: 4 triage agents and their second looks.
+        let mut whole =
+            per_finding_run("r", 4, "ruff", |_| "generic", |_| false, Config::default());
+        let to_the_end =
+            crate::agent_estimate::total_agents(&crate::agent_estimate::agents_ahead(&whole));
+        assert!(
+            before.1 < to_the_end.1,
+            "likely {before:?} vs {to_the_end:?}"
+        );
+        assert!(
+            before.2 < to_the_end.2,
+            "at most {before:?} vs {to_the_end:?}"
+        );
+        // Without it the same answers go on to aggregation.
+        for item in &mut whole.items {
+            item.status = ItemStatus::Done;
+            item.verdict = Some(Verdict::Real);
+            item.root_cause = Some("unused import".into());
+        }
+        advance(&mut whole);
+        assert_eq!(whole.phase, Phase::Aggregate);
+    }
 
     #[test]
     fn aggregate_slices_are_cut_by_cause_so_one_cause_is_never_split() {

@@ -173,6 +173,9 @@ fn project_later_phases(
     surveyed: &HashSet<&str>,
     add: &mut impl FnMut(KindAgents),
 ) {
+    if state.until == Some(Phase::Triage) {
+        return;
+    }
     let config = &state.config;
     let (mut most, mut security) = (0u32, 0u32);
     let (mut likely_real, mut likely_aggregated) = (0.0, 0.0);

@@ -127,6 +127,8 @@ pub fn create_run(
         protocol_told: None,
         config,
         intake,
+        scope: None,
+        until: None,
         progress: 0,
         last_block_progress: None,
         stale_blocks: 0,

@@ -158,6 +158,15 @@ pub struct RunState {
     pub protocol_told: Option<String>,
     pub config: Config,
     pub intake: Intake,
+    /// What part of its input the run takes (`start --changed-since`, `--new-only`,
+    /// `--partition`); absent when all of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<crate::RunScope>,
+    /// `start --until triage`: the run ends after triage (finalize at once: verdicts, the
+    /// registry's proposals, the cost ledger), its real findings neither grouped nor planned;
+    /// absent for a run that goes to the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Phase>,
     /// Counts every state transition that is progress: a submission accepted, a phase
     /// advanced, tasks written. The no-progress guard compares it between blocks.
     pub progress: u64,

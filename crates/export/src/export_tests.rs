@@ -121,6 +121,8 @@ pub(crate) fn report(
         suppressions: Vec::new(),
         rule_proposals: Vec::new(),
         known_proposals: Vec::new(),
+        scope: None,
+        ended_after_triage: false,
     }
 }
 

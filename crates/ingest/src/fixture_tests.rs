@@ -161,6 +161,54 @@ fn ruff_sarif_and_json_of_one_run_fingerprint_alike() -> std::io::Result<()> {
 }
 
 #[test]
+fn fingerprints_and_partition_shares_do_not_depend_on_the_checkout_path() -> std::io::Result<()> {
+    // Two CI machines check the project out at different places and run Ruff there; a third
+    // reads the first's SARIF with --base. Same fingerprints, so the same shares.
+    let sarif = fixture("ruff-0.17.6.sarif");
+    let machine = |checkout: &str, base: Option<&str>| -> std::io::Result<Vec<String>> {
+        let project = python_project(0)?;
+        let text = sarif.replace("file:///home/dev/samples/py", &format!("file://{checkout}"));
+        let mut options = IngestOptions::new("ruff.sarif", project.path());
+        if let Some(base) = base {
+            options = options.with_base(base);
+        }
+        let parsed = parse(&text, Format::Auto, &options).map_err(std::io::Error::other)?;
+        // Without --base the checkout is inferred from the project's files.
+        assert_eq!(
+            parsed.inferred_base.as_deref(),
+            base.is_none().then_some(checkout)
+        );
+        Ok(fingerprint_all(&parsed.findings, project.path()))
+    };
+    let runner = machine("/home/runner/work/app/app", None)?;
+    let gitlab = machine("/builds/team/app", Some("/builds/team/app"))?;
+    let local = {
+        let project = python_project(0)?;
+        let own = project.path().display().to_string();
+        let text = sarif.replace("file:///home/dev/samples/py", &format!("file://{own}"));
+        let parsed = parse(
+            &text,
+            Format::Auto,
+            &IngestOptions::new("ruff.sarif", project.path()),
+        )
+        .map_err(std::io::Error::other)?;
+        fingerprint_all(&parsed.findings, project.path())
+    };
+    assert_eq!(runner.len(), 2);
+    assert_eq!(runner, gitlab);
+    assert_eq!(runner, local);
+    let partition = crate::Partition::parse("hash:1/3").map_err(std::io::Error::other)?;
+    let shares = |prints: &[String]| -> Vec<u32> {
+        prints
+            .iter()
+            .map(|p| partition.share_of(&format!("f:{p}")))
+            .collect()
+    };
+    assert_eq!(shares(&runner), shares(&gitlab));
+    Ok(())
+}
+
+#[test]
 fn knip_sarif_and_json_of_one_run_fingerprint_alike() -> std::io::Result<()> {
     let project = js_project()?;
     let json = parse_fixture("knip-6.44.2.json", Format::Knip, project.path()).findings;

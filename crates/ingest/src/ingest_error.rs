@@ -66,6 +66,19 @@ pub enum IngestError {
         root: String,
     },
 
+    /// `--new-only` on an input that says nothing of what is new.
+    #[error(
+        "{input} (read as {format}): --new-only keeps SARIF results whose `baselineState` is `new`, and {detail}\n  fix: give SARIF compared with a baseline (GitHub code scanning's, or `sarif match-results-forward` of @microsoft/sarif-multitool between the base branch's log and this one), or use --changed-since REF to keep the findings on the lines changed since REF"
+    )]
+    NoBaselineState {
+        /// The input's name.
+        input: String,
+        /// The format it was read as.
+        format: Format,
+        /// Why nothing in it tells what is new.
+        detail: String,
+    },
+
     /// `--format auto` could not tell what the input is.
     #[error(
         "{input}: cannot tell which analyzer wrote this input ({clue}); pass --format with one of {expected}. If it is not an analyzer's report, run the analyzer with JSON output and give that file instead (e.g. `ruff check --output-format json . > ruff.json`, then `self-repair start ruff.json`; `self-repair start --help` lists the formats)"

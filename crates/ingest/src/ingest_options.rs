@@ -19,6 +19,9 @@ pub struct IngestOptions {
     /// Keep the edits of each finding's safe fix, read against its file under the project
     /// root (`start` does, for `apply-fixes`); off, the files are not read for them.
     pub fix_edits: bool,
+    /// `start --new-only`: keep only SARIF results whose `baselineState` is `new`; refused for
+    /// formats that carry no baseline state.
+    pub new_only: bool,
 }
 
 impl IngestOptions {
@@ -30,6 +33,7 @@ impl IngestOptions {
             base: None,
             relative_to: None,
             fix_edits: false,
+            new_only: false,
         }
     }
 
@@ -37,6 +41,13 @@ impl IngestOptions {
     #[must_use]
     pub fn with_fix_edits(mut self) -> IngestOptions {
         self.fix_edits = true;
+        self
+    }
+
+    /// The same options keeping only new results (SARIF `baselineState: new`).
+    #[must_use]
+    pub fn with_new_only(mut self) -> IngestOptions {
+        self.new_only = true;
         self
     }
 

@@ -25,16 +25,35 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         Format::Auto => sniff(input, &options.source)?,
         chosen => chosen,
     };
+    if options.new_only && format != Format::Sarif {
+        return Err(IngestError::NoBaselineState {
+            input: options.source.clone(),
+            format,
+            detail: "this format carries no baseline state".to_owned(),
+        });
+    }
     let paths = PathResolver::new(options);
     let mut rule_texts = Vec::new();
+    let mut not_new = 0;
     let mut positions = Vec::new();
     let (mut findings, edits) = match format {
         Format::Auto | Format::Jsonl => (jsonl::parse_jsonl(input, &paths)?, Vec::new()),
         Format::Sarif => {
-            let (findings, texts, at) = sarif::parse_sarif(input, &paths)?;
-            rule_texts = texts;
-            positions = at;
-            findings
+            let read = sarif::parse_sarif(input, &paths, options.new_only)?;
+            if options.new_only && read.with_baseline_state == 0 && read.not_new > 0 {
+                return Err(IngestError::NoBaselineState {
+                    input: options.source.clone(),
+                    format,
+                    detail: format!(
+                        "none of its {} results has a `baselineState`: the analyzer did not compare them with a baseline",
+                        read.not_new
+                    ),
+                });
+            }
+            rule_texts = read.rule_texts;
+            not_new = read.not_new;
+            positions = read.positions;
+            read.findings
         }
         Format::Clippy => clippy::parse_clippy(input, &paths)?,
         Format::Ruff => ruff::parse_ruff(input, &paths)?,
@@ -71,5 +90,6 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         inferred_base: paths.inferred_base(),
         rule_texts,
         positions,
+        not_new,
     })
 }

@@ -17,6 +17,9 @@ pub struct Parsed {
     /// What the analyzer says about each rule it reported (SARIF `help`, `fullDescription`,
     /// `shortDescription`): agents have no network, so a docs URL alone tells them nothing.
     pub rule_texts: Vec<RuleText>,
+    /// With `IngestOptions::new_only`: results set aside because they are not new (SARIF
+    /// `baselineState` other than `new`); they are not in `findings`.
+    pub not_new: usize,
     /// For a SARIF log, where each finding's result sits (`findings[i]` came from
     /// `positions[i]`), so an export can write the analyzer's own result back with the verdict;
     /// empty for other formats.

@@ -107,6 +107,13 @@ pub struct RunReport {
     pub status: String,
     pub summary: String,
     pub intake: self_repair_engine::Intake,
+    /// What part of its input the run took (`start --changed-since`, `--new-only`,
+    /// `--partition`); absent when all of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<self_repair_engine::RunScope>,
+    /// `start --until triage`: the run ended after triage; real findings were not grouped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ended_after_triage: bool,
     pub verdicts: BTreeMap<String, u32>,
     pub findings: Vec<FindingOutcome>,
     pub groups: Vec<GroupOutcome>,
@@ -270,6 +277,8 @@ impl RunReport {
             status: state.status.as_str().to_owned(),
             summary: self_repair_engine::summary(state),
             intake: state.intake.clone(),
+            scope: state.scope.clone(),
+            ended_after_triage: state.until == Some(self_repair_engine::Phase::Triage),
             verdicts,
             findings: outcomes,
             groups,
@@ -351,13 +360,21 @@ impl RunReport {
             self.intake.rules,
             self.intake.routed
         ));
+        if let Some(scope) = &self.scope {
+            out.push_str(&format!("Scope: {}.\n\n", scope.summary()));
+        }
         out.push_str(&self.next_steps().render_markdown());
         out.push_str("## Verdicts\n\n| verdict | findings |\n|---|---|\n");
         for (verdict, n) in &self.verdicts {
             out.push_str(&format!("| {verdict} | {n} |\n"));
         }
         out.push_str("\n## Groups and tasks\n\n");
-        if self.groups.is_empty() {
+        if self.ended_after_triage {
+            out.push_str(
+                "The run ended after triage (`start --until triage`): its real findings are \
+                 not grouped or planned here.\n",
+            );
+        } else if self.groups.is_empty() {
             out.push_str("No real findings: nothing to plan.\n");
         } else {
             out.push_str(

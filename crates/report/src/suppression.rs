@@ -59,6 +59,8 @@ mod tests {
             status: "complete".to_owned(),
             summary: "s".to_owned(),
             intake: self_repair_engine::Intake::default(),
+            scope: None,
+            ended_after_triage: false,
             verdicts: BTreeMap::new(),
             findings: Vec::new(),
             groups: Vec::new(),

@@ -6,7 +6,7 @@ use self_repair_drive::{
     DriveLimits, DriveOptions, DriveOutcome, ErrorCatalog, RunObservation, RunProbe, StopReason,
     build_timeline, is_executable, parse_until, read_drive_log,
 };
-use self_repair_engine::{Event, PauseReason, RunStatus};
+use self_repair_engine::{Event, PauseReason, RunStatus, Verdict};
 use self_repair_store::{Project, RunDir};
 
 use clap::Args;
@@ -40,6 +40,9 @@ pub struct DriveArgs {
     /// Start no session after TIME: Unix seconds, `2026-11-24T06:00:00Z`, or `06:00` (UTC).
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
+    /// Exit 24 when the run completes with real findings (a pull-request job gates on it).
+    #[arg(long)]
+    pub fail_on_real: bool,
     /// Arguments for every `claude` session (after `--`: `--plugin-dir DIR`, `--model M`, ...).
     #[arg(last = true, value_name = "CLAUDE_ARGS")]
     pub claude_args: Vec<String>,
@@ -63,6 +66,7 @@ pub fn run(env: &CommandEnv, args: DriveArgs) -> Result<Output, AppError> {
         budget: args.budget,
         yes: args.yes,
         until: args.until,
+        fail_on_real: args.fail_on_real,
         claude_args: args.claude_args,
         backoff_scale: env.backoff_scale.clone(),
         path_var: env.path_var.clone(),
@@ -94,6 +98,8 @@ pub struct DriveRequest {
     /// `--yes`: the user's go for a run waiting on its estimate.
     pub yes: bool,
     pub until: Option<String>,
+    /// `--fail-on-real`: exit 24 when the run completes with real findings.
+    pub fail_on_real: bool,
     pub claude_args: Vec<String>,
     /// The value of [`BACKOFF_SCALE_VAR`], if set.
     pub backoff_scale: Option<String>,
@@ -250,7 +256,44 @@ pub fn drive(
     };
     let mut probe = StoreProbe { project, dir };
     let report = self_repair_drive::drive(&options, &mut probe, progress)?;
-    Ok((report.message, exit_status(&report.outcome)))
+    let status = exit_status(&report.outcome);
+    if request.fail_on_real && status == ExitStatus::Success {
+        let real = real_findings(&probe.dir)?;
+        if real > 0 {
+            return Ok((
+                format!(
+                    "{}\n{real} real finding(s): exit 24 (--fail-on-real); report.md lists them",
+                    report.message.trim_end()
+                ),
+                ExitStatus::FoundReal,
+            ));
+        }
+    }
+    Ok((report.message, status))
+}
+
+/// The findings of a complete run whose verdict is `real`, whoever decided it (an agent, a
+/// survey, the known registry, a rule).
+fn real_findings(dir: &RunDir) -> Result<usize, AppError> {
+    let state = load_folded(dir, false)?;
+    if state.status != RunStatus::Complete {
+        return Ok(0);
+    }
+    let findings = crate::run::finalize::read_findings(dir)?;
+    Ok(findings
+        .iter()
+        .filter(|record| {
+            let verdict = match &record.predecided {
+                Some(decided) => Some(decided.verdict),
+                None => record
+                    .item
+                    .as_deref()
+                    .and_then(|id| state.item(id))
+                    .and_then(|item| item.verdict),
+            };
+            verdict == Some(Verdict::Real)
+        })
+        .count())
 }
 
 fn run_dir(env: &CommandEnv, run: Option<&str>) -> Result<RunDir, AppError> {

@@ -8,8 +8,8 @@ use self_repair_classify::{Classified, Classifier, KnownEntry, KnownRegistry, Ru
 use crate::prompts::decided_code::decided_code;
 use clap::Args;
 use self_repair_engine::{
-    Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, create_run,
-    default_route, timestamp, triage_id, wait_for_go,
+    Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, RunScope,
+    create_run, default_route, timestamp, triage_id, wait_for_go,
 };
 use self_repair_export::{InputToSave, save_inputs};
 use self_repair_ingest::{
@@ -25,6 +25,7 @@ use crate::commands::detect::save_detections;
 use crate::commands::piped_stdin;
 use crate::output::Output;
 use crate::run::in_progress::replace_run_in_progress;
+use crate::run::input_scope::InputScope;
 pub use crate::run::inputs::InputSpec;
 use crate::run::project_config::load_config;
 use crate::run::project_config::load_project_config;
@@ -62,6 +63,19 @@ pub struct StartArgs {
     /// Print the agents, tokens and dollars the run is expected to take; create nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Keep only the findings on lines changed since REF (`git diff REF`, e.g. `origin/main...`
+    /// for what a pull request changed); the others are counted as out of scope.
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+    /// Keep only SARIF results whose `baselineState` is `new`.
+    #[arg(long)]
+    pub new_only: bool,
+    /// Take share K of N of the findings (`hash:K/N`), the same on every machine.
+    #[arg(long, value_name = "hash:K/N")]
+    pub partition: Option<String>,
+    /// End the run after this phase (only `triage`: verdicts, no groups or plans).
+    #[arg(long, value_name = "PHASE")]
+    pub until: Option<String>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -75,6 +89,15 @@ pub fn run(env: &CommandEnv, args: StartArgs) -> Result<Output, AppError> {
         .map_err(|e| AppError::Usage(format!("--format: {e}")))?;
     let needs_stdin = args.files.is_empty() || args.files.iter().any(|f| f.as_os_str() == "-");
     let stdin = if needs_stdin { piped_stdin()? } else { None };
+    let until = match args.until.as_deref() {
+        None => None,
+        Some("triage") => Some(Phase::Triage),
+        Some(other) => {
+            return Err(AppError::Usage(format!(
+                "--until {other}: only `--until triage` exists (the run ends once every finding has its verdict)"
+            )));
+        }
+    };
     let options = StartOptions {
         files: args.files,
         stdin,
@@ -88,6 +111,12 @@ pub fn run(env: &CommandEnv, args: StartArgs) -> Result<Output, AppError> {
         replace: args.replace,
         budget_usd: args.budget,
         dry_run: args.dry_run,
+        scope: InputScope {
+            changed_since: args.changed_since,
+            new_only: args.new_only,
+            partition: args.partition,
+        },
+        until,
     };
     let report = start(env, &options)?;
     Output::json_or(args.json, &report, StartReport::render)
@@ -117,6 +146,10 @@ pub struct StartOptions {
     pub budget_usd: Option<f64>,
     /// `--dry-run`: print the estimate, create nothing.
     pub dry_run: bool,
+    /// `--changed-since`, `--new-only`, `--partition`: the part of the input the run takes.
+    pub scope: InputScope,
+    /// `--until triage`: the run ends after triage.
+    pub until: Option<Phase>,
 }
 
 /// One input and the format it was read as.
@@ -138,6 +171,9 @@ pub struct StartReport {
     pub project: PathBuf,
     pub inputs: Vec<InputSummary>,
     pub intake: Intake,
+    /// What part of the input the run takes; absent when all of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<RunScope>,
     pub phase: Phase,
     /// Routed findings per route.
     pub routes: Vec<(String, u32)>,
@@ -193,11 +229,12 @@ impl StartReport {
             "run"
         };
         out.push_str(&format!(
-            "{created} {} {}: {} findings, {} unique; known registry decided {}, rules decided {}, {} go to triage agents",
+            "{created} {} {}: {} findings, {} unique{}; known registry decided {}, rules decided {}, {} go to triage agents",
             self.run,
             if self.dry_run { "would be" } else { "created" },
             i.findings,
             i.unique,
+            if self.scope.is_some() { " in scope" } else { "" },
             i.known,
             i.rules,
             i.routed
@@ -211,6 +248,9 @@ impl StartReport {
             out.push_str(&format!(" ({})", routes.join(", ")));
         }
         out.push('\n');
+        if let Some(scope) = &self.scope {
+            out.push_str(&format!("scope: {}\n", scope.summary()));
+        }
         if self.stale_known > 0 {
             out.push_str(&format!(
                 "{} known decision(s) no longer apply: the code they were decided on changed, so those findings are triaged again\n",
@@ -292,13 +332,21 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     options
         .prepared
         .extend(detections.iter().map(|d| d.input.clone()));
+    let mut scope = options.scope.begin(&root)?;
     let ReadInputs {
         inputs,
-        findings,
+        mut findings,
         rule_texts,
         kept,
+        not_new,
     } = read_inputs(&root, &options)?;
+    scope.count_not_new(not_new);
+    let changed = scope.keep_changed(&mut findings);
     let (mut records, placed) = merge_identical(&root, findings);
+    let shared = scope.keep_share(&mut records, config.survey_min);
+    // Where each finding of the inputs went, out-of-scope ones marked: what `export` reads.
+    let placed = in_scope_placements(placed, changed.as_deref(), shared.as_deref());
+    let scope = scope.finish();
     let mut routed = Vec::new();
     let mut route_counts: Vec<(String, u32)> = Vec::new();
     let (mut by_known, mut by_rules, mut stale_known) = (0, 0, 0);
@@ -366,6 +414,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             env.session.clone(),
             &routed,
         );
+        state.until = options.until;
         let mut estimate = crate::run::preflight::preflight(&project, &state);
         estimate.waits_for_go =
             wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
@@ -374,6 +423,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             project: root,
             inputs,
             intake,
+            scope,
             phase: state.phase,
             routes: route_counts,
             session: env.session.clone(),
@@ -403,6 +453,8 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         env.session.clone(),
         &routed,
     );
+    state.scope.clone_from(&scope);
+    state.until = options.until;
     let mut estimate = crate::run::preflight::preflight(&project, &state);
     estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
     // The session `start` runs in reads the standing protocol in its output (`render`).
@@ -422,6 +474,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         project: root,
         inputs,
         intake,
+        scope,
         phase: state.phase,
         routes: route_counts,
         session: env.session.clone(),
@@ -445,6 +498,18 @@ fn start_again(options: &StartOptions) -> String {
     }
     if let Some(id) = &options.run_id {
         words.push(format!("--run-id {id}"));
+    }
+    if let Some(reference) = &options.scope.changed_since {
+        words.push(format!("--changed-since {reference}"));
+    }
+    if options.scope.new_only {
+        words.push("--new-only".to_owned());
+    }
+    if let Some(partition) = &options.scope.partition {
+        words.push(format!("--partition {partition}"));
+    }
+    if options.until.is_some() {
+        words.push("--until triage".to_owned());
     }
     words.push("--replace".to_owned());
     words.join(" ")
@@ -483,6 +548,8 @@ struct ReadInputs {
     rule_texts: Vec<RuleText>,
     /// What `export sarif` needs of each input, in the same order as `inputs`.
     kept: Vec<KeptInput>,
+    /// SARIF results set aside by `--new-only`.
+    not_new: usize,
 }
 
 /// An input as the run keeps it for `export` (reference/export.md): a SARIF log's text and
@@ -527,8 +594,12 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
     let mut findings = Vec::new();
     let mut rule_texts = Vec::new();
     let mut kept = Vec::new();
+    let mut not_new = 0;
     for spec in specs.iter().chain(&options.prepared) {
         let mut ingest = IngestOptions::new(spec.source.clone(), root).with_fix_edits();
+        if options.scope.new_only {
+            ingest = ingest.with_new_only();
+        }
         if let Some(base) = &options.base {
             ingest = ingest.with_base(base.clone());
         }
@@ -540,7 +611,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
         inputs.push(InputSummary {
             source: spec.source.clone(),
             format: parsed.format.as_str().to_owned(),
-            findings: parsed.findings.len(),
+            findings: parsed.findings.len() + parsed.not_new,
             inferred_base: parsed.inferred_base.clone(),
         });
         let sarif = parsed.format == Format::Sarif;
@@ -549,6 +620,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
             positions: parsed.positions.iter().map(|p| [p.run, p.result]).collect(),
             findings: parsed.findings.len(),
         });
+        not_new += parsed.not_new;
         findings.extend(parsed.findings);
         rule_texts.extend(parsed.rule_texts);
     }
@@ -557,6 +629,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
         findings,
         rule_texts,
         kept,
+        not_new,
     })
 }
 
@@ -569,20 +642,83 @@ fn keep_inputs(
     placed: &[[u32; 2]],
 ) -> Result<(), AppError> {
     let mut first = 0;
-    let mut saved = Vec::with_capacity(kept.len());
-    for (input, keep) in inputs.iter().zip(kept) {
+    let mut in_scope = Vec::with_capacity(kept.len());
+    for keep in kept {
         let last = (first + keep.findings).min(placed.len());
-        saved.push(InputToSave {
+        let mut positions = Vec::new();
+        let mut findings = Vec::new();
+        for (n, at) in placed[first..last].iter().enumerate() {
+            if *at == OUT_OF_SCOPE {
+                continue;
+            }
+            findings.push(*at);
+            if let Some(position) = keep.positions.get(n) {
+                positions.push(*position);
+            }
+        }
+        in_scope.push((positions, findings));
+        first = last;
+    }
+    let saved: Vec<InputToSave<'_>> = inputs
+        .iter()
+        .zip(kept)
+        .zip(&in_scope)
+        .map(|((input, keep), (positions, findings))| InputToSave {
             source: &input.source,
             format: &input.format,
             sarif_text: keep.sarif_text.as_deref(),
-            positions: &keep.positions,
-            findings: &placed[first..last],
-        });
-        first = last;
-    }
+            positions,
+            findings,
+        })
+        .collect();
     let path = dir.path().join(self_repair_export::INDEX_FILE);
     save_inputs(dir.path(), &saved).map_err(AppError::io("write", &path))
+}
+
+/// The placement of a finding `--changed-since` or `--partition` left out of the run: `export`
+/// copies its result through as the analyzer wrote it.
+const OUT_OF_SCOPE: [u32; 2] = [u32::MAX, u32::MAX];
+
+/// `placed` (one `[record, occurrence]` per finding kept by `--changed-since`) widened back to
+/// every finding of the inputs, and renumbered for the records `--partition` kept.
+fn in_scope_placements(
+    placed: Vec<[u32; 2]>,
+    changed: Option<&[bool]>,
+    shared: Option<&[bool]>,
+) -> Vec<[u32; 2]> {
+    let placed = match changed {
+        None => placed,
+        Some(kept) => {
+            let mut kept_placed = placed.into_iter();
+            kept.iter()
+                .map(|&kept| {
+                    if kept {
+                        kept_placed.next().unwrap_or(OUT_OF_SCOPE)
+                    } else {
+                        OUT_OF_SCOPE
+                    }
+                })
+                .collect()
+        }
+    };
+    let Some(shared) = shared else {
+        return placed;
+    };
+    let mut renumbered = Vec::with_capacity(shared.len());
+    let mut next = 0u32;
+    for &in_share in shared {
+        renumbered.push(in_share.then_some(next));
+        next += u32::from(in_share);
+    }
+    placed
+        .into_iter()
+        .map(
+            |[record, occurrence]| match renumbered.get(record as usize).copied().flatten() {
+                Some(record) => [record, occurrence],
+                None => OUT_OF_SCOPE,
+            },
+        )
+        .collect()
 }
 
 /// One record per fingerprint, in first-seen order, with every occurrence listed; and for each

@@ -78,6 +78,9 @@ pub struct StatusReport {
     pub phase: Phase,
     pub session: Option<String>,
     pub intake: Intake,
+    /// What part of its input the run takes; absent when all of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<self_repair_engine::RunScope>,
     pub phases: Vec<PhaseLine>,
     pub groups: usize,
     pub planned_groups: usize,
@@ -142,6 +145,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         phase: state.phase,
         session: state.session.clone(),
         intake: state.intake.clone(),
+        scope: state.scope.clone(),
         phases,
         groups: state.groups.len(),
         planned_groups: state.groups.iter().filter(|g| g.planned).count(),
@@ -216,6 +220,11 @@ impl StatusReport {
             "findings: {} read, {} unique; decided by known registry {}, by rules {}; {} to agents\n\n",
             i.findings, i.unique, i.known, i.rules, i.routed
         ));
+        if let Some(scope) = &self.scope {
+            // Above the blank line that ends the findings paragraph.
+            out.pop();
+            out.push_str(&format!("scope: {}\n\n", scope.summary()));
+        }
         out.push_str("phase        done  running  pending  failed  quarantined\n");
         for line in &self.phases {
             let c = &line.counts;

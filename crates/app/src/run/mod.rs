@@ -1,12 +1,13 @@
 //! What several commands and hooks share about one run: the project's configuration, the run's
-//! inputs, its cost and progress, the bill and its confirmation, the registry proposals, and the
-//! reports written when it ends.
+//! inputs and the part of them it takes, its cost and progress, the bill and its confirmation,
+//! the registry proposals, and the reports written when it ends.
 
 pub mod confirm;
 pub mod cost;
 pub mod finalize;
 pub mod handle;
 pub mod in_progress;
+pub mod input_scope;
 pub mod inputs;
 pub mod load;
 pub mod preflight;

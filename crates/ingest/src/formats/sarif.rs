@@ -6,7 +6,8 @@
 //! the rule's `messageStrings` with `{0}` arguments, `file://` URIs and `uriBaseId` bases
 //! from `originalUriBaseIds`, `artifactLocation.index` into `run.artifacts`. Results that
 //! are suppressed (accepted suppression), `pass`/`notApplicable`, or `baselineState: absent`
-//! are not findings and are skipped. A result without any location gets the path `.`. A fix
+//! are not findings and are skipped; with `new_only` (`start --new-only`) so is every result
+//! whose `baselineState` is not `new`, counted. A result without any location gets the path `.`. A fix
 //! marked safe in its property bag (design note 21) has its first fix's replacements reported
 //! for `apply-fixes`: `deletedRegion` (lines and columns, or offsets, counted as the run's
 //! `columnKind` says: UTF-16 code units unless `unicodeCodePoints`) becomes `insertedContent`.
@@ -37,12 +38,27 @@ pub(crate) const EXPECTED: &str = r#"a SARIF 2.1.0 log such as {"version":"2.1.0
 /// How deep `uriBaseId` chains are followed before giving up (they may be cyclic).
 const MAX_BASE_DEPTH: usize = 8;
 
+/// What one SARIF log gave.
+pub(crate) struct SarifRead {
+    pub(crate) findings: FindingsWithEdits,
+    pub(crate) rule_texts: Vec<RuleText>,
+    /// Where each finding's result sits (`findings[i]` came from `positions[i]`).
+    pub(crate) positions: Vec<ResultPosition>,
+    /// With `new_only`: the results that report a problem but not a new one
+    /// (`baselineState` `unchanged`, `updated`, or none).
+    pub(crate) not_new: usize,
+    /// Results that carry a `baselineState` at all.
+    pub(crate) with_baseline_state: usize,
+}
+
 /// Reads a SARIF log in two passes: run headers (tool, rules, base URIs) first, skipping the
-/// results; then the results streamed one by one straight into findings.
+/// results; then the results streamed one by one straight into findings. With `new_only`,
+/// only results whose `baselineState` is `new` become findings; the others are counted.
 pub(crate) fn parse_sarif(
     text: &str,
     paths: &PathResolver,
-) -> Result<(FindingsWithEdits, Vec<RuleText>, Vec<ResultPosition>), IngestError> {
+    new_only: bool,
+) -> Result<SarifRead, IngestError> {
     let log: SarifLog<'_> = parse_document(text, Format::Sarif, paths.input(), EXPECTED)?;
     let runs: Vec<RunContext<'_, '_>> = log.runs.iter().map(RunContext::new).collect();
     let rule_texts: Vec<RuleText> = runs.iter().flat_map(RunContext::rule_texts).collect();
@@ -50,10 +66,16 @@ pub(crate) fn parse_sarif(
     let mut edits = Vec::new();
     let mut positions = Vec::new();
     let mut failure = None;
+    let (mut not_new, mut with_baseline_state) = (0, 0);
     let mut on_result = |run: usize, index: usize, result: SarifResult<'_>| {
         let Some(context) = runs.get(run) else {
             return Ok(());
         };
+        with_baseline_state += usize::from(result.baseline_state.is_some());
+        if new_only && result.baseline_state.as_deref() != Some("new") {
+            not_new += usize::from(is_reportable(&result));
+            return Ok(());
+        }
         match context.finding(run, index, &result, paths) {
             Ok(Some((finding, reported))) => {
                 findings.push(finding);
@@ -80,7 +102,13 @@ pub(crate) fn parse_sarif(
         return Err(located_stream_error(text, &error, paths.input()));
     }
     findings.shrink_to_fit();
-    Ok(((findings, edits), rule_texts, positions))
+    Ok(SarifRead {
+        findings: (findings, edits),
+        rule_texts,
+        positions,
+        not_new,
+        with_baseline_state,
+    })
 }
 
 /// A result that failed to deserialize, located by walking the log again with path tracking.
@@ -559,7 +587,7 @@ mod tests {
             {"id":"C003","help":{"text":"plain help that is long enough to be the whole story of this rule, more than eighty characters"}},
             {"id":"D004"}]}},"results":[]}]}"###;
         let options = IngestOptions::new("t.sarif", "/proj");
-        let (_, texts, _) = parse_sarif(log, &PathResolver::new(&options))?;
+        let texts = parse_sarif(log, &PathResolver::new(&options), false)?.rule_texts;
         let text = |id: &str| {
             texts
                 .iter()
@@ -579,7 +607,7 @@ mod tests {
 
     fn parse(text: &str) -> Result<Vec<Finding>, IngestError> {
         let options = IngestOptions::new("t.sarif", "/proj").with_base("/elsewhere");
-        parse_sarif(text, &PathResolver::new(&options)).map(|((findings, _), _, _)| findings)
+        parse_sarif(text, &PathResolver::new(&options), false).map(|read| read.findings.0)
     }
 
     #[test]
@@ -660,7 +688,8 @@ mod tests {
                 {"ruleId":"B","baselineState":"absent","message":{"text":"gone"}},
                 {"ruleId":"B","message":{"text":"kept too"}}]}]}"#;
         let options = IngestOptions::new("t.sarif", "/proj");
-        let ((findings, _), _, positions) = parse_sarif(text, &PathResolver::new(&options))?;
+        let read = parse_sarif(text, &PathResolver::new(&options), false)?;
+        let (findings, positions) = (read.findings.0, read.positions);
         assert_eq!(findings.len(), positions.len());
         assert_eq!(
             positions,
@@ -691,5 +720,56 @@ mod tests {
         assert_eq!(findings[0].rule_id, "E1");
         assert_eq!(findings[0].level, Level::Error);
         Ok(())
+    }
+
+    /// A log with one result per `baselineState` (and one without), plus a suppressed new one.
+    const BASELINED: &str = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"CodeQL"}},"results":[
+        {"ruleId":"A","message":{"text":"new"},"baselineState":"new","locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":1}}}]},
+        {"ruleId":"B","message":{"text":"unchanged"},"baselineState":"unchanged","locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":2}}}]},
+        {"ruleId":"C","message":{"text":"updated"},"baselineState":"updated","locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":3}}}]},
+        {"ruleId":"D","message":{"text":"absent"},"baselineState":"absent","locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":4}}}]},
+        {"ruleId":"E","message":{"text":"no state"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":5}}}]},
+        {"ruleId":"F","message":{"text":"new, suppressed"},"baselineState":"new","suppressions":[{"kind":"external"}],"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":6}}}]}
+    ]}]}"#;
+
+    #[test]
+    fn new_only_keeps_the_new_results_and_counts_the_other_problems() {
+        let options = IngestOptions::new("pr.sarif", "/proj").with_new_only();
+        let parsed = crate::parse(BASELINED, crate::Format::Auto, &options).unwrap();
+        let rules: Vec<&str> = parsed.findings.iter().map(|f| f.rule_id.as_str()).collect();
+        assert_eq!(rules, ["A"]);
+        // unchanged, updated and the one without a state; not the absent or suppressed ones.
+        assert_eq!(parsed.not_new, 3);
+        let everything = crate::parse(
+            BASELINED,
+            crate::Format::Auto,
+            &IngestOptions::new("pr.sarif", "/proj"),
+        )
+        .unwrap();
+        assert_eq!(everything.findings.len(), 4);
+        assert_eq!(everything.not_new, 0);
+    }
+
+    #[test]
+    fn new_only_refuses_a_log_without_any_baseline_state_and_says_what_to_give() {
+        let log = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"Ruff"}},"results":[
+            {"ruleId":"F401","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":1}}}]}]}]}"#;
+        let options = IngestOptions::new("ruff.sarif", "/proj").with_new_only();
+        let error = crate::parse(log, crate::Format::Auto, &options)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("ruff.sarif"), "{error}");
+        assert!(error.contains("none of its 1 results"), "{error}");
+        assert!(error.contains("--changed-since"), "{error}");
+    }
+
+    #[test]
+    fn new_only_refuses_a_format_without_baseline_state() {
+        let options = IngestOptions::new("ruff.json", "/proj").with_new_only();
+        let error = crate::parse("[]", crate::Format::Ruff, &options)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("ruff.json (read as ruff)"), "{error}");
+        assert!(error.contains("carries no baseline state"), "{error}");
     }
 }
