@@ -41,6 +41,7 @@ mod rule_survey;
 mod run_identity;
 mod session_habits;
 mod standing_protocol;
+mod statusline;
 mod store;
 mod submit;
 mod templates;

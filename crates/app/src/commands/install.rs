@@ -23,6 +23,10 @@ pub struct InstallArgs {
     /// Print the diff of every change and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Only Claude Code's status line (`self-repair statusline`), in `~/.claude/settings.json`:
+    /// for the plugin, which cannot set it. A status line you have keeps its rows.
+    #[arg(long, conflicts_with_all = ["project_scope", "user"])]
+    pub status_line: bool,
 }
 
 /// Runs `install`: this binary is registered by name when `PATH` finds it, else by its path
@@ -35,15 +39,23 @@ pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError>
         .ok_or_else(|| std::io::Error::other("the operating system did not say"))
         .and_then(std::path::Path::canonicalize)
         .map_err(|e| AppError::Usage(format!("cannot find the running binary: {e}")))?;
-    let spec = InstallSpec {
-        binary_on_path: self_repair_install::binary_resolves_from_path(
-            &binary,
-            env.path_var.as_deref(),
-        ),
-        binary,
-        scope,
+    let binary_on_path =
+        self_repair_install::binary_resolves_from_path(&binary, env.path_var.as_deref());
+    let plan = if args.status_line {
+        let command = if binary_on_path {
+            "self-repair".to_owned()
+        } else {
+            binary.display().to_string()
+        };
+        self_repair_install::plan_status_line_install(&root, &command)?
+    } else {
+        let spec = InstallSpec {
+            binary_on_path,
+            binary,
+            scope,
+        };
+        plan_install(&root, &spec, self_repair_install::embedded_bundle())?
     };
-    let plan = plan_install(&root, &spec, self_repair_install::embedded_bundle())?;
     if args.dry_run {
         return Ok(Output::text(format!(
             "{}{}",
@@ -58,7 +70,11 @@ pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError>
 /// Runs `uninstall`.
 pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError> {
     let (scope, root) = scope_root(env, args)?;
-    let plan = plan_uninstall(&root, scope)?;
+    let plan = if args.status_line {
+        self_repair_install::plan_status_line_uninstall(&root)?
+    } else {
+        plan_uninstall(&root, scope)?
+    };
     if args.dry_run {
         return Ok(Output::text(format!(
             "{}{}",
@@ -71,7 +87,7 @@ pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppErro
 }
 
 fn scope_root(env: &CommandEnv, args: &InstallArgs) -> Result<(Scope, PathBuf), AppError> {
-    if args.user {
+    if args.user || args.status_line {
         let home = env
             .home
             .clone()

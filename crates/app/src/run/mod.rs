@@ -12,3 +12,4 @@ pub mod preflight;
 pub mod progress;
 pub mod project_config;
 pub mod proposals;
+pub mod status_line;
