@@ -160,6 +160,11 @@ fn statusline_prints_nothing_without_a_run_or_with_input_it_cannot_use_and_compo
         line.starts_with("self-repair r-test · triage 0/24"),
         "{line}"
     );
+    // Kept for the next refreshes of the same minute while the run's files are unchanged.
+    let cache =
+        std::fs::read_to_string(project.run_dir("r-test").join("statusline.cache")).unwrap();
+    assert_eq!(cache.split_once('\n').unwrap().1, line.trim_end());
+    assert_eq!(statusline(&project, NOW + 30), line);
     // Input that is not JSON: the folder it was started in decides, like any command.
     let out = project
         .terminal(&["statusline"])

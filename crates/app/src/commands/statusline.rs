@@ -54,9 +54,9 @@ pub fn run(env: &CommandEnv, args: &StatuslineArgs) -> Result<Output, AppError> 
         .and_then(|text| serde_json::from_str(text).ok())
         .unwrap_or_default();
     if let Some(project) = project_of(env, &client)
-        && let Some(line) = crate::run::status_line::status_line(&project, env.now)
+        && let Some(row) = crate::run::status_line::cached_row(&project, env.now)
     {
-        rows.push_str(&line.render());
+        rows.push_str(&row);
     }
     Ok(Output::text(rows))
 }

@@ -34,6 +34,63 @@ pub struct StatusLine {
     pub eta_minutes: Option<f64>,
 }
 
+/// The file in the run folder that keeps the last row and what it was computed from.
+const CACHE: &str = "statusline.cache";
+
+/// The row for the project's active run at `now`: from the run's cache while `state.json`,
+/// the journal and the cost ledger are unchanged and the minute is the same (the ETA moves with
+/// the clock), else computed and cached. `None` when there is no run in progress or anything
+/// needed cannot be read (a status bar shows no errors).
+pub fn cached_row(project: &Project, now: u64) -> Option<String> {
+    let id = project.active_run_id()?;
+    let dir = project.run(&id).ok()?;
+    let key = cache_key(&dir, now)?;
+    let cache = dir.path().join(CACHE);
+    if let Some((cached_key, row)) = std::fs::read_to_string(&cache)
+        .ok()
+        .as_deref()
+        .and_then(|text| text.split_once('\n'))
+        .map(|(k, r)| (k.to_owned(), r.to_owned()))
+        && cached_key == key
+    {
+        return (!row.is_empty()).then_some(row);
+    }
+    let row = status_line(project, now).map(|line| line.render());
+    // A failed write only means the next refresh computes it again.
+    let _ = self_repair_store::write_atomic(
+        &cache,
+        format!("{key}\n{}", row.as_deref().unwrap_or_default()).as_bytes(),
+    );
+    row
+}
+
+/// What the row depends on: the sizes and times of the files the run changes through, and the
+/// minute.
+fn cache_key(dir: &RunDir, now: u64) -> Option<String> {
+    let stamp = |name: &str| {
+        std::fs::metadata(dir.path().join(name)).map_or_else(
+            |_| "-".to_owned(),
+            |m| {
+                let modified = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{}@{modified}", m.len())
+            },
+        )
+    };
+    let state = stamp("state.json");
+    (state != "-").then(|| {
+        format!(
+            "v1 {state} {} {} {}",
+            stamp("journal.jsonl"),
+            stamp("cost.json"),
+            now / 60
+        )
+    })
+}
+
 /// The line for the project's active run at `now`; `None` when there is no run in progress or
 /// anything needed cannot be read (a status bar shows no errors).
 pub fn status_line(project: &Project, now: u64) -> Option<StatusLine> {
