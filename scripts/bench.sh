@@ -21,6 +21,7 @@
 #        background_tasks, so nothing is dispatched and nothing is written ("allow silently")
 #      - dispatch: 8 submissions to fold, 8 new items dispatched, state.json rewritten ("block")
 #      2b. with cost accounting: 10,000 items and 5,000 agent transcripts, nothing grew / 8 grew
+#      2c. `statusline` (Claude Code's status line) and `status` on the same runs  (statusline: as the hook)
 #   3. `submit` at 1,000 vs 100,000 items                              (target: ratio <= 1.5)
 #   4. `start` on 100,000 SARIF results over 1,000 source files        (target: <= 3 s, <= 300 MB RSS)
 #   5. `known baseline` on the same 100,000 results: into an empty registry, and again over the
@@ -229,6 +230,10 @@ bench true-fed --warmup 50 --runs "$fast_runs" -n "/bin/true < stop.json ($via)"
 mapfile -t cmd < <(fed "$work/norun.json" "$bin hook stop")
 bench hook-norun --warmup 50 --runs "$fast_runs" -n "hook stop with no run ($via)" "${cmd[@]}"
 [[ -z $("$bin" hook stop <"$work/norun.json") ]] || die "hook with no run printed something"
+# The status line in a project with no run: what it costs every refresh everywhere else.
+mapfile -t cmd < <(fed "$work/norun.json" "$bin statusline")
+bench statusline-norun --warmup 50 --runs "$fast_runs" -n "statusline with no run ($via)" "${cmd[@]}"
+[[ -z $("$bin" statusline <"$work/norun.json") ]] || die "statusline with no run printed something"
 callgrind true "$work/norun.json" /bin/true
 callgrind hook-norun "$work/norun.json"
 
@@ -269,6 +274,15 @@ hook_run() {
         die "the steady stop on r$n changed the run: not the no-write path"
     [[ -z $("$bin" hook stop <"$work/hook-$n.steady.json") ]] || die "the steady stop on r$n printed something"
     callgrind "hook-steady-$n" "$work/hook-$n.steady.json"
+    # The status line (issue 24): what Claude Code's statusLine runs at every refresh, on the
+    # same run (one row, read-only), against `status` (the whole report).
+    printf '{"session_id":"s1","cwd":"%s","workspace":{"current_dir":"%s","project_dir":"%s"},"version":"2.1.330","model":{"id":"claude-opus-5-5","display_name":"Opus"},"cost":{"total_cost_usd":0.5}}\n' \
+        "$dir" "$dir" "$dir" >"$work/statusline-$n.json"
+    "$bin" statusline <"$work/statusline-$n.json" | grep -q "^self-repair r$n · triage" || die "statusline on r$n printed no row"
+    mapfile -t cmd < <(fed "$work/statusline-$n.json" "$bin statusline")
+    bench "statusline-$n" --warmup 3 --runs "$runs" -n "statusline at $n items (one row; read-only)" "${cmd[@]}"
+    bench "status-$n" -N --warmup 3 --runs "$runs" -n "status at $n items (the whole report)" "$bin status"
+    [[ $(cksum <"$run/state.json") == "$state" ]] || die "statusline or status on r$n changed state.json"
     # Dispatch path: the running agents submit and end; the next stop folds the submissions,
     # dispatches as many new items and rewrites state.json. Restored before each run as new
     # files (rm, then cp): `cp` over the old files would truncate them, and ext4 then flushes them
@@ -490,8 +504,8 @@ table=$(
         case $name in
         hook-norun) target="≤ 2× /bin/true (-N)" verdict=$norun_verdict ;;
         hook-gate) target="(reported: ${r_gate}× /bin/true, same start-up as hook stop)" verdict="" ;;
-        hook-steady-10000 | hook-dispatch-10000 | hook-cost-steady-10000 | hook-cost-grow-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
-        hook-steady-100000 | hook-dispatch-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
+        hook-steady-10000 | hook-dispatch-10000 | hook-cost-steady-10000 | hook-cost-grow-10000 | statusline-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
+        hook-steady-100000 | hook-dispatch-100000 | statusline-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
         submit-100000) target="≤ 1.5× submit at 1,000" verdict="$(check "$r_submit" 1.5) (${r_submit}×)" ;;
         start-sarif | start-auto) target="≤ 3 s" verdict=$(check "$median" 3000) ;;
         baseline-empty | baseline-again) target="(reported)" verdict="" ;;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use self_repair_app::commands::{
     RunArg, check, demo, detect, doctor, drive, export, finalize, fix, install, known, next, refs,
-    rules, runs, show, start, status, steer, submit,
+    rules, runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::HookEvent;
 
@@ -29,6 +29,9 @@ pub enum Command {
     Start(start::StartArgs),
     /// Phase, progress per phase, groups, tasks, and what to do next.
     Status(status::StatusArgs),
+    /// One line for Claude Code's status bar: run, phase, a bar over the whole run, dollars,
+    /// ETA. Reads the client's JSON on stdin; prints nothing when no run is in progress.
+    Statusline(statusline::StatuslineArgs),
     /// Run the detectors of `.self-repair/config.json` and report what they found.
     Detect(detect::DetectArgs),
     /// Deterministic rules: list them, accept or reject proposals.

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use self_repair_app::commands::{
     check, demo, detect, doctor, drive, export, finalize, fix, install, known, next, refs, rules,
-    runs, show, start, status, steer, submit,
+    runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::{self, HookEvent};
 use self_repair_app::{AppError, CommandEnv, ExitStatus, Output};
@@ -42,6 +42,7 @@ fn dispatch(command: Command, env: &CommandEnv) -> Result<Output, AppError> {
     match command {
         Command::Start(args) => start::run(env, args),
         Command::Status(args) => status::run(env, &args),
+        Command::Statusline(args) => statusline::run(env, &args),
         Command::Detect(args) => detect::run(env, &args),
         Command::Rules { action } => rules::run(env, action),
         Command::Known { action } => known::run(env, action),

@@ -36,7 +36,10 @@ fn next_shows_the_dispatch_the_hook_would_give_and_changes_nothing() {
     );
     assert!(
         out.stdout.contains("\nphase triage: 3 agent(s)\n")
-            && out.stdout.contains("\n{\"self_repair\":2,\"launch\":[{"),
+            && out
+                .stdout
+                .contains("\n{\"self_repair\":2,\"progress\":\"0 of ~")
+            && out.stdout.contains(" agents\",\"launch\":[{"),
         "{}",
         out.stdout
     );
@@ -112,7 +115,19 @@ fn session_start_after_a_compaction_reminds_the_bound_session_of_its_run() {
         .stdin(input("s1", "startup"))
         .run()
         .success();
-    assert_eq!(out.stdout, "", "the bound session's own start says nothing");
+    // Its own start says nothing about the run, only, once, how to see its progress under the
+    // prompt (no settings file sets a status line here).
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        answer,
+        serde_json::json!({"systemMessage": self_repair_app::hooks::status_line_offer::STATUS_LINE_OFFER})
+    );
+    let again = project
+        .cmd(&["hook", "session-start"])
+        .stdin(input("s1", "startup"))
+        .run()
+        .success();
+    assert_eq!(again.stdout, "", "the offer is made once per run");
 }
 
 #[test]

@@ -73,6 +73,12 @@ impl Cmd {
         self
     }
 
+    /// The folder it runs in (the project's root by default).
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Cmd {
+        self.command.current_dir(dir);
+        self
+    }
+
     /// Runs to completion.
     pub fn run(mut self) -> Outcome {
         self.command.stdin(if self.stdin.is_some() {

@@ -46,6 +46,7 @@ mod run_identity;
 mod scope;
 mod session_habits;
 mod standing_protocol;
+mod statusline;
 mod store;
 mod submit;
 mod templates;

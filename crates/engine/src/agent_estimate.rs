@@ -277,6 +277,17 @@ pub fn total_agents(agents: &[KindAgents]) -> (u32, u32, u32) {
     })
 }
 
+/// The agents `state` has had: each item that ended after an agent ran for it, once (its
+/// retries are not counted, as `agents_ahead` does not count them). With `agents_ahead`'s likely
+/// count it is the whole run's progress: `self-repair statusline`'s bar.
+pub fn agents_behind(state: &RunState) -> u32 {
+    state
+        .items
+        .iter()
+        .filter(|item| item.status.is_terminal() && item.dispatches > 0)
+        .count() as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,6 +343,21 @@ mod tests {
         assert_eq!(of(&estimate, ItemKind::Synthesize), (0, 10));
         assert_eq!(of(&estimate, ItemKind::Plan), (0, 50 + 10 * 4));
         assert_eq!(of(&estimate, ItemKind::Review), (0, 50 + 10 * 3));
+    }
+
+    #[test]
+    fn agents_behind_counts_each_item_an_agent_ended_once_and_not_those_decided_without_one() {
+        let mut state = run(4, 0, Config::default());
+        assert_eq!(agents_behind(&state), 0);
+        // Done after two launches (a retry), failed after one, in flight, decided by no agent.
+        state.items[0].status = crate::ItemStatus::Done;
+        state.items[0].dispatches = 2;
+        state.items[1].status = crate::ItemStatus::Failed;
+        state.items[1].dispatches = 1;
+        state.items[2].status = crate::ItemStatus::Dispatched;
+        state.items[2].dispatches = 1;
+        state.items[3].status = crate::ItemStatus::Done;
+        assert_eq!(agents_behind(&state), 2);
     }
 
     #[test]

@@ -161,7 +161,8 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     state.stale_blocks = stale_blocks;
     state.last_block_progress = Some(state.progress);
     state.blocks += 1;
-    let dispatch = build_dispatch(state, &ready, now);
+    let mut dispatch = build_dispatch(state, &ready, now);
+    dispatch.progress = Some(crate::dispatch::progress_note(state, stop.spend.as_ref()));
     outcome(Decision::Block(dispatch), true)
 }
 
@@ -578,6 +579,7 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
     }
     Dispatch {
         self_repair: DISPATCH_VERSION,
+        progress: None,
         launch,
         then: None,
         summary: summary.join("\n"),

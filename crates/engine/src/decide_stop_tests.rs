@@ -228,7 +228,7 @@ fn row7_dispatch_follows_the_contract() {
     let parsed: serde_json::Value = serde_json::from_str(&dispatch.render_json()).unwrap();
     assert_eq!(
         parsed,
-        json!({"self_repair": 2,
+        json!({"self_repair": 2, "progress": "0 of ~6 agents",
                "launch": [{"subagent_type": "self-repair:triage-investigator", "model": "haiku",
                            "description": "triage t-00001", "prompt": "self-repair item t-00001 --run r-test"}]})
     );
@@ -250,7 +250,7 @@ fn the_protocol_is_said_in_the_first_block_of_a_session_and_each_later_block_is_
     let second = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
     let reason = block(&second).render_reason();
     assert!(
-        reason.starts_with("{\"self_repair\":2,\"launch\":[{"),
+        reason.starts_with("{\"self_repair\":2,\"progress\":\"2 of ~"),
         "{reason}"
     );
     assert!(
@@ -260,6 +260,27 @@ fn the_protocol_is_said_in_the_first_block_of_a_session_and_each_later_block_is_
     assert_eq!(
         Dispatch::parse_reason(&reason).as_ref(),
         Some(block(&second))
+    );
+}
+
+#[test]
+fn a_dispatch_carries_the_whole_runs_progress_and_the_dollars_of_the_budget() {
+    let mut state = run(10);
+    state.config.fan_out = 2;
+    state.config.budget_usd = Some(5.0);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    submit(&mut state, "t-00001", real("unused import"));
+    submit(&mut state, "t-00002", real("unused import"));
+    let mut later = stop("s1", Some(&[]));
+    later.spend = Some(crate::Spend {
+        spent_micros: 420_000,
+        per_agent_micros: std::collections::BTreeMap::new(),
+    });
+    let out = decide_stop(&mut state, &later, NOW);
+    let ahead = crate::total_agents(&crate::agents_ahead(&state)).1;
+    assert_eq!(
+        block(&out).progress.as_deref(),
+        Some(format!("2 of ~{} agents, $0.42/$5.00", 2 + ahead).as_str())
     );
 }
 

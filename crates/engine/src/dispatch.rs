@@ -33,6 +33,22 @@ pub fn relay_reason(line: &str) -> String {
     format!("{line}\n{RELAY_INSTRUCTION}")
 }
 
+/// The run's progress in a dispatch, in a few words: the agents that ended of the likely total
+/// over every phase (the figures of `status` and `statusline`) and the dollars the hook's ledger
+/// shows spent, of the budget: `12 of ~75 agents, $0.42/$5.00`.
+pub fn progress_note(state: &crate::RunState, spend: Option<&crate::Spend>) -> String {
+    let behind = crate::agents_behind(state);
+    let (_, ahead, _) = crate::total_agents(&crate::agents_ahead(state));
+    let mut note = format!("{behind} of ~{} agents", behind + ahead);
+    if let Some(spend) = spend {
+        note.push_str(&format!(", ${:.2}", spend.spent_micros as f64 / 1e6));
+        if let Some(budget) = state.config.budget_usd {
+            note.push_str(&format!("/${budget:.2}"));
+        }
+    }
+    note
+}
+
 /// One `Agent` tool call, field for field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {
@@ -52,6 +68,10 @@ pub struct Launch {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dispatch {
     pub self_repair: u32,
+    /// The whole run's progress, for the user who sees the block: agents done of the likely
+    /// total and dollars spent of the budget ([`progress_note`]); a triage run's only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<String>,
     pub launch: Vec<Launch>,
     /// What to do after launching, when the session has not been told it once ([`THEN`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,8 +104,12 @@ impl Dispatch {
             .then
             .as_deref()
             .map_or_else(String::new, |then| format!(",\"then\":{}", quote(then)));
+        let progress = self
+            .progress
+            .as_deref()
+            .map_or_else(String::new, |p| format!(",\"progress\":{}", quote(p)));
         format!(
-            "{{\"self_repair\":{},\"launch\":[{}]{then}}}",
+            "{{\"self_repair\":{}{progress},\"launch\":[{}]{then}}}",
             self.self_repair,
             launches.join(","),
         )

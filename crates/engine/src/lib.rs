@@ -44,7 +44,7 @@ pub mod timestamp;
 mod triage_batch;
 mod verification;
 
-pub use agent_estimate::{KindAgents, agents_ahead, likely, total_agents};
+pub use agent_estimate::{KindAgents, agents_ahead, agents_behind, likely, total_agents};
 pub use apply::{apply, item_input};
 pub use budget::{Spend, default_micros, estimate_micros, to_micros};
 pub use config::{
@@ -56,7 +56,7 @@ pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
 pub use dispatch::{
     DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL, RELAY_INSTRUCTION, THEN,
-    relay_reason,
+    progress_note, relay_reason,
 };
 pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};
 pub use finding::{
@@ -76,8 +76,8 @@ pub use rule_survey::{
 };
 pub use run_scope::{PartitionScope, RunScope};
 pub use run_state::{
-    FailureStreak, Group, Intake, PauseReason, PhaseCounts, ProposedGroup, RunState, RunStatus,
-    STATE_SCHEMA_VERSION, TaskRecord,
+    FailureStreak, Group, Intake, PauseReason, PhaseCounts, PhaseIds, ProposedGroup, RunState,
+    RunStatus, STATE_SCHEMA_VERSION, TaskRecord,
 };
 pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
 pub use stable_hash::StableHash;

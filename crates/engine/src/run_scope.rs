@@ -23,7 +23,7 @@ pub struct RunScope {
     pub partition: Option<PartitionScope>,
 }
 
-/// One share of a job split across runs (design note 47).
+/// One share of a job split across runs (design note 50).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionScope {
     /// K: this run's share, from 1.

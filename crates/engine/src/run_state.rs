@@ -225,6 +225,25 @@ impl PhaseCounts {
     }
 }
 
+/// Item ids of one phase by status (`status --items`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct PhaseIds {
+    /// Dispatched, or held by an item that is.
+    pub running: Vec<String>,
+    pub failed: Vec<String>,
+    pub quarantined: Vec<String>,
+    pub pending: Vec<String>,
+    pub done: Vec<String>,
+}
+
+/// An item's status as `status` shows it: pending but held by an item in flight is running.
+fn shown_status(item: &WorkItem, in_flight: &std::collections::HashSet<&str>) -> ItemStatus {
+    match item.status {
+        ItemStatus::Pending if in_flight.contains(item.id.as_str()) => ItemStatus::Dispatched,
+        status => status,
+    }
+}
+
 impl RunState {
     /// The item with this id, found without a scan for triage ids.
     pub fn item(&self, id: &str) -> Option<&WorkItem> {
@@ -255,14 +274,7 @@ impl RunState {
     /// flight counts as running.
     pub fn counts(&self, phase: Phase) -> PhaseCounts {
         let mut counts = PhaseCounts::default();
-        let in_flight = if phase == Phase::Triage {
-            let mut held = crate::triage_batch::batch_members_held(self, true);
-            held.extend(crate::rule_survey::survey_members_held(self, true));
-            held.extend(crate::verification::verification_held(self, true));
-            held
-        } else {
-            std::collections::HashSet::new()
-        };
+        let in_flight = self.held_in_flight(phase);
         for item in self.items.iter().filter(|i| {
             i.kind.phase() == phase
                 && !matches!(
@@ -270,8 +282,7 @@ impl RunState {
                     ItemKind::TriageBatch | ItemKind::RuleSurvey | ItemKind::Verify
                 )
         }) {
-            match item.status {
-                ItemStatus::Pending if in_flight.contains(item.id.as_str()) => counts.running += 1,
+            match shown_status(item, &in_flight) {
                 ItemStatus::Pending => counts.pending += 1,
                 ItemStatus::Dispatched => counts.running += 1,
                 ItemStatus::Done => counts.done += 1,
@@ -280,6 +291,37 @@ impl RunState {
             }
         }
         counts
+    }
+
+    /// The ids of one phase's items by status, as `status --items` lists them: the agents'
+    /// own items (batches `tb-`, surveys `rs-`, second opinions `vf-`) too, and a finding
+    /// whose batch, survey or second opinion is in flight as running, as [`RunState::counts`]
+    /// counts it.
+    pub fn ids_by_status(&self, phase: Phase) -> PhaseIds {
+        let mut ids = PhaseIds::default();
+        let in_flight = self.held_in_flight(phase);
+        for item in self.items.iter().filter(|i| i.kind.phase() == phase) {
+            let list = match shown_status(item, &in_flight) {
+                ItemStatus::Pending => &mut ids.pending,
+                ItemStatus::Dispatched => &mut ids.running,
+                ItemStatus::Done => &mut ids.done,
+                ItemStatus::Failed => &mut ids.failed,
+                ItemStatus::Quarantined => &mut ids.quarantined,
+            };
+            list.push(item.id.to_string());
+        }
+        ids
+    }
+
+    /// Triage findings held by a batch, survey or second opinion in flight.
+    fn held_in_flight(&self, phase: Phase) -> std::collections::HashSet<&str> {
+        if phase != Phase::Triage {
+            return std::collections::HashSet::new();
+        }
+        let mut held = crate::triage_batch::batch_members_held(self, true);
+        held.extend(crate::rule_survey::survey_members_held(self, true));
+        held.extend(crate::verification::verification_held(self, true));
+        held
     }
 
     /// Items in flight (dispatched and not yet answered).

@@ -77,7 +77,7 @@ impl Partition {
 
     /// Each record's share (1 to N). A record's key is its rule (`r:tool␟rule_id`) when the
     /// rule has at least `whole_rule_from` distinct findings in the input (a rule with that
-    /// many findings may be surveyed, and a survey must see all of its rule: design note 47),
+    /// many findings may be surveyed, and a survey must see all of its rule: design note 50),
     /// else its fingerprint (`f:fingerprint`); `whole_rule_from` below 2 keys every record by
     /// its fingerprint.
     pub fn shares_of(self, records: &[FindingRecord], whole_rule_from: u32) -> Vec<u32> {

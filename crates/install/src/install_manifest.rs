@@ -48,6 +48,10 @@ pub struct SettingsRecord {
     /// Dotted keys install created (`hooks`, `hooks.Stop`, `permissions.allow`), removed again
     /// by a structural uninstall when they end up empty.
     pub created_keys: Vec<String>,
+    /// The `statusLine` install wrote and the one it replaced (absent in manifests written
+    /// before install set it, and when it left the user's alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_line: Option<crate::status_line::StatusLineRecord>,
 }
 
 /// The settings file before the first install.
@@ -158,6 +162,7 @@ mod tests {
                 hooks: vec![],
                 permissions: vec![],
                 created_keys: vec![],
+                status_line: None,
             },
             files: vec![],
             created_dirs: vec![],

@@ -95,6 +95,36 @@ pub fn plan_install(
     doc.remove_permissions(&stale_rules);
     let permissions: Vec<String> = Vec::new();
 
+    // The status line: ours, composed with the user's own when they have one.
+    let previous_status_line = previous_settings.and_then(|s| s.status_line.clone());
+    let status_line = match crate::status_line::add_status_line(
+        doc.root_mut(),
+        &target.command,
+        previous_status_line.as_ref(),
+    ) {
+        crate::status_line::StatusLineChange::Written(record) => {
+            if let Some(theirs) = record
+                .previous
+                .as_ref()
+                .filter(|_| previous_status_line.is_none())
+                .and_then(|p| p.get("command"))
+                .and_then(serde_json::Value::as_str)
+            {
+                notes.push(format!(
+                    "your status line `{theirs}` now runs through `self-repair statusline \
+                     --compose`: its rows first, then self-repair's; `self-repair uninstall` \
+                     puts it back"
+                ));
+            }
+            Some(record)
+        }
+        crate::status_line::StatusLineChange::Unchanged => previous_status_line,
+        crate::status_line::StatusLineChange::LeftAlone(why) => {
+            notes.push(why);
+            previous_status_line
+        }
+    };
+
     let settings_changed = doc.root() != pristine.root();
     let new_settings = if settings_changed {
         doc.render()
@@ -190,6 +220,7 @@ pub fn plan_install(
             hooks,
             permissions,
             created_keys,
+            status_line,
         },
         files,
         created_dirs,
@@ -322,6 +353,19 @@ fn plugin_enabled(doc: &SettingsDocument) -> bool {
 }
 
 impl InstallPlan {
+    /// A plan of these changes and notes (`install --status-line`).
+    pub(crate) fn from_parts(
+        changes: ChangeSet,
+        notes: Vec<String>,
+        settings_display: String,
+    ) -> InstallPlan {
+        InstallPlan {
+            changes,
+            notes,
+            settings_display,
+        }
+    }
+
     /// True when self-repair is already installed exactly as asked.
     pub fn is_empty(&self) -> bool {
         self.changes.changes.is_empty()

@@ -16,6 +16,8 @@ mod merge_driver;
 mod plugin_hooks;
 mod scope;
 mod settings_document;
+mod status_line;
+mod status_line_install;
 mod template_source;
 mod uninstall_plan;
 
@@ -34,5 +36,9 @@ pub use merge_driver::{
 };
 pub use plugin_hooks::hooks_json_for_plugin;
 pub use scope::Scope;
+pub use status_line::{REFRESH_SECONDS, StatusLineRecord};
+pub use status_line_install::{
+    STATUS_LINE_MANIFEST, plan_status_line_install, plan_status_line_uninstall,
+};
 pub use template_source::load_template;
 pub use uninstall_plan::{SettingsOutcome, UninstallPlan, plan_uninstall};

@@ -63,6 +63,11 @@ impl SettingsDocument {
         &self.root
     }
 
+    /// The JSON object, to edit.
+    pub(crate) fn root_mut(&mut self) -> &mut Map<String, Value> {
+        &mut self.root
+    }
+
     /// The document as text, in the file's own indent and line endings.
     pub(crate) fn render(&self) -> String {
         let mut bytes = Vec::new();

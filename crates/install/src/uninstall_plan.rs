@@ -157,6 +157,9 @@ fn structural_removal(
 ) -> Result<(Option<String>, SettingsOutcome), InstallError> {
     let mut doc = SettingsDocument::parse(path, text)?;
     doc.remove_permissions(&manifest.settings.permissions);
+    if let Some(record) = &manifest.settings.status_line {
+        crate::status_line::remove_status_line(doc.root_mut(), record);
+    }
     doc.remove_our_hooks(
         &manifest.binary,
         &manifest.settings.hooks,
@@ -169,6 +172,20 @@ fn structural_removal(
 }
 
 impl UninstallPlan {
+    /// A plan of these changes and notes (`uninstall --status-line`).
+    pub(crate) fn from_parts(
+        changes: ChangeSet,
+        notes: Vec<String>,
+        settings_outcome: SettingsOutcome,
+    ) -> UninstallPlan {
+        UninstallPlan {
+            changes,
+            notes,
+            kept_files: Vec::new(),
+            settings_outcome,
+        }
+    }
+
     /// True when there is nothing to remove.
     pub fn is_empty(&self) -> bool {
         self.changes.changes.is_empty()

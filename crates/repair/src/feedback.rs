@@ -168,6 +168,7 @@ pub fn render_dispatch(state: &RepairState, n: u32) -> Dispatch {
     };
     Dispatch {
         self_repair: DISPATCH_VERSION,
+        progress: None,
         launch: vec![Launch {
             subagent_type: format!("{}{FIXER_AGENT}", state.spec.agent_prefix),
             model: model.to_owned(),

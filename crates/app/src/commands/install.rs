@@ -26,6 +26,10 @@ pub struct InstallArgs {
     /// Print the diff of every change and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Only Claude Code's status line (`self-repair statusline`), in `~/.claude/settings.json`:
+    /// for the plugin, which cannot set it. A status line you have keeps its rows.
+    #[arg(long, conflicts_with_all = ["project_scope", "user"])]
+    pub status_line: bool,
 }
 
 /// Runs `install`: this binary is registered by name when `PATH` finds it, else by its path
@@ -38,19 +42,23 @@ pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError>
         .ok_or_else(|| std::io::Error::other("the operating system did not say"))
         .and_then(std::path::Path::canonicalize)
         .map_err(|e| AppError::Usage(format!("cannot find the running binary: {e}")))?;
-    let spec = InstallSpec {
-        binary_on_path: self_repair_install::binary_resolves_from_path(
-            &binary,
-            env.path_var.as_deref(),
-        ),
-        binary,
-        scope,
-    };
-    let plan = plan_install(&root, &spec, self_repair_install::embedded_bundle())?;
-    let driver_command = if spec.binary_on_path {
+    let binary_on_path =
+        self_repair_install::binary_resolves_from_path(&binary, env.path_var.as_deref());
+    // How settings and git call this binary: by name when PATH finds it.
+    let driver_command = if binary_on_path {
         "self-repair".to_owned()
     } else {
-        spec.binary.display().to_string()
+        binary.display().to_string()
+    };
+    let plan = if args.status_line {
+        self_repair_install::plan_status_line_install(&root, &driver_command)?
+    } else {
+        let spec = InstallSpec {
+            binary_on_path,
+            binary,
+            scope,
+        };
+        plan_install(&root, &spec, self_repair_install::embedded_bundle())?
     };
     if args.dry_run {
         let mut text = format!("{}{}", plan.render_diff(), plan.summary());
@@ -103,8 +111,12 @@ fn team_registry(root: &Path, driver_command: &str) -> Result<String, AppError> 
 /// Runs `uninstall`.
 pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError> {
     let (scope, root) = scope_root(env, args)?;
-    let plan = plan_uninstall(&root, scope)?;
-    let project = scope == Scope::Project;
+    let plan = if args.status_line {
+        self_repair_install::plan_status_line_uninstall(&root)?
+    } else {
+        plan_uninstall(&root, scope)?
+    };
+    let project = scope == Scope::Project && !args.status_line;
     if args.dry_run {
         let mut text = format!("{}{}", plan.render_diff(), plan.summary());
         if project && merge_driver_registered(&root) {
@@ -125,7 +137,7 @@ pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppErro
 }
 
 fn scope_root(env: &CommandEnv, args: &InstallArgs) -> Result<(Scope, PathBuf), AppError> {
-    if args.user {
+    if args.user || args.status_line {
         let home = env
             .home
             .clone()

@@ -21,6 +21,7 @@ pub mod show;
 pub mod simulated_agent;
 pub mod start;
 pub mod status;
+pub mod statusline;
 pub mod steer;
 pub mod submit;
 

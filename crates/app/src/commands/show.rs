@@ -117,7 +117,7 @@ pub fn show(
 ) -> Result<ShowOutput, AppError> {
     let item = state.item(id).ok_or_else(|| {
         AppError::NotFound(format!(
-            "no item `{id}` in run {}; ids look like t-00001, agg-1, plan-g2-3 (see `self-repair status`)",
+            "no item `{id}` in run {}; ids look like t-00001, tb-00002, agg-1, plan-g2-3; `self-repair status --items` lists them",
             state.run
         ))
     })?;
@@ -180,7 +180,7 @@ pub fn show_findings(
 ) -> Result<FindingsPage, AppError> {
     let item = state.item(id).ok_or_else(|| {
         AppError::NotFound(format!(
-            "no item `{id}` in run {}; ids look like t-00001, agg-1, plan-g2-3 (see `self-repair status`)",
+            "no item `{id}` in run {}; ids look like t-00001, tb-00002, agg-1, plan-g2-3; `self-repair status --items` lists them",
             state.run
         ))
     })?;

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use self_repair_engine::{
-    FindingRecord, Intake, PauseReason, Phase, PhaseCounts, RunState, RunStatus, SurveyRecord,
-    TaskRecord, timestamp,
+    FindingRecord, Intake, PauseReason, Phase, PhaseCounts, PhaseIds, RunState, RunStatus,
+    SurveyRecord, TaskRecord, timestamp,
 };
 use self_repair_report::Verification;
 use self_repair_store::{Project, RunDir};
@@ -27,8 +27,12 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub run: RunArg,
     /// List every finding with how it was decided (agent, known registry, rule) and why.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "items")]
     pub findings: bool,
+    /// List the item ids of each phase by status: running, failed, quarantined, pending, done
+    /// (`self-repair show ID` prints one).
+    #[arg(long)]
+    pub items: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -41,6 +45,12 @@ pub fn run(env: &CommandEnv, args: &StatusArgs) -> Result<Output, AppError> {
         let state = load_folded(&dir, true)?;
         let lines = finding_lines(&dir, &state)?;
         return Output::json_or(args.json, &lines, |l| render_findings(l));
+    }
+    if args.items {
+        let dir = handle.triage("`status --items`")?;
+        let state = load_folded(&dir, true)?;
+        let listing = item_listing(&state);
+        return Output::json_or(args.json, &listing, ItemListing::render);
     }
     let dir = match handle {
         RunHandle::Triage(dir) => dir,
@@ -265,6 +275,111 @@ impl StatusReport {
     }
 }
 
+/// The item ids of a run, phase by phase (`status --items`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemListing {
+    pub schema_version: u32,
+    pub run: String,
+    /// The phases that have items, in pipeline order.
+    pub phases: Vec<PhaseItemIds>,
+}
+
+/// One phase's item ids by status.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseItemIds {
+    pub phase: Phase,
+    #[serde(flatten)]
+    pub ids: PhaseIds,
+}
+
+/// The ids of every item of `state`, by phase and status.
+pub fn item_listing(state: &RunState) -> ItemListing {
+    let phases = [
+        Phase::Triage,
+        Phase::Aggregate,
+        Phase::RuleReview,
+        Phase::Plan,
+    ]
+    .into_iter()
+    .map(|phase| PhaseItemIds {
+        phase,
+        ids: state.ids_by_status(phase),
+    })
+    .filter(|p| {
+        let i = &p.ids;
+        [&i.running, &i.failed, &i.quarantined, &i.pending, &i.done]
+            .iter()
+            .any(|list| !list.is_empty())
+    })
+    .collect();
+    ItemListing {
+        schema_version: 1,
+        run: state.run.clone(),
+        phases,
+    }
+}
+
+impl ItemListing {
+    /// The text of `status --items`: one line per status, runs of consecutive ids as `a..b`.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "run {}: item ids by phase and status (`self-repair show ID` prints one)\n",
+            self.run
+        );
+        if self.phases.is_empty() {
+            out.push_str("no items: every finding was decided before any agent\n");
+        }
+        for phase in &self.phases {
+            out.push_str(phase.phase.as_str());
+            out.push('\n');
+            let i = &phase.ids;
+            for (name, list) in [
+                ("running", &i.running),
+                ("failed", &i.failed),
+                ("quarantined", &i.quarantined),
+                ("pending", &i.pending),
+                ("done", &i.done),
+            ] {
+                if !list.is_empty() {
+                    out.push_str(&format!("  {name} ({}): {}\n", list.len(), id_ranges(list)));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `ids` with each run of consecutive numbers under one prefix written `first..last`:
+/// `t-00001..t-00040 t-00042 tb-00001`.
+fn id_ranges(ids: &[String]) -> String {
+    fn split(id: &str) -> Option<(&str, u64, usize)> {
+        let digits = id.len() - id.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, number) = id.split_at(id.len() - digits);
+        Some((prefix, number.parse().ok()?, digits))
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut index = 0;
+    while index < ids.len() {
+        let mut last = index;
+        if let Some((prefix, mut number, width)) = split(&ids[index]) {
+            while let Some((p, n, w)) = ids.get(last + 1).and_then(|id| split(id)) {
+                if p != prefix || w != width || n != number + 1 {
+                    break;
+                }
+                number = n;
+                last += 1;
+            }
+        }
+        parts.push(if last == index {
+            ids[index].clone()
+        } else {
+            format!("{}..{}", ids[index], ids[last])
+        });
+        index = last + 1;
+    }
+    parts.join(" ")
+}
+
 /// Why one finding was decided (or that it is not yet).
 #[derive(Debug, Clone, Serialize)]
 pub struct FindingLine {
@@ -436,4 +551,32 @@ pub fn render_findings(lines: &[FindingLine]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consecutive_ids_under_one_prefix_are_written_as_ranges() {
+        let ids: Vec<String> = [
+            "t-00001",
+            "t-00002",
+            "t-00003",
+            "t-00005",
+            "t-00006",
+            "tb-00007",
+            "tb-00008",
+            "agg-1",
+            "agg-3",
+            "plan-g2-1",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        assert_eq!(
+            id_ranges(&ids),
+            "t-00001..t-00003 t-00005..t-00006 tb-00007..tb-00008 agg-1 agg-3 plan-g2-1"
+        );
+    }
 }

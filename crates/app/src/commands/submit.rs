@@ -412,7 +412,7 @@ fn ensure_dispatched(dir: &RunDir, item: &str) -> Result<(), AppError> {
 pub fn item_input(dir: &RunDir, item: &str) -> Result<ItemInput, AppError> {
     let not_found = || {
         AppError::NotFound(format!(
-            "no item `{item}` in run {}; item ids look like t-00001, agg-1, plan-g2-3 (see `self-repair status`)",
+            "no item `{item}` in run {}; item ids look like t-00001, tb-00002, agg-1, plan-g2-3; `self-repair status --items` lists them",
             dir.id()
         ))
     };
@@ -442,7 +442,7 @@ pub fn item_input(dir: &RunDir, item: &str) -> Result<ItemInput, AppError> {
     }
     let text = std::fs::read_to_string(&path).map_err(|_| {
         AppError::NotFound(format!(
-            "no item `{item}` in run {} yet: it is created when its phase starts (see `self-repair status`)",
+            "no item `{item}` in run {} yet: it is created when its phase starts (`self-repair status --items` lists the items so far)",
             dir.id()
         ))
     })?;

@@ -9,6 +9,7 @@ pub mod post_tool_use;
 pub mod pre_tool_use;
 pub mod session_notices;
 pub mod session_start;
+pub mod status_line_offer;
 pub mod stop;
 pub mod stop_failure;
 
@@ -57,6 +58,9 @@ pub fn run(event: HookEvent, env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
             let mut answer = session_start::hook_session_start(env, stdin);
             for notice in session_notices::session_notices(&env.installation, stdin) {
                 answer.announce(&notice);
+            }
+            if let Some(offer) = status_line_offer::status_line_offer(env, stdin) {
+                answer.announce(offer);
             }
             answer
         }

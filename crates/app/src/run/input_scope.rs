@@ -1,6 +1,6 @@
 //! Which of the findings `start` read its run takes: `--changed-since REF` (the lines changed
 //! since REF), `--new-only` (SARIF `baselineState: new`, applied by the reader) and
-//! `--partition hash:K/N` (one share of a job split across runs, design note 47).
+//! `--partition hash:K/N` (one share of a job split across runs, design note 50).
 
 use std::path::Path;
 

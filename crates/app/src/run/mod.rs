@@ -14,4 +14,5 @@ pub mod preflight;
 pub mod progress;
 pub mod project_config;
 pub mod proposals;
+pub mod status_line;
 pub mod steering;

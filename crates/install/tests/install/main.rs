@@ -12,5 +12,6 @@ mod refusals;
 mod roundtrip;
 mod settings_merge;
 mod snapshots;
+mod status_line;
 mod team_settings;
 mod uninstall;

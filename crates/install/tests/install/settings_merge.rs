@@ -70,10 +70,12 @@ fn install_on_busy_settings_keeps_every_key_hook_and_rule_in_order() {
     let after = project.settings_json();
 
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    let mut expected = keys(&before);
+    expected.push("statusLine".to_owned());
     assert_eq!(
         keys(&after),
-        keys(&before),
-        "top-level keys and their order"
+        expected,
+        "top-level keys and their order, the status line added last"
     );
     assert_eq!(
         keys(&after["hooks"]),

@@ -1,0 +1,244 @@
+//! The one line `self-repair statusline` prints under Claude Code's prompt: the run, its phase,
+//! a bar over the whole run's agents, dollars spent of the budget, and an ETA. The figures are
+//! `status`'s (the engine's phase counts, preflight's count of the agents ahead, the pace of
+//! `progress`), the dollars the ledger's (what the budget reads). A run that ended says nothing,
+//! and is seen to have ended from the first lines of `state.json` alone.
+
+use std::io::Read;
+
+use crate::run::handle::RunHandle;
+use self_repair_engine::{Phase, RunState, RunStatus, agents_behind};
+use self_repair_store::{Project, RunDir};
+
+/// Cells of the bar.
+const BAR_CELLS: u32 = 10;
+/// Bytes of `state.json` read to see that a run ended: its top-level `status` is in the first
+/// few lines (reference/state-file.md).
+const HEAD_BYTES: u64 = 4096;
+
+/// What the line shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatusLine {
+    pub run: String,
+    pub status: RunStatus,
+    pub phase: Phase,
+    /// The current phase's items done and in all (`status`'s table).
+    pub phase_done: u32,
+    pub phase_total: u32,
+    /// Agents that ended, and those likely still to come, over every phase.
+    pub agents_behind: u32,
+    pub agents_ahead: u32,
+    /// What the run's ledger says was spent (the figure the budget reads).
+    pub spent_usd: f64,
+    pub budget_usd: Option<f64>,
+    /// At the last ten minutes' pace; `None` with no result in that window or nothing left.
+    pub eta_minutes: Option<f64>,
+}
+
+/// The file in the run folder that keeps the last row and what it was computed from.
+const CACHE: &str = "statusline.cache";
+
+/// The row for the project's active run at `now`: from the run's cache while `state.json`,
+/// the journal and the cost ledger are unchanged and the minute is the same (the ETA moves with
+/// the clock), else computed and cached. `None` when there is no run in progress or anything
+/// needed cannot be read (a status bar shows no errors).
+pub fn cached_row(project: &Project, now: u64) -> Option<String> {
+    let id = project.active_run_id()?;
+    let dir = project.run(&id).ok()?;
+    let key = cache_key(&dir, now)?;
+    let cache = dir.path().join(CACHE);
+    if let Some((cached_key, row)) = std::fs::read_to_string(&cache)
+        .ok()
+        .as_deref()
+        .and_then(|text| text.split_once('\n'))
+        .map(|(k, r)| (k.to_owned(), r.to_owned()))
+        && cached_key == key
+    {
+        return (!row.is_empty()).then_some(row);
+    }
+    let row = status_line(project, now).map(|line| line.render());
+    // A failed write only means the next refresh computes it again.
+    let _ = self_repair_store::write_atomic(
+        &cache,
+        format!("{key}\n{}", row.as_deref().unwrap_or_default()).as_bytes(),
+    );
+    row
+}
+
+/// What the row depends on: the sizes and times of the files the run changes through, and the
+/// minute.
+fn cache_key(dir: &RunDir, now: u64) -> Option<String> {
+    let stamp = |name: &str| {
+        std::fs::metadata(dir.path().join(name)).map_or_else(
+            |_| "-".to_owned(),
+            |m| {
+                let modified = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{}@{modified}", m.len())
+            },
+        )
+    };
+    let state = stamp("state.json");
+    (state != "-").then(|| {
+        format!(
+            "v1 {state} {} {} {}",
+            stamp("journal.jsonl"),
+            stamp("cost.json"),
+            now / 60
+        )
+    })
+}
+
+/// The line for the project's active run at `now`; `None` when there is no run in progress or
+/// anything needed cannot be read (a status bar shows no errors).
+pub fn status_line(project: &Project, now: u64) -> Option<StatusLine> {
+    let id = project.active_run_id()?;
+    let dir = project.run(&id).ok()?;
+    if head_says_ended(&dir) {
+        return None;
+    }
+    let RunHandle::Triage(dir) = RunHandle::open(dir) else {
+        return None;
+    };
+    // Read without the run's lock: `state.json` is replaced whole by a rename, and the fold
+    // stops at the journal's last complete line; nothing is written.
+    let mut state = dir.load_state().ok()?;
+    dir.fold(&mut state).ok()?;
+    if matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
+        return None;
+    }
+    Some(of_state(project, &dir, &state, now))
+}
+
+/// The line's figures for a loaded state.
+pub(crate) fn of_state(project: &Project, dir: &RunDir, state: &RunState, now: u64) -> StatusLine {
+    let spent = crate::run::cost::ledger_spend(dir).map_or(0.0, |s| s.spent_micros as f64 / 1e6);
+    let progress = crate::run::progress::progress(project, dir, state, now, Some(spent));
+    let counts = state.counts(state.phase);
+    StatusLine {
+        run: state.run.clone(),
+        status: state.status,
+        phase: state.phase,
+        phase_done: counts.done,
+        phase_total: counts.total(),
+        agents_behind: agents_behind(state),
+        agents_ahead: progress.agents_left,
+        spent_usd: spent,
+        budget_usd: progress.budget_usd,
+        eta_minutes: progress.eta_minutes.filter(|_| progress.agents_left > 0),
+    }
+}
+
+/// Whether `state.json`'s top-level `status` (in its first lines) says the run ended. Both
+/// ends are final, so no journal entry can undo them.
+fn head_says_ended(dir: &RunDir) -> bool {
+    let Ok(file) = std::fs::File::open(dir.state_path()) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file.take(HEAD_BYTES).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let head = String::from_utf8_lossy(&head);
+    head.split_once("\n  \"status\": \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .is_some_and(|(status, _)| matches!(status, "complete" | "cancelled"))
+}
+
+impl StatusLine {
+    /// Of the whole run's agents, the share that ended (0 to 1).
+    pub fn share_done(&self) -> f64 {
+        let all = self.agents_behind + self.agents_ahead;
+        if all == 0 {
+            return 1.0;
+        }
+        f64::from(self.agents_behind) / f64::from(all)
+    }
+
+    /// The line: `self-repair r-1 · triage 8/60 · ██░░░░░░░░ 13% of ~75 agents · $0.42 / $5.00
+    /// · ETA 12m`.
+    pub fn render(&self) -> String {
+        let mut line = format!("self-repair {}", self.run);
+        if self.status != RunStatus::Active {
+            line.push_str(&format!(" ({})", self.status.as_str()));
+        }
+        line.push_str(&format!(" · {}", self.phase.as_str()));
+        if self.phase_total > 0 {
+            line.push_str(&format!(" {}/{}", self.phase_done, self.phase_total));
+        }
+        let share = self.share_done();
+        let filled = ((share * f64::from(BAR_CELLS)).floor() as u32).min(BAR_CELLS);
+        line.push_str(&format!(
+            " · {}{} {}% of ~{} agents",
+            "█".repeat(filled as usize),
+            "░".repeat((BAR_CELLS - filled) as usize),
+            (share * 100.0).floor() as u32,
+            self.agents_behind + self.agents_ahead
+        ));
+        line.push_str(&format!(" · ${:.2}", self.spent_usd));
+        if let Some(budget) = self.budget_usd {
+            line.push_str(&format!(" / ${budget:.2}"));
+        }
+        if let Some(eta) = self.eta_minutes {
+            let minutes = eta.round() as u64;
+            if minutes < 60 {
+                line.push_str(&format!(" · ETA {minutes}m"));
+            } else {
+                line.push_str(&format!(" · ETA {}h{:02}m", minutes / 60, minutes % 60));
+            }
+        }
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line() -> StatusLine {
+        StatusLine {
+            run: "r-1".to_owned(),
+            status: RunStatus::Active,
+            phase: Phase::Triage,
+            phase_done: 8,
+            phase_total: 60,
+            agents_behind: 8,
+            agents_ahead: 67,
+            spent_usd: 0.424,
+            budget_usd: Some(5.0),
+            eta_minutes: Some(83.6),
+        }
+    }
+
+    #[test]
+    fn the_line_shows_run_phase_bar_dollars_and_eta() {
+        assert_eq!(
+            line().render(),
+            "self-repair r-1 · triage 8/60 · █░░░░░░░░░ 10% of ~75 agents · $0.42 / $5.00 · ETA 1h24m"
+        );
+    }
+
+    #[test]
+    fn a_paused_run_says_so_and_a_run_with_nothing_ahead_is_a_full_bar_without_eta() {
+        let mut paused = line();
+        paused.status = RunStatus::Paused;
+        paused.budget_usd = None;
+        paused.eta_minutes = Some(4.2);
+        assert_eq!(
+            paused.render(),
+            "self-repair r-1 (paused) · triage 8/60 · █░░░░░░░░░ 10% of ~75 agents · $0.42 · ETA 4m"
+        );
+        let mut finishing = line();
+        finishing.phase = Phase::Finalize;
+        finishing.phase_total = 0;
+        finishing.agents_ahead = 0;
+        finishing.eta_minutes = None;
+        assert_eq!(
+            finishing.render(),
+            "self-repair r-1 · finalize · ██████████ 100% of ~8 agents · $0.42 / $5.00"
+        );
+    }
+}
