@@ -381,7 +381,7 @@ state=$(cksum <"$stall_run/state.json")
 journal=$(cksum <"$stall_run/journal.jsonl")
 mapfile -t cmd < <(fed "$work/stall.json" "$bin hook stop")
 bench hook-stalled-10000 --warmup 3 --runs "$((hook_runs * 2))" \
-    -n "hook stop at 10000 findings of 37 rules: stalled, nothing running (allow; no write)" "${cmd[@]}"
+    -n "hook stop at 10000 findings of 37 rules: stalled with nothing running (allow; no write)" "${cmd[@]}"
 [[ $(cksum <"$stall_run/state.json") == "$state" && $(cksum <"$stall_run/journal.jsonl") == "$journal" ]] ||
     die "a stop of the stalled run changed it: not the no-write path"
 [[ -z $("$bin" hook stop <"$work/stall.json") ]] || die "a stop of the stalled run printed something"
