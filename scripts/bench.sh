@@ -21,7 +21,9 @@
 #        background_tasks, so nothing is dispatched and nothing is written ("allow silently")
 #      - dispatch: 8 submissions to fold, 8 new items dispatched, state.json rewritten ("block")
 #      2b. with cost accounting: 10,000 items and 5,000 agent transcripts, nothing grew / 8 grew
-#      2c. `statusline` (Claude Code's status line) and `status` on the same runs  (statusline: as the hook)
+#      2c. a stalled run: 10,000 findings of 37 rules (default settings), a later stop of the
+#          session with nothing running: allowed silently, nothing written (target: <= 5 ms)
+#      2d. `statusline` (Claude Code's status line) and `status` on the same runs  (statusline: as the hook)
 #   3. `submit` at 1,000 vs 100,000 items                              (target: ratio <= 1.5)
 #   4. `start` on 100,000 SARIF results over 1,000 source files        (target: <= 3 s, <= 300 MB RSS)
 #   5. `known baseline` on the same 100,000 results: into an empty registry, and again over the
@@ -368,6 +370,41 @@ rm -f "$cost_run/cost.json" "$cost_run/cost.jsonl" && cp "$work/snapcost/cost.js
 callgrind "hook-cost-grow-10000" "$work/cost.steady.json"
 say "first stop with cost accounting (reads all 5,000 transcripts once): $first_ms ms"
 
+# --- 2c. hook on a stalled run ---------------------------------------------------------------------
+
+# A 10,000-finding run of 37 rules with the default settings (rule surveys, batched triage,
+# fan-out 20), bound to s1, whose stops come with nothing running: each block's launches are
+# never seen, so they go back to pending and the no-progress guard stalls the run after
+# `stall_blocks` blocks. Every later stop of the same turn (`stop_hook_active: true`, nothing
+# running, nothing submitted) is allowed silently and changes nothing.
+say "2c. hook stop on a stalled run: 10,000 findings of 37 rules, nothing running"
+"$here/generate.sh" jsonl 10000 "$files" "$lines" 37 >"$work/10000x37.jsonl"
+stall_dir="$work/stall10000"
+mkdir -p "$stall_dir/.self-repair"
+ln -s "$base/src" "$stall_dir/src"
+printf '%s\n' '{"confirm_above_usd": null}' >"$stall_dir/.self-repair/config.json"
+start_run "$stall_dir" "$work/10000x37.jsonl" jsonl "rs10000"
+stall_run="$stall_dir/.self-repair/runs/rs10000"
+cd "$stall_dir"
+hook_json "$stall_dir" >"$work/stall.json"
+stalled=0
+for _ in 1 2 3 4 5 6 7 8; do
+    if "$bin" hook stop <"$work/stall.json" | grep -q 'stalled'; then
+        stalled=1
+        break
+    fi
+done
+((stalled)) || die "the run of 10,000 findings of 37 rules did not stall within 8 stops with nothing running"
+state=$(cksum <"$stall_run/state.json")
+journal=$(cksum <"$stall_run/journal.jsonl")
+mapfile -t cmd < <(fed "$work/stall.json" "$bin hook stop")
+bench hook-stalled-10000 --warmup 3 --runs "$((hook_runs * 2))" \
+    -n "hook stop at 10000 findings of 37 rules: stalled with nothing running (allow; no write)" "${cmd[@]}"
+[[ $(cksum <"$stall_run/state.json") == "$state" && $(cksum <"$stall_run/journal.jsonl") == "$journal" ]] ||
+    die "a stop of the stalled run changed it: not the no-write path"
+[[ -z $("$bin" hook stop <"$work/stall.json") ]] || die "a stop of the stalled run printed something"
+callgrind "hook-stalled-10000" "$work/stall.json"
+
 if ((profile)); then
     say "in-process state.json codec timings at 100,000 items"
     (cd "$root" && cargo build --release --quiet -p self-repair-bench-support --example state_codec)
@@ -504,7 +541,7 @@ table=$(
         case $name in
         hook-norun) target="≤ 2× /bin/true (-N)" verdict=$norun_verdict ;;
         hook-gate) target="(reported: ${r_gate}× /bin/true, same start-up as hook stop)" verdict="" ;;
-        hook-steady-10000 | hook-dispatch-10000 | hook-cost-steady-10000 | hook-cost-grow-10000 | statusline-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
+        hook-steady-10000 | hook-dispatch-10000 | hook-cost-steady-10000 | hook-cost-grow-10000 | hook-stalled-10000 | statusline-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
         hook-steady-100000 | hook-dispatch-100000 | statusline-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
         submit-100000) target="≤ 1.5× submit at 1,000" verdict="$(check "$r_submit" 1.5) (${r_submit}×)" ;;
         start-sarif | start-auto) target="≤ 3 s" verdict=$(check "$median" 3000) ;;

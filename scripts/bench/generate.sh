@@ -3,7 +3,10 @@
 #
 #   generate.sh project DIR FILES LINES     DIR/src/pkgK/module_N.py, LINES distinct lines each
 #   generate.sh sarif   N FILES LINES        SARIF 2.1.0 log with N results over FILES files (stdout)
-#   generate.sh jsonl   N FILES LINES        N generic JSONL findings over FILES files (stdout)
+#   generate.sh jsonl   N FILES LINES [RULES]
+#                                            N generic JSONL findings over FILES files (stdout):
+#                                            all of Ruff's F401, or with RULES, finding i of rule
+#                                            X(1 + i % RULES) (X001 ... X037 for 37)
 #   generate.sh transcripts DIR N RUN        a Claude Code session DIR/s1.jsonl and N sub-agent
 #                                            transcripts DIR/s1/subagents/agent-<i>.jsonl, agent i
 #                                            on item t-(100+i) of run RUN, 6 responses each
@@ -13,11 +16,11 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: generate.sh project DIR FILES LINES | sarif N FILES LINES | jsonl N FILES LINES | transcripts DIR N RUN" >&2
+    echo "usage: generate.sh project DIR FILES LINES | sarif N FILES LINES | jsonl N FILES LINES [RULES] | transcripts DIR N RUN" >&2
     exit 2
 }
 
-[[ $# -eq 4 ]] || usage
+[[ $# -eq 4 || ($# -eq 5 && $1 == jsonl) ]] || usage
 kind=$1
 case $kind in
 transcripts)
@@ -68,11 +71,12 @@ sarif)
     }'
     ;;
 jsonl)
-    n=$2 files=$3 lines=$4
-    awk -v n="$n" -v files="$files" -v lines="$lines" 'BEGIN {
+    n=$2 files=$3 lines=$4 rules=${5:-0}
+    awk -v n="$n" -v files="$files" -v lines="$lines" -v rules="$rules" 'BEGIN {
         for (i = 0; i < n; i++) {
             f = i % files; l = int(i / files) % lines + 1
-            printf "{\"tool\":\"ruff\",\"rule_id\":\"F401\",\"level\":\"warning\",\"message\":\"`mod_%d_%d` imported but unused\",\"path\":\"src/pkg%d/module_%d.py\",\"line\":%d,\"symbol\":\"mod_%d_%d\"}\n", f, l, f % 20, f, l, f, l
+            rule = rules > 0 ? sprintf("X%03d", 1 + i % rules) : "F401"
+            printf "{\"tool\":\"ruff\",\"rule_id\":\"%s\",\"level\":\"warning\",\"message\":\"`mod_%d_%d` imported but unused\",\"path\":\"src/pkg%d/module_%d.py\",\"line\":%d,\"symbol\":\"mod_%d_%d\"}\n", rule, f, l, f % 20, f, l, f, l
         }
     }'
     ;;

@@ -209,3 +209,62 @@ fn a_failing_finalize_is_told_on_every_stop_and_never_blocks() {
         );
     }
 }
+
+/// The stalled run's stops within the turn are answered from `state.head.json` (nothing
+/// decoded, nothing written); a submission in the journal is news the head cannot see, so the
+/// next stop loads the state, folds it and resumes the run.
+#[test]
+fn a_stalled_run_whose_journal_gets_a_submission_is_not_answered_from_its_head() {
+    let project = started(12);
+    let run = ".self-repair/runs/r-test";
+    for _ in 0..10 {
+        project.stop("s1", &[]);
+        if crate::harness::run_state(&project, "r-test").status
+            == self_repair_engine::RunStatus::Stalled
+        {
+            break;
+        }
+    }
+    let head: Value =
+        serde_json::from_str(&project.read(&format!("{run}/state.head.json"))).unwrap();
+    assert_eq!(head["head"]["status"], "stalled", "{head}");
+    // Quiet stops: allowed silently, the state and its head untouched.
+    let state = project.read(&format!("{run}/state.json"));
+    let before = snapshot_dir(&project.path().join(run));
+    for _ in 0..3 {
+        assert_eq!(project.stop("s1", &[]).stdout, "");
+    }
+    assert_eq!(
+        snapshot_dir(&project.path().join(run)),
+        before,
+        "a quiet stop wrote"
+    );
+    // An agent of the stalled run submits: progress since the stall.
+    project.write(
+        ".v",
+        r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"nothing in the module uses the import"}"#,
+    );
+    project
+        .cmd(&["submit", "t-00001", "--run", "r-test", "--file", ".v"])
+        .run()
+        .success();
+    assert_eq!(
+        project.read(&format!("{run}/state.json")),
+        state,
+        "submit wrote the state"
+    );
+    let out = project.stop("s1", &[]);
+    assert!(
+        out.stdout.contains(r#"{\"self_repair\":"#),
+        "the stop after a submission did not resume the stalled run: {}",
+        out.stdout
+    );
+    let resumed = crate::harness::run_state(&project, "r-test");
+    assert_eq!(resumed.status, self_repair_engine::RunStatus::Active);
+    let head: Value =
+        serde_json::from_str(&project.read(&format!("{run}/state.head.json"))).unwrap();
+    assert_eq!(
+        head["head"]["status"], "active",
+        "the head follows the saved state: {head}"
+    );
+}

@@ -79,7 +79,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
                 }
                 // Refused launches: the user's next prompt ("continue") goes on; a turn that one
                 // of the run's agents started (its notification) does not.
-                Some(PauseReason::Refused { .. }) if stop.new_turn && stop.notified == 0 => {
+                Some(PauseReason::Refused { .. }) if refusal_lifted(stop) => {
                     resume(state);
                     changed = true;
                 }
@@ -89,7 +89,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
         RunStatus::Stalled => {
             // Progress since the stall, or a new turn ("carry on"): worth another try; the
             // no-progress guard stalls it again after K more empty blocks.
-            if state.stalled_at.is_some_and(|at| state.progress > at) || stop.new_turn {
+            if stall_lifted(state.progress, state.stalled_at, stop) {
                 resume(state);
                 changed = true;
             } else {
@@ -164,6 +164,18 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     let mut dispatch = build_dispatch(state, &ready, now);
     dispatch.progress = Some(crate::dispatch::progress_note(state, stop.spend.as_ref()));
     outcome(Decision::Block(dispatch), true)
+}
+
+/// A run paused on refused launches goes on at the user's next prompt, not at a turn one of
+/// the run's agents started (its notification).
+pub(crate) fn refusal_lifted(stop: &StopEvent) -> bool {
+    stop.new_turn && stop.notified == 0
+}
+
+/// A stalled run is worth another try after progress since the stall, or at a new turn
+/// ("carry on"); the no-progress guard stalls it again after K more empty blocks.
+pub(crate) fn stall_lifted(progress: u64, stalled_at: Option<u64>, stop: &StopEvent) -> bool {
+    stalled_at.is_some_and(|at| progress > at) || stop.new_turn
 }
 
 fn unchanged() -> Outcome {
@@ -593,16 +605,22 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
 /// what `claude -p` prints. Say it again then, and only then: a user's later turn is answered
 /// in peace. Bounded by the run's notifications: each such turn needs one.
 fn closing_line_again(state: &RunState, stop: &StopEvent) -> Decision {
-    let woken_by_the_run = stop.notified > 0 || !stop.unnotified.is_empty();
-    let displaced = stop
-        .last_message
-        .as_deref()
-        .is_some_and(|last| !last.contains(&format!("self-repair run {} complete", state.run)));
-    if stop.new_turn && woken_by_the_run && displaced {
+    if closing_line_due_again(&state.run, stop) {
         Decision::tell(summary(state))
     } else {
         Decision::silent()
     }
+}
+
+/// [`closing_line_again`]'s condition: a new turn the run woke whose last message is not the
+/// closing line of run `run`.
+pub(crate) fn closing_line_due_again(run: &str, stop: &StopEvent) -> bool {
+    let woken_by_the_run = stop.notified > 0 || !stop.unnotified.is_empty();
+    let displaced = stop
+        .last_message
+        .as_deref()
+        .is_some_and(|last| !last.contains(&format!("self-repair run {run} complete")));
+    stop.new_turn && woken_by_the_run && displaced
 }
 
 pub fn summary(state: &RunState) -> String {

@@ -25,6 +25,7 @@ mod review_asks;
 mod revise_tests;
 mod route;
 mod rule_survey;
+mod run_head;
 mod run_scope;
 mod run_state;
 mod schema;
@@ -74,6 +75,7 @@ pub use route::{ROUTES, Route, default_route, route, route_names};
 pub use rule_survey::{
     SurveyPolicy, SurveyRecord, SurveyResult, SurveyStage, survey_members_held, survey_of,
 };
+pub use run_head::RunHead;
 pub use run_scope::{PartitionScope, RunScope};
 pub use run_state::{
     FailureStreak, Group, Intake, PauseReason, PhaseCounts, PhaseIds, ProposedGroup, RunState,

@@ -8,6 +8,7 @@ mod run_id;
 mod run_lock;
 mod state_check;
 mod state_format;
+mod state_head;
 mod store_error;
 mod team_files;
 mod versioned_state;
@@ -20,6 +21,7 @@ pub use run_dir::{
 };
 pub use run_id::{check_run_id, is_safe_item_id};
 pub use run_lock::RunLock;
+pub use state_head::HEAD_SCHEMA_VERSION;
 pub use store_error::StoreError;
 pub use team_files::{GITATTRIBUTES, GITIGNORE, TeamFiles};
 pub use versioned_state::VersionedState;

@@ -4,12 +4,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use self_repair_engine::{
-    ItemKind, JournalEntry, RunState, STATE_SCHEMA_VERSION, apply, item_input,
+    ItemKind, JournalEntry, RunHead, RunState, STATE_SCHEMA_VERSION, apply, item_input,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::state_check::check_state;
 use crate::state_format::{to_pretty_levels, to_shallow_pretty};
+use crate::state_head::{FileStamp, HEAD_SCHEMA_VERSION, StateHead};
 use crate::versioned_state::VersionedState;
 use crate::write_atomic::{TEMP_PREFIX, rebuildable_temp_prefix};
 use crate::{Journal, RunLock, StoreError, is_safe_item_id, replace_rebuildable, write_atomic};
@@ -79,6 +80,12 @@ impl RunDir {
     /// `state.json`.
     pub fn state_path(&self) -> PathBuf {
         self.dir.join("state.json")
+    }
+
+    /// `state.head.json`: the state's status, binding and counters, for a stop that changes
+    /// nothing ([`RunDir::load_head`]).
+    pub fn head_path(&self) -> PathBuf {
+        self.dir.join("state.head.json")
     }
 
     /// `state.initial.json`: the state as `start` created it; `doctor` replays the journal
@@ -234,7 +241,38 @@ impl RunDir {
         let bytes = encode(&self.initial_path(), state)?;
         write_atomic(&self.initial_path(), &bytes)?;
         write_atomic(&self.state_path(), &bytes)?;
+        self.save_head(state);
         self.write_inputs(state, 0)
+    }
+
+    /// The head of the state on disk, read without its items: `None` unless `state.head.json`
+    /// is of this layout, was taken from `state.json` as it is now (same file, length and
+    /// modification time), and the journal holds nothing the state has not folded (its length
+    /// is the head's `journal_offset`). Call with the lock held. Whatever `None` hides (no
+    /// head, a stale one, a new submission, a damaged state) is the full load's to find.
+    pub fn load_head(&self) -> Option<RunHead> {
+        let stamp = FileStamp::of(&self.state_path())?;
+        let bytes = std::fs::read(self.head_path()).ok()?;
+        let head = StateHead::read(&bytes, stamp)?;
+        let journal = self.journal().byte_len().ok()?;
+        (journal == head.journal_offset).then_some(head)
+    }
+
+    /// Writes `state.head.json` for the `state.json` just written from `state`. Not an error
+    /// when it fails: a missing or stale head only sends the next stops to the full load.
+    pub fn save_head(&self, state: &RunState) {
+        let Some(stamp) = FileStamp::of(&self.state_path()) else {
+            return;
+        };
+        let file = StateHead {
+            schema_version: HEAD_SCHEMA_VERSION,
+            state: stamp,
+            head: RunHead::of(state),
+        };
+        if let Ok(mut bytes) = serde_json::to_vec(&file) {
+            bytes.push(b'\n');
+            let _ = replace_rebuildable(&self.head_path(), &bytes);
+        }
     }
 
     /// Reads a triage run's `state.json` ([`RunDir::load_state_as`]).
@@ -342,6 +380,7 @@ impl RunDir {
         self.remove_abandoned_temps(None);
         let bytes = encode(&path, state)?;
         replace_rebuildable(&path, &bytes)?;
+        self.save_head(state);
         self.write_inputs(state, items_before)
     }
 
@@ -351,7 +390,10 @@ impl RunDir {
     /// file in the run folder or `items/` not touched for that long goes too (`doctor`): the
     /// writers that make those without the lock (creating a run) finish in milliseconds.
     pub fn remove_abandoned_temps(&self, older_than: Option<Duration>) -> Vec<PathBuf> {
-        let state_temps = rebuildable_temp_prefix(&self.state_path());
+        let state_temps = [
+            rebuildable_temp_prefix(&self.state_path()),
+            rebuildable_temp_prefix(&self.head_path()),
+        ];
         let mut removed = Vec::new();
         // `items/` may hold 100,000 files: only `doctor` lists it.
         let folders = match older_than {
@@ -368,7 +410,8 @@ impl RunDir {
                 if !name.starts_with(TEMP_PREFIX) {
                     continue;
                 }
-                let abandoned = (folder == self.dir && name.starts_with(&state_temps))
+                let abandoned = (folder == self.dir
+                    && state_temps.iter().any(|prefix| name.starts_with(prefix)))
                     || older_than.is_some_and(|age| {
                         entry
                             .metadata()

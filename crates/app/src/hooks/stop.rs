@@ -2,8 +2,8 @@
 //! instruction.
 
 use self_repair_engine::{
-    Decision, Event, ItemKind, JournalEntry, RunState, RunStatus, StopEvent, continue_with,
-    decide_stop, say_line,
+    Decision, Event, ItemKind, JournalEntry, RunHead, RunState, RunStatus, StopEvent,
+    continue_with, decide_stop, say_line,
 };
 use self_repair_store::{Project, RunDir, StoreError};
 use serde_json::json;
@@ -41,23 +41,26 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
             return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
         }
     };
-    let mut state = match dir.load_state() {
-        Ok(state) => state,
-        Err(e @ StoreError::CorruptState { .. }) => return HookAnswer::needs_doctor(&e),
-        Err(e) => {
-            return HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
-        }
+    // The head first (status, binding, counters): a stop that changes nothing needs no item,
+    // and on a stalled 10,000-finding run decoding them was most of the stop's cost
+    // (reference/benchmarks.md). No head that describes this state and journal: load it all.
+    let (head, loaded) = match dir.load_head() {
+        Some(head) => (head, None),
+        None => match load(&dir) {
+            Ok(state) => (RunHead::of(&state), Some(state)),
+            Err(answer) => return answer,
+        },
     };
     // Row 2 before anything is folded: another session's stop must not write, nor a stop in
     // a run no session is bound to (started from a terminal: only `adopt` binds it).
-    if state.session.as_ref() != Some(&session) {
+    if !head.is_bound_to(&session) {
         return HookAnswer::allow();
     }
     let stop_running = input.running_items();
     let agents = crate::hooks::agent_launches::agents_since_last_stop(
         &dir,
         input.transcript_path.as_deref(),
-        &state.run,
+        &head.run,
     );
     // Before the decision: what the run has spent is known when it dispatches.
     // A turn one of the run's background agents started (its notification) is the run's
@@ -66,7 +69,7 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         && (agents.notified > 0 || !agents.unnotified.is_empty());
     let (spend, cost_failure) = crate::run::cost::account_stop(
         &dir,
-        &state,
+        &head,
         input.transcript_path.as_deref(),
         stop_running.as_deref(),
         run_turn,
@@ -79,10 +82,23 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         notified: agents.notified,
         last_message: input.last_assistant_message.clone(),
         // Journaled with the stop: only a run with a budget needs it.
-        spend: spend.filter(|_| state.config.budget_usd.is_some()),
+        spend: spend.filter(|_| head.budget),
         new_turn: input.stop_hook_active == Some(false),
     };
-    let mut answer = drive(env, &project, &dir, &mut state, &stop);
+    let head_written = loaded.is_none();
+    if head_written && head.quiet_stop(&stop) {
+        // What `decide_stop` answers on the whole state: allow silently, nothing changes.
+        drop(lock);
+        return HookAnswer {
+            stdout: None,
+            stderr: cost_failure.into_iter().collect(),
+        };
+    }
+    let mut state = match loaded.map_or_else(|| load(&dir), Ok) {
+        Ok(state) => state,
+        Err(answer) => return answer,
+    };
+    let mut answer = drive(env, &project, &dir, &mut state, &stop, head_written);
     drop(lock);
     answer.stderr.extend(cost_failure);
     // The process ends right after the answer is printed: freeing 100,000 items one by one
@@ -119,13 +135,24 @@ fn repair_stop(
     crate::hooks::fix_stop::after_repair_stop(project, env, &repair, &stop.session, answer)
 }
 
+/// Loads the whole state, or the answer when it cannot be read (a damaged one names `doctor`).
+fn load(dir: &RunDir) -> Result<RunState, HookAnswer> {
+    dir.load_state().map_err(|e| match e {
+        StoreError::CorruptState { .. } => HookAnswer::needs_doctor(&e),
+        e => HookAnswer::note(format!("self-repair hook stop: {e}; allowing the stop")),
+    })
+}
+
 /// Folds, decides, finalizes when asked, journals what changed, saves, answers.
+/// `head_written`: `state.head.json` describes the state as loaded; when it does not and
+/// nothing else is saved, it is written, so the run's next quiet stops read only it.
 fn drive(
     env: &CommandEnv,
     project: &Project,
     dir: &RunDir,
     state: &mut RunState,
     stop: &StopEvent,
+    head_written: bool,
 ) -> HookAnswer {
     let mut stderr = Vec::new();
     let items_before = state.items.len();
@@ -188,8 +215,12 @@ fn drive(
             }
         }
     }
-    if dirty && let Err(e) = dir.save_state(state, items_before) {
-        stderr.push(format!("self-repair hook stop: {e}"));
+    if dirty {
+        if let Err(e) = dir.save_state(state, items_before) {
+            stderr.push(format!("self-repair hook stop: {e}"));
+        }
+    } else if !head_written {
+        dir.save_head(state);
     }
     // A dispatch continues the session as the Stop event's `additionalContext` (shown as "Stop
     // hook says", not as a problem; reference/design-notes.md, note 48).

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use self_repair_cost::{Attribution, CostLedger, CostSummary, PartCost, PriceTable, read_records};
-use self_repair_engine::{ItemKind, ItemStatus, RunState, RunStatus, Spend, to_micros};
+use self_repair_engine::{ItemKind, RunHead, RunState, Spend, to_micros};
 use self_repair_report::RunCost;
 use self_repair_store::RunDir;
 use serde::Deserialize;
@@ -31,7 +31,7 @@ fn part_of(item: &str) -> Option<String> {
 /// next stop reads the same bytes again).
 pub(crate) fn account_stop(
     dir: &RunDir,
-    state: &RunState,
+    head: &RunHead,
     transcript: Option<&Path>,
     running: Option<&[String]>,
     run_turn: bool,
@@ -45,7 +45,7 @@ pub(crate) fn account_stop(
     // A run that ended (its closing line said) is read through two more stops, for the reply
     // to that line (and a notification's turn); the third marks it closed, for `status` too:
     // what its session does after is not the run's.
-    let ended = is_over(state);
+    let ended = head.is_over();
     if ended && ledger.reads_after_end >= self_repair_cost::READS_AFTER_END {
         let mut failure = None;
         if ledger.reads_after_end == self_repair_cost::READS_AFTER_END {
@@ -64,13 +64,11 @@ pub(crate) fn account_stop(
         ledger.reads_after_end += 1;
     }
     let finished = |item: &str| {
-        state
-            .item(item)
-            .is_none_or(|i| i.status != ItemStatus::Dispatched)
+        !head.dispatched.iter().any(|id| id == item)
             && running.is_none_or(|r| !r.iter().any(|id| id == item))
     };
     let who = Attribution {
-        run: &state.run,
+        run: &head.run,
         part_of: &part_of,
         finished: &finished,
     };
@@ -109,11 +107,6 @@ pub(crate) fn with_cost_and_duration(
 /// What the run's ledger says was spent and costs per agent (`None` without a ledger).
 pub(crate) fn ledger_spend(dir: &RunDir) -> Option<Spend> {
     CostLedger::load(dir.path()).map(|l| spend(&l))
-}
-
-/// Cancelled, or complete with its closing line said.
-fn is_over(state: &RunState) -> bool {
-    state.status == RunStatus::Cancelled || (state.status == RunStatus::Complete && state.announced)
 }
 
 /// The ledger as the engine's budget reads it.
