@@ -153,6 +153,8 @@ fn report(records: &[FindingRecord]) -> RunReport {
         suppressions: Vec::new(),
         rule_proposals: Vec::new(),
         known_proposals: Vec::new(),
+        scope: None,
+        ended_after_triage: false,
     }
 }
 
