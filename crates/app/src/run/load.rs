@@ -4,6 +4,7 @@ use self_repair_engine::RunState;
 use self_repair_store::{Project, RunDir, RunKind};
 
 use crate::app_error::AppError;
+use crate::run::handle::RunHandle;
 
 /// Loads the state and folds the journal; with `save`, writes the folded state back.
 pub fn load_folded(dir: &RunDir, save: bool) -> Result<RunState, AppError> {
@@ -41,4 +42,25 @@ pub(crate) fn latest_triage_run(project: &Project) -> Result<RunDir, AppError> {
             "no triage run in this project: `self-repair start` one, let it write its tasks, then `self-repair fix`".to_owned(),
         )
     })
+}
+
+/// The triage run that wrote a task, for `verify-task` and `apply-fixes`: `run`, else the
+/// latest triage run (the active run is often the task's own repair run); a repair run is
+/// refused, naming `command`.
+pub(crate) fn task_run(
+    project: &Project,
+    run: Option<&str>,
+    command: &str,
+) -> Result<RunDir, AppError> {
+    let dir = match run {
+        Some(id) => project.run(id)?,
+        None => latest_triage_run(project)?,
+    };
+    match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => Ok(dir),
+        RunHandle::Repair(dir) => Err(AppError::Usage(format!(
+            "run {} is a repair run: `{command}` takes the triage run that wrote the task (`self-repair runs` lists them)",
+            dir.id()
+        ))),
+    }
 }

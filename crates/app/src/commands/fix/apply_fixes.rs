@@ -10,7 +10,6 @@ use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
 use crate::run::finalize::read_findings;
-use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 
 /// `self-repair apply-fixes`.
@@ -56,20 +55,7 @@ pub fn apply_fixes(
     run: Option<&str>,
 ) -> Result<AppliedFixes, AppError> {
     let project = env.find_project()?;
-    // The active run is often the task's own repair run: the default is the latest triage run.
-    let dir = match run {
-        Some(id) => project.run(id)?,
-        None => crate::run::load::latest_triage_run(&project)?,
-    };
-    let dir = match RunHandle::open(dir) {
-        RunHandle::Triage(dir) => dir,
-        RunHandle::Repair(dir) => {
-            return Err(AppError::Usage(format!(
-                "run {} is a repair run: `apply-fixes` takes the triage run that wrote the task (`self-repair runs` lists them)",
-                dir.id()
-            )));
-        }
-    };
+    let dir = crate::run::load::task_run(&project, run, "apply-fixes")?;
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let target = TaskTarget::find(&state, &findings, task)?;

@@ -13,7 +13,6 @@ use clap::Args;
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
-use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 use crate::run::project_config::load_project_config;
 
@@ -78,20 +77,7 @@ pub struct VerifyTaskRequest {
 pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<TaskCheck, AppError> {
     let project = env.find_project()?;
     let root = project.root().to_path_buf();
-    // The active run is often the task's own repair run: the default is the latest triage run.
-    let dir = match &request.run {
-        Some(id) => project.run(id)?,
-        None => crate::run::load::latest_triage_run(&project)?,
-    };
-    let dir = match RunHandle::open(dir) {
-        RunHandle::Triage(dir) => dir,
-        RunHandle::Repair(dir) => {
-            return Err(AppError::Usage(format!(
-                "run {} is a repair run: `verify-task` takes the triage run that wrote the task (`self-repair runs` lists them)",
-                dir.id()
-            )));
-        }
-    };
+    let dir = crate::run::load::task_run(&project, request.run.as_deref(), "verify-task")?;
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
     let target = TaskTarget::find(&state, &findings, &request.task)?;
