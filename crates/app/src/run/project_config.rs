@@ -90,19 +90,7 @@ pub fn load_project_config(
         map.remove(key);
     }
     let checks = match map.remove("checks") {
-        Some(value) => serde_json::from_value::<BTreeMap<String, serde_json::Value>>(value)
-            .map_err(|e| config_error(format!("checks: {e}; see reference/repair.md")))?
-            .into_iter()
-            .map(|(name, entry)| {
-                serde_json::from_value::<CheckConfig>(entry)
-                    .map(|check| (name.clone(), check))
-                    .map_err(|e| {
-                        config_error(format!(
-                            "checks.{name}: {e}; see reference/repair.md for the keys"
-                        ))
-                    })
-            })
-            .collect::<Result<BTreeMap<_, _>, _>>()?,
+        Some(value) => read_checks(value, &config_error)?,
         None => BTreeMap::new(),
     };
     let detectors = match map.remove("detectors") {
@@ -123,23 +111,7 @@ pub fn load_project_config(
         .collect(),
         None => Vec::new(),
     };
-    for d in &detectors {
-        if d.argv.is_empty() || d.argv[0].is_empty() {
-            return Err(config_error(format!(
-                "detector `{}`: argv is empty",
-                d.name
-            )));
-        }
-        if d.cwd
-            .as_deref()
-            .is_some_and(|c| Path::new(c).is_absolute() || c.split('/').any(|p| p == ".."))
-        {
-            return Err(config_error(format!(
-                "detector `{}`: cwd must be a folder inside the project, relative to its root",
-                d.name
-            )));
-        }
-    }
+    check_detectors(&detectors, &config_error)?;
     let run: Config = serde_json::from_value(raw).map_err(|e| {
         config_error(format!(
             "{e}; see reference/config.md for the keys and their defaults"
@@ -158,6 +130,51 @@ pub fn load_project_config(
         prices,
         checks,
     })
+}
+
+/// `checks`: each `checks.<name>` checked against the repair pipeline's keys.
+fn read_checks(
+    value: serde_json::Value,
+    config_error: &dyn Fn(String) -> AppError,
+) -> Result<BTreeMap<String, CheckConfig>, AppError> {
+    serde_json::from_value::<BTreeMap<String, serde_json::Value>>(value)
+        .map_err(|e| config_error(format!("checks: {e}; see reference/repair.md")))?
+        .into_iter()
+        .map(|(name, entry)| {
+            serde_json::from_value::<CheckConfig>(entry)
+                .map(|check| (name.clone(), check))
+                .map_err(|e| {
+                    config_error(format!(
+                        "checks.{name}: {e}; see reference/repair.md for the keys"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// Every detector has a program and runs in a folder inside the project.
+fn check_detectors(
+    detectors: &[Detector],
+    config_error: &dyn Fn(String) -> AppError,
+) -> Result<(), AppError> {
+    for d in detectors {
+        if d.argv.is_empty() || d.argv[0].is_empty() {
+            return Err(config_error(format!(
+                "detector `{}`: argv is empty",
+                d.name
+            )));
+        }
+        if d.cwd
+            .as_deref()
+            .is_some_and(|c| Path::new(c).is_absolute() || c.split('/').any(|p| p == ".."))
+        {
+            return Err(config_error(format!(
+                "detector `{}`: cwd must be a folder inside the project, relative to its root",
+                d.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The run settings only (what `start` freezes into the run).
