@@ -308,16 +308,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         None => Project::find_or_choose(env.start_dir()),
     };
     let root = project.root().to_path_buf();
-    let (mut config, sets_prefix) = load_config(&project.store_dir(), options.config.as_deref())?;
-    if !sets_prefix && installed_without_plugin(&root, env.home.as_deref()) {
-        config.agent_prefix = String::new();
-    }
-    if let Some(budget) = options.budget_usd {
-        config.budget_usd = Some(budget);
-        config
-            .validate()
-            .map_err(|e| AppError::Usage(format!("--budget: {e}")))?;
-    }
+    let config = run_config(&project, env, options)?;
     let store_dir = project.store_dir();
     let known = KnownRegistry::load(&store_dir).map_err(classify_error)?;
     let book = RuleBook::load(&store_dir).map_err(classify_error)?;
@@ -347,53 +338,13 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     // Where each finding of the inputs went, out-of-scope ones marked: what `export` reads.
     let placed = in_scope_placements(placed, changed.as_deref(), shared.as_deref());
     let scope = scope.finish();
-    let mut routed = Vec::new();
-    let mut route_counts: Vec<(String, u32)> = Vec::new();
-    let (mut by_known, mut by_rules, mut stale_known) = (0, 0, 0);
-    for (index, record) in records.iter_mut().enumerate() {
-        let code_unchanged = |entry: &KnownEntry| {
-            let Some(code) = &entry.code else {
-                return true;
-            };
-            let now = decided_code(&root, &record.finding.path, record.finding.line);
-            let same = now.is_some_and(|now| now.code == *code);
-            if !same {
-                stale_known += 1;
-            }
-            same
-        };
-        let route = match classifier.classify(&record.fingerprint, &record.finding, code_unchanged) {
-            Classified::Decided(decided) => {
-                if decided.by == "known" {
-                    by_known += 1;
-                } else {
-                    by_rules += 1;
-                }
-                record.predecided = Some(decided);
-                continue;
-            }
-            Classified::Route { route, rule } => self_repair_engine::route(&route).ok_or_else(|| {
-                AppError::Usage(format!(
-                    "rules.json: rule {rule} routes to `{route}`, which is not a route; routes: {}",
-                    self_repair_engine::route_names().join(", ")
-                ))
-            })?,
-            Classified::Default => default_route(&record.finding),
-        };
-        routed.push(RoutedFinding {
-            finding: index as u32,
-            route: route.name.to_owned(),
-            tier: route.tier.max(config.tiers.triage),
-            rule: format!("{} {}", record.finding.tool, record.finding.rule_id),
-            path: record.finding.path.clone(),
-            safe_fix: record.finding.has_safe_fix(),
-        });
-        record.item = Some(triage_id(routed.len()));
-        match route_counts.iter_mut().find(|(r, _)| r == route.name) {
-            Some(entry) => entry.1 += 1,
-            None => route_counts.push((route.name.to_owned(), 1)),
-        }
-    }
+    let Routing {
+        routed,
+        route_counts,
+        by_known,
+        by_rules,
+        stale_known,
+    } = route_records(&root, &classifier, &config, &mut records)?;
     let intake = Intake {
         findings: inputs.iter().map(|i| i.findings as u32).sum(),
         unique: records.len() as u32,
@@ -405,34 +356,18 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         return Err(no_findings(&inputs));
     }
     if options.dry_run {
-        let run = options.run_id.clone().unwrap_or_else(|| "(new)".to_owned());
-        let mut state = create_run(
-            run.clone(),
-            env.now,
+        return Ok(dry_run_report(
+            env,
+            &project,
+            &options,
             config,
-            intake.clone(),
-            env.session.clone(),
-            &routed,
-        );
-        state.until = options.until;
-        let mut estimate = crate::run::preflight::preflight(&project, &state);
-        estimate.waits_for_go =
-            wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
-        return Ok(StartReport {
-            run,
-            project: root,
             inputs,
             intake,
             scope,
-            phase: state.phase,
-            routes: route_counts,
-            session: env.session.clone(),
-            replaced: None,
+            &routed,
+            route_counts,
             stale_known,
-            estimate,
-            dry_run: true,
-            protocol: None,
-        });
+        ));
     }
     let replaced =
         replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?;
@@ -487,6 +422,144 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
             .as_ref()
             .map(|_| self_repair_engine::PROTOCOL),
     })
+}
+
+/// The run's settings: the config file's, `--budget` over them, and no agent prefix for agents
+/// `install` copied into `.claude/agents` (they are not the plugin's).
+fn run_config(
+    project: &Project,
+    env: &CommandEnv,
+    options: &StartOptions,
+) -> Result<self_repair_engine::Config, AppError> {
+    let (mut config, sets_prefix) = load_config(&project.store_dir(), options.config.as_deref())?;
+    if !sets_prefix && installed_without_plugin(project.root(), env.home.as_deref()) {
+        config.agent_prefix = String::new();
+    }
+    if let Some(budget) = options.budget_usd {
+        config.budget_usd = Some(budget);
+        config
+            .validate()
+            .map_err(|e| AppError::Usage(format!("--budget: {e}")))?;
+    }
+    Ok(config)
+}
+
+/// What the registry, the rules and the routes made of the records.
+struct Routing {
+    routed: Vec<RoutedFinding>,
+    route_counts: Vec<(String, u32)>,
+    by_known: u32,
+    by_rules: u32,
+    stale_known: u32,
+}
+
+/// Decides what `known.json` and the accepted rules decide; routes the rest to triage items.
+fn route_records(
+    root: &Path,
+    classifier: &Classifier<'_>,
+    config: &self_repair_engine::Config,
+    records: &mut [FindingRecord],
+) -> Result<Routing, AppError> {
+    let mut routed = Vec::new();
+    let mut route_counts: Vec<(String, u32)> = Vec::new();
+    let (mut by_known, mut by_rules, mut stale_known) = (0, 0, 0);
+    for (index, record) in records.iter_mut().enumerate() {
+        let code_unchanged = |entry: &KnownEntry| {
+            let Some(code) = &entry.code else {
+                return true;
+            };
+            let now = decided_code(root, &record.finding.path, record.finding.line);
+            let same = now.is_some_and(|now| now.code == *code);
+            if !same {
+                stale_known += 1;
+            }
+            same
+        };
+        let route = match classifier.classify(&record.fingerprint, &record.finding, code_unchanged) {
+            Classified::Decided(decided) => {
+                if decided.by == "known" {
+                    by_known += 1;
+                } else {
+                    by_rules += 1;
+                }
+                record.predecided = Some(decided);
+                continue;
+            }
+            Classified::Route { route, rule } => self_repair_engine::route(&route).ok_or_else(|| {
+                AppError::Usage(format!(
+                    "rules.json: rule {rule} routes to `{route}`, which is not a route; routes: {}",
+                    self_repair_engine::route_names().join(", ")
+                ))
+            })?,
+            Classified::Default => default_route(&record.finding),
+        };
+        routed.push(RoutedFinding {
+            finding: index as u32,
+            route: route.name.to_owned(),
+            tier: route.tier.max(config.tiers.triage),
+            rule: format!("{} {}", record.finding.tool, record.finding.rule_id),
+            path: record.finding.path.clone(),
+            safe_fix: record.finding.has_safe_fix(),
+        });
+        record.item = Some(triage_id(routed.len()));
+        match route_counts.iter_mut().find(|(r, _)| r == route.name) {
+            Some(entry) => entry.1 += 1,
+            None => route_counts.push((route.name.to_owned(), 1)),
+        }
+    }
+    Ok(Routing {
+        routed,
+        route_counts,
+        by_known,
+        by_rules,
+        stale_known,
+    })
+}
+
+/// `start --dry-run`: the estimate of the run `start` would create; nothing is written.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of the report start has already made"
+)]
+fn dry_run_report(
+    env: &CommandEnv,
+    project: &Project,
+    options: &StartOptions,
+    config: self_repair_engine::Config,
+    inputs: Vec<InputSummary>,
+    intake: Intake,
+    scope: Option<self_repair_engine::RunScope>,
+    routed: &[RoutedFinding],
+    route_counts: Vec<(String, u32)>,
+    stale_known: u32,
+) -> StartReport {
+    let run = options.run_id.clone().unwrap_or_else(|| "(new)".to_owned());
+    let mut state = create_run(
+        run.clone(),
+        env.now,
+        config,
+        intake.clone(),
+        env.session.clone(),
+        routed,
+    );
+    state.until = options.until;
+    let mut estimate = crate::run::preflight::preflight(project, &state);
+    estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
+    StartReport {
+        run,
+        project: project.root().to_path_buf(),
+        inputs,
+        intake,
+        scope,
+        phase: state.phase,
+        routes: route_counts,
+        session: env.session.clone(),
+        replaced: None,
+        stale_known,
+        estimate,
+        dry_run: true,
+        protocol: None,
+    }
 }
 
 /// The `start` command line again, with `--replace` (as far as the options tell it).
