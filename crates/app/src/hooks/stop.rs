@@ -202,18 +202,7 @@ fn drive(
         dirty = true;
     }
     if let Decision::Block(dispatch) = &decision {
-        // Before the agents can exist: `submit` refuses items its run never dispatched.
-        for launch in &dispatch.launch {
-            if let Err(e) = mark_dispatched(dir, &launch.item) {
-                stderr.push(format!("self-repair hook stop: {e}"));
-            }
-            if let Err(e) = set_aside_weak_answer(dir, &launch.item) {
-                stderr.push(format!("self-repair hook stop: {e}"));
-            }
-            if let Err(e) = dir.ensure_input(state, &launch.item) {
-                stderr.push(format!("self-repair hook stop: {e}"));
-            }
-        }
+        prepare_launches(dir, state, dispatch, &mut stderr);
     }
     if dirty {
         if let Err(e) = dir.save_state(state, items_before) {
@@ -222,13 +211,46 @@ fn drive(
     } else if !head_written {
         dir.save_head(state);
     }
+    let stdout = answer_text(env, dir, state, decision, failure);
+    HookAnswer { stdout, stderr }
+}
+
+/// Before the agents can exist: `submit` refuses items its run never dispatched, a weak answer
+/// a second look replaces is set aside, and each item's input is on disk.
+fn prepare_launches(
+    dir: &RunDir,
+    state: &RunState,
+    dispatch: &self_repair_engine::Dispatch,
+    stderr: &mut Vec<String>,
+) {
+    for launch in &dispatch.launch {
+        if let Err(e) = mark_dispatched(dir, &launch.item) {
+            stderr.push(format!("self-repair hook stop: {e}"));
+        }
+        if let Err(e) = set_aside_weak_answer(dir, &launch.item) {
+            stderr.push(format!("self-repair hook stop: {e}"));
+        }
+        if let Err(e) = dir.ensure_input(state, &launch.item) {
+            stderr.push(format!("self-repair hook stop: {e}"));
+        }
+    }
+}
+
+/// What the hook prints for the decision: a dispatch, the run's one line, or a finalize failure.
+fn answer_text(
+    env: &CommandEnv,
+    dir: &RunDir,
+    state: &RunState,
+    decision: Decision,
+    failure: Option<String>,
+) -> Option<String> {
     // A dispatch continues the session as the Stop event's `additionalContext` (shown as "Stop
     // hook says", not as a problem; reference/design-notes.md, note 48).
-    let stdout = match decision {
+    match decision {
         Decision::Block(dispatch) => Some(continue_with(&dispatch.render_reason()).to_string()),
         // The run just ended, paused or stalled (the engine says so once, at the transition):
         // shown once at a terminal; unattended the session is asked, once, to end its turn with
-        // the line (notes 15 and 47).
+        // the line (notes 15 and 48).
         Decision::Allow { message: Some(m) } => {
             let m = if state.status == RunStatus::Complete {
                 let m = crate::run::cost::with_cost_and_duration(dir, state, env.now, &m);
@@ -241,8 +263,7 @@ fn drive(
         Decision::Allow { message: None } | Decision::Finalize => {
             failure.map(|m| json!({ "systemMessage": m }).to_string())
         }
-    };
-    HookAnswer { stdout, stderr }
+    }
 }
 
 /// Leaves `items/<id>.dispatched`, the cheap proof `submit` checks that this run launched an
