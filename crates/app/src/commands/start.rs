@@ -258,6 +258,13 @@ impl StartReport {
             ));
         }
         out.push_str(&self.estimate.render());
+        out.push_str(&self.what_next());
+        out
+    }
+
+    /// What happens next: the dry run's word, the wait for the user's go, or who drives it.
+    fn what_next(&self) -> String {
+        let mut out = String::new();
         if self.dry_run {
             if self.estimate.waits_for_go {
                 out.push_str(&format!(
@@ -323,21 +330,14 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
     options
         .prepared
         .extend(detections.iter().map(|d| d.input.clone()));
-    let mut scope = options.scope.begin(&root)?;
-    let ReadInputs {
+    let InScope {
         inputs,
-        mut findings,
         rule_texts,
         kept,
-        not_new,
-    } = read_inputs(&root, &options)?;
-    scope.count_not_new(not_new);
-    let changed = scope.keep_changed(&mut findings);
-    let (mut records, placed) = merge_identical(&root, findings);
-    let shared = scope.keep_share(&mut records, config.survey_min);
-    // Where each finding of the inputs went, out-of-scope ones marked: what `export` reads.
-    let placed = in_scope_placements(placed, changed.as_deref(), shared.as_deref());
-    let scope = scope.finish();
+        placed,
+        mut records,
+        scope,
+    } = read_in_scope(&root, &options, config.survey_min)?;
     let Routing {
         routed,
         route_counts,
@@ -442,6 +442,47 @@ fn run_config(
             .map_err(|e| AppError::Usage(format!("--budget: {e}")))?;
     }
     Ok(config)
+}
+
+/// Everything the inputs hold that the run takes: read, merged into records, narrowed to the
+/// scope (`--changed-since`, `--new-only`, `--partition`).
+struct InScope {
+    inputs: Vec<InputSummary>,
+    rule_texts: Vec<RuleText>,
+    kept: Vec<KeptInput>,
+    /// Where each finding of the inputs went, out-of-scope ones marked: what `export` reads.
+    placed: Vec<[u32; 2]>,
+    records: Vec<FindingRecord>,
+    scope: Option<self_repair_engine::RunScope>,
+}
+
+fn read_in_scope(
+    root: &Path,
+    options: &StartOptions,
+    survey_min: u32,
+) -> Result<InScope, AppError> {
+    let mut scope = options.scope.begin(root)?;
+    let ReadInputs {
+        inputs,
+        mut findings,
+        rule_texts,
+        kept,
+        not_new,
+    } = read_inputs(root, options)?;
+    scope.count_not_new(not_new);
+    let changed = scope.keep_changed(&mut findings);
+    let (mut records, placed) = merge_identical(root, findings);
+    let shared = scope.keep_share(&mut records, survey_min);
+    let placed = in_scope_placements(placed, changed.as_deref(), shared.as_deref());
+    let scope = scope.finish();
+    Ok(InScope {
+        inputs,
+        rule_texts,
+        kept,
+        placed,
+        records,
+        scope,
+    })
 }
 
 /// What the registry, the rules and the routes made of the records.
