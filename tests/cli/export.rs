@@ -186,3 +186,54 @@ fn export_sarif_with_a_damaged_index_names_the_file_to_delete() {
         .run()
         .success();
 }
+
+/// A run that took one share of its SARIF input (`--partition`) exports every result of the
+/// log: its own findings with the run's word on them, the other shares' copied through as the
+/// analyzer wrote them (inputs/index.json places only the share's findings).
+#[test]
+fn export_sarif_of_a_partitioned_run_copies_the_other_shares_results_through() {
+    let project = project_with_dismissals();
+    let input: serde_json::Value =
+        serde_json::from_str(&project.read("codeql.sarif")).expect("the fixture is SARIF");
+    let results_in = |log: &serde_json::Value| -> usize {
+        log["runs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|run| run["results"].as_array().map_or(0, Vec::len))
+            .sum()
+    };
+    for share in ["hash:1/2", "hash:2/2"] {
+        project
+            .cmd(&["start", "codeql.sarif", "--replace", "--partition", share])
+            .run()
+            .success();
+        let out = project.cmd(&["export", "sarif"]).run().success();
+        let exported: serde_json::Value =
+            serde_json::from_str(&out.stdout).expect("SARIF on stdout");
+        assert_eq!(results_in(&exported), results_in(&input), "{share}");
+        let run = project.cmd(&["status", "--json"]).run().success().json();
+        let index: serde_json::Value = serde_json::from_str(&project.read(&format!(
+            ".self-repair/runs/{}/inputs/index.json",
+            run["run"].as_str().expect("run id")
+        )))
+        .expect("index.json");
+        let placed = index["inputs"][0]["findings"]
+            .as_array()
+            .expect("placements")
+            .len();
+        let unique = run["intake"]["unique"].as_u64().expect("unique findings") as usize;
+        assert!(
+            placed >= unique,
+            "{share}: {placed} placed, {unique} in the run"
+        );
+        assert!(
+            index["inputs"][0]["findings"]
+                .as_array()
+                .expect("placements")
+                .iter()
+                .all(|at| at[0].as_u64().is_some_and(|r| (r as usize) < unique)),
+            "{share}: a placement names a record the run does not have: {index}"
+        );
+    }
+}

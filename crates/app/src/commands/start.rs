@@ -911,3 +911,28 @@ fn installed_without_plugin(root: &Path, home: Option<&Path>) -> bool {
     matches!(read_manifest(root, Scope::Project), Ok(Some(_)))
         || home.is_some_and(|h| matches!(read_manifest(h, Scope::User), Ok(Some(_))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--changed-since` kept findings 0, 2 and 3 of four; merging put 2 and 3 in one record;
+    /// `--partition` then kept record 1 only: finding 0's record went to another share and
+    /// finding 1 was never in the run, so both are out of scope, and record 1 is renumbered 0.
+    #[test]
+    fn placements_of_findings_left_out_by_the_scope_are_marked_and_the_rest_renumbered() {
+        let placed = vec![[0, 0], [1, 0], [1, 1]];
+        let changed = [true, false, true, true];
+        let shared = [false, true];
+        assert_eq!(
+            in_scope_placements(placed, Some(&changed), Some(&shared)),
+            vec![OUT_OF_SCOPE, OUT_OF_SCOPE, [0, 0], [0, 1]]
+        );
+    }
+
+    #[test]
+    fn without_a_scope_placements_are_unchanged() {
+        let placed = vec![[0, 0], [0, 1], [1, 0]];
+        assert_eq!(in_scope_placements(placed.clone(), None, None), placed);
+    }
+}
