@@ -14,7 +14,7 @@ use self_repair_app::hooks::HookEvent;
 /// root-cause groups, reviewed fix plans, backlog tasks. A Stop hook drives it.
 #[derive(Debug, Parser)]
 #[command(name = "self-repair", version, about, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Project root (default: the nearest folder with `.self-repair/`, else the git root).
     #[arg(long = "root", short = 'C', global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
@@ -24,7 +24,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Read findings, merge identical ones, route them, and create the project's active run.
     Start(start::StartArgs),
     /// Phase, progress per phase, groups, tasks, and what to do next.

@@ -6,7 +6,7 @@ use crate::harness::{TestProject, filters};
 
 /// A project holding the files the CodeQL-style log names, a first run over the log, and two
 /// of its findings dismissed in `known.json`; the second run decides them from the registry.
-pub fn project_with_dismissals() -> TestProject {
+pub(crate) fn project_with_dismissals() -> TestProject {
     let project = TestProject::new();
     project
         .write(

@@ -6,16 +6,16 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-pub use self_repair_test_support::{NOW, jsonl_findings};
+pub(crate) use self_repair_test_support::{NOW, jsonl_findings};
 
 /// A temporary project folder.
-pub struct TestProject {
+pub(crate) struct TestProject {
     dir: tempfile::TempDir,
 }
 
 /// What a command did.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -24,7 +24,7 @@ pub struct Outcome {
 impl Outcome {
     /// Asserts exit 0 and returns self.
     #[track_caller]
-    pub fn success(self) -> Outcome {
+    pub(crate) fn success(self) -> Outcome {
         assert_eq!(
             self.code, 0,
             "expected success\nstdout: {}\nstderr: {}",
@@ -35,7 +35,7 @@ impl Outcome {
 
     /// Asserts the exit status (named as reference/cli.md's table names it) and returns self.
     #[track_caller]
-    pub fn code(self, status: self_repair_app::ExitStatus) -> Outcome {
+    pub(crate) fn code(self, status: self_repair_app::ExitStatus) -> Outcome {
         assert_eq!(
             self.code,
             i32::from(status.code()),
@@ -48,39 +48,39 @@ impl Outcome {
 
     /// Stdout parsed as JSON.
     #[track_caller]
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
     }
 }
 
 /// One invocation being built.
-pub struct Cmd {
+pub(crate) struct Cmd {
     command: Command,
     stdin: Option<Vec<u8>>,
 }
 
 impl Cmd {
     /// Text on standard input.
-    pub fn stdin(mut self, text: impl Into<Vec<u8>>) -> Cmd {
+    pub(crate) fn stdin(mut self, text: impl Into<Vec<u8>>) -> Cmd {
         self.stdin = Some(text.into());
         self
     }
 
     /// An environment variable.
-    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Cmd {
+    pub(crate) fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Cmd {
         self.command.env(key, value);
         self
     }
 
     /// The folder it runs in (the project's root by default).
-    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Cmd {
+    pub(crate) fn current_dir(mut self, dir: impl AsRef<Path>) -> Cmd {
         self.command.current_dir(dir);
         self
     }
 
     /// Runs to completion.
-    pub fn run(mut self) -> Outcome {
+    pub(crate) fn run(mut self) -> Outcome {
         self.command.stdin(if self.stdin.is_some() {
             Stdio::piped()
         } else {
@@ -103,25 +103,25 @@ impl Cmd {
 }
 
 /// The binary under test.
-pub fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_self-repair"))
 }
 
 impl TestProject {
     /// An empty project (with a `.git` folder, so it is its own root).
-    pub fn new() -> TestProject {
+    pub(crate) fn new() -> TestProject {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir(dir.path().join(".git")).expect("mkdir .git");
         TestProject { dir }
     }
 
     /// Its root.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Writes a file (parents created).
-    pub fn write(&self, rel: &str, text: &str) -> &TestProject {
+    pub(crate) fn write(&self, rel: &str, text: &str) -> &TestProject {
         let path = self.path().join(rel);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(path, text).expect("write");
@@ -129,12 +129,12 @@ impl TestProject {
     }
 
     /// Reads a file.
-    pub fn read(&self, rel: &str) -> String {
+    pub(crate) fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
     }
 
     /// `.self-repair/known.json` (one entry a line) as `{"entries": {fingerprint: entry}}`.
-    pub fn known(&self) -> serde_json::Value {
+    pub(crate) fn known(&self) -> serde_json::Value {
         let mut entries = serde_json::Map::new();
         for line in self.read(".self-repair/known.json").lines().skip(1) {
             let mut entry: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -149,14 +149,14 @@ impl TestProject {
     /// session `s1` (as the skill runs `start`: the run is bound to `s1` from the start; a run
     /// started from a terminal is bound by no stop, only by `adopt`). [`TestProject::terminal`]
     /// runs it outside any session.
-    pub fn cmd(&self, args: &[&str]) -> Cmd {
+    pub(crate) fn cmd(&self, args: &[&str]) -> Cmd {
         let mut cmd = self.terminal(args);
         cmd.command.env("CLAUDE_CODE_SESSION_ID", "s1");
         cmd
     }
 
     /// `self-repair ARGS` in the project, with the fixed clock, from a terminal (no session).
-    pub fn terminal(&self, args: &[&str]) -> Cmd {
+    pub(crate) fn terminal(&self, args: &[&str]) -> Cmd {
         let mut command = Command::new(binary());
         command
             .args(args)
@@ -175,17 +175,17 @@ impl TestProject {
     }
 
     /// The run folder.
-    pub fn run_dir(&self, run: &str) -> PathBuf {
+    pub(crate) fn run_dir(&self, run: &str) -> PathBuf {
         self.path().join(".self-repair/runs").join(run)
     }
 
     /// A Stop hook call for `session` with these items running in the background.
-    pub fn stop(&self, session: &str, running: &[&str]) -> Outcome {
+    pub(crate) fn stop(&self, session: &str, running: &[&str]) -> Outcome {
         self.stop_at(session, running, NOW)
     }
 
     /// A Stop hook call at a given time.
-    pub fn stop_at(&self, session: &str, running: &[&str], now: u64) -> Outcome {
+    pub(crate) fn stop_at(&self, session: &str, running: &[&str], now: u64) -> Outcome {
         let tasks: Vec<Value> = running
             .iter()
             .map(|id| serde_json::json!({"id": format!("a-{id}"), "type": "subagent", "status": "running",
@@ -202,7 +202,7 @@ impl TestProject {
 }
 
 /// insta settings that hide the temp folder.
-pub fn filters(project: &TestProject) -> insta::Settings {
+pub(crate) fn filters(project: &TestProject) -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
     let path = project.path().display().to_string();
     settings.add_filter(&regex_escape(&path), "[PROJECT]");
@@ -212,7 +212,7 @@ pub fn filters(project: &TestProject) -> insta::Settings {
 }
 
 /// `text` as a regex matching itself (for insta filters).
-pub fn regex_escape(text: &str) -> String {
+pub(crate) fn regex_escape(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             if "\\.+*?()|[]{}^$".contains(c) {
@@ -227,7 +227,7 @@ pub fn regex_escape(text: &str) -> String {
 /// Leaves the marker the Stop hook writes when it dispatches an item, for triage items 1..=n:
 /// tests of `submit` itself (concurrency, crash safety) answer more items than one block
 /// dispatches.
-pub fn mark_dispatched(project: &TestProject, run: &str, n: usize) {
+pub(crate) fn mark_dispatched(project: &TestProject, run: &str, n: usize) {
     let items = project.run_dir(run).join("items");
     std::fs::create_dir_all(&items).expect("items dir");
     for i in 1..=n {
@@ -236,7 +236,7 @@ pub fn mark_dispatched(project: &TestProject, run: &str, n: usize) {
 }
 
 /// The run's state, read through the engine's own type (triage items are columns on disk).
-pub fn run_state(project: &TestProject, run: &str) -> self_repair_engine::RunState {
+pub(crate) fn run_state(project: &TestProject, run: &str) -> self_repair_engine::RunState {
     let text =
         std::fs::read_to_string(project.run_dir(run).join("state.json")).expect("state.json");
     serde_json::from_str(&text).expect("state.json parses")

@@ -7,7 +7,7 @@ use crate::scripted_agent::{ScriptedAgent, launched};
 
 /// What driving a run did.
 #[derive(Debug, Default)]
-pub struct Drive {
+pub(crate) struct Drive {
     /// Every item launched, in order.
     pub launches: Vec<String>,
     /// The first block reason of each phase.
@@ -18,7 +18,7 @@ pub struct Drive {
 
 /// Drives the run with stops of `session` until the hook allows; stops early after
 /// `max_launches` launched items (to simulate a session that dies), leaving them in flight.
-pub fn drive(
+pub(crate) fn drive(
     project: &TestProject,
     agent: &ScriptedAgent,
     session: &str,
@@ -60,7 +60,10 @@ pub fn drive(
 }
 
 /// Journal `submitted` events per item.
-pub fn submissions(project: &TestProject, run: &str) -> std::collections::HashMap<String, usize> {
+pub(crate) fn submissions(
+    project: &TestProject,
+    run: &str,
+) -> std::collections::HashMap<String, usize> {
     let journal =
         std::fs::read_to_string(project.run_dir(run).join("journal.jsonl")).expect("journal");
     let mut counts = std::collections::HashMap::new();
@@ -77,7 +80,7 @@ pub fn submissions(project: &TestProject, run: &str) -> std::collections::HashMa
 
 /// A project with `count` findings and a run `r-test` whose first stop (session `s1`) dispatched
 /// the first batch, so those items take submissions.
-pub fn dispatched(count: usize) -> TestProject {
+pub(crate) fn dispatched(count: usize) -> TestProject {
     let project = started(count);
     project.stop("s1", &[]);
     project
@@ -86,7 +89,7 @@ pub fn dispatched(count: usize) -> TestProject {
 /// A started run `r-test` of `count` findings, one triage agent per finding (`triage_batch: 1`)
 /// and waves of 8 (`fan_out: 8`): the tests of the hook's and `submit`'s mechanics address items
 /// one by one and count in waves.
-pub fn started(count: usize) -> TestProject {
+pub(crate) fn started(count: usize) -> TestProject {
     let project = TestProject::new();
     project.write(
         ".self-repair/config.json",

@@ -6,14 +6,14 @@ use serde_json::{Value, json};
 use crate::harness::{Outcome, TestProject};
 
 /// Answers items of one run.
-pub struct ScriptedAgent<'a> {
+pub(crate) struct ScriptedAgent<'a> {
     pub project: &'a TestProject,
     pub run: String,
 }
 
 impl ScriptedAgent<'_> {
     /// `show --json` of an item.
-    pub fn show(&self, item: &str) -> Value {
+    pub(crate) fn show(&self, item: &str) -> Value {
         self.project
             .cmd(&["show", item, "--json"])
             .run()
@@ -22,14 +22,14 @@ impl ScriptedAgent<'_> {
     }
 
     /// Shows, answers and submits one item; returns the submit outcome.
-    pub fn work(&self, item: &str) -> Outcome {
+    pub(crate) fn work(&self, item: &str) -> Outcome {
         let shown = self.show(item);
         let answer = self.answer(&shown);
         self.submit(item, &answer)
     }
 
     /// Submits text through a file.
-    pub fn submit(&self, item: &str, text: &str) -> Outcome {
+    pub(crate) fn submit(&self, item: &str, text: &str) -> Outcome {
         let file = self.project.path().join(format!(".answer-{item}"));
         std::fs::write(&file, text).expect("write answer");
         let out = self
@@ -41,7 +41,7 @@ impl ScriptedAgent<'_> {
     }
 
     /// The answer for a shown item.
-    pub fn answer(&self, shown: &Value) -> String {
+    pub(crate) fn answer(&self, shown: &Value) -> String {
         let prompt = shown["prompt"].as_str().unwrap_or_default();
         let schema = &shown["output_schema"];
         match shown["kind"].as_str().unwrap_or_default() {
@@ -171,7 +171,7 @@ impl ScriptedAgent<'_> {
 }
 
 /// The rule of finding `id` in a triage task: the fourth word of the line that starts with it.
-pub fn rule_of(prompt: &str, id: &str) -> String {
+pub(crate) fn rule_of(prompt: &str, id: &str) -> String {
     prompt
         .lines()
         .find(|l| l.split_whitespace().next() == Some(id))
@@ -181,7 +181,7 @@ pub fn rule_of(prompt: &str, id: &str) -> String {
 }
 
 /// The text after `prefix` on the first line that starts with it.
-pub fn field(prompt: &str, prefix: &str) -> String {
+pub(crate) fn field(prompt: &str, prefix: &str) -> String {
     prompt
         .lines()
         .find_map(|l| l.strip_prefix(prefix))
@@ -203,7 +203,7 @@ fn enum_of(node: &Value) -> Vec<String> {
 
 /// The items the next stop of session `s1` (nothing running) launches; `None` once the hook
 /// allows or only asks the session to end its turn.
-pub fn next_wave(project: &TestProject) -> Option<Vec<String>> {
+pub(crate) fn next_wave(project: &TestProject) -> Option<Vec<String>> {
     let out = project.stop("s1", &[]);
     let answer: Value = serde_json::from_str(&out.stdout).ok()?;
     dispatch_reason(&answer).map(|reason| launched(reason).1)
@@ -211,13 +211,13 @@ pub fn next_wave(project: &TestProject) -> Option<Vec<String>> {
 
 /// The block reason of a hook answer that dispatches agents; `None` for an allow and for the
 /// one block that asks the session to end its turn with the run's closing line.
-pub fn dispatch_reason(answer: &Value) -> Option<&str> {
+pub(crate) fn dispatch_reason(answer: &Value) -> Option<&str> {
     self_repair_engine::continuation(answer)
         .filter(|r| r.contains(self_repair_engine::DISPATCH_START))
 }
 
 /// The phase and item ids of a block reason's dispatch.
-pub fn launched(reason: &str) -> (String, Vec<String>) {
+pub(crate) fn launched(reason: &str) -> (String, Vec<String>) {
     let start = reason
         .find(self_repair_engine::DISPATCH_START)
         .expect("dispatch json");

@@ -108,7 +108,7 @@ fn a_torn_journal_line_is_skipped_and_later_submissions_still_count() {
 }
 
 /// Submits a valid verdict for `t-<i>`.
-pub fn submit_one(project: &TestProject, i: usize) {
+pub(crate) fn submit_one(project: &TestProject, i: usize) {
     project.write(".v", &verdict(i));
     project
         .cmd(&["submit", &format!("t-{i:05}"), "--file", ".v"])

@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use self_repair_store::{Project, StoreError};
 
 /// The variable that pins the clock (Unix seconds) for reproducible tests and demos.
-pub const NOW_VAR: &str = "SELF_REPAIR_NOW";
+pub(crate) const NOW_VAR: &str = "SELF_REPAIR_NOW";
 
 /// What the hook's process knows about the installation, read by the binary from its
 /// environment (tests fill it by hand).
@@ -28,7 +28,7 @@ pub struct Installation {
 
 /// Test-only: multiplies every backoff `drive` chooses (never a wait until a reset the API
 /// named), so tests do not sleep for minutes. reference/cli.md.
-pub const BACKOFF_SCALE_VAR: &str = "SELF_REPAIR_DRIVE_BACKOFF_SCALE";
+pub(crate) const BACKOFF_SCALE_VAR: &str = "SELF_REPAIR_DRIVE_BACKOFF_SCALE";
 
 /// The environment of one command.
 #[derive(Debug, Clone, Default)]

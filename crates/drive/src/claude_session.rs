@@ -23,7 +23,7 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// What to start.
 #[derive(Debug, Clone)]
-pub struct SessionLaunch {
+pub(crate) struct SessionLaunch {
     /// The `claude` executable.
     pub claude: PathBuf,
     /// The prompt (`-p`).
@@ -40,7 +40,7 @@ pub struct SessionLaunch {
 
 /// How a session went.
 #[derive(Debug, Clone)]
-pub struct SessionRun {
+pub(crate) struct SessionRun {
     pub facts: StreamFacts,
     pub exit: ProcessExit,
     /// The driver stopped it because SIGINT/SIGTERM arrived.
@@ -62,7 +62,7 @@ fn signal_group(child: &Child, signal: Signal) {
 }
 
 /// Runs one session to its end. `interrupt` is set by the driver's SIGINT/SIGTERM handler.
-pub fn run_session(
+pub(crate) fn run_session(
     launch: &SessionLaunch,
     interrupt: &AtomicBool,
 ) -> Result<SessionRun, DriveError> {

@@ -11,7 +11,7 @@ use crate::session_end::SessionEnd;
 use crate::stream_facts::SessionTokens;
 
 /// The version of a `drive.jsonl` line.
-pub const DRIVE_LOG_VERSION: u32 = 1;
+pub(crate) const DRIVE_LOG_VERSION: u32 = 1;
 
 /// Tokens as logged (the client's `modelUsage`, sub-agents included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -110,12 +110,12 @@ fn append_line<T: Serialize>(path: &Path, value: &T) -> Result<(), DriveError> {
 }
 
 /// Appends the stop line.
-pub fn append_stop(path: &Path, record: &DriveStopRecord) -> Result<(), DriveError> {
+pub(crate) fn append_stop(path: &Path, record: &DriveStopRecord) -> Result<(), DriveError> {
     append_line(path, record)
 }
 
 /// Appends one record.
-pub fn append_session(path: &Path, record: &SessionRecord) -> Result<(), DriveError> {
+pub(crate) fn append_session(path: &Path, record: &SessionRecord) -> Result<(), DriveError> {
     append_line(path, record)
 }
 

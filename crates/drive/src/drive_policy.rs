@@ -6,19 +6,19 @@ use serde::Serialize;
 use crate::session_end::SessionEnd;
 
 /// Sessions in a row without progress that open the circuit.
-pub const NO_PROGRESS_LIMIT: u32 = 3;
+pub(crate) const NO_PROGRESS_LIMIT: u32 = 3;
 /// A session shorter than this ended "within seconds"; two in a row back off.
-pub const QUICK_SESSION_SECS: u64 = 20;
+pub(crate) const QUICK_SESSION_SECS: u64 = 20;
 /// The cap of every exponential backoff: 30 minutes.
-pub const BACKOFF_CAP_SECS: u64 = 30 * 60;
+pub(crate) const BACKOFF_CAP_SECS: u64 = 30 * 60;
 /// The first backoff after a rate limit that gave no reset time.
-pub const RATE_LIMIT_FIRST_SECS: u64 = 60;
+pub(crate) const RATE_LIMIT_FIRST_SECS: u64 = 60;
 /// The first backoff after an overloaded or failing API.
-pub const OVERLOAD_FIRST_SECS: u64 = 10;
+pub(crate) const OVERLOAD_FIRST_SECS: u64 = 10;
 /// The first backoff after two quick sessions in a row.
-pub const HOT_LOOP_FIRST_SECS: u64 = 10;
+pub(crate) const HOT_LOOP_FIRST_SECS: u64 = 10;
 /// Added to a reset time: the limit is lifted at the reset, not a moment before.
-pub const RESET_MARGIN_SECS: u64 = 2;
+pub(crate) const RESET_MARGIN_SECS: u64 = 2;
 
 /// The limits the user set.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -33,7 +33,7 @@ pub struct DriveLimits {
 
 /// One finished session, as the policy needs it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionSummary {
+pub(crate) struct SessionSummary {
     pub end: SessionEnd,
     /// Wall time of the session in seconds.
     pub seconds: u64,
@@ -63,7 +63,7 @@ pub enum StopReason {
 
 /// The step after a session.
 #[derive(Debug, Clone, PartialEq)]
-pub enum NextStep {
+pub(crate) enum NextStep {
     /// Start the next session after `wait_secs`.
     Relaunch { wait_secs: u64 },
     /// Stop driving.
@@ -72,7 +72,7 @@ pub enum NextStep {
 
 /// The driver's counters across sessions.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DrivePolicy {
+pub(crate) struct DrivePolicy {
     limits: DriveLimits,
     /// Multiplies every backoff (never the wait until a reset the API named): test-only.
     scale: f64,
@@ -93,7 +93,7 @@ fn doubling(first: u64, streak: u32) -> u64 {
 
 impl DrivePolicy {
     /// A policy with `limits`; `scale` multiplies backoffs (1.0 outside tests).
-    pub fn new(limits: DriveLimits, scale: f64) -> DrivePolicy {
+    pub(crate) fn new(limits: DriveLimits, scale: f64) -> DrivePolicy {
         DrivePolicy {
             limits,
             scale: if scale.is_finite() && scale >= 0.0 {
@@ -112,17 +112,17 @@ impl DrivePolicy {
     }
 
     /// Sessions run so far.
-    pub fn sessions(&self) -> u32 {
+    pub(crate) fn sessions(&self) -> u32 {
         self.sessions
     }
 
     /// Summed `total_cost_usd` so far.
-    pub fn spent_usd(&self) -> f64 {
+    pub(crate) fn spent_usd(&self) -> f64 {
         self.spent_usd
     }
 
     /// Whether a session may start at `now`.
-    pub fn may_start(&self, now: u64) -> Result<(), StopReason> {
+    pub(crate) fn may_start(&self, now: u64) -> Result<(), StopReason> {
         if let Some(until) = self.limits.until
             && now >= until
         {
@@ -151,7 +151,7 @@ impl DrivePolicy {
     }
 
     /// Records a finished session (ended at `now`) and says what comes next.
-    pub fn after(&mut self, session: &SessionSummary, now: u64) -> NextStep {
+    pub(crate) fn after(&mut self, session: &SessionSummary, now: u64) -> NextStep {
         self.sessions += 1;
         self.spent_usd += session.cost_usd;
         let quick = session.seconds < QUICK_SESSION_SECS;

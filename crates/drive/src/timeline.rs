@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::drive_log::{DriveLog, SessionRecord};
 
 /// The version of `timeline --json`.
-pub const TIMELINE_VERSION: u32 = 1;
+pub(crate) const TIMELINE_VERSION: u32 = 1;
 
 /// One line of the timeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]

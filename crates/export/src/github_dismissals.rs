@@ -12,7 +12,7 @@ use self_repair_report::{FindingOutcome, RunReport};
 use crate::disposition::{is_dismissal, justification};
 
 /// The longest `dismissed_comment` GitHub accepts.
-pub const COMMENT_CHARS: usize = 280;
+pub(crate) const COMMENT_CHARS: usize = 280;
 
 /// The script and how many dismissals it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]

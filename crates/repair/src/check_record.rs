@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::FailureClass;
 
 /// Most lines of output kept in the state and shown in feedback.
-pub const TAIL_LINES: usize = 60;
+pub(crate) const TAIL_LINES: usize = 60;
 /// Most characters of output kept in the state.
-pub const TAIL_CHARS: usize = 6000;
+pub(crate) const TAIL_CHARS: usize = 6000;
 /// The exit code recorded when the check ran out of time (as `timeout(1)` does).
 pub const TIMEOUT_EXIT: i32 = 124;
 

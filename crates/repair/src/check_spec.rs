@@ -10,20 +10,20 @@ use serde::{Deserialize, Serialize};
 use crate::{ClassRule, FixTier, RepairError};
 
 /// Default fix attempts.
-pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+pub(crate) const DEFAULT_MAX_ATTEMPTS: u32 = 5;
 /// Default seconds one run of the check may take.
-pub const DEFAULT_TIMEOUT_SECS: f64 = 120.0;
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 120.0;
 /// Default identical failures in a row that open the circuit.
-pub const DEFAULT_CIRCUIT_BREAKER: u32 = 3;
+pub(crate) const DEFAULT_CIRCUIT_BREAKER: u32 = 3;
 /// Default first backoff, in seconds; it doubles, capped at [`BACKOFF_CAP_MS`].
-pub const DEFAULT_BACKOFF_SECS: f64 = 2.0;
+pub(crate) const DEFAULT_BACKOFF_SECS: f64 = 2.0;
 /// Longest backoff between transient reruns.
-pub const BACKOFF_CAP_MS: u64 = 60_000;
+pub(crate) const BACKOFF_CAP_MS: u64 = 60_000;
 /// Default seconds the Stop hook may spend running the check itself: below the 30 s timeout
 /// `install` registers. A longer check is run by `self-repair tick`, which the hook asks for.
-pub const DEFAULT_HOOK_BUDGET_SECS: f64 = 25.0;
+pub(crate) const DEFAULT_HOOK_BUDGET_SECS: f64 = 25.0;
 /// Transient reruns of one step before the failure is treated as fixable.
-pub const DEFAULT_TRANSIENT_RETRIES: u32 = 3;
+pub(crate) const DEFAULT_TRANSIENT_RETRIES: u32 = 3;
 
 /// Options given on the command line (all optional but the command, which may come from the
 /// config).

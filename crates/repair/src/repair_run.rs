@@ -90,7 +90,7 @@ pub(crate) fn load_repair_state(dir: &RunDir) -> Result<RepairState, RepairError
 
 impl RepairRun {
     /// Loads the run in `dir` (call with the run lock held).
-    pub fn load(root: &Path, dir: RunDir, now: u64) -> Result<RepairRun, RepairError> {
+    pub(crate) fn load(root: &Path, dir: RunDir, now: u64) -> Result<RepairRun, RepairError> {
         let state = load_repair_state(&dir)?;
         Ok(RepairRun {
             root: root.to_path_buf(),
@@ -102,7 +102,7 @@ impl RepairRun {
     }
 
     /// Saves `state.json` atomically.
-    pub fn save(&self) -> Result<(), RepairError> {
+    pub(crate) fn save(&self) -> Result<(), RepairError> {
         write_json(&self.dir.state_path(), &self.state)?;
         Ok(())
     }
@@ -110,7 +110,7 @@ impl RepairRun {
     /// Applies an event and appends it to the journal.
     /// The event that ends the run also writes its ending (the summary or the hand-off bundle),
     /// whichever path recorded it: hook, `tick`, `check`, `cancel` or an infra failure.
-    pub fn record(&mut self, event: &RepairEvent) -> Result<(), RepairError> {
+    pub(crate) fn record(&mut self, event: &RepairEvent) -> Result<(), RepairError> {
         let was_over = self.state.status.is_final();
         apply_event(&mut self.state, event, self.now);
         self.dirty = true;
@@ -216,7 +216,7 @@ impl RepairRun {
     }
 
     /// Asks for attempt `n`: snapshots the tree and records the attempt.
-    pub fn ask(&mut self, n: u32) -> Result<Attempt, RepairError> {
+    pub(crate) fn ask(&mut self, n: u32) -> Result<Attempt, RepairError> {
         let snapshot = TreeSnapshot::take(&self.root);
         let path = self.tree_file(n);
         if let Some(parent) = path.parent() {
@@ -231,7 +231,7 @@ impl RepairRun {
     }
 
     /// Ends attempt `n`: compares the tree with the snapshot taken when it was asked.
-    pub fn end_fix(&mut self, n: u32) -> Result<(), RepairError> {
+    pub(crate) fn end_fix(&mut self, n: u32) -> Result<(), RepairError> {
         let before: TreeSnapshot = std::fs::read(self.tree_file(n))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -248,7 +248,7 @@ impl RepairRun {
 
     /// Does the next step if it is code's to do; returns where a model or a later call is
     /// needed instead.
-    pub fn step(&mut self, budget: Budget) -> Result<Option<Pause>, RepairError> {
+    pub(crate) fn step(&mut self, budget: Budget) -> Result<Option<Pause>, RepairError> {
         match next_action(&self.state, self.now) {
             Action::RunCheck { purpose, attempt } => {
                 let Some(limit_ms) =
@@ -293,7 +293,7 @@ impl RepairRun {
     }
 
     /// Steps until a model or a later call is needed (at most a bounded number of steps).
-    pub fn advance(&mut self, budget: Budget) -> Result<Pause, RepairError> {
+    pub(crate) fn advance(&mut self, budget: Budget) -> Result<Pause, RepairError> {
         for _ in 0..200 {
             if let Some(pause) = self.step(budget)? {
                 return Ok(pause);
@@ -316,7 +316,7 @@ impl RepairRun {
     }
 
     /// The one-line outcome shown to the user when the run is over.
-    pub fn outcome_line(&self) -> String {
+    pub(crate) fn outcome_line(&self) -> String {
         let state = &self.state;
         let reason = state.ending.as_ref().map_or("", |e| e.reason.as_str());
         let command = crate::shell_words(&state.spec.command);

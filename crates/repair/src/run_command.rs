@@ -11,7 +11,7 @@ use crate::check_record::TIMEOUT_EXIT;
 
 /// What one run of a command did.
 #[derive(Debug, Clone)]
-pub struct CommandRun {
+pub(crate) struct CommandRun {
     pub exit_code: i32,
     pub timed_out: bool,
     pub duration_ms: u64,
@@ -21,7 +21,7 @@ pub struct CommandRun {
 
 /// Runs `argv` in `root` with stdout and stderr written to `log`, for at most `timeout`.
 /// A command that cannot be started is recorded like a shell would: exit 127 (not found) or 126.
-pub fn run_logged(
+pub(crate) fn run_logged(
     root: &Path,
     argv: &[String],
     timeout: Duration,

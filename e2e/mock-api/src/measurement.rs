@@ -65,7 +65,7 @@ fn block_bytes(block: &Value) -> usize {
 
 /// The sum of every rise between consecutive sizes (a compaction's fall is skipped, and the
 /// growth after it counts again).
-pub fn bytes_added(sizes: &[usize]) -> usize {
+pub(crate) fn bytes_added(sizes: &[usize]) -> usize {
     sizes
         .windows(2)
         .map(|pair| pair[1].saturating_sub(pair[0]))

@@ -12,7 +12,7 @@ use crate::thread::Thread;
 /// The scripted model's summary when the client compacts the main session: what a model would
 /// keep, and nothing that looks like an instruction to run (the run goes on from the
 /// `SessionStart` hook's context and the next Stop hook).
-pub const COMPACTION_SUMMARY: &str = "<summary>\nThe user asked to start a self-repair run. \
+pub(crate) const COMPACTION_SUMMARY: &str = "<summary>\nThe user asked to start a self-repair run. \
 The run was started; its Stop hook has been dispatching sub-agents, each launched with the \
 Agent tool as the hook asked. Nothing else was requested.\n</summary>";
 

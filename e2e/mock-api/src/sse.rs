@@ -138,9 +138,9 @@ pub fn encode_message(reply: &Reply, meta: &MessageMeta) -> Value {
 }
 
 /// Frames `payload` as one HTTP/1.1 chunk (`Transfer-Encoding: chunked`).
-pub fn chunk(payload: &str) -> String {
+pub(crate) fn chunk(payload: &str) -> String {
     format!("{:x}\r\n{payload}\r\n", payload.len())
 }
 
 /// The chunk that ends a chunked body.
-pub const LAST_CHUNK: &str = "0\r\n\r\n";
+pub(crate) const LAST_CHUNK: &str = "0\r\n\r\n";

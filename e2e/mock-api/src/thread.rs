@@ -25,7 +25,7 @@ pub enum Thread {
 
 /// The instruction Claude Code 2.1.330 sends (as the last user message) when it compacts a
 /// session's context.
-pub const COMPACTION_REQUEST: &str = "create a detailed summary of the conversation so far";
+pub(crate) const COMPACTION_REQUEST: &str = "create a detailed summary of the conversation so far";
 
 impl Thread {
     /// Judges a request: the marker in the system prompt, or the client's billing line

@@ -22,7 +22,7 @@ const MOST_LINES: u32 = 80;
 
 /// Where the decision's code is and a hash of its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecidedCode {
+pub(crate) struct DecidedCode {
     /// `src/a.py:10-24`.
     pub lines: String,
     /// Hash of the span's lines, each trimmed, blank lines dropped.
@@ -31,7 +31,7 @@ pub struct DecidedCode {
 
 /// The span around `line` of `path` (project-relative) and its hash; `None` for a finding with
 /// no line or a file that cannot be read.
-pub fn decided_code(root: &Path, path: &str, line: Option<u32>) -> Option<DecidedCode> {
+pub(crate) fn decided_code(root: &Path, path: &str, line: Option<u32>) -> Option<DecidedCode> {
     let line = line.filter(|l| *l >= 1)?;
     let text = std::fs::read_to_string(root.join(path)).ok()?;
     let lines: Vec<&str> = text.lines().collect();

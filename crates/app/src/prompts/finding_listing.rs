@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Lines of one `--findings` page: at most ~25 KB even with the longest messages and reasons.
-pub const FINDINGS_PAGE: usize = 40;
+pub(crate) const FINDINGS_PAGE: usize = 40;
 /// Rules and files named in the counts; the rest are counted in one "n more".
 const COUNTED: usize = 12;
 
@@ -28,7 +28,7 @@ impl<'a> FindingListing<'a> {
     /// What `item` works on: its own finding (triage), its members (a triage batch), every
     /// finding of its rule (a rule survey), its slice (aggregate), every verdict of
     /// the run (rule review), its group's members (plan, synthesis, review, task writing).
-    pub fn of(
+    pub(crate) fn of(
         state: &'a RunState,
         findings: &'a [FindingRecord],
         dir: &'a RunDir,
@@ -72,7 +72,7 @@ impl<'a> FindingListing<'a> {
 
     /// Every line when there are at most `most`; else the counts, a spread sample of `most`
     /// lines and how to page through all (`page_command` ends before `--page N`).
-    pub fn render(&self, most: usize, page_command: &str) -> String {
+    pub(crate) fn render(&self, most: usize, page_command: &str) -> String {
         if self.ids.len() <= most {
             let lines: Vec<String> = self.ids.iter().map(|id| self.line(id)).collect();
             return fenced_block("text", &lines.join("\n"));
@@ -109,7 +109,7 @@ impl<'a> FindingListing<'a> {
     }
 
     /// Page `page` (from 1) of every line.
-    pub fn page(&self, item: &str, page: usize) -> FindingsPage {
+    pub(crate) fn page(&self, item: &str, page: usize) -> FindingsPage {
         let pages = self.ids.len().div_ceil(FINDINGS_PAGE).max(1);
         let page = page.clamp(1, pages);
         let lines = self
@@ -130,7 +130,7 @@ impl<'a> FindingListing<'a> {
     }
 
     /// `t-00001 | ruff F401 | py/mod.py:1 | message | root cause | reason`.
-    pub fn line(&self, id: &str) -> String {
+    pub(crate) fn line(&self, id: &str) -> String {
         let Some(item) = self.state.item(id) else {
             return format!("{id} | (unknown item)");
         };

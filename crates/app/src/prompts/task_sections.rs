@@ -21,7 +21,7 @@ const LISTED_FILES: usize = 20;
 /// plan: a full group's synthesis, a light group's one plan), then every reviewer's must-fix
 /// points by angle, each with what the revise step did with it. `None` when no plan was
 /// written (an analyzer-fixed group, or a plan that is missing).
-pub fn plan_section(dir: &RunDir, state: &RunState, group: &Group) -> Option<String> {
+pub(crate) fn plan_section(dir: &RunDir, state: &RunState, group: &Group) -> Option<String> {
     let revision = Revision::of(dir, &group.id);
     let plan = match (&revision, group.depth) {
         (_, PlanDepth::AnalyzerFix) => return None,
@@ -76,7 +76,7 @@ fn indent(text: &str) -> String {
 /// The command that shows whether the group's findings are gone, for the analyzers whose re-run
 /// can be narrowed to them; `None` for a group of several tools or an analyzer we cannot
 /// narrow.
-pub fn verify_command(members: &[&FindingRecord]) -> Option<String> {
+pub(crate) fn verify_command(members: &[&FindingRecord]) -> Option<String> {
     let tools: BTreeSet<&str> = members.iter().map(|r| r.finding.tool.as_str()).collect();
     let [tool] = tools.into_iter().collect::<Vec<_>>()[..] else {
         return None;
@@ -111,7 +111,7 @@ pub fn verify_command(members: &[&FindingRecord]) -> Option<String> {
 }
 
 /// The acceptance criterion the verify command checks.
-pub fn verify_criterion(command: &str, findings: usize) -> String {
+pub(crate) fn verify_criterion(command: &str, findings: usize) -> String {
     let what = if findings == 1 {
         "this group's finding".to_owned()
     } else {
@@ -121,7 +121,7 @@ pub fn verify_criterion(command: &str, findings: usize) -> String {
 }
 
 /// Up to three distinct reasons the triage agents gave for the group's verdicts.
-pub fn triage_reasons(dir: &RunDir, group: &Group) -> Vec<String> {
+pub(crate) fn triage_reasons(dir: &RunDir, group: &Group) -> Vec<String> {
     let mut reasons: Vec<String> = Vec::new();
     for member in &group.members {
         if reasons.len() == REASONS {

@@ -3,23 +3,23 @@
 use std::path::Path;
 
 /// A temp directory with files written by path.
-pub struct Project {
+pub(crate) struct Project {
     dir: tempfile::TempDir,
 }
 
 impl Project {
-    pub fn new() -> Project {
+    pub(crate) fn new() -> Project {
         Project {
             dir: tempfile::tempdir().expect("temp dir"),
         }
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
     /// Writes `content` at `rel_path`, creating directories.
-    pub fn file(&self, rel_path: &str, content: impl AsRef<[u8]>) -> &Project {
+    pub(crate) fn file(&self, rel_path: &str, content: impl AsRef<[u8]>) -> &Project {
         let path = self.dir.path().join(rel_path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).expect("create dirs");
@@ -30,7 +30,7 @@ impl Project {
 }
 
 /// `count` lines `line 1` .. `line N`.
-pub fn numbered_lines(count: u32) -> String {
+pub(crate) fn numbered_lines(count: u32) -> String {
     use std::fmt::Write as _;
     let mut text = String::new();
     for number in 1..=count {

@@ -10,13 +10,13 @@ use self_repair_install::{
 use serde_json::Value;
 
 /// A fixed fake binary path so snapshots do not depend on the machine.
-pub const FAKE_BIN: &str = "/opt/fake/bin/self-repair";
+pub(crate) const FAKE_BIN: &str = "/opt/fake/bin/self-repair";
 
-pub const BUSY: &str = include_str!("../fixtures/busy-settings.json");
-pub const HAND_FORMATTED: &str = include_str!("../fixtures/hand-formatted-settings.json");
+pub(crate) const BUSY: &str = include_str!("../fixtures/busy-settings.json");
+pub(crate) const HAND_FORMATTED: &str = include_str!("../fixtures/hand-formatted-settings.json");
 
 /// A small bundle standing in for the real agents and skill.
-pub const TEST_BUNDLE: &[BundleFile] = &[
+pub(crate) const TEST_BUNDLE: &[BundleFile] = &[
     BundleFile {
         rel_path: "agents/triage-investigator.md",
         contents: "---\nname: triage-investigator\ndescription: Triage one finding.\n---\n\nRun `self-repair show <id>`.\n",
@@ -31,56 +31,56 @@ pub const TEST_BUNDLE: &[BundleFile] = &[
     },
 ];
 
-pub struct Project {
+pub(crate) struct Project {
     pub dir: tempfile::TempDir,
     pub scope: Scope,
 }
 
 impl Project {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::with_scope(Scope::Project)
     }
 
-    pub fn with_scope(scope: Scope) -> Self {
+    pub(crate) fn with_scope(scope: Scope) -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
             scope,
         }
     }
 
-    pub fn with_settings(text: &str) -> Self {
+    pub(crate) fn with_settings(text: &str) -> Self {
         let project = Self::new();
         project.write(".claude/settings.json", text);
         project
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root().join(rel)
     }
 
-    pub fn write(&self, rel: &str, text: &str) {
+    pub(crate) fn write(&self, rel: &str, text: &str) {
         let path = self.path(rel);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
     }
 
-    pub fn read(&self, rel: &str) -> String {
+    pub(crate) fn read(&self, rel: &str) -> String {
         fs::read_to_string(self.path(rel)).unwrap()
     }
 
-    pub fn settings(&self) -> String {
+    pub(crate) fn settings(&self) -> String {
         self.read(".claude/settings.json")
     }
 
-    pub fn settings_json(&self) -> Value {
+    pub(crate) fn settings_json(&self) -> Value {
         serde_json::from_str(&self.settings()).unwrap()
     }
 
-    pub fn spec(&self, binary: &str) -> InstallSpec {
+    pub(crate) fn spec(&self, binary: &str) -> InstallSpec {
         InstallSpec {
             binary: PathBuf::from(binary),
             scope: self.scope,
@@ -88,11 +88,11 @@ impl Project {
         }
     }
 
-    pub fn plan(&self) -> Result<InstallPlan, InstallError> {
+    pub(crate) fn plan(&self) -> Result<InstallPlan, InstallError> {
         self.plan_with(FAKE_BIN, TEST_BUNDLE)
     }
 
-    pub fn plan_with(
+    pub(crate) fn plan_with(
         &self,
         binary: &str,
         bundle: &[BundleFile],
@@ -101,24 +101,24 @@ impl Project {
     }
 
     /// Plans and applies an install with the fake binary and test bundle.
-    pub fn install(&self) -> InstallPlan {
+    pub(crate) fn install(&self) -> InstallPlan {
         self.install_with(FAKE_BIN, TEST_BUNDLE)
     }
 
-    pub fn install_with(&self, binary: &str, bundle: &[BundleFile]) -> InstallPlan {
+    pub(crate) fn install_with(&self, binary: &str, bundle: &[BundleFile]) -> InstallPlan {
         let plan = self.plan_with(binary, bundle).unwrap();
         plan.apply().unwrap();
         plan
     }
 
-    pub fn uninstall(&self) -> UninstallPlan {
+    pub(crate) fn uninstall(&self) -> UninstallPlan {
         let plan = plan_uninstall(self.root(), self.scope).unwrap();
         plan.apply().unwrap();
         plan
     }
 
     /// Every file and directory under the root, relative, sorted (directories end in `/`).
-    pub fn tree(&self) -> Vec<String> {
+    pub(crate) fn tree(&self) -> Vec<String> {
         let mut out = Vec::new();
         walk(self.root(), self.root(), &mut out);
         out.sort();
@@ -144,7 +144,7 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
 }
 
 /// Our hook entries (any command) on `event` with args `["hook", sub]`.
-pub fn our_entries<'a>(settings: &'a Value, event: &str, sub: &str) -> Vec<&'a Value> {
+pub(crate) fn our_entries<'a>(settings: &'a Value, event: &str, sub: &str) -> Vec<&'a Value> {
     settings["hooks"][event]
         .as_array()
         .into_iter()
@@ -155,7 +155,7 @@ pub fn our_entries<'a>(settings: &'a Value, event: &str, sub: &str) -> Vec<&'a V
 }
 
 /// `text` with regex metacharacters escaped, for insta filters.
-pub fn regex_escape(text: &str) -> String {
+pub(crate) fn regex_escape(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             let special = "\\.+*?()|[]{}^$#&-~".contains(c);
