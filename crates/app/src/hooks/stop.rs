@@ -138,6 +138,7 @@ fn repair_stop(
                 .filter_map(|t| t.description.clone())
                 .collect()
         }),
+        audience: env.installation.audience,
     };
     let repair = dir.clone();
     let answer = self_repair_repair::repair_stop(project, dir, env.now, &stop);
