@@ -32,9 +32,11 @@ pub(crate) enum Command {
     /// One line for Claude Code's status bar: run, phase, a bar over the whole run, dollars,
     /// ETA. Reads the client's JSON on stdin; prints nothing when no run is in progress.
     Statusline(statusline::StatuslineArgs),
-    /// Write `.self-repair/config.json`'s detectors and test command from what the project has
-    /// (pyproject.toml/ruff.toml/setup.cfg: ruff, pytest; package.json: eslint, npm test;
-    /// Cargo.toml: clippy, cargo test), merged into an existing config; `--dry-run` prints it.
+    /// Write `.self-repair/config.json`'s detectors and test command from what the project has.
+    ///
+    /// pyproject.toml/ruff.toml/setup.cfg: ruff, pytest when configured; package.json: eslint,
+    /// npm test; Cargo.toml: clippy, cargo test. Merged into an existing config (its entries
+    /// win unless --force); prints what it wrote and why; `--dry-run` prints it only.
     Init(init::InitArgs),
     /// Run the detectors of `.self-repair/config.json` and report what they found.
     Detect(detect::DetectArgs),

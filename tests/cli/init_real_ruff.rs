@@ -19,8 +19,9 @@ fn the_ruff_detector_init_writes_runs_the_real_ruff_and_reads_its_findings() {
     );
     let project = TestProject::new();
     project.write("pyproject.toml", "[project]\nname = \"shop\"\n");
-    // F401 (unused import) and E711 (comparison to None): Ruff's default rules.
-    let source = "import os\n\n\ndef total(x):\n    return x == None\n";
+    // F401 (unused import) and F841 (unused local variable): Ruff's default rules (E711 is not
+    // one of them in 0.17.6).
+    let source = "import os\n\n\ndef total(x):\n    rest = x - 1\n    return x\n";
     project.write("shop/cart.py", source);
     project.terminal(&["init"]).run().success();
 
