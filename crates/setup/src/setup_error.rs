@@ -4,6 +4,8 @@
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SetupError {
     /// The file is not a JSON object, or a section is not what the config reader expects.
-    #[error("{0}; fix it by hand (reference/config.md) or rerun with --force to replace it")]
+    #[error(
+        "{0}; fix it by hand (reference/config.md, \"Detectors\") or remove it, then run `self-repair init` again"
+    )]
     Shape(String),
 }
