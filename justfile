@@ -32,6 +32,8 @@ validate-plugin:
 lint:
     cargo fmt --all --check
     cargo clippy --workspace --all-targets -- -D warnings
+    # The real-client and real-tools tests too (they build only under their features).
+    cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 # The layout figures of issue 25: lines of src/, longest functions, import cycles in app.
 layout:

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::pipeline::{drive, started};
 use crate::scripted_agent::ScriptedAgent;
 
-pub fn backlog_bin() -> PathBuf {
+pub(crate) fn backlog_bin() -> PathBuf {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-tools.sh");
     let out = Command::new("bash")
         .arg(&script)
@@ -32,7 +32,7 @@ pub fn backlog_bin() -> PathBuf {
 }
 
 /// `backlog task list --json` in `dir`, which must succeed.
-pub fn backlog_task_list(dir: &std::path::Path) -> Value {
+pub(crate) fn backlog_task_list(dir: &std::path::Path) -> Value {
     let out = Command::new(backlog_bin())
         .args(["task", "list", "--json"])
         .current_dir(dir)
