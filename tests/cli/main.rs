@@ -34,6 +34,7 @@ mod ingest;
 mod install;
 mod known_team;
 mod loop_safety;
+mod merge;
 mod permission_gate;
 mod pipeline;
 mod plugin_launcher;

@@ -13,6 +13,7 @@ pub mod fix;
 pub mod install;
 pub mod known;
 pub mod known_team;
+pub mod merge;
 pub mod next;
 pub mod refs;
 pub mod rules;
