@@ -1,6 +1,6 @@
 //! `merge`: the runs of one job's partitions (`start --partition hash:K/N --until triage`),
 //! each finished, checked to be one job's N shares and combined into one run that goes on
-//! from aggregation, so groups and tasks are formed over every share at once (design note 53).
+//! from aggregation, so groups and tasks are formed over every share at once (design note 54).
 //!
 //! The merged run numbers its items as a single run over the whole input would: the shares'
 //! records are put back in the job's order ([`FindingRecord::job_index`]) and the triage items

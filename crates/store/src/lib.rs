@@ -15,7 +15,7 @@ mod team_files;
 mod versioned_state;
 mod write_atomic;
 
-pub use journal::{Journal, JournalTail};
+pub use journal::{Journal, JournalLine, JournalTail};
 pub use partition_results::copy_partition_results;
 pub use project::{Project, STORE_DIR};
 pub use run_dir::{

@@ -1,6 +1,6 @@
 //! `self-repair merge DIR...`: the runs of one job's partitions (`start --partition hash:K/N
 //! --until triage`, each folder a CI artifact), checked to be the job's N finished shares and
-//! combined into one new run of this project that goes on from aggregation (design note 53).
+//! combined into one new run of this project that goes on from aggregation (design note 54).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
