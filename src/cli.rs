@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use self_repair_app::commands::{
-    RunArg, check, demo, detect, doctor, drive, export, finalize, fix, init, install, known, next,
-    refs, rules, runs, show, start, status, statusline, steer, submit,
+    RunArg, check, demo, detect, doctor, drive, export, finalize, fix, init, install, known, merge,
+    next, refs, rules, runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::HookEvent;
 
@@ -96,6 +96,9 @@ pub(crate) enum Command {
     Refs(refs::RefsArgs),
     /// Run the whole pipeline on bundled real findings with a SIMULATED agent (no model).
     Demo(demo::DemoArgs),
+    /// Combine the run folders of one job's partitions (`start --partition hash:K/N --until
+    /// triage`) into one run that goes on from aggregation: groups and tasks over every share.
+    Merge(merge::MergeArgs),
     /// Start a repair run: rerun a failing check until it passes, bounded and escalating
     /// (`self-repair check -- cargo test`; `--autofix -- cargo fmt -- cargo test`).
     Check(check::CheckArgs),

@@ -38,6 +38,7 @@ mod init_real_ruff;
 mod install;
 mod known_team;
 mod loop_safety;
+mod merge;
 mod permission_gate;
 mod pipeline;
 mod plugin_launcher;

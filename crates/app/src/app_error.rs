@@ -27,6 +27,9 @@ pub enum ExitStatus {
     /// 8: a submission for an item its run has not dispatched (never launched, or already
     /// answered differently): most likely an agent of another run.
     NotDispatched,
+    /// 9: `merge` refused: the folders are not one job's N finished partitions (a share
+    /// missing, given twice, or foreign); the message names each and what to do.
+    NotOneJob,
     /// 20: `drive` stopped: the API refused the credentials (401/403); a human must act.
     AuthRequired,
     /// 21: `drive` stopped: the circuit opened (`--max-sessions`, or sessions without progress).
@@ -45,7 +48,7 @@ pub enum ExitStatus {
 
 impl ExitStatus {
     /// Every status, in the order of reference/cli.md's table (a test ties the two together).
-    pub const ALL: [ExitStatus; 15] = [
+    pub const ALL: [ExitStatus; 16] = [
         ExitStatus::Success,
         ExitStatus::Failure,
         ExitStatus::Usage,
@@ -55,6 +58,7 @@ impl ExitStatus {
         ExitStatus::GaveUp,
         ExitStatus::RunInProgress,
         ExitStatus::NotDispatched,
+        ExitStatus::NotOneJob,
         ExitStatus::AuthRequired,
         ExitStatus::CircuitOpen,
         ExitStatus::LimitReached,
@@ -75,6 +79,7 @@ impl ExitStatus {
             ExitStatus::GaveUp => 6,
             ExitStatus::RunInProgress => 7,
             ExitStatus::NotDispatched => 8,
+            ExitStatus::NotOneJob => 9,
             ExitStatus::AuthRequired => 20,
             ExitStatus::CircuitOpen => 21,
             ExitStatus::LimitReached => 22,
@@ -122,6 +127,9 @@ pub enum AppError {
     /// `drive` on a run waiting for the user's go (exit 23).
     #[error("{0}")]
     NeedsGo(String),
+    /// `merge` of folders that are not one job's finished partitions (exit 9).
+    #[error("{0}")]
+    NotOneJob(String),
     /// `start`/`check` while another run is still in progress (exit 7).
     #[error("{0}")]
     RunInProgress(String),
@@ -163,6 +171,7 @@ impl AppError {
             AppError::RunInProgress(_) => ExitStatus::RunInProgress,
             AppError::NeedsGo(_) => ExitStatus::NeedsGo,
             AppError::NotDispatched(_) => ExitStatus::NotDispatched,
+            AppError::NotOneJob(_) => ExitStatus::NotOneJob,
             AppError::Store(_)
             | AppError::Report(_)
             | AppError::Io { .. }
@@ -251,6 +260,7 @@ mod tests {
             | ExitStatus::GaveUp
             | ExitStatus::RunInProgress
             | ExitStatus::NotDispatched
+            | ExitStatus::NotOneJob
             | ExitStatus::AuthRequired
             | ExitStatus::CircuitOpen
             | ExitStatus::LimitReached

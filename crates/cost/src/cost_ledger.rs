@@ -87,6 +87,10 @@ pub struct CostLedger {
     /// not the run's.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reads_after_end: u32,
+    /// A run `merge` made: what each partition's run spent, by run id (already in `total`,
+    /// `parts` and `finished`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub partitions: BTreeMap<String, PartCost>,
 }
 
 /// How the ledger tells which agent transcripts belong to the run and when they are final.
@@ -126,6 +130,7 @@ impl CostLedger {
             open_cost: BTreeMap::new(),
             prior_per_agent: BTreeMap::new(),
             reads_after_end: 0,
+            partitions: BTreeMap::new(),
         }
     }
 
@@ -394,7 +399,7 @@ fn read_closed(folder: &Path) -> HashSet<String> {
         .unwrap_or_default()
 }
 
-fn append(path: &Path, bytes: &[u8]) -> Result<(), CostError> {
+pub(crate) fn append(path: &Path, bytes: &[u8]) -> Result<(), CostError> {
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -7,6 +7,7 @@ mod cost_ledger;
 mod cost_record;
 mod cost_summary;
 mod ledger_file;
+mod merged_ledger;
 mod part_cost;
 mod price_table;
 
@@ -18,6 +19,7 @@ pub use cost_ledger::{
 pub use cost_record::{CostRecord, MAIN_SESSION};
 pub use cost_summary::CostSummary;
 pub use ledger_file::{LEDGER_FILE, SPARE_FILE};
+pub use merged_ledger::copy_records;
 pub use part_cost::PartCost;
 pub use price_table::{PRICES_VERSION, Price, PriceTable};
 

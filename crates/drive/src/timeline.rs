@@ -100,6 +100,24 @@ fn journal_entry(value: &Value) -> Option<TimelineEntry> {
             1,
         ),
         "pause" | "resume" | "cancel" => entry(at, "journal", event, String::new(), 1),
+        "merged" => {
+            let runs: Vec<&str> = value
+                .get("runs")
+                .and_then(Value::as_array)
+                .map(|runs| runs.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            entry(
+                at,
+                "journal",
+                "merged",
+                format!(
+                    "made from {} partitions' runs: {} (their timelines are theirs)",
+                    runs.len(),
+                    runs.join(", ")
+                ),
+                1,
+            )
+        }
         "finalized" => {
             let tasks = value
                 .get("tasks")

@@ -121,6 +121,7 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
             state.progress += 1;
             true
         }
+        Event::Merged { .. } => false,
     };
     Outcome {
         decision: Decision::Allow { message: None },

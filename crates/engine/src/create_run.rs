@@ -148,6 +148,7 @@ pub fn create_run(
             .collect(),
         journal_offset: 0,
         items,
+        merged_from: Vec::new(),
     };
     let surveyed = crate::rule_survey::form_surveys(&mut state, routed);
     crate::triage_batch::form_batches(&mut state, routed, &surveyed);

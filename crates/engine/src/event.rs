@@ -94,6 +94,11 @@ pub enum Event {
     Finalized {
         tasks: Vec<TaskRecord>,
     },
+    /// `merge` made the run from these partitions' runs (by share); the state it created
+    /// already holds their verdicts.
+    Merged {
+        runs: Vec<String>,
+    },
 }
 
 /// One line of `journal.jsonl`.

@@ -184,6 +184,11 @@ pub struct FindingRecord {
     pub item: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predecided: Option<Predecided>,
+    /// A partition's record (`start --partition`): its place among the job's distinct
+    /// findings, in the order a single run over the whole input has them. `merge` puts the
+    /// shares' records back in that order, so the merged run numbers its items as that run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_index: Option<u32>,
 }
 
 impl FindingRecord {
@@ -195,6 +200,7 @@ impl FindingRecord {
             occurrences: Vec::new(),
             item: None,
             predecided: None,
+            job_index: None,
         }
     }
 }

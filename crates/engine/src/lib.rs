@@ -18,6 +18,7 @@ mod group_label;
 mod item;
 mod item_table;
 mod lenient_json;
+mod merge_partitions;
 mod phase;
 mod plan_depth;
 mod review_asks;
@@ -66,6 +67,9 @@ pub use finding::{
 pub use group_label::label_key;
 pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};
 pub use lenient_json::{LenientJson, lenient_json};
+pub use merge_partitions::{
+    ForeignWhy, JobProblem, MergedRun, MergedShare, PartitionRun, job_problems, merge_partitions,
+};
 pub use phase::Phase;
 pub use plan_depth::PlanDepth;
 pub use review_asks::{

@@ -206,6 +206,9 @@ pub struct RunState {
     /// Triage items are stored as columns in the file (reference/state-file.md).
     #[serde(with = "crate::item_table")]
     pub items: Vec<WorkItem>,
+    /// A run `merge` made: the partitions it combined, by share; absent for any other run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<crate::MergedShare>,
 }
 
 /// Items of one phase by status.

@@ -155,6 +155,7 @@ fn report(records: &[FindingRecord]) -> RunReport {
         known_proposals: Vec::new(),
         scope: None,
         ended_after_triage: false,
+        merged_from: Vec::new(),
     }
 }
 

@@ -20,4 +20,10 @@ pub enum ExportError {
          (the analyzer's own SARIF fields such as partialFingerprints are then not copied)"
     )]
     BadIndex { path: String, problem: String },
+    /// `merge` could not write the merged run's kept inputs.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
 }

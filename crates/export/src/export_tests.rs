@@ -123,6 +123,7 @@ pub(crate) fn report(
         known_proposals: Vec::new(),
         scope: None,
         ended_after_triage: false,
+        merged_from: Vec::new(),
     }
 }
 

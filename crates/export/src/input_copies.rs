@@ -51,6 +51,75 @@ pub fn save_inputs(run_dir: &Path, inputs: &[InputToSave<'_>]) -> Result<(), std
     std::fs::write(run_dir.join(INDEX_FILE), text + "\n")
 }
 
+/// A partition's run folder, and where its `findings.json` entries are in the merged run's
+/// (`None`: not there).
+pub type ShareInputs<'a> = (&'a Path, &'a dyn Fn(u32) -> Option<u32>);
+
+/// Writes the kept inputs of a run `merge` made (`run_dir`) from its partitions' runs
+/// (`shares`: each folder and how its `findings.json` entries are numbered in the merged run).
+/// Every share read the same inputs: the copies are the first share's, and each input's
+/// findings are every share's, renumbered, in the input's order (a SARIF input's by its
+/// `[run, result]`). Shares without an index (made before `start` kept inputs) give none.
+pub fn merge_inputs(run_dir: &Path, shares: &[ShareInputs<'_>]) -> Result<(), ExportError> {
+    let mut inputs: Vec<IndexedInput> = Vec::new();
+    let mut first_copies: Vec<Option<(std::path::PathBuf, String)>> = Vec::new();
+    for (folder, record_of) in shares {
+        let Some((index, _)) = load_inputs(folder)? else {
+            continue;
+        };
+        for (n, input) in index.inputs.into_iter().enumerate() {
+            if inputs.len() <= n {
+                first_copies.push(input.copy.clone().map(|c| (folder.join(&c), c)));
+                inputs.push(IndexedInput {
+                    findings: Vec::new(),
+                    results: Vec::new(),
+                    ..input.clone()
+                });
+            }
+            let merged = &mut inputs[n];
+            let keep_results = merged.copy.is_some() && input.results.len() == input.findings.len();
+            for (at, [record, occurrence]) in input.findings.iter().copied().enumerate() {
+                let Some(record) = record_of(record) else {
+                    continue;
+                };
+                merged.findings.push([record, occurrence]);
+                if keep_results {
+                    merged.results.push(input.results[at]);
+                }
+            }
+        }
+    }
+    if inputs.is_empty() {
+        return Ok(());
+    }
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |source: std::io::Error| ExportError::Write { path, source }
+    };
+    std::fs::create_dir_all(run_dir.join("inputs")).map_err(io(run_dir))?;
+    for (input, copy) in inputs.iter_mut().zip(&first_copies) {
+        if input.results.len() == input.findings.len() && !input.results.is_empty() {
+            let mut pairs: Vec<([u32; 2], [u32; 2])> = input
+                .results
+                .iter()
+                .copied()
+                .zip(input.findings.iter().copied())
+                .collect();
+            pairs.sort_unstable();
+            (input.results, input.findings) = pairs.into_iter().unzip();
+        } else {
+            input.results.clear();
+        }
+        if let Some((from, name)) = copy {
+            std::fs::copy(from, run_dir.join(name)).map_err(io(from))?;
+        }
+    }
+    let path = run_dir.join(INDEX_FILE);
+    let text = serde_json::to_string(&InputIndex::new(inputs))
+        .map_err(|e| io(&path)(std::io::Error::other(e)))?;
+    std::fs::write(&path, text + "\n").map_err(io(&path))
+}
+
 /// A run's index and the text of each SARIF copy (parallel to the index's inputs; `None` for
 /// inputs without a copy).
 pub type LoadedInputs = (InputIndex, Vec<Option<String>>);

@@ -17,7 +17,9 @@ pub use github_dismissals::{DismissalScript, dismissed_reason};
 pub use github_limits::{
     FILE_BYTES, LOCATIONS_PER_RESULT, LimitNotice, RESULTS_PER_RUN, RUNS_PER_FILE,
 };
-pub use input_copies::{InputToSave, LoadedInputs, load_inputs, save_inputs};
+pub use input_copies::{
+    InputToSave, LoadedInputs, ShareInputs, load_inputs, merge_inputs, save_inputs,
+};
 pub use input_index::{INDEX_FILE, INDEX_SCHEMA_VERSION, IndexedInput, InputIndex};
 pub use sarif_export::{ExportCounts, SarifExport, SarifSource, export_sarif};
 

@@ -37,6 +37,7 @@ fn records(findings: &[Finding]) -> Vec<FindingRecord> {
             occurrences: Vec::new(),
             item: Some(format!("t-{}", i + 1)),
             predecided: None,
+            job_index: None,
         })
         .collect()
 }

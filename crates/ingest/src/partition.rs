@@ -172,6 +172,7 @@ mod tests {
             occurrences: Vec::new(),
             item: None,
             predecided: None,
+            job_index: None,
         }
     }
 

@@ -288,6 +288,7 @@ mod tests {
             }],
             item: None,
             predecided: None,
+            job_index: None,
         }
     }
 

@@ -114,6 +114,9 @@ pub struct RunReport {
     /// `start --until triage`: the run ended after triage; real findings were not grouped.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ended_after_triage: bool,
+    /// A run `merge` made: the partitions' runs it combined, by share.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<self_repair_engine::MergedShare>,
     pub verdicts: BTreeMap<String, u32>,
     pub findings: Vec<FindingOutcome>,
     pub groups: Vec<GroupOutcome>,
@@ -279,6 +282,7 @@ impl RunReport {
             intake: state.intake.clone(),
             scope: state.scope.clone(),
             ended_after_triage: state.until == Some(self_repair_engine::Phase::Triage),
+            merged_from: state.merged_from.clone(),
             verdicts,
             findings: outcomes,
             groups,
@@ -362,6 +366,21 @@ impl RunReport {
         ));
         if let Some(scope) = &self.scope {
             out.push_str(&format!("Scope: {}.\n\n", scope.summary()));
+        }
+        if !self.merged_from.is_empty() {
+            let shares: Vec<String> = self
+                .merged_from
+                .iter()
+                .map(|m| format!("hash:{}/{} `{}` ({})", m.share, m.shares, m.run, m.folder))
+                .collect();
+            out.push_str(&format!(
+                "Merged from {} partitions (`self-repair merge`): {}. Their agents triaged \
+                 every finding; this run grouped, planned and wrote the tasks over all of \
+                 them; the cost below includes theirs (`self-repair status` shows it per \
+                 partition).\n\n",
+                self.merged_from.len(),
+                shares.join(", ")
+            ));
         }
         out.push_str(&self.next_steps().render_markdown());
         out.push_str("## Verdicts\n\n| verdict | findings |\n|---|---|\n");

@@ -61,6 +61,7 @@ mod tests {
             intake: self_repair_engine::Intake::default(),
             scope: None,
             ended_after_triage: false,
+            merged_from: Vec::new(),
             verdicts: BTreeMap::new(),
             findings: Vec::new(),
             groups: Vec::new(),

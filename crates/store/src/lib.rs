@@ -2,6 +2,7 @@
 //! state writes, and recovery.
 
 mod journal;
+mod partition_results;
 mod project;
 mod run_dir;
 mod run_id;
@@ -15,6 +16,7 @@ mod versioned_state;
 mod write_atomic;
 
 pub use journal::{Journal, JournalLine, JournalTail};
+pub use partition_results::copy_partition_results;
 pub use project::{Project, STORE_DIR};
 pub use run_dir::{
     FoldReport, LOCK_TIMEOUT, Manifest, RunDir, RunKind, write_json, write_json_rows,

@@ -60,7 +60,14 @@ impl RunDir {
         RunDir { dir }
     }
 
-    pub(crate) fn exists(&self) -> bool {
+    /// A run folder anywhere, as given (a partition's CI artifact that `merge` reads);
+    /// nothing is created or checked.
+    pub fn at(dir: PathBuf) -> RunDir {
+        RunDir { dir }
+    }
+
+    /// True when the folder holds a run (`state.json` or `run.json`).
+    pub fn exists(&self) -> bool {
         self.state_path().is_file() || self.manifest_path().is_file()
     }
 

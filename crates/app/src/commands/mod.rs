@@ -14,6 +14,7 @@ pub mod init;
 pub mod install;
 pub mod known;
 pub mod known_team;
+pub mod merge;
 pub mod next;
 pub mod refs;
 pub mod rules;

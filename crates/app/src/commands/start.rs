@@ -287,25 +287,37 @@ impl StartReport {
             ));
             return out;
         }
-        match (&self.session, self.phase) {
-            (_, Phase::Finalize) => out.push_str(
-                "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n",
-            ),
-            (Some(s), _) => {
-                out.push_str(&format!(
-                    "bound to session {s}: end your turn; the Stop hook dispatches the agents."
-                ));
-                if let Some(protocol) = &self.protocol {
-                    out.push(' ');
-                    out.push_str(protocol);
-                }
-                out.push('\n');
-            }
-            (None, _) => out.push_str(
-                "started outside Claude Code, so no session drives it yet: in the Claude Code session that should, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn\n",
-            ),
-        }
+        out.push_str(&who_drives(
+            self.session.as_deref(),
+            self.phase,
+            self.protocol,
+        ));
         out
+    }
+}
+
+/// Who drives a run just created (by `start` or `merge`), in one line: the session it is bound
+/// to (with the standing protocol, when it is told here), or how a session takes it.
+pub(crate) fn who_drives(
+    session: Option<&str>,
+    phase: Phase,
+    protocol: Option<&'static str>,
+) -> String {
+    match (session, phase) {
+        (_, Phase::Finalize) => {
+            "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n".to_owned()
+        }
+        (Some(s), _) => {
+            let mut out =
+                format!("bound to session {s}: end your turn; the Stop hook dispatches the agents.");
+            if let Some(protocol) = protocol {
+                out.push(' ');
+                out.push_str(protocol);
+            }
+            out.push('\n');
+            out
+        }
+        (None, _) => "started outside Claude Code, so no session drives it yet: in the Claude Code session that should, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn\n".to_owned(),
     }
 }
 
@@ -898,6 +910,7 @@ fn merge_identical(root: &Path, findings: Vec<Finding>) -> (Vec<FindingRecord>, 
             occurrences: vec![occurrence],
             item: None,
             predecided: None,
+            job_index: None,
         });
     }
     (records, placed)
@@ -928,7 +941,7 @@ fn keep_occurrence_edits(first: &mut Finding, repeat: &Finding) {
 }
 
 /// `r-YYYYMMDD-HHMM`, with `-2`, `-3`, ... when taken.
-fn free_run_id(project: &Project, now: u64) -> Result<String, AppError> {
+pub(crate) fn free_run_id(project: &Project, now: u64) -> Result<String, AppError> {
     let base = format!("r-{}", timestamp::compact(now));
     let taken = project.run_ids()?;
     if !taken.contains(&base) {

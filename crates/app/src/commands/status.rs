@@ -91,6 +91,9 @@ pub struct StatusReport {
     /// What part of its input the run takes; absent when all of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<self_repair_engine::RunScope>,
+    /// A run `merge` made: its partitions, with what each spent (its ledger's total).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<crate::commands::merge::MergedShareReport>,
     pub phases: Vec<PhaseLine>,
     pub groups: usize,
     pub planned_groups: usize,
@@ -117,6 +120,11 @@ pub fn status(project: &Project, dir: &RunDir, now: u64) -> Result<StatusReport,
         let steps = crate::run::proposals::next_steps(dir, &state).steps();
         if !steps.is_empty() {
             report.next = format!("{}; then {}", report.next, steps.join("; "));
+        }
+    }
+    if let Some(ledger) = self_repair_cost::CostLedger::load(dir.path()) {
+        for share in &mut report.merged_from {
+            share.cost = ledger.partitions.get(&share.share.run).copied();
         }
     }
     report.cost =
@@ -156,6 +164,14 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         session: state.session.clone(),
         intake: state.intake.clone(),
         scope: state.scope.clone(),
+        merged_from: state
+            .merged_from
+            .iter()
+            .map(|share| crate::commands::merge::MergedShareReport {
+                share: share.clone(),
+                cost: None,
+            })
+            .collect(),
         phases,
         groups: state.groups.len(),
         planned_groups: state.groups.iter().filter(|g| g.planned).count(),
@@ -234,6 +250,11 @@ impl StatusReport {
             // Above the blank line that ends the findings paragraph.
             out.pop();
             out.push_str(&format!("scope: {}\n\n", scope.summary()));
+        }
+        if !self.merged_from.is_empty() {
+            out.pop();
+            out.push_str(&crate::commands::merge::merged_from_line(&self.merged_from));
+            out.push_str("\n\n");
         }
         out.push_str("phase        done  running  pending  failed  quarantined\n");
         for line in &self.phases {

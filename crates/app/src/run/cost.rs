@@ -192,7 +192,14 @@ pub fn run_cost(dir: &RunDir, state: &RunState) -> Option<RunCost> {
             serde_json::from_str::<MainTranscript>(&text)
                 .ok()
                 .map(|m| m.path)
-        })?;
+        });
+    let Some(main) = main else {
+        // A merged run before its own session: what its partitions spent.
+        let ledger = CostLedger::load(dir.path()).filter(|l| !l.partitions.is_empty())?;
+        let records = read_records(dir.path());
+        let summary = CostSummary::fold(&ledger.prices.version, records.iter());
+        return Some(RunCost::of(&summary));
+    };
     let mut ledger =
         CostLedger::load(dir.path()).unwrap_or_else(|| CostLedger::new(PriceTable::default()));
     let never = |_: &str| false;

@@ -102,6 +102,9 @@ impl ScopeSelection {
         let input_digest = fingerprint_set_digest(records);
         let whole = whole_rules(records, whole_rule_from).len() as u32;
         let taken = partition.takes(records, whole_rule_from);
+        for (index, record) in records.iter_mut().enumerate() {
+            record.job_index = Some(index as u32);
+        }
         let mut in_share = taken.iter();
         records.retain(|_| in_share.next().copied().unwrap_or(false));
         self.record.partition = Some(PartitionScope {

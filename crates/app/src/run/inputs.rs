@@ -90,6 +90,46 @@ pub(crate) fn record_rule_texts(
     std::fs::write(&path, text + "\n").map_err(AppError::io("write", &path))
 }
 
+/// The rule texts of a run `merge` made: every partition's (each kept those of its own
+/// findings), once per (tool, rule); and the first partition's `inputs.json` (every share read
+/// the same inputs).
+pub(crate) fn merge_rule_texts(
+    dir: &RunDir,
+    partitions: &[std::path::PathBuf],
+) -> Result<(), AppError> {
+    let mut kept: Vec<self_repair_ingest::RuleText> = Vec::new();
+    for folder in partitions {
+        let Some(texts) = std::fs::read_to_string(folder.join(RULE_TEXTS))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Vec<self_repair_ingest::RuleText>>(&t).ok())
+        else {
+            continue;
+        };
+        for text in texts {
+            if !kept
+                .iter()
+                .any(|k| k.tool == text.tool && k.rule_id == text.rule_id)
+            {
+                kept.push(text);
+            }
+        }
+    }
+    if let Some(first) = partitions
+        .iter()
+        .map(|p| p.join(FILE))
+        .find(|p| p.is_file())
+    {
+        let path = dir.path().join(FILE);
+        std::fs::copy(&first, &path).map_err(AppError::io("write", &path))?;
+    }
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let path = dir.path().join(RULE_TEXTS);
+    let text = serde_json::to_string_pretty(&kept).unwrap_or_default();
+    std::fs::write(&path, text + "\n").map_err(AppError::io("write", &path))
+}
+
 /// The analyzer's description of `tool`'s `rule_id` in this run, if it gave one.
 pub(crate) fn rule_text(dir: &RunDir, tool: &str, rule_id: &str) -> Option<String> {
     let text = std::fs::read_to_string(dir.path().join(RULE_TEXTS)).ok()?;
