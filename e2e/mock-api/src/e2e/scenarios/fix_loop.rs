@@ -31,7 +31,7 @@ const FINDINGS: usize = 5;
 
 /// The analyzers and the tests, as a user configures them (reference/config.md). Ruff exits 1
 /// and vulture 3 when they find something.
-const CONFIG: &str = r#"{"detectors": [
+pub(super) const CONFIG: &str = r#"{"detectors": [
   {"name": "ruff", "argv": ["ruff", "check", "--output-format", "json", "."], "ok_exit_codes": [0, 1], "format": "ruff"},
   {"name": "vulture", "argv": ["vulture", "."], "ok_exit_codes": [0, 3], "format": "vulture"}
  ],
@@ -202,7 +202,7 @@ fn edit(project: &E2eProject, relative: &str, old: &str, new: &str) -> FixStep {
 }
 
 /// `legacy_summary` as the fixture has it, with the blank lines before it.
-const LEGACY: &str = "\n\ndef legacy_summary(sales):\n    \"\"\"The report before summary_report() existed; nothing calls it any more.\"\"\"\n    return \";\".join(f\"{name}={_money(amount)}\" for name, amount in sales)\n";
+pub(super) const LEGACY: &str = "\n\ndef legacy_summary(sales):\n    \"\"\"The report before summary_report() existed; nothing calls it any more.\"\"\"\n    return \";\".join(f\"{name}={_money(amount)}\" for name, amount in sales)\n";
 /// `csv_report` as the fixture has it, with the blank lines before it.
 const CSV: &str = "\n\ndef csv_report(sales):\n    \"\"\"One `name,amount` row per sale.\"\"\"\n    return \"\\n\".join(f\"{name},{_money(amount)}\" for name, amount in sales)\n";
 /// The test only the right E712 fix keeps passing, with the blank lines before it.

@@ -1,6 +1,7 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
 mod budget;
+mod ci_recipes;
 mod compaction;
 mod confirm_go;
 mod corrupt_state;
@@ -32,7 +33,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 38] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 41] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -89,6 +90,9 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 38] = [
         interactive::refused_then_continue,
     ),
     ("interactive-confirm", interactive::confirm),
+    ("ci-recipe-triage", ci_recipes::triage),
+    ("ci-recipe-pull-request", ci_recipes::pull_request),
+    ("ci-recipe-fix", ci_recipes::fix),
 ];
 
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
