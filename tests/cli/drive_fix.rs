@@ -1,7 +1,7 @@
 //! `drive` on a fix queue (issue 26 item 5): `self-repair fix` from a terminal makes the queue,
 //! `self-repair drive` runs it headless. The stand-in `claude` is a session made of the real
 //! commands: it adopts the run its prompt names and stops through the real Stop hook, making
-//! the fix a block asks for; the real client runs it in the e2e scenario `ci-recipe-fix`.
+//! the fix each instruction asks for; the real client runs it in the e2e scenario `ci-recipe-fix`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -18,8 +18,9 @@ const NORMAL_STREAM: &str = concat!(
 );
 
 /// A stand-in `claude -p PROMPT ...`: logs the run its prompt adopts, adopts it, then stops up
-/// to `$FAKE_TURNS` times through `self-repair hook stop`, going on while the hook blocks; a
-/// block that asks for a task's fix attempt gets that task's fix (unless the task is
+/// to `$FAKE_TURNS` times through `self-repair hook stop`, going on while the hook's answer
+/// keeps the session going (a block, or the Stop event's `additionalContext`); an answer that
+/// asks for a task's fix attempt gets that task's fix (unless the task is
 /// `$FAKE_SKIP`). Prints a recorded stream and exits 0.
 const FAKE_CLAUDE: &str = r#"#!/bin/sh
 run=$(printf '%s\n' "$2" | sed -n 's/^\$ self-repair adopt --run //p')
@@ -30,7 +31,7 @@ turn=0
 while [ "$turn" -lt "${FAKE_TURNS:-12}" ]; do
   turn=$((turn + 1))
   answer=$(printf '{"session_id":"%s","hook_event_name":"Stop","stop_hook_active":true,"cwd":"%s"}' "$CLAUDE_CODE_SESSION_ID" "$PWD" | self-repair hook stop)
-  case "$answer" in *'"decision":"block"'*) ;; *) break ;; esac
+  case "$answer" in *'"decision":"block"'* | *'"additionalContext"'*) ;; *) break ;; esac
   case "$answer" in
     *"verify-task task-1 "*FAILED*) [ "$FAKE_SKIP" = task-1 ] || { sed -i '/^import os$/d' mod.py; cp ruff-after-1.json ruff-now.json; } ;;
     *"verify-task task-2 "*FAILED*) [ "$FAKE_SKIP" = task-2 ] || { sed -i 's/x == None/x is None/' mod.py; cp ruff-after-2.json ruff-now.json; } ;;
