@@ -24,7 +24,7 @@ use crate::mock_server::MockServer;
 use crate::recorded_request::RecordedRequest;
 use crate::scenario::Scenario;
 
-const RUN: &str = "r-fix";
+pub(super) const RUN: &str = "r-fix";
 const FIXTURE: &str = "tests/fixtures/fix-loop/shop";
 /// The fixture's findings: Ruff F541, E711, E712; vulture `csv_report`, `legacy_summary`.
 const FINDINGS: usize = 5;
@@ -47,7 +47,11 @@ const USER_RULES: &str = r#"{"permissions": {"allow": ["Bash(self-repair start -
 "#;
 
 /// The project: the fixture, the config, the user's rules and git identity, all committed.
-fn setup(ctx: &ScenarioContext, name: &str, mode: InstallMode) -> Result<E2eProject, E2eError> {
+pub(super) fn setup(
+    ctx: &ScenarioContext,
+    name: &str,
+    mode: InstallMode,
+) -> Result<E2eProject, E2eError> {
     let project = E2eProject::new(&ctx.tools, name, mode, 0)?;
     project.link_python_tools()?;
     // The user's git identity: `fix --commit` commits as them.
@@ -71,7 +75,7 @@ fn setup(ctx: &ScenarioContext, name: &str, mode: InstallMode) -> Result<E2eProj
 /// Session 1: `start --detect`, triaged to tasks. Checks the run completed with its tasks listed
 /// by the real backlog CLI, commits them (as a user would before fixing), and returns each
 /// cause's task id.
-fn triage(
+pub(super) fn triage(
     ctx: &mut ScenarioContext,
     project: &E2eProject,
     csv_is_real: bool,
@@ -173,13 +177,13 @@ fn check_hooks(ctx: &mut ScenarioContext, session: &str, outcome: &ClaudeOutcome
 }
 
 /// The fixture file `relative` as committed.
-fn fixture_text(ctx: &ScenarioContext, relative: &str) -> Result<String, E2eError> {
+pub(super) fn fixture_text(ctx: &ScenarioContext, relative: &str) -> Result<String, E2eError> {
     let path = ctx.tools.plugin_dir.join(FIXTURE).join(relative);
     fs::read_to_string(&path).map_err(E2eError::io(&path))
 }
 
 /// A scripted fix for `task` at `attempt` (attempt 1 is the main session, 2 the fixer).
-fn script(task: &str, attempt: u32, steps: Vec<FixStep>) -> FixScript {
+pub(super) fn script(task: &str, attempt: u32, steps: Vec<FixStep>) -> FixScript {
     FixScript {
         when: format!("verify-task {task} "),
         attempt: Some(attempt),
@@ -187,13 +191,13 @@ fn script(task: &str, attempt: u32, steps: Vec<FixStep>) -> FixScript {
     }
 }
 
-fn read(project: &E2eProject, relative: &str) -> FixStep {
+pub(super) fn read(project: &E2eProject, relative: &str) -> FixStep {
     FixStep::Read {
         file_path: project.path().join(relative).display().to_string(),
     }
 }
 
-fn edit(project: &E2eProject, relative: &str, old: &str, new: &str) -> FixStep {
+pub(super) fn edit(project: &E2eProject, relative: &str, old: &str, new: &str) -> FixStep {
     FixStep::Edit {
         file_path: project.path().join(relative).display().to_string(),
         old_string: old.to_owned(),
@@ -210,7 +214,7 @@ const PENDING_TEST: &str = "\n\ndef test_a_pending_item_is_not_on_sale_yet():\n 
 const RUFF_SELECT: &str = "select = [\"E4\", \"E7\", \"E9\", \"F\"]";
 
 /// The queue's entry per task id (`fix.json`).
-fn queue(project: &E2eProject) -> Result<BTreeMap<String, Value>, E2eError> {
+pub(super) fn queue(project: &E2eProject) -> Result<BTreeMap<String, Value>, E2eError> {
     let path = project
         .path()
         .join(format!(".self-repair/runs/{RUN}/fix.json"));

@@ -6,6 +6,7 @@ mod compaction;
 mod confirm_go;
 mod corrupt_state;
 mod drive;
+mod drive_fix_queue;
 mod fix_loop;
 mod foreign_session;
 mod full_pipeline;
@@ -33,7 +34,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 41] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 42] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -78,6 +79,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 41] = [
     ("drive-killed-session", drive::killed_session),
     ("drive-auth-401", drive::auth_refused),
     ("drive-no-progress-circuit", drive::no_progress_circuit),
+    ("drive-fix-queue", drive_fix_queue::killed_then_adopted),
     ("budget-mid-triage", budget::run),
     ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
