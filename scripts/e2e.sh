@@ -114,6 +114,7 @@ run_client() {
     --claude "$claude" \
     --backlog "$BACKLOG_BIN" \
     --py-tools "$PY_TOOLS_BIN" \
+    --sarif-multitool "$SARIF_MULTITOOL_BIN" \
     --plugin-dir "$repo" \
     --work "$dir" \
     --table "$dir/table.md" \

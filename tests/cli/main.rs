@@ -23,6 +23,7 @@ mod corpus_plan_depth;
 mod cost;
 mod damaged_state;
 mod drive;
+mod drive_fix;
 mod export;
 #[cfg(feature = "real-tools")]
 mod export_multitool;

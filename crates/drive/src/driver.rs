@@ -33,6 +33,11 @@ pub struct DriveOptions {
     pub limits: DriveLimits,
     /// Multiplies every backoff (`SELF_REPAIR_DRIVE_BACKOFF_SCALE`, test-only).
     pub backoff_scale: f64,
+    /// What is driven, for messages: `run R`, or `the fix queue of run R`.
+    pub what: String,
+    /// The command that lifts the user's pause (`self-repair resume --run R`, or
+    /// `self-repair fix --run R` after a cancelled task).
+    pub resume: String,
 }
 
 /// How driving ended.
@@ -223,15 +228,15 @@ impl Driver<'_> {
         let streams = self.options.run_dir.join("drive");
         let launch = SessionLaunch {
             claude: self.options.claude.clone(),
-            prompt: session_prompt(&self.options.run),
+            prompt: session_prompt(&before.adopt),
             extra_args: self.options.extra_args.clone(),
             cwd: self.options.project.clone(),
             stream_log: streams.join(format!("session-{number}.jsonl")),
             stderr_log: streams.join(format!("session-{number}.stderr")),
         };
         (self.report)(&format!(
-            "drive: session {number} starting (run {}, phase {})",
-            self.options.run, before.phase
+            "drive: session {number} starting ({}, phase {})",
+            self.options.what, before.phase
         ));
         let started_at = unix_now();
         let run = run_session(&launch, &self.interrupt)?;
@@ -349,6 +354,7 @@ impl Driver<'_> {
     /// What `drive` prints at the end.
     fn message(&self, outcome: &DriveOutcome, observed: &RunObservation) -> String {
         let run = &self.options.run;
+        let what = &self.options.what;
         let sessions = self.policy.sessions();
         let spent = self.policy.spent_usd();
         let last: Vec<&str> = self
@@ -372,12 +378,13 @@ impl Driver<'_> {
         let again = format!("`self-repair drive {run}` goes on from where the run is.");
         match outcome {
             DriveOutcome::Finished { status } => format!(
-                "drive: run {run} is {status} after {} (${spent:.4}).\n{}",
+                "drive: {what} is {status} after {} (${spent:.4}).\n{}",
                 plural(sessions, "session"),
                 observed.summary
             ),
             DriveOutcome::PausedByUser => format!(
-                "drive: run {run} is paused by you; nothing was started. Run `self-repair resume --run {run}`, then {again}"
+                "drive: {what} is paused by you; nothing was started. Run `{}`, then {again}",
+                self.options.resume
             ),
             DriveOutcome::Stopped(reason) => {
                 let why = match reason {
@@ -394,7 +401,7 @@ impl Driver<'_> {
                     last
                 };
                 format!(
-                    "drive: stopped driving run {run} (phase {}, {}) after {} (${spent:.4}): {why}{last}\n{logs}\n{again}",
+                    "drive: stopped driving {what} (phase {}, {}) after {} (${spent:.4}): {why}{last}\n{logs}\n{again}",
                     observed.phase,
                     observed.status,
                     plural(sessions, "session")

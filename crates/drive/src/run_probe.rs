@@ -12,14 +12,19 @@ pub struct RunObservation {
     /// the user resumes it.
     pub paused_by_user: bool,
     pub phase: String,
-    /// The journal's length: the next observation reads from here.
+    /// The journal's length: the next observation reads from here (a fix queue: the attempts
+    /// made and tasks settled so far).
     pub journal_end: u64,
-    /// `submitted` journal events after the offset asked for.
+    /// `submitted` journal events after the offset asked for (a fix queue: attempts made and
+    /// tasks settled since).
     pub submitted: u64,
     /// The `error` of the last `stop_failure` journal event after that offset.
     pub stop_failure: Option<String>,
     /// The run's one-paragraph summary (for the final message).
     pub summary: String,
+    /// The run the next session adopts: the run itself, or the repair run of the fix queue's
+    /// running task.
+    pub adopt: String,
 }
 
 impl RunObservation {

@@ -232,6 +232,38 @@ pub fn repair_stop_failure(dir: &RunDir, session: &str) -> StopAnswer {
     }
 }
 
+/// Binds a repair run to `session` (`self-repair adopt`): a run whose session ended (a crash, a
+/// usage limit, `self-repair drive` starting the next session) goes on in this one; a stalled
+/// run goes on too. The attempt under way, if any, ends at this session's next stop and is
+/// rechecked.
+pub fn adopt_repair(
+    project: &Project,
+    dir: RunDir,
+    now: u64,
+    session: &str,
+) -> Result<String, RepairError> {
+    let _lock = dir.lock()?;
+    let mut run = RepairRun::load(project.root(), dir, now)?;
+    if run.state.status.is_final() {
+        return Ok(format!(
+            "run {} is already over ({}); nothing to adopt",
+            run.state.run,
+            run.state.status.as_str()
+        ));
+    }
+    run.record(&RepairEvent::Bound {
+        session: session.to_owned(),
+    })?;
+    if run.state.status == crate::RepairStatus::Stalled {
+        run.record(&RepairEvent::Resumed)?;
+    }
+    run.save()?;
+    Ok(format!(
+        "repair run {} adopted by session {session}: end your turn; the Stop hook gives the next step",
+        run.state.run
+    ))
+}
+
 /// Cancels a repair run: the hook never drives it again.
 pub fn cancel_repair(project: &Project, dir: RunDir, now: u64) -> Result<String, RepairError> {
     let _lock = dir.lock()?;

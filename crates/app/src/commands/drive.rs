@@ -7,6 +7,7 @@ use self_repair_drive::{
     build_timeline, is_executable, parse_until, read_drive_log,
 };
 use self_repair_engine::{Event, PauseReason, RunStatus, Verdict};
+use self_repair_repair::RepairEnv;
 use self_repair_store::{Project, RunDir};
 
 use clap::Args;
@@ -14,15 +15,18 @@ use clap::Args;
 use crate::app_error::AppError;
 use crate::app_error::ExitStatus;
 use crate::command_env::{BACKOFF_SCALE_VAR, CommandEnv};
+use crate::commands::fix::queue_drive::{FixQueueProbe, fix_queue_run, queue_left_a_task};
 use crate::commands::status::report;
 use crate::output::Output;
+use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
 use crate::run::steering::steer;
 
 /// `self-repair drive`.
 #[derive(Debug, Args)]
 pub struct DriveArgs {
-    /// Run id (default: the project's active run).
+    /// Run id (default: the project's active run): a triage run, or one whose `self-repair fix`
+    /// queue is in progress (then the queue is driven).
     pub run: Option<String>,
     /// The Claude Code executable (default: `claude` on PATH).
     #[arg(long, value_name = "PATH")]
@@ -147,6 +151,7 @@ impl StoreProbe {
             submitted,
             stop_failure,
             summary: report(&self.project, &state).render(),
+            adopt: state.run.clone(),
         })
     }
 }
@@ -228,22 +233,21 @@ pub fn drive(
 ) -> Result<(String, ExitStatus), AppError> {
     let project = env.find_project()?;
     let dir = project.run_or_active(request.run.as_deref())?;
-    if dir.manifest()?.kind != self_repair_store::RunKind::Triage {
-        return Err(AppError::Usage(format!(
-            "run {} is a repair run: `drive` drives triage runs (repair runs go on with `self-repair tick`)",
-            dir.id()
-        )));
+    if let Some(triage) = fix_queue_run(&project, &dir)? {
+        return drive_fix_queue(env, request, project, &triage, progress);
     }
+    let dir = match RunHandle::open(dir) {
+        RunHandle::Triage(dir) => dir,
+        RunHandle::Repair(dir) => {
+            return Err(AppError::Usage(format!(
+                "run {} is a repair run of `self-repair check`: `drive` drives triage runs and the fix queue (`self-repair fix`, then `self-repair drive`); a check goes on with `self-repair tick`",
+                dir.id()
+            )));
+        }
+    };
     let limits = checked_limits(request, env.now)?;
     let scale = backoff_scale(request.backoff_scale.as_deref())?;
-    let claude = match &request.claude {
-        Some(path) => path.clone(),
-        None => find_on_path(request.path_var.as_deref(), "claude").ok_or_else(|| {
-            AppError::Usage(
-                "no `claude` on PATH: install Claude Code or pass --claude PATH".to_owned(),
-            )
-        })?,
-    };
+    let claude = claude_program(request)?;
     go_for_drive(&dir, request.yes, request.budget, env.now)?;
     let options = DriveOptions {
         run: dir.id(),
@@ -253,6 +257,8 @@ pub fn drive(
         extra_args: request.claude_args.clone(),
         limits,
         backoff_scale: scale,
+        what: format!("run {}", dir.id()),
+        resume: format!("self-repair resume --run {}", dir.id()),
     };
     let mut probe = StoreProbe { project, dir };
     let report = self_repair_drive::drive(&options, &mut probe, progress)?;
@@ -268,6 +274,63 @@ pub fn drive(
                 ExitStatus::FoundReal,
             ));
         }
+    }
+    Ok((report.message, status))
+}
+
+/// `--claude PATH`, else `claude` on `PATH`.
+fn claude_program(request: &DriveRequest) -> Result<PathBuf, AppError> {
+    match &request.claude {
+        Some(path) => Ok(path.clone()),
+        None => find_on_path(request.path_var.as_deref(), "claude").ok_or_else(|| {
+            AppError::Usage(
+                "no `claude` on PATH: install Claude Code or pass --claude PATH".to_owned(),
+            )
+        }),
+    }
+}
+
+/// `drive` on the fix queue of the triage run in `dir` (reference/fix.md, "Unattended"): each
+/// session adopts the running task's repair run, and the Stop hook makes its attempts and starts
+/// the next task. Exits as `drive` does on a triage run, and 6, as `fix`, when the queue ended
+/// with a task not fixed.
+fn drive_fix_queue(
+    env: &CommandEnv,
+    request: &DriveRequest,
+    project: Project,
+    dir: &RunDir,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(String, ExitStatus), AppError> {
+    if request.fail_on_real {
+        return Err(AppError::Usage(format!(
+            "--fail-on-real gates a triage run on its real findings; the fix queue of run {} ends with exit 6 when a task is not fixed",
+            dir.id()
+        )));
+    }
+    let limits = checked_limits(request, env.now)?;
+    let scale = backoff_scale(request.backoff_scale.as_deref())?;
+    let claude = claude_program(request)?;
+    let options = DriveOptions {
+        run: dir.id(),
+        run_dir: dir.path().to_owned(),
+        project: project.root().to_owned(),
+        claude,
+        extra_args: request.claude_args.clone(),
+        limits,
+        backoff_scale: scale,
+        what: format!("the fix queue of run {}", dir.id()),
+        resume: format!("self-repair fix --run {}", dir.id()),
+    };
+    let repair_env = RepairEnv {
+        now: env.now,
+        session: None,
+        home: env.home.clone(),
+    };
+    let mut probe = FixQueueProbe::new(project, dir.clone(), repair_env);
+    let report = self_repair_drive::drive(&options, &mut probe, progress)?;
+    let status = exit_status(&report.outcome);
+    if status == ExitStatus::Success && queue_left_a_task(dir)? {
+        return Ok((report.message, ExitStatus::GaveUp));
     }
     Ok((report.message, status))
 }

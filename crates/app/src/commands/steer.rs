@@ -82,7 +82,16 @@ pub fn adopt(env: &CommandEnv, args: AdoptArgs) -> Result<Output, AppError> {
                 .to_owned(),
         )
     })?;
-    steer_run(env, &args.run, Event::Adopt { session }).map(Output::text)
+    let (project, handle) = args.run.open(env)?;
+    match handle {
+        // A repair run (`check`, a task of `fix`) is bound its own way.
+        RunHandle::Repair(dir) => {
+            self_repair_repair::adopt_repair(&project, dir, env.now, &session)
+                .map(Output::text)
+                .map_err(AppError::from)
+        }
+        RunHandle::Triage(dir) => steer(&dir, Event::Adopt { session }, env.now).map(Output::text),
+    }
 }
 
 fn steer_run(env: &CommandEnv, run: &RunArg, event: Event) -> Result<String, AppError> {

@@ -26,6 +26,10 @@ struct Args {
     /// fix-loop scenarios fail without it.
     #[arg(long)]
     py_tools: Option<PathBuf>,
+    /// Microsoft's SARIF Multitool (`SARIF_MULTITOOL_BIN` of scripts/install-tools.sh): the CI
+    /// recipe scenarios validate the SARIF they upload with it, and fail without it.
+    #[arg(long)]
+    sarif_multitool: Option<PathBuf>,
     /// The plugin directory (the repository root).
     #[arg(long)]
     plugin_dir: PathBuf,
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
         claude: args.claude,
         backlog: args.backlog,
         python_bin: args.py_tools,
+        sarif_multitool: args.sarif_multitool,
         plugin_dir: args.plugin_dir,
         work: args.work,
         claude_timeout: args.timeout,

@@ -17,6 +17,8 @@ mod scenarios;
 mod terminal_session;
 mod tools;
 mod wheel_install;
+mod workflow;
+mod workflow_job;
 
 pub use checks::Checks;
 pub use claude_run::{ClaudeOptions, ClaudeOutcome, ClaudeRun};
@@ -33,3 +35,5 @@ pub use scenarios::{OLDEST_CLIENT_SUBSET, run_scenario, scenario_names};
 pub use terminal_session::{TERMINAL_SIZE, TerminalSession, occurrences};
 pub use tools::Tools;
 pub use wheel_install::WheelInstall;
+pub use workflow::{Workflow, WorkflowJob, WorkflowStep, substitute};
+pub use workflow_job::{StepRun, WorkflowJobRun};

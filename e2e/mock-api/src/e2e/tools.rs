@@ -16,6 +16,9 @@ pub struct Tools {
     /// The bin folder of the venv holding Ruff, pytest and vulture
     /// (`scripts/install-py-tools.sh`); the fix-loop scenarios fail without it.
     pub python_bin: Option<PathBuf>,
+    /// Microsoft's SARIF Multitool (`Sarif.Multitool`): the CI recipes' stand-in for
+    /// `github/codeql-action/upload-sarif` validates with it; those scenarios fail without it.
+    pub sarif_multitool: Option<PathBuf>,
     /// The repository root: the plugin directory for `--plugin-dir`.
     pub plugin_dir: PathBuf,
     /// A folder scenarios create their projects in.

@@ -3,6 +3,7 @@
 //! itself, or in the Stop hook that drove it), the task is updated and the next one starts.
 
 pub mod apply_fixes;
+pub(crate) mod queue_drive;
 pub mod verify_task;
 
 use std::collections::BTreeSet;
@@ -320,7 +321,7 @@ pub fn continue_fix_after_tick(
 
 /// Ends the running task when its repair run is over, then starts tasks until one is under way
 /// or none is left. Returns true when the queue is done and a task was not fixed.
-fn advance(
+pub(crate) fn advance(
     project: &Project,
     env: &RepairEnv,
     dir: &RunDir,
@@ -806,7 +807,7 @@ fn queue_path(dir: &RunDir) -> PathBuf {
     dir.path().join(FIX_QUEUE_FILE)
 }
 
-fn read_repair_state(dir: &RunDir) -> Result<RepairState, AppError> {
+pub(crate) fn read_repair_state(dir: &RunDir) -> Result<RepairState, AppError> {
     let path = dir.state_path();
     let text = std::fs::read_to_string(&path).map_err(AppError::io("read", &path))?;
     serde_json::from_str(&text).map_err(|e| {

@@ -24,14 +24,14 @@ use crate::mock_server::MockServer;
 use crate::recorded_request::RecordedRequest;
 use crate::scenario::Scenario;
 
-const RUN: &str = "r-fix";
+pub(super) const RUN: &str = "r-fix";
 const FIXTURE: &str = "tests/fixtures/fix-loop/shop";
 /// The fixture's findings: Ruff F541, E711, E712; vulture `csv_report`, `legacy_summary`.
 const FINDINGS: usize = 5;
 
 /// The analyzers and the tests, as a user configures them (reference/config.md). Ruff exits 1
 /// and vulture 3 when they find something.
-const CONFIG: &str = r#"{"detectors": [
+pub(super) const CONFIG: &str = r#"{"detectors": [
   {"name": "ruff", "argv": ["ruff", "check", "--output-format", "json", "."], "ok_exit_codes": [0, 1], "format": "ruff"},
   {"name": "vulture", "argv": ["vulture", "."], "ok_exit_codes": [0, 3], "format": "vulture"}
  ],
@@ -47,7 +47,11 @@ const USER_RULES: &str = r#"{"permissions": {"allow": ["Bash(self-repair start -
 "#;
 
 /// The project: the fixture, the config, the user's rules and git identity, all committed.
-fn setup(ctx: &ScenarioContext, name: &str, mode: InstallMode) -> Result<E2eProject, E2eError> {
+pub(super) fn setup(
+    ctx: &ScenarioContext,
+    name: &str,
+    mode: InstallMode,
+) -> Result<E2eProject, E2eError> {
     let project = E2eProject::new(&ctx.tools, name, mode, 0)?;
     project.link_python_tools()?;
     // The user's git identity: `fix --commit` commits as them.
@@ -71,7 +75,7 @@ fn setup(ctx: &ScenarioContext, name: &str, mode: InstallMode) -> Result<E2eProj
 /// Session 1: `start --detect`, triaged to tasks. Checks the run completed with its tasks listed
 /// by the real backlog CLI, commits them (as a user would before fixing), and returns each
 /// cause's task id.
-fn triage(
+pub(super) fn triage(
     ctx: &mut ScenarioContext,
     project: &E2eProject,
     csv_is_real: bool,
@@ -173,13 +177,13 @@ fn check_hooks(ctx: &mut ScenarioContext, session: &str, outcome: &ClaudeOutcome
 }
 
 /// The fixture file `relative` as committed.
-fn fixture_text(ctx: &ScenarioContext, relative: &str) -> Result<String, E2eError> {
+pub(super) fn fixture_text(ctx: &ScenarioContext, relative: &str) -> Result<String, E2eError> {
     let path = ctx.tools.plugin_dir.join(FIXTURE).join(relative);
     fs::read_to_string(&path).map_err(E2eError::io(&path))
 }
 
 /// A scripted fix for `task` at `attempt` (attempt 1 is the main session, 2 the fixer).
-fn script(task: &str, attempt: u32, steps: Vec<FixStep>) -> FixScript {
+pub(super) fn script(task: &str, attempt: u32, steps: Vec<FixStep>) -> FixScript {
     FixScript {
         when: format!("verify-task {task} "),
         attempt: Some(attempt),
@@ -187,13 +191,13 @@ fn script(task: &str, attempt: u32, steps: Vec<FixStep>) -> FixScript {
     }
 }
 
-fn read(project: &E2eProject, relative: &str) -> FixStep {
+pub(super) fn read(project: &E2eProject, relative: &str) -> FixStep {
     FixStep::Read {
         file_path: project.path().join(relative).display().to_string(),
     }
 }
 
-fn edit(project: &E2eProject, relative: &str, old: &str, new: &str) -> FixStep {
+pub(super) fn edit(project: &E2eProject, relative: &str, old: &str, new: &str) -> FixStep {
     FixStep::Edit {
         file_path: project.path().join(relative).display().to_string(),
         old_string: old.to_owned(),
@@ -202,7 +206,7 @@ fn edit(project: &E2eProject, relative: &str, old: &str, new: &str) -> FixStep {
 }
 
 /// `legacy_summary` as the fixture has it, with the blank lines before it.
-const LEGACY: &str = "\n\ndef legacy_summary(sales):\n    \"\"\"The report before summary_report() existed; nothing calls it any more.\"\"\"\n    return \";\".join(f\"{name}={_money(amount)}\" for name, amount in sales)\n";
+pub(super) const LEGACY: &str = "\n\ndef legacy_summary(sales):\n    \"\"\"The report before summary_report() existed; nothing calls it any more.\"\"\"\n    return \";\".join(f\"{name}={_money(amount)}\" for name, amount in sales)\n";
 /// `csv_report` as the fixture has it, with the blank lines before it.
 const CSV: &str = "\n\ndef csv_report(sales):\n    \"\"\"One `name,amount` row per sale.\"\"\"\n    return \"\\n\".join(f\"{name},{_money(amount)}\" for name, amount in sales)\n";
 /// The test only the right E712 fix keeps passing, with the blank lines before it.
@@ -210,7 +214,7 @@ const PENDING_TEST: &str = "\n\ndef test_a_pending_item_is_not_on_sale_yet():\n 
 const RUFF_SELECT: &str = "select = [\"E4\", \"E7\", \"E9\", \"F\"]";
 
 /// The queue's entry per task id (`fix.json`).
-fn queue(project: &E2eProject) -> Result<BTreeMap<String, Value>, E2eError> {
+pub(super) fn queue(project: &E2eProject) -> Result<BTreeMap<String, Value>, E2eError> {
     let path = project
         .path()
         .join(format!(".self-repair/runs/{RUN}/fix.json"));

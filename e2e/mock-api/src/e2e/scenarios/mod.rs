@@ -1,10 +1,12 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
 mod budget;
+mod ci_recipes;
 mod compaction;
 mod confirm_go;
 mod corrupt_state;
 mod drive;
+mod drive_fix_queue;
 mod fix_loop;
 mod foreign_session;
 mod full_pipeline;
@@ -32,7 +34,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 38] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 42] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -77,6 +79,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 38] = [
     ("drive-killed-session", drive::killed_session),
     ("drive-auth-401", drive::auth_refused),
     ("drive-no-progress-circuit", drive::no_progress_circuit),
+    ("drive-fix-queue", drive_fix_queue::killed_then_adopted),
     ("budget-mid-triage", budget::run),
     ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
@@ -89,6 +92,9 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 38] = [
         interactive::refused_then_continue,
     ),
     ("interactive-confirm", interactive::confirm),
+    ("ci-recipe-triage", ci_recipes::triage),
+    ("ci-recipe-pull-request", ci_recipes::pull_request),
+    ("ci-recipe-fix", ci_recipes::fix),
 ];
 
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,

@@ -1,0 +1,214 @@
+//! A GitHub Actions workflow file, read as far as the CI recipes' scenarios run it: the
+//! workflow's and each job's `env`, and each job's steps (`name`, `if`, `env`, `run` or `uses`
+//! with its `with`). The `${{ ... }}` expressions are substituted from a table the scenario
+//! documents; an expression outside it is an error, so a recipe cannot use a context the test
+//! does not give a value.
+
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// One step of a job.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkflowStep {
+    /// `name`, else the `run` script's first line, else `uses`.
+    pub name: String,
+    /// `if` (absent: `success()`).
+    pub condition: Option<String>,
+    pub env: Vec<(String, String)>,
+    pub run: Option<String>,
+    pub uses: Option<String>,
+    pub with: Vec<(String, String)>,
+}
+
+/// One job.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkflowJob {
+    pub id: String,
+    pub env: Vec<(String, String)>,
+    pub steps: Vec<WorkflowStep>,
+}
+
+/// A workflow file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Workflow {
+    pub name: String,
+    /// `permissions` of the workflow, as `scope: level` pairs.
+    pub permissions: Vec<(String, String)>,
+    pub env: Vec<(String, String)>,
+    pub jobs: Vec<WorkflowJob>,
+}
+
+/// A scalar as text (`3.12`, `0`, `true` as written).
+fn scalar(value: &Yaml) -> Option<String> {
+    match value {
+        Yaml::String(text) | Yaml::Real(text) => Some(text.clone()),
+        Yaml::Integer(n) => Some(n.to_string()),
+        Yaml::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// A mapping of scalars (`env`, `with`, `permissions`), in the file's order.
+fn pairs(value: &Yaml, what: &str) -> Result<Vec<(String, String)>, String> {
+    match value {
+        Yaml::BadValue | Yaml::Null => Ok(Vec::new()),
+        Yaml::Hash(hash) => hash
+            .iter()
+            .map(|(key, value)| match (scalar(key), scalar(value)) {
+                (Some(key), Some(value)) => Ok((key, value)),
+                _ => Err(format!("{what}: {key:?}: {value:?} is not a scalar")),
+            })
+            .collect(),
+        other => Err(format!("{what} is not a mapping: {other:?}")),
+    }
+}
+
+fn text(value: &Yaml) -> Option<String> {
+    value.as_str().map(str::to_owned)
+}
+
+impl Workflow {
+    /// Reads a workflow file's text.
+    pub fn parse(source: &str) -> Result<Workflow, String> {
+        let docs = YamlLoader::load_from_str(source).map_err(|e| format!("not YAML: {e}"))?;
+        let [doc] = docs.as_slice() else {
+            return Err(format!("{} YAML documents, not one", docs.len()));
+        };
+        let Some(jobs) = doc["jobs"].as_hash() else {
+            return Err("no `jobs` mapping".to_owned());
+        };
+        let mut workflow = Workflow {
+            name: text(&doc["name"]).unwrap_or_default(),
+            permissions: pairs(&doc["permissions"], "permissions")?,
+            env: pairs(&doc["env"], "env")?,
+            jobs: Vec::new(),
+        };
+        for (id, job) in jobs {
+            let id = scalar(id).ok_or("a job id that is not a scalar")?;
+            let Some(steps) = job["steps"].as_vec() else {
+                return Err(format!("job {id}: no `steps` list"));
+            };
+            let steps = steps
+                .iter()
+                .enumerate()
+                .map(|(i, step)| {
+                    WorkflowStep::read(step).map_err(|e| format!("job {id}, step {}: {e}", i + 1))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            workflow.jobs.push(WorkflowJob {
+                env: pairs(&job["env"], &format!("job {id}: env"))?,
+                id,
+                steps,
+            });
+        }
+        Ok(workflow)
+    }
+
+    /// The job `id`.
+    pub fn job(&self, id: &str) -> Option<&WorkflowJob> {
+        self.jobs.iter().find(|job| job.id == id)
+    }
+}
+
+impl WorkflowStep {
+    fn read(step: &Yaml) -> Result<WorkflowStep, String> {
+        let run = text(&step["run"]);
+        let uses = text(&step["uses"]);
+        if run.is_some() == uses.is_some() {
+            return Err("a step has exactly one of `run` and `uses`".to_owned());
+        }
+        let name = text(&step["name"])
+            .or_else(|| {
+                run.as_deref()
+                    .and_then(|r| r.lines().next())
+                    .map(str::to_owned)
+            })
+            .or_else(|| uses.clone())
+            .unwrap_or_default();
+        Ok(WorkflowStep {
+            name,
+            condition: scalar(&step["if"]),
+            env: pairs(&step["env"], "env")?,
+            run,
+            uses,
+            with: pairs(&step["with"], "with")?,
+        })
+    }
+}
+
+/// `text` with every `${{ EXPR }}` replaced by the value `context` gives EXPR (trimmed); an
+/// expression it has no value for is an error naming it.
+pub fn substitute(text: &str, context: &[(&str, String)]) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 3..];
+        let Some(end) = after.find("}}") else {
+            return Err(format!("an unclosed `${{{{` in {text:?}"));
+        };
+        let expression = after[..end].trim();
+        let value = context
+            .iter()
+            .find(|(name, _)| *name == expression)
+            .map(|(_, value)| value.as_str())
+            .ok_or_else(|| {
+                format!("`${{{{ {expression} }}}}` has no documented value in the recipe test")
+            })?;
+        out.push_str(value);
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Workflow, substitute};
+
+    #[test]
+    fn a_workflow_reads_into_jobs_and_steps_in_order_with_their_env() {
+        let workflow = Workflow::parse(
+            "name: w\non:\n  pull_request:\npermissions:\n  security-events: write\nenv:\n  A: \"1\"\njobs:\n  one:\n    env:\n      B: 2\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          fetch-depth: 0\n      - name: go\n        if: always()\n        env:\n          C: x\n        run: |\n          echo a\n          echo b\n",
+        )
+        .unwrap();
+        assert_eq!(workflow.name, "w");
+        assert_eq!(
+            workflow.permissions,
+            [("security-events".to_owned(), "write".to_owned())]
+        );
+        assert_eq!(workflow.env, [("A".to_owned(), "1".to_owned())]);
+        let job = workflow.job("one").unwrap();
+        assert_eq!(job.env, [("B".to_owned(), "2".to_owned())]);
+        assert_eq!(job.steps[0].uses.as_deref(), Some("actions/checkout@v4"));
+        assert_eq!(
+            job.steps[0].with,
+            [("fetch-depth".to_owned(), "0".to_owned())]
+        );
+        assert_eq!(job.steps[1].name, "go");
+        assert_eq!(job.steps[1].condition.as_deref(), Some("always()"));
+        assert_eq!(job.steps[1].run.as_deref(), Some("echo a\necho b\n"));
+    }
+
+    #[test]
+    fn a_step_with_both_run_and_uses_or_neither_is_refused() {
+        let both = "jobs:\n  j:\n    steps:\n      - run: a\n        uses: b\n";
+        assert!(Workflow::parse(both).unwrap_err().contains("exactly one"));
+        let neither = "jobs:\n  j:\n    steps:\n      - name: a\n";
+        assert!(
+            Workflow::parse(neither)
+                .unwrap_err()
+                .contains("exactly one")
+        );
+    }
+
+    #[test]
+    fn expressions_take_their_documented_values_and_an_unknown_one_is_an_error() {
+        let context = [("github.base_ref", "main".to_owned())];
+        assert_eq!(
+            substitute("git diff origin/${{ github.base_ref }}", &context).unwrap(),
+            "git diff origin/main"
+        );
+        let unknown = substitute("${{ github.token }}", &context).unwrap_err();
+        assert!(unknown.contains("github.token"), "{unknown}");
+    }
+}

@@ -1,0 +1,405 @@
+//! Runs one job of a workflow file in a scenario's project, the way GitHub's runner runs it:
+//! each `run:` step in order as `bash --noprofile --norc -eo pipefail` in the checkout, with the
+//! env the workflow, the job and the step set, its `${{ ... }}` expressions substituted from the
+//! scenario's documented values, and the `if:` conditions `success()` (the default),
+//! `always()` and `failure()`. What a hosted runner has and the test cannot reach is served
+//! locally, and only that (reference/e2e.md, "The CI recipes"):
+//!
+//! - the runner's environment: a fresh `HOME`, `CI=true`, `GITHUB_ACTIONS=true`,
+//!   `GITHUB_WORKSPACE`, `RUNNER_TEMP`, and `ANTHROPIC_BASE_URL` pointing at the scripted
+//!   Messages API on 127.0.0.1 (with the client's update check and telemetry off);
+//!   `PATH` is `ci-bin`, the package shims, then `/usr/local/bin:/usr/bin:/bin`;
+//! - `pip install` and `npm install -g` are shims that put the copy under test of each package
+//!   the recipes install (`self-repair`, `ruff`, `vulture`, `pytest`,
+//!   `@anthropic-ai/claude-code`) into `ci-bin`, and fail on any other package;
+//! - `uses:` steps: `actions/checkout` is the scenario's clone (already checked out),
+//!   `actions/setup-python` and `actions/setup-node` add nothing (the shims serve the packages,
+//!   the client is a native binary), `github/codeql-action/upload-sarif` validates `sarif_file`
+//!   with the SARIF Multitool (0 errors), `actions/upload-artifact` checks `path` holds
+//!   something; any other action fails the step.
+
+use std::fs::{self, File};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::e2e::claude_run::own_group;
+use crate::e2e::e2e_error::E2eError;
+use crate::e2e::e2e_project::E2eProject;
+use crate::e2e::workflow::{Workflow, WorkflowStep, substitute};
+
+/// How one step went.
+#[derive(Debug, Clone)]
+pub struct StepRun {
+    pub name: String,
+    /// Exit code (`None`: skipped by its `if:`, or killed at the deadline: see `skipped`).
+    pub code: Option<i32>,
+    pub skipped: bool,
+    /// What it printed (stdout then stderr), or why a `uses:` step failed.
+    pub output: String,
+    pub wall: Duration,
+}
+
+impl StepRun {
+    /// Ran and exited 0.
+    pub fn passed(&self) -> bool {
+        !self.skipped && self.code == Some(0)
+    }
+
+    /// One line for failure messages.
+    pub fn describe(&self) -> String {
+        let tail: String = {
+            let chars: Vec<char> = self.output.chars().collect();
+            chars[chars.len().saturating_sub(1500)..].iter().collect()
+        };
+        format!(
+            "step {:?}: exit {:?}{} after {:.1} s; output ends: {tail}",
+            self.name,
+            self.code,
+            if self.skipped { " (skipped)" } else { "" },
+            self.wall.as_secs_f64()
+        )
+    }
+}
+
+/// A job runner for one scenario project.
+#[derive(Debug)]
+pub struct WorkflowJobRun<'a> {
+    pub project: &'a E2eProject,
+    /// The scripted Messages API.
+    pub base_url: String,
+    /// The `${{ ... }}` expressions the recipes may use and their values.
+    pub context: Vec<(&'static str, String)>,
+    /// How long one step may run.
+    pub step_timeout: Duration,
+}
+
+/// A shim script for `pip` or `npm`: `packages` maps a package name to the file linked into
+/// `ci-bin` under `program`.
+fn shim(tool: &str, verb: &str, packages: &[(&str, &str, PathBuf)], ci_bin: &Path) -> String {
+    let mut cases = String::new();
+    for (package, program, source) in packages {
+        let source = std::path::absolute(source).unwrap_or_else(|_| source.clone());
+        cases.push_str(&format!(
+            "    {package}) ln -sf '{}' '{}/{program}' ;;\n",
+            source.display(),
+            ci_bin.display()
+        ));
+    }
+    format!(
+        "#!/bin/bash\n# The CI recipes' `{tool}` (e2e/mock-api/src/e2e/workflow_job.rs): serves the copies under test, never the network.\nset -e\n[[ \"$1\" == {verb} ]] || {{ echo \"{tool} (recipe test): only '{tool} {verb}' is served\" >&2; exit 2; }}\nshift\nfor arg in \"$@\"; do\n  [[ \"$arg\" == -* ]] && continue\n  name=\"${{arg%%[=<>~!]*}}\"\n  [[ \"$name\" == @*@* ]] && name=\"${{name%@*}}\"\n  case \"$name\" in\n{cases}    *) echo \"{tool} (recipe test): no local copy of $name\" >&2; exit 1 ;;\n  esac\n  echo \"{tool} (recipe test): $name installed\"\ndone\n"
+    )
+}
+
+impl WorkflowJobRun<'_> {
+    fn root(&self) -> &Path {
+        self.project.root()
+    }
+
+    fn ci_bin(&self) -> PathBuf {
+        self.root().join("ci-bin")
+    }
+
+    /// The shims and the empty `ci-bin` and `HOME` of a fresh runner.
+    fn prepare(&self) -> Result<(), E2eError> {
+        let tools = self.project.tools();
+        let shims = self.root().join("ci-shims");
+        for dir in [
+            self.ci_bin(),
+            shims.clone(),
+            self.root().join("ci-home"),
+            self.root().join("ci-temp"),
+        ] {
+            fs::create_dir_all(&dir).map_err(E2eError::io(&dir))?;
+        }
+        let python = tools.python_bin.clone().unwrap_or_default();
+        let pip = [
+            ("self-repair", "self-repair", tools.self_repair.clone()),
+            ("ruff", "ruff", python.join("ruff")),
+            ("vulture", "vulture", python.join("vulture")),
+            ("pytest", "pytest", python.join("pytest")),
+        ];
+        let npm = [("@anthropic-ai/claude-code", "claude", tools.claude.clone())];
+        let ci_bin = self.ci_bin();
+        for (name, text) in [
+            ("pip", shim("pip", "install", &pip, &ci_bin)),
+            ("pip3", shim("pip", "install", &pip, &ci_bin)),
+            ("npm", shim("npm", "install", &npm, &ci_bin)),
+        ] {
+            let path = shims.join(name);
+            fs::write(&path, text).map_err(E2eError::io(&path))?;
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755))
+                .map_err(E2eError::io(&path))?;
+        }
+        Ok(())
+    }
+
+    /// The environment of every step, before the workflow's own.
+    fn runner_env(&self) -> Vec<(String, String)> {
+        let root = self.root();
+        vec![
+            (
+                "PATH".to_owned(),
+                format!(
+                    "{}:{}:/usr/local/bin:/usr/bin:/bin",
+                    self.ci_bin().display(),
+                    root.join("ci-shims").display()
+                ),
+            ),
+            (
+                "HOME".to_owned(),
+                root.join("ci-home").display().to_string(),
+            ),
+            ("LANG".to_owned(), "C.UTF-8".to_owned()),
+            ("CI".to_owned(), "true".to_owned()),
+            ("GITHUB_ACTIONS".to_owned(), "true".to_owned()),
+            (
+                "GITHUB_WORKSPACE".to_owned(),
+                self.project.path().display().to_string(),
+            ),
+            (
+                "RUNNER_TEMP".to_owned(),
+                root.join("ci-temp").display().to_string(),
+            ),
+            (
+                "TMPDIR".to_owned(),
+                root.join("ci-temp").display().to_string(),
+            ),
+            ("GIT_CONFIG_NOSYSTEM".to_owned(), "1".to_owned()),
+            ("ANTHROPIC_BASE_URL".to_owned(), self.base_url.clone()),
+            ("DISABLE_AUTOUPDATER".to_owned(), "1".to_owned()),
+            (
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".to_owned(),
+                "1".to_owned(),
+            ),
+        ]
+    }
+
+    fn substituted(&self, pairs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), substitute(v, &self.context)?)))
+            .collect()
+    }
+
+    /// Runs job `job_id` of `workflow`; every step's outcome, in order. An error of the file
+    /// itself (no such job, an expression without a value, an `if:` it cannot read) is a
+    /// failed step, so the scenario reports it.
+    pub fn run(&self, workflow: &Workflow, job_id: &str) -> Result<Vec<StepRun>, E2eError> {
+        self.prepare()?;
+        let Some(job) = workflow.job(job_id) else {
+            return Ok(vec![refused(
+                "(job)",
+                format!("no job {job_id:?} in the workflow"),
+            )]);
+        };
+        let mut env = self.runner_env();
+        for pairs in [&workflow.env, &job.env] {
+            match self.substituted(pairs) {
+                Ok(pairs) => env.extend(pairs),
+                Err(e) => return Ok(vec![refused("(env)", e)]),
+            }
+        }
+        let mut runs: Vec<StepRun> = Vec::new();
+        for (i, step) in job.steps.iter().enumerate() {
+            let failed = runs.iter().any(|r| !r.skipped && !r.passed());
+            let go = match step.condition.as_deref().map(str::trim) {
+                None | Some("success()") => !failed,
+                Some("always()") => true,
+                Some("failure()") => failed,
+                Some(other) => {
+                    runs.push(refused(
+                        &step.name,
+                        format!("`if: {other}` is not one the recipe test reads"),
+                    ));
+                    continue;
+                }
+            };
+            if !go {
+                runs.push(StepRun {
+                    name: step.name.clone(),
+                    code: None,
+                    skipped: true,
+                    output: String::new(),
+                    wall: Duration::ZERO,
+                });
+                continue;
+            }
+            let run = match (&step.run, &step.uses) {
+                (Some(script), _) => self.run_step(i + 1, step, script, &env)?,
+                (None, Some(action)) => self.uses_step(step, action),
+                (None, None) => refused(&step.name, "neither run nor uses".to_owned()),
+            };
+            runs.push(run);
+        }
+        Ok(runs)
+    }
+
+    fn run_step(
+        &self,
+        number: usize,
+        step: &WorkflowStep,
+        script: &str,
+        env: &[(String, String)],
+    ) -> Result<StepRun, E2eError> {
+        let (script, step_env) = match (
+            substitute(script, &self.context),
+            self.substituted(&step.env),
+        ) {
+            (Ok(script), Ok(step_env)) => (script, step_env),
+            (Err(e), _) | (_, Err(e)) => return Ok(refused(&step.name, e)),
+        };
+        let log = self.root().join(format!("ci-step-{number}.log"));
+        let out = File::create(&log).map_err(E2eError::io(&log))?;
+        let err = out.try_clone().map_err(E2eError::io(&log))?;
+        let mut command = Command::new("/bin/bash");
+        own_group(&mut command);
+        command
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
+            .current_dir(self.project.path())
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .envs(step_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err);
+        let started = Instant::now();
+        let mut child = command.spawn().map_err(|source| E2eError::Spawn {
+            program: "bash".to_owned(),
+            source,
+        })?;
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(E2eError::io(&log))? {
+                break Some(status);
+            }
+            if started.elapsed() > self.step_timeout {
+                let _ = Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{}", child.id())])
+                    .status();
+                let _ = child.wait();
+                break None;
+            }
+            thread::sleep(Duration::from_millis(200));
+        };
+        Ok(StepRun {
+            name: step.name.clone(),
+            code: status.and_then(|s| s.code()),
+            skipped: false,
+            output: fs::read_to_string(&log).unwrap_or_default(),
+            wall: started.elapsed(),
+        })
+    }
+
+    /// The local equivalent of a `uses:` step.
+    fn uses_step(&self, step: &WorkflowStep, action: &str) -> StepRun {
+        let started = Instant::now();
+        let name = action.split('@').next().unwrap_or(action);
+        let with = |key: &str| {
+            step.with
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| substitute(v, &self.context))
+        };
+        let outcome: Result<String, String> = match name {
+            "actions/checkout" | "actions/setup-python" | "actions/setup-node" => Ok(format!(
+                "{name}: the scenario's clone and the shims stand for it"
+            )),
+            "github/codeql-action/upload-sarif" => match with("sarif_file") {
+                Some(Ok(file)) => self.validate_sarif(&self.project.path().join(file)),
+                Some(Err(e)) => Err(e),
+                None => Err("upload-sarif without `sarif_file`".to_owned()),
+            },
+            "actions/upload-artifact" => match with("path") {
+                Some(Ok(path)) => {
+                    let full = self.project.path().join(&path);
+                    let holds =
+                        fs::read_dir(&full).map_or(full.is_file(), |mut d| d.next().is_some());
+                    if holds {
+                        Ok(format!("{path} holds what the artifact would upload"))
+                    } else {
+                        Err(format!("upload-artifact: {path} is missing or empty"))
+                    }
+                }
+                Some(Err(e)) => Err(e),
+                None => Err("upload-artifact without `path`".to_owned()),
+            },
+            other => Err(format!(
+                "no local equivalent of `uses: {other}` in the recipe test"
+            )),
+        };
+        let (code, output) = match outcome {
+            Ok(text) => (0, text),
+            Err(text) => (1, text),
+        };
+        StepRun {
+            name: step.name.clone(),
+            code: Some(code),
+            skipped: false,
+            output,
+            wall: started.elapsed(),
+        }
+    }
+
+    /// `Sarif.Multitool validate FILE`: 0 errors, as code scanning needs a valid log.
+    fn validate_sarif(&self, file: &Path) -> Result<String, String> {
+        let Some(multitool) = &self.project.tools().sarif_multitool else {
+            return Err(
+                "upload-sarif: no SARIF Multitool was given (--sarif-multitool)".to_owned(),
+            );
+        };
+        if !file.is_file() {
+            return Err(format!("upload-sarif: {} does not exist", file.display()));
+        }
+        let log = self.root().join("ci-temp/validation.sarif");
+        let _ = fs::remove_file(&log);
+        let out = Command::new(multitool)
+            .arg("validate")
+            .arg(file)
+            .arg("--output")
+            .arg(&log)
+            .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+            .output()
+            .map_err(|e| format!("upload-sarif: the Multitool did not start: {e}"))?;
+        let text = fs::read_to_string(&log).map_err(|_| {
+            format!(
+                "upload-sarif: the Multitool wrote no log (exit {:?}): {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })?;
+        let log: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("upload-sarif: the Multitool's log: {e}"))?;
+        let errors: Vec<String> = log["runs"][0]["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["level"] == "error")
+            .map(|r| r["message"].to_string())
+            .collect();
+        if errors.is_empty() {
+            Ok(format!(
+                "{}: SARIF Multitool validate, 0 errors",
+                file.display()
+            ))
+        } else {
+            Err(format!(
+                "upload-sarif: {} error(s): {}",
+                errors.len(),
+                errors.join("; ")
+            ))
+        }
+    }
+}
+
+/// A step the test could not run as written: it fails, saying why.
+fn refused(name: &str, why: String) -> StepRun {
+    StepRun {
+        name: name.to_owned(),
+        code: Some(1),
+        skipped: false,
+        output: why,
+        wall: Duration::ZERO,
+    }
+}
