@@ -150,7 +150,7 @@ pub fn sub_agent_reply(
     let Some(show) = show_result
         .as_ref()
         .filter(|o| !o.is_error)
-        .and_then(|o| ShowOutput::parse(&o.text))
+        .and_then(|o| ShowOutput::parse_result(&o.text))
     else {
         return Reply::text(format!("{id}: could not read the item; stopping."));
     };

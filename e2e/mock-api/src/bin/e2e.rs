@@ -6,7 +6,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use clap::Parser;
 use self_repair_mock_api::e2e::{
-    OLDEST_CLIENT_SUBSET, Tools, WheelInstall, render_table, run_scenario, scenario_names,
+    LARGE_SCENARIO, OLDEST_CLIENT_SUBSET, Tools, WheelInstall, render_table, run_scenario,
+    scenario_names,
 };
 
 /// End-to-end scenarios: real `claude -p` sessions against the scripted Messages API.
@@ -77,7 +78,10 @@ fn main() -> ExitCode {
     };
     let started = Instant::now();
     let (mut passed, mut failed, mut rows) = (0, 0, Vec::new());
-    let chosen: Vec<&str> = scenario_names(tools.wheel.is_some())
+    // The larger corpus runs only when asked for: `E2E_LARGE=1` or `--only scale-corpus-large`.
+    let large = std::env::var("E2E_LARGE").is_ok_and(|v| v == "1")
+        || args.only.iter().any(|o| o == LARGE_SCENARIO);
+    let chosen: Vec<&str> = scenario_names(tools.wheel.is_some(), large)
         .into_iter()
         .filter(|name| args.only.is_empty() || args.only.iter().any(|o| o == name))
         .filter(|name| !args.subset || OLDEST_CLIENT_SUBSET.contains(name))

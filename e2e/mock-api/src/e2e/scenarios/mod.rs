@@ -116,13 +116,21 @@ pub const OLDEST_CLIENT_SUBSET: [&str; 8] = [
 /// only when the scenarios run that binary (`e2e --wheel-venv`, `E2E_WHEEL` in scripts/e2e.sh).
 const WHEEL_SCENARIO: (&str, ScenarioFn) = ("wheel-installed", wheel_installed::run);
 
+/// The scenario that runs the larger corpus (pyparsing, 2,936 unique findings; about 3 minutes
+/// of a debug build on the shared 2-core machine): listed only when asked for (`--only
+/// scale-corpus-large`, `E2E_LARGE=1`, `just e2e-large`), so the default list stays quick.
+pub const LARGE_SCENARIO: &str = "scale-corpus-large";
+const LARGE: (&str, ScenarioFn) = (LARGE_SCENARIO, scale_corpus::large);
+
 /// The scenario names, in the order `just e2e` runs them; with `wheel`, `wheel-installed` comes
-/// first (it measures the time from the install to the first dispatch).
-pub fn scenario_names(wheel: bool) -> Vec<&'static str> {
+/// first (it measures the time from the install to the first dispatch); with `large`,
+/// `scale-corpus-large` comes last.
+pub fn scenario_names(wheel: bool, large: bool) -> Vec<&'static str> {
     let wheel_scenario = wheel.then_some(WHEEL_SCENARIO.0);
     wheel_scenario
         .into_iter()
         .chain(SCENARIOS.iter().map(|(name, _)| *name))
+        .chain(large.then_some(LARGE.0))
         .collect()
 }
 
@@ -130,7 +138,7 @@ pub fn scenario_names(wheel: bool) -> Vec<&'static str> {
 pub fn run_scenario(tools: &Tools, name: &str) -> Option<ScenarioOutcome> {
     let (name, run) = SCENARIOS
         .iter()
-        .chain([&WHEEL_SCENARIO])
+        .chain([&WHEEL_SCENARIO, &LARGE])
         .find(|(n, _)| *n == name)?;
     let started = Instant::now();
     let mut context = ScenarioContext::new(tools);
@@ -148,13 +156,19 @@ pub fn run_scenario(tools: &Tools, name: &str) -> Option<ScenarioOutcome> {
 
 #[cfg(test)]
 mod tests {
-    use super::{OLDEST_CLIENT_SUBSET, scenario_names};
+    use super::{LARGE_SCENARIO, OLDEST_CLIENT_SUBSET, scenario_names};
 
     #[test]
     fn every_scenario_of_the_oldest_client_subset_exists() {
-        let names = scenario_names(false);
+        let names = scenario_names(false, false);
         for name in OLDEST_CLIENT_SUBSET {
             assert!(names.contains(&name), "{name} is not a scenario");
         }
+    }
+
+    #[test]
+    fn the_large_corpus_runs_only_when_asked_for() {
+        assert!(!scenario_names(false, false).contains(&LARGE_SCENARIO));
+        assert_eq!(scenario_names(true, true).last(), Some(&LARGE_SCENARIO));
     }
 }

@@ -1,5 +1,6 @@
-//! Issue 13's measure: the committed real corpus (Ruff 0.17.6 `--select ALL` on Jinja2 3.1.6,
-//! `tests/fixtures/corpus/jinja2-3.1.6`) run to the end on the real client, the main session
+//! Issue 13's measure: a committed real corpus (Ruff 0.17.6 `--select ALL` on Jinja2 3.1.6,
+//! `tests/fixtures/corpus/jinja2-3.1.6`, for `scale-corpus`; on pyparsing 3.2.3, twice its
+//! findings, for `scale-corpus-large`) run to the end on the real client, the main session
 //! compacting on the way. Reports agent launches per 1,000 findings, all-in request input per
 //! finding (with the share a prompt cache serves) and main-thread growth per finding.
 //!
@@ -30,8 +31,36 @@ use crate::e2e::scenarios::pipeline_checks::{
 use crate::mock_server::MockServer;
 
 const RUN: &str = "r-scale";
-const CORPUS: &str = "tests/fixtures/corpus/jinja2-3.1.6";
 const SARIF: &str = "ruff-0.17.6-select-all.sarif";
+
+/// A committed corpus (tests/fixtures/corpus/README.md) and what the scenario calls it.
+struct Corpus {
+    /// The scenario's name (its project folder).
+    scenario: &'static str,
+    /// The corpus folder, relative to the repository.
+    dir: &'static str,
+    /// The analysed sources in it, copied into the project under the same name (the SARIF's
+    /// paths end in it; `start` infers the folder Ruff ran in).
+    sources: &'static str,
+    /// The run's label in the measured table.
+    label: &'static str,
+}
+
+/// Jinja2 3.1.6: 2,221 unique findings (`scale-corpus`).
+const JINJA2: Corpus = Corpus {
+    scenario: "scale-corpus",
+    dir: "tests/fixtures/corpus/jinja2-3.1.6",
+    sources: "src",
+    label: "jinja2 corpus, foreground agents (install --project)",
+};
+
+/// pyparsing 3.2.3: issue 13's size, 4,108 findings, 2,936 unique (`scale-corpus-large`).
+const PYPARSING: Corpus = Corpus {
+    scenario: "scale-corpus-large",
+    dir: "tests/fixtures/corpus/pyparsing-3.2.3",
+    sources: "pyparsing",
+    label: "pyparsing corpus, foreground agents (install --project)",
+};
 
 /// Tokens reported per KiB of main-thread request (the server's default is 256, four bytes a
 /// token): the rule survey left the main thread too little growth to reach the threshold at
@@ -41,10 +70,19 @@ const TOKENS_PER_KIB: u64 = 600;
 /// The whole corpus may take many minutes on a loaded machine.
 const MIN_TIMEOUT: Duration = Duration::from_hours(1);
 
-/// Runs the corpus (or the slice `E2E_CORPUS_FINDINGS` asks for) to the end.
+/// Runs the Jinja2 corpus (or the slice `E2E_CORPUS_FINDINGS` asks for) to the end.
 pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    let corpus = ctx.tools.plugin_dir.join(CORPUS);
-    let project = E2eProject::new(&ctx.tools, "scale-corpus", InstallMode::Project, 0)?;
+    run_corpus(ctx, &JINJA2)
+}
+
+/// Runs the pyparsing corpus (or its slice) to the end.
+pub(crate) fn large(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    run_corpus(ctx, &PYPARSING)
+}
+
+fn run_corpus(ctx: &mut ScenarioContext, spec: &Corpus) -> Result<(), E2eError> {
+    let corpus = ctx.tools.plugin_dir.join(spec.dir);
+    let project = E2eProject::new(&ctx.tools, spec.scenario, InstallMode::Project, 0)?;
     // `E2E_CORPUS_CONFIG` replaces the project config (a JSON object), to measure a lever.
     let (path, config) = FOREGROUND_CONFIG;
     let config = std::env::var("E2E_CORPUS_CONFIG").unwrap_or_else(|_| config.to_owned());
@@ -52,7 +90,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     // at once, as a user who already said go (the go itself is `confirm-go`'s).
     let config = without_the_go(&config);
     project.write(path, &config)?;
-    project.copy_in(&corpus.join("src"), "src")?;
+    project.copy_in(&corpus.join(spec.sources), spec.sources)?;
     let limit = std::env::var("E2E_CORPUS_FINDINGS")
         .ok()
         .and_then(|n| n.parse::<usize>().ok());
@@ -102,13 +140,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     });
     let cost = RequestCost::of(&records);
     let hooks = outcome.hooks();
-    let figures = Figures::measure(
-        "jinja2 corpus, foreground agents (install --project)",
-        &records,
-        &hooks,
-        findings,
-        outcome.wall,
-    );
+    let figures = Figures::measure(spec.label, &records, &hooks, findings, outcome.wall);
     ctx.notes.push(format!(
         "{findings} findings: {} agent launches ({:.0} per 1,000 findings); request input {:.1} KB \
          per finding (main {:.1} KB, sub-agents {:.1} KB; {:.0}% a cache read); main growth \
