@@ -21,6 +21,7 @@ mod confirm;
 mod corpus_plan_depth;
 mod cost;
 mod damaged_state;
+mod doc_references;
 mod drive;
 mod export;
 #[cfg(feature = "real-tools")]
