@@ -41,6 +41,7 @@ mod plugin_launcher;
 mod repair;
 mod report_next_steps;
 mod resume;
+mod review_messages;
 mod revise;
 mod rule_survey;
 mod run_identity;
