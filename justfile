@@ -15,7 +15,7 @@ bench:
     bash scripts/bench.sh
 
 # Mutation fuzzing of a run's files: SELF_REPAIR_FUZZ_SECS seconds (default 600), a new seed each
-# time unless SELF_REPAIR_FUZZ_SEED is set (reference/fuzz.md). `just test` runs 3 s of it.
+# time unless SELF_REPAIR_FUZZ_SEED is set (reference/fuzz.md). `just test` runs 16 executions of it.
 fuzz:
     SELF_REPAIR_FUZZ_SECS="${SELF_REPAIR_FUZZ_SECS:-600}" SELF_REPAIR_FUZZ_SEED="${SELF_REPAIR_FUZZ_SEED:-$(date +%s)}" cargo test --test cli fuzz:: -- --nocapture
 

@@ -73,12 +73,18 @@ fn dispatch(command: Command, env: &CommandEnv) -> Result<Output, AppError> {
     }
 }
 
-/// Prints a command's output, a newline added when it lacks one; returns its status.
+/// Prints a command's output, a newline added when it lacks one, then its notes on standard
+/// error; returns its status.
 fn print(output: &Output) -> ExitStatus {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(output.text.as_bytes());
     if !output.text.is_empty() && !output.text.ends_with('\n') {
         let _ = stdout.write_all(b"\n");
+    }
+    drop(stdout);
+    let mut stderr = std::io::stderr().lock();
+    for note in &output.notes {
+        let _ = writeln!(stderr, "self-repair: note: {note}");
     }
     output.status
 }

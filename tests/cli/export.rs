@@ -163,6 +163,29 @@ fn export_sarif_of_a_run_without_kept_inputs_says_what_is_missing() {
     );
 }
 
+/// Piped to standard output, the SARIF stays the whole of it: what the user should know goes
+/// to standard error as notes, printed once by the binary (`Output::notes`).
+#[test]
+fn export_sarif_to_stdout_keeps_its_notes_on_stderr() {
+    let project = project_with_dismissals();
+    std::fs::remove_dir_all(project.run_dir("r-2").join("inputs")).expect("remove inputs");
+    let out = project
+        .cmd(&["export", "sarif", "--run", "r-2"])
+        .run()
+        .success();
+    let exported: serde_json::Value = serde_json::from_str(&out.stdout).expect("SARIF alone");
+    assert_eq!(exported["version"], "2.1.0");
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l.starts_with("self-repair: note: ") && l.contains("kept their inputs"))
+            .count(),
+        1,
+        "{}",
+        out.stderr
+    );
+}
+
 /// A damaged `inputs/index.json` is refused (exit 2) with the run's folder and the file to
 /// delete named.
 #[test]

@@ -16,6 +16,7 @@ mod apply_fixes;
 mod backlog_cli;
 mod bounded_prompts;
 mod classification;
+mod command_outputs;
 mod commands;
 mod confirm;
 mod corpus_plan_depth;

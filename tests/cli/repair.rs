@@ -75,10 +75,14 @@ fn answer(out: &Outcome) -> Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
 }
 
+/// The instruction that keeps the session going: the Stop event's `additionalContext`, never
+/// a `decision: block` (which the client shows as "Stop hook reported a problem").
 fn block_reason(out: &Outcome) -> String {
     let a = answer(out);
-    assert_eq!(a["decision"], "block", "{a}");
-    a["reason"].as_str().unwrap().to_owned()
+    assert_eq!(a.get("decision"), None, "{a}");
+    self_repair_engine::continuation(&a)
+        .unwrap_or_else(|| panic!("the session is not kept going: {a}"))
+        .to_owned()
 }
 
 fn message(out: &Outcome) -> String {
@@ -826,4 +830,48 @@ fn a_repair_run_whose_initial_state_is_damaged_too_is_reported_not_rebuilt() {
             && all.contains("attempts"),
         "{all}"
     );
+}
+
+/// Issue 24 item 3 for repair runs: nothing the hook says for a repair run reads as a problem.
+/// An instruction keeps the session going as `additionalContext`; at a terminal
+/// (`CLAUDE_CODE_SESSION_ATTENDED=1`) the ending is said once as the hook's message and the
+/// stop is allowed, where unattended the session is asked to end its turn with it.
+#[test]
+fn a_repair_run_at_a_terminal_never_blocks_and_says_its_ending_once() {
+    let project = toy();
+    start(&project, &["--max-attempts", "4"], CHECK);
+    let attended = |project: &TestProject| {
+        let input = serde_json::json!({"session_id": "s1", "hook_event_name": "Stop",
+            "stop_hook_active": true, "cwd": project.path(), "background_tasks": []});
+        let out = project
+            .cmd(&["hook", "stop"])
+            .env("CLAUDE_CODE_SESSION_ATTENDED", "1")
+            .stdin(input.to_string())
+            .run()
+            .success();
+        answer(&out)
+    };
+    let first = attended(&project);
+    assert_eq!(first.get("decision"), None, "{first}");
+    assert!(
+        self_repair_engine::continuation(&first).is_some(),
+        "{first}"
+    );
+    for n in 1..=4 {
+        project.write("notes.txt", &format!("tried {n}\n"));
+        let said = attended(&project);
+        assert_eq!(said.get("decision"), None, "{said}");
+        if let Some(line) = said.get("systemMessage") {
+            assert!(
+                self_repair_engine::continuation(&said).is_none(),
+                "at a terminal the ending lets the session stop: {said}"
+            );
+            assert!(
+                line.as_str().unwrap().contains("3 identical failures"),
+                "{said}"
+            );
+            return;
+        }
+    }
+    panic!("the run did not end in 4 attempts");
 }

@@ -1,15 +1,18 @@
-//! What a command prints on standard output and the exit status it ends with: every command
-//! returns one, and the binary prints it in one place.
+//! What a command prints (standard output, and notes on standard error) and the exit status it
+//! ends with: every command returns one, and the binary prints it in one place.
 
 use serde::Serialize;
 
 use crate::app_error::{AppError, ExitStatus};
 
-/// A command's standard output and exit status.
+/// A command's standard output, its notes and exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
     /// The text to print (a newline is added when it lacks one).
     pub text: String,
+    /// Lines for standard error, each printed as `self-repair: note: LINE`: what the user
+    /// should know when standard output is the product (a SARIF log piped to a file).
+    pub notes: Vec<String>,
     /// The exit status.
     pub status: ExitStatus,
 }
@@ -17,18 +20,23 @@ pub struct Output {
 impl Output {
     /// Text, exit 0.
     pub fn text(text: impl Into<String>) -> Output {
-        Output {
-            text: text.into(),
-            status: ExitStatus::Success,
-        }
+        Output::with_status(text, ExitStatus::Success)
     }
 
     /// Text and the status it ends with.
     pub fn with_status(text: impl Into<String>, status: ExitStatus) -> Output {
         Output {
             text: text.into(),
+            notes: Vec::new(),
             status,
         }
+    }
+
+    /// The same output with `notes` for standard error.
+    #[must_use]
+    pub fn with_notes(mut self, notes: Vec<String>) -> Output {
+        self.notes = notes;
+        self
     }
 
     /// Text, exit 0 when `succeeded`, else exit 6 (the report says what did not work).

@@ -1,24 +1,35 @@
 //! The repair run's `journal.jsonl`: one line per event, with the state it led to, so the
-//! journal alone shows every transition. Appended with the run lock held; read back whole by
-//! `doctor` to rebuild the state.
+//! journal alone shows every transition. Written and read by the store's [`Journal`], as a
+//! triage run's is (synced, a torn last line closed first, cut back when the disk refuses);
+//! appended with the run lock held; read back whole by `doctor` to rebuild the state.
 
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use self_repair_store::{Journal, JournalLine};
 use serde::{Deserialize, Serialize};
 
 use crate::{RepairError, RepairEvent, RepairStatus, Step};
 
 /// One line of the journal.
-#[derive(Debug, Serialize)]
-struct JournalLine<'a> {
-    at: u64,
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct JournalRecord {
+    pub at: u64,
     #[serde(flatten)]
-    event: &'a RepairEvent,
+    pub event: RepairEvent,
     /// The step after the event.
-    step: Step,
+    pub step: Step,
     /// The status after the event.
-    status: RepairStatus,
+    pub status: RepairStatus,
+}
+
+impl JournalLine for JournalRecord {
+    fn at(&self) -> u64 {
+        self.at
+    }
+}
+
+fn journal(dir: &Path) -> Journal<JournalRecord> {
+    Journal::new(dir.join("journal.jsonl"))
 }
 
 /// Appends one event line to `journal.jsonl` in `dir` and syncs it.
@@ -29,56 +40,14 @@ pub(crate) fn append_event(
     step: Step,
     status: RepairStatus,
 ) -> Result<(), RepairError> {
-    let path: PathBuf = dir.join("journal.jsonl");
-    let line = JournalLine {
+    let record = JournalRecord {
         at,
-        event,
+        event: event.clone(),
         step,
         status,
     };
-    let mut text = serde_json::to_string(&line).map_err(|e| RepairError::Io {
-        action: "encode a journal line for",
-        path: path.clone(),
-        source: std::io::Error::other(e),
-    })?;
-    text.push('\n');
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .read(true)
-        .open(&path)
-        .map_err(RepairError::io("open journal", &path))?;
-    // A last line torn by a writer killed mid-line is closed first, so it cannot swallow ours.
-    if ends_torn(&mut file).map_err(RepairError::io("read journal", &path))? {
-        text.insert(0, '\n');
-    }
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_data())
-        .map_err(RepairError::io("append to journal", &path))
-}
-
-/// Whether the file's last byte is not a newline (an empty file is not torn).
-fn ends_torn(file: &mut std::fs::File) -> std::io::Result<bool> {
-    let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(false);
-    }
-    let mut last = [0u8; 1];
-    file.seek(SeekFrom::Start(len - 1))?;
-    file.read_exact(&mut last)?;
-    Ok(last[0] != b'\n')
-}
-
-/// One line of the journal as read back.
-#[derive(Debug, Deserialize)]
-pub(crate) struct JournalRecord {
-    pub at: u64,
-    #[serde(flatten)]
-    pub event: RepairEvent,
-    /// The step after the event.
-    pub step: Step,
-    /// The status after the event.
-    pub status: RepairStatus,
+    journal(dir).append(&[record])?;
+    Ok(())
 }
 
 /// The journal read back whole.
@@ -94,35 +63,19 @@ pub(crate) struct JournalRead {
 /// each line left out was (a last line without its newline: a write interrupted before it was
 /// synced, so never acted on). A missing journal is empty.
 pub(crate) fn read_events(dir: &Path) -> Result<JournalRead, RepairError> {
-    let path = dir.join("journal.jsonl");
-    let text = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(RepairError::io("read", &path)(e)),
-    };
-    let complete = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let mut skipped = Vec::new();
-    if text[complete..].iter().any(|b| !b.is_ascii_whitespace()) {
+    let journal = journal(dir);
+    let tail = journal.read_from(0)?;
+    let mut skipped = tail.skipped;
+    if tail.torn_tail {
         skipped.push(format!(
             "{}: left out its last line, cut short by an interrupted write",
-            path.display()
+            journal.path().display()
         ));
     }
-    let mut records = Vec::new();
-    for (index, line) in text[..complete].split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<JournalRecord>(line) {
-            Ok(record) => records.push((index + 1, record)),
-            Err(e) => skipped.push(format!(
-                "{}: left out line {}, which does not parse ({e}): a write interrupted before it was synced, never acted on",
-                path.display(),
-                index + 1
-            )),
-        }
-    }
-    Ok(JournalRead { records, skipped })
+    Ok(JournalRead {
+        records: tail.lines.into_iter().zip(tail.entries).collect(),
+        skipped,
+    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use self_repair_engine::{Audience, continue_with, say_line};
 use self_repair_store::{Project, RunDir, StoreError};
 use serde_json::json;
 
@@ -32,21 +33,21 @@ impl StopAnswer {
         }
     }
 
-    /// Says once how the run ended (or stalled): a block that asks the session to end its turn
-    /// with the line, so `claude -p` shows it too, and the same line for an interactive user.
-    fn relay(line: &str) -> StopAnswer {
+    /// Says once how the run ended (or stalled): at a terminal the user reads it once and the
+    /// stop is allowed; unattended the session is asked to end its turn with the line, so
+    /// `claude -p` shows it too (the engine's `say_line`, as a triage run says its line).
+    fn relay(line: &str, audience: Audience) -> StopAnswer {
         StopAnswer {
-            stdout: Some(
-                json!({ "decision": "block", "reason": self_repair_engine::relay_reason(line), "systemMessage": line })
-                    .to_string(),
-            ),
+            stdout: Some(say_line(line, audience).to_string()),
             stderr: Vec::new(),
         }
     }
 
+    /// Keeps the session going with an instruction: the Stop event's `additionalContext`,
+    /// which the client shows as "Stop hook says", not as a problem (design note 48).
     fn block(reason: &str) -> StopAnswer {
         StopAnswer {
-            stdout: Some(json!({ "decision": "block", "reason": reason }).to_string()),
+            stdout: Some(continue_with(reason).to_string()),
             stderr: Vec::new(),
         }
     }
@@ -65,6 +66,8 @@ pub struct StopInput {
     pub session: String,
     /// Descriptions of the background tasks still running; `None` when the client sent none.
     pub running: Option<Vec<String>>,
+    /// Whether a user watches the terminal (`CLAUDE_CODE_SESSION_ATTENDED`).
+    pub audience: Audience,
 }
 
 fn names_item(descriptions: &[String], item: &str) -> bool {
@@ -142,7 +145,7 @@ fn drive(
             return Ok(StopAnswer::allow());
         }
         run.record(&RepairEvent::Announced)?;
-        return Ok(StopAnswer::relay(&run.outcome_line()));
+        return Ok(StopAnswer::relay(&run.outcome_line(), input.audience));
     }
     let budget = Budget::Until(started + Duration::from_millis(run.state.spec.hook_budget_ms));
     for _ in 0..(run.state.spec.max_attempts * 4 + 8) {
@@ -168,10 +171,13 @@ fn drive(
             Pause::DelegateCheck => {
                 if run.state.tick_requests >= TICK_REQUESTS {
                     run.record(&RepairEvent::Stalled)?;
-                    return Ok(StopAnswer::relay(&format!(
-                        "self-repair check: stalled — asked {TICK_REQUESTS} times for `self-repair tick` and the check did not run, so this stop is allowed. Run `self-repair tick` to continue (run {}).",
-                        run.state.run
-                    )));
+                    return Ok(StopAnswer::relay(
+                        &format!(
+                            "self-repair check: stalled — asked {TICK_REQUESTS} times for `self-repair tick` and the check did not run, so this stop is allowed. Run `self-repair tick` to continue (run {}).",
+                            run.state.run
+                        ),
+                        input.audience,
+                    ));
                 }
                 run.record(&RepairEvent::TickRequested)?;
                 let secs = run.state.spec.timeout_ms.div_ceil(1000) + 30;
@@ -195,7 +201,7 @@ fn drive(
             Pause::Stalled => return Ok(StopAnswer::allow()),
             Pause::Finished => {
                 run.record(&RepairEvent::Announced)?;
-                return Ok(StopAnswer::relay(&run.outcome_line()));
+                return Ok(StopAnswer::relay(&run.outcome_line(), input.audience));
             }
         }
     }

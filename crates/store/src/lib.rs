@@ -14,7 +14,7 @@ mod team_files;
 mod versioned_state;
 mod write_atomic;
 
-pub use journal::{Journal, JournalTail};
+pub use journal::{Journal, JournalLine, JournalTail};
 pub use project::{Project, STORE_DIR};
 pub use run_dir::{
     FoldReport, LOCK_TIMEOUT, Manifest, RunDir, RunKind, write_json, write_json_rows,

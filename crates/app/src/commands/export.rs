@@ -108,10 +108,7 @@ fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
         ));
     }
     let Some(output) = &args.output else {
-        for note in &notes {
-            eprintln!("self-repair: note: {note}");
-        }
-        return Ok(Output::text(export.text));
+        return Ok(Output::text(export.text).with_notes(notes));
     };
     let path = env.cwd.join(output);
     std::fs::write(&path, &export.text).map_err(AppError::io("write", &path))?;

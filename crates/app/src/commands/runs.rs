@@ -3,7 +3,7 @@
 //! judged by: a later run on the same findings launches far fewer agents (reference/cost.md).
 
 use self_repair_cost::CostLedger;
-use self_repair_engine::timestamp;
+use self_repair_engine::{Phase, timestamp};
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 
@@ -172,12 +172,17 @@ fn describe_triage_run(dir: &RunDir, line: &mut RunLine) {
             line.status = Some(state.status.as_str().to_owned());
             line.phase = Some(state.phase.as_str().to_owned());
             line.findings = Some(state.intake.unique);
-            line.progress = Some(format!(
-                "{} of {} {} items done",
-                counts.done,
-                counts.total(),
-                state.phase.as_str()
-            ));
+            // A finished run has no phase left to count: what it made is the news.
+            line.progress = Some(if state.phase == Phase::Complete {
+                format!("{} task(s)", state.tasks.len())
+            } else {
+                format!(
+                    "{} of {} {} items done",
+                    counts.done,
+                    counts.total(),
+                    state.phase.as_str()
+                )
+            });
             line.created_at = Some(timestamp::rfc3339(state.created_at));
         }
         Err(e) => line.error = Some(e.to_string()),

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
+use crate::commands::detect::Detection;
 use crate::commands::detect::run_detectors;
 use crate::commands::detect::save_detections;
 use crate::commands::piped_stdin;
@@ -315,6 +316,36 @@ impl StartReport {
 
 /// Reads every input, then creates the run. Nothing is created when any input is bad.
 pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, AppError> {
+    let read = read_and_route(env, options)?;
+    if read.intake.findings == 0 {
+        return Err(no_findings(&read.inputs));
+    }
+    if options.dry_run {
+        return Ok(dry_run_report(env, read));
+    }
+    create_started_run(env, read)
+}
+
+/// What `start` read and decided before it writes anything: the inputs narrowed to the run's
+/// scope, what the registry and the rules decided, and the items the rest is routed to.
+struct ReadAndRouted {
+    project: Project,
+    /// The options, with the detectors' reports (`--detect`) among the prepared inputs.
+    options: StartOptions,
+    config: self_repair_engine::Config,
+    detections: Vec<Detection>,
+    inputs: Vec<InputSummary>,
+    rule_texts: Vec<RuleText>,
+    kept: Vec<KeptInput>,
+    placed: Vec<[u32; 2]>,
+    records: Vec<FindingRecord>,
+    scope: Option<self_repair_engine::RunScope>,
+    routing: Routing,
+    intake: Intake,
+}
+
+/// Runs the detectors (`--detect`), reads every input in scope and routes its findings.
+fn read_and_route(env: &CommandEnv, options: &StartOptions) -> Result<ReadAndRouted, AppError> {
     let project = match &env.project {
         Some(root) => Project::at(root.clone()),
         None => Project::find_or_choose(env.start_dir()),
@@ -343,37 +374,47 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         mut records,
         scope,
     } = read_in_scope(&root, &options, config.survey_min)?;
-    let Routing {
-        routed,
-        route_counts,
-        by_known,
-        by_rules,
-        stale_known,
-    } = route_records(&root, &classifier, &config, &mut records)?;
+    let routing = route_records(&root, &classifier, &config, &mut records)?;
     let intake = Intake {
         findings: inputs.iter().map(|i| i.findings as u32).sum(),
         unique: records.len() as u32,
-        known: by_known,
-        rules: by_rules,
-        routed: routed.len() as u32,
+        known: routing.by_known,
+        rules: routing.by_rules,
+        routed: routing.routed.len() as u32,
     };
-    if intake.findings == 0 {
-        return Err(no_findings(&inputs));
-    }
-    if options.dry_run {
-        return Ok(dry_run_report(
-            env,
-            &project,
-            &options,
-            config,
-            inputs,
-            intake,
-            scope,
-            &routed,
-            route_counts,
-            stale_known,
-        ));
-    }
+    Ok(ReadAndRouted {
+        project,
+        options,
+        config,
+        detections,
+        inputs,
+        rule_texts,
+        kept,
+        placed,
+        records,
+        scope,
+        routing,
+        intake,
+    })
+}
+
+/// Writes the run: its folder, findings, state, cost ledger and kept inputs; makes it active.
+fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartReport, AppError> {
+    let ReadAndRouted {
+        project,
+        options,
+        config,
+        detections,
+        inputs,
+        rule_texts,
+        kept,
+        placed,
+        records,
+        scope,
+        routing,
+        intake,
+    } = read;
+    let (root, store_dir) = (project.root().to_path_buf(), project.store_dir());
     let replaced =
         replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?;
     let run_id = match &options.run_id {
@@ -391,7 +432,7 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         config,
         intake.clone(),
         env.session.clone(),
-        &routed,
+        &routing.routed,
     );
     state.scope.clone_from(&scope);
     state.until = options.until;
@@ -416,10 +457,10 @@ pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, Ap
         intake,
         scope,
         phase: state.phase,
-        routes: route_counts,
+        routes: routing.route_counts,
         session: env.session.clone(),
         replaced,
-        stale_known,
+        stale_known: routing.stale_known,
         estimate,
         dry_run: false,
         protocol: state
@@ -563,22 +604,17 @@ fn route_records(
 }
 
 /// `start --dry-run`: the estimate of the run `start` would create; nothing is written.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the parts of the report start has already made"
-)]
-fn dry_run_report(
-    env: &CommandEnv,
-    project: &Project,
-    options: &StartOptions,
-    config: self_repair_engine::Config,
-    inputs: Vec<InputSummary>,
-    intake: Intake,
-    scope: Option<self_repair_engine::RunScope>,
-    routed: &[RoutedFinding],
-    route_counts: Vec<(String, u32)>,
-    stale_known: u32,
-) -> StartReport {
+fn dry_run_report(env: &CommandEnv, read: ReadAndRouted) -> StartReport {
+    let ReadAndRouted {
+        project,
+        options,
+        config,
+        inputs,
+        scope,
+        routing,
+        intake,
+        ..
+    } = read;
     let run = options.run_id.clone().unwrap_or_else(|| "(new)".to_owned());
     let mut state = create_run(
         run.clone(),
@@ -586,10 +622,10 @@ fn dry_run_report(
         config,
         intake.clone(),
         env.session.clone(),
-        routed,
+        &routing.routed,
     );
     state.until = options.until;
-    let mut estimate = crate::run::preflight::preflight(project, &state);
+    let mut estimate = crate::run::preflight::preflight(&project, &state);
     estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
     StartReport {
         run,
@@ -598,10 +634,10 @@ fn dry_run_report(
         intake,
         scope,
         phase: state.phase,
-        routes: route_counts,
+        routes: routing.route_counts,
         session: env.session.clone(),
         replaced: None,
-        stale_known,
+        stale_known: routing.stale_known,
         estimate,
         dry_run: true,
         protocol: None,

@@ -56,35 +56,7 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     if !head.is_bound_to(&session) {
         return HookAnswer::allow();
     }
-    let stop_running = input.running_items();
-    let agents = crate::hooks::agent_launches::agents_since_last_stop(
-        &dir,
-        input.transcript_path.as_deref(),
-        &head.run,
-    );
-    // Before the decision: what the run has spent is known when it dispatches.
-    // A turn one of the run's background agents started (its notification) is the run's
-    // work, even after the closing line: the cost is read on through it.
-    let run_turn = input.stop_hook_active == Some(false)
-        && (agents.notified > 0 || !agents.unnotified.is_empty());
-    let (spend, cost_failure) = crate::run::cost::account_stop(
-        &dir,
-        &head,
-        input.transcript_path.as_deref(),
-        stop_running.as_deref(),
-        run_turn,
-    );
-    let stop = StopEvent {
-        session: Some(session),
-        running: stop_running,
-        launched: agents.launched,
-        unnotified: agents.unnotified,
-        notified: agents.notified,
-        last_message: input.last_assistant_message.clone(),
-        // Journaled with the stop: only a run with a budget needs it.
-        spend: spend.filter(|_| head.budget),
-        new_turn: input.stop_hook_active == Some(false),
-    };
+    let (stop, cost_failure) = stop_event(&dir, &head, &input, session);
     let head_written = loaded.is_none();
     if head_written && head.quiet_stop(&stop) {
         // What `decide_stop` answers on the whole state: allow silently, nothing changes.
@@ -107,6 +79,47 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
     answer
 }
 
+/// The stop as the engine sees it: the agents launched and notified since the last stop, and
+/// what the run has spent (read before the decision, so a dispatch knows it). The second value
+/// is a note when the transcript's cost could not be read.
+fn stop_event(
+    dir: &RunDir,
+    head: &RunHead,
+    input: &HookInput,
+    session: String,
+) -> (StopEvent, Option<String>) {
+    let stop_running = input.running_items();
+    let agents = crate::hooks::agent_launches::agents_since_last_stop(
+        dir,
+        input.transcript_path.as_deref(),
+        &head.run,
+    );
+    // Before the decision: what the run has spent is known when it dispatches.
+    // A turn one of the run's background agents started (its notification) is the run's
+    // work, even after the closing line: the cost is read on through it.
+    let run_turn = input.stop_hook_active == Some(false)
+        && (agents.notified > 0 || !agents.unnotified.is_empty());
+    let (spend, cost_failure) = crate::run::cost::account_stop(
+        dir,
+        head,
+        input.transcript_path.as_deref(),
+        stop_running.as_deref(),
+        run_turn,
+    );
+    let stop = StopEvent {
+        session: Some(session),
+        running: stop_running,
+        launched: agents.launched,
+        unnotified: agents.unnotified,
+        notified: agents.notified,
+        last_message: input.last_assistant_message.clone(),
+        // Journaled with the stop: only a run with a budget needs it.
+        spend: spend.filter(|_| head.budget),
+        new_turn: input.stop_hook_active == Some(false),
+    };
+    (stop, cost_failure)
+}
+
 /// The Stop hook on a repair run: the repair crate decides; a task of `self-repair fix` whose
 /// run just ended is recorded and the next one started.
 fn repair_stop(
@@ -125,6 +138,7 @@ fn repair_stop(
                 .filter_map(|t| t.description.clone())
                 .collect()
         }),
+        audience: env.installation.audience,
     };
     let repair = dir.clone();
     let answer = self_repair_repair::repair_stop(project, dir, env.now, &stop);

@@ -249,11 +249,14 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ctx.checks.that(fixer_read_its_task, || {
         "no fixer request carries the output of `self-repair show fix-2`".to_owned()
     });
+    // Kept going as the Stop event's additional context, never as a block (design note 48).
     let main_got_feedback = records.iter().any(|r| {
         r.thread == "main"
-            && r.body
-                .to_string()
-                .contains("Stop hook feedback:\\nself-repair check: attempt 1 of 5")
+            && r.body.to_string().contains(&format!(
+                "{}{}",
+                crate::STOP_CONTEXT,
+                " self-repair check: attempt 1 of 5"
+            ))
     });
     ctx.checks.that(main_got_feedback, || {
         "the main thread never received attempt 1's feedback".to_owned()
