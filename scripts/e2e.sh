@@ -59,8 +59,8 @@ built=$(date +%s)
 
 # The tests that drive the real npm CLIs, kept out of plain `cargo test` by features: the tasks we
 # write read back by the real Backlog.md CLI, and the stub-pipeline probe of the real client.
-echo "e2e: the real-tool tests (Backlog.md CLI: tests/cli backlog_cli, analyzer_fix, fix_loop; client probe: e2e/mock-api real-client; SARIF Multitool validate on export sarif: tests/cli export_multitool, crates/export multitool)"
-if ! cargo test -q --features real-tools --test cli -- backlog_cli analyzer_fix fix_loop export_multitool ||
+echo "e2e: the real-tool tests (Backlog.md CLI: tests/cli backlog_cli, analyzer_fix, fix_loop; client probe: e2e/mock-api real-client; SARIF Multitool validate on export sarif: tests/cli export_multitool, crates/export multitool; the config init writes run by detect with the real Ruff: tests/cli init_real_ruff)"
+if ! cargo test -q --features real-tools --test cli -- backlog_cli analyzer_fix fix_loop export_multitool init_real_ruff ||
   ! cargo test -q -p self-repair-mock-api --features real-client --test real-client ||
   ! cargo test -q -p self-repair-export --features real-tools multitool; then
   echo "e2e: a real-tool test failed; no scenario was run" >&2

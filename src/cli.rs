@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use self_repair_app::commands::{
-    RunArg, check, demo, detect, doctor, drive, export, finalize, fix, install, known, next, refs,
-    rules, runs, show, start, status, statusline, steer, submit,
+    RunArg, check, demo, detect, doctor, drive, export, finalize, fix, init, install, known, next,
+    refs, rules, runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::HookEvent;
 
@@ -32,6 +32,12 @@ pub(crate) enum Command {
     /// One line for Claude Code's status bar: run, phase, a bar over the whole run, dollars,
     /// ETA. Reads the client's JSON on stdin; prints nothing when no run is in progress.
     Statusline(statusline::StatuslineArgs),
+    /// Write `.self-repair/config.json`'s detectors and test command from what the project has.
+    ///
+    /// pyproject.toml/ruff.toml/setup.cfg: ruff, pytest when configured; package.json: eslint,
+    /// npm test; Cargo.toml: clippy, cargo test. Merged into an existing config (its entries
+    /// win unless --force); prints what it wrote and why; `--dry-run` prints it only.
+    Init(init::InitArgs),
     /// Run the detectors of `.self-repair/config.json` and report what they found.
     Detect(detect::DetectArgs),
     /// Deterministic rules: list them, accept or reject proposals.

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use self_repair_app::commands::{
-    check, demo, detect, doctor, drive, export, finalize, fix, install, known, next, refs, rules,
-    runs, show, start, status, statusline, steer, submit,
+    check, demo, detect, doctor, drive, export, finalize, fix, init, install, known, next, refs,
+    rules, runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::{self, HookEvent};
 use self_repair_app::{AppError, CommandEnv, ExitStatus, Output};
@@ -43,6 +43,7 @@ fn dispatch(command: Command, env: &CommandEnv) -> Result<Output, AppError> {
         Command::Start(args) => start::run(env, args),
         Command::Status(args) => status::run(env, &args),
         Command::Statusline(args) => statusline::run(env, &args),
+        Command::Init(args) => init::run(env, &args),
         Command::Detect(args) => detect::run(env, &args),
         Command::Rules { action } => rules::run(env, action),
         Command::Known { action } => known::run(env, action),

@@ -37,6 +37,13 @@ fn triaged(project: &TestProject, input: &str, run: &str) -> RunState {
 /// `len_zero`): one group, task 1, written by code. The detector prints each lint's line while
 /// `src/main.rs` still has the code it flags, as clippy would.
 fn clippy_project() -> TestProject {
+    let project = clippy_project_outside_git();
+    git_repository(&project);
+    project
+}
+
+/// [`clippy_project`] in a folder that is not a git work tree.
+fn clippy_project_outside_git() -> TestProject {
     let project = TestProject::new();
     project.write("src/main.rs", &read_fixture("rust-input-main.rs"));
     let mut fixable = read_fixture("cargo-clippy-1.95.jsonl")
@@ -70,7 +77,6 @@ fn clippy_project() -> TestProject {
         r#"{"detectors": [{"name": "clippy", "argv": ["sh", "bin/clippy"], "format": "clippy"}],
             "checks": {"test": {"command": ["test", "!", "-e", "broken"]}}}"#,
     );
-    git_repository(&project);
     project
 }
 
@@ -135,6 +141,71 @@ fn apply_fixes_skips_an_edit_whose_text_changed_and_exits_6() {
         .run()
         .code(ExitStatus::NotFound);
     assert!(out.stderr.contains("task-9"), "{}", out.stderr);
+}
+
+#[test]
+fn apply_fixes_outside_a_git_work_tree_is_refused_like_fix_and_writes_nothing() {
+    let project = clippy_project_outside_git();
+    let main = project.read("src/main.rs");
+    let out = project
+        .cmd(&["apply-fixes", "task-1", "--run", "r-clippy"])
+        .run()
+        .code(ExitStatus::Usage);
+    assert_eq!(project.read("src/main.rs"), main);
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    insta::assert_snapshot!("apply_fixes_outside_git", out.stderr);
+    // `fix` refuses the same folder with the same shape of message and the same exit code.
+    let fix = project
+        .cmd(&["fix", "--all", "--tiers", "main"])
+        .run()
+        .code(ExitStatus::Usage);
+    let shape = "needs a git work tree with a commit: ";
+    assert!(
+        out.stderr
+            .starts_with("self-repair: `apply-fixes` needs a git work tree with a commit: ")
+            && fix.stderr.contains(&format!("self-repair: `fix` {shape}"))
+            && out.stderr.contains("(`git init`, `git commit`); ")
+            && fix
+                .stderr
+                .trim_end()
+                .ends_with("(`git init`, `git commit`)"),
+        "apply-fixes: {}\nfix: {}",
+        out.stderr,
+        fix.stderr
+    );
+    assert_eq!(project.read("src/main.rs"), main);
+}
+
+#[test]
+fn apply_fixes_dry_run_prints_the_diff_and_changes_nothing_in_git_or_outside_it() {
+    for project in [clippy_project(), clippy_project_outside_git()] {
+        let main = project.read("src/main.rs");
+        let out = project
+            .cmd(&["apply-fixes", "task-1", "--run", "r-clippy", "--dry-run"])
+            .run()
+            .success();
+        assert_eq!(project.read("src/main.rs"), main);
+        let settings = filters(&project);
+        let _guard = settings.bind_to_scope();
+        insta::assert_snapshot!("apply_fixes_dry_run", out.stdout);
+    }
+    // A stale edit: the dry run says so and exits 6, as the real run would.
+    let project = clippy_project();
+    let main = project.read("src/main.rs");
+    let stale = main.replace("v.len() == 0", "v.len() == 0 || false");
+    project.write("src/main.rs", &stale);
+    let out = project
+        .cmd(&["apply-fixes", "task-1", "--run", "r-clippy", "--dry-run"])
+        .run()
+        .code(ExitStatus::GaveUp);
+    assert_eq!(project.read("src/main.rs"), stale);
+    assert!(
+        out.stdout
+            .contains("DRY RUN: 1 of 2 finding(s)' fixes would apply; nothing was written"),
+        "{}",
+        out.stdout
+    );
 }
 
 /// Ruff's real SARIF for `mod.py` with both fixes marked safe in their property bags (SARIF

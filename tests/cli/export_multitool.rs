@@ -14,7 +14,7 @@ use crate::export::project_with_dismissals;
 use crate::harness::TestProject;
 
 /// A binary `scripts/install-tools.sh --print-env` names (`export NAME=...`).
-fn installed(name: &str) -> PathBuf {
+pub(crate) fn installed(name: &str) -> PathBuf {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-tools.sh");
     let out = Command::new("bash")
         .arg(&script)

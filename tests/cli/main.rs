@@ -33,6 +33,9 @@ mod fuzz;
 mod hand_back;
 mod hook_input;
 mod ingest;
+mod init;
+#[cfg(feature = "real-tools")]
+mod init_real_ruff;
 mod install;
 mod known_team;
 mod loop_safety;

@@ -12,6 +12,8 @@ use std::path::{Component, Path, PathBuf};
 
 use self_repair_engine::{FindingRecord, FixEdit};
 
+use crate::edit_preview::{EditPreview, EditedFile};
+
 /// What became of one finding's fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FixOutcome {
@@ -51,6 +53,14 @@ impl EditApplication {
             .all(|f| matches!(f.outcome, FixOutcome::Applied(_)))
     }
 
+    /// How many findings' fixes applied.
+    pub fn applied(&self) -> usize {
+        self.fixes
+            .iter()
+            .filter(|f| matches!(f.outcome, FixOutcome::Applied(_)))
+            .count()
+    }
+
     /// The report: one line per finding, the files written, and a last verdict line.
     pub fn render(&self, task_id: &str, title: &str) -> String {
         let mut out = format!("apply-fixes {task_id}: {title}\n");
@@ -74,11 +84,7 @@ impl EditApplication {
             self.files_written.join(", ")
         };
         let _ = writeln!(out, "files written: {files}");
-        let applied = self
-            .fixes
-            .iter()
-            .filter(|f| matches!(f.outcome, FixOutcome::Applied(_)))
-            .count();
+        let applied = self.applied();
         if self.all_applied() {
             let _ = writeln!(
                 out,
@@ -98,6 +104,23 @@ impl EditApplication {
 
 /// Applies the kept edits of `findings` to their files under `root`, one file at a time.
 pub fn apply_analyzer_edits(root: &Path, findings: &[FindingRecord]) -> EditApplication {
+    edit_files(root, findings, true).0
+}
+
+/// What [`apply_analyzer_edits`] would do, writing nothing: the report (its `files_written`
+/// are the files it would write) and each such file's text before and after.
+pub fn preview_analyzer_edits(root: &Path, findings: &[FindingRecord]) -> EditPreview {
+    let (application, files) = edit_files(root, findings, false);
+    EditPreview { application, files }
+}
+
+/// The edits applied in memory, each changed file written when `write`; returns the report and
+/// the changed files' texts.
+fn edit_files(
+    root: &Path,
+    findings: &[FindingRecord],
+    write: bool,
+) -> (EditApplication, Vec<EditedFile>) {
     let mut by_file: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut fixes: Vec<FindingFix> = findings
         .iter()
@@ -116,6 +139,7 @@ pub fn apply_analyzer_edits(root: &Path, findings: &[FindingRecord]) -> EditAppl
             .push(i);
     }
     let mut files_written = Vec::new();
+    let mut edited = Vec::new();
     for (path, members) in by_file {
         let (full, text) = match read_inside(root, path) {
             Ok(found) => found,
@@ -132,8 +156,20 @@ pub fn apply_analyzer_edits(root: &Path, findings: &[FindingRecord]) -> EditAppl
             .collect();
         let (new_text, mut outcomes) = apply_to_text(&text, &file_fixes);
         if new_text != text {
-            match write_atomically(&full, &new_text) {
-                Ok(()) => files_written.push(path.to_owned()),
+            let written = if write {
+                write_atomically(&full, &new_text)
+            } else {
+                Ok(())
+            };
+            match written {
+                Ok(()) => {
+                    files_written.push(path.to_owned());
+                    edited.push(EditedFile {
+                        path: path.to_owned(),
+                        before: text,
+                        after: new_text,
+                    });
+                }
                 Err(e) => {
                     let why = format!("cannot write {path}: {e}");
                     outcomes = vec![FixOutcome::Unreadable(why); members.len()];
@@ -144,10 +180,13 @@ pub fn apply_analyzer_edits(root: &Path, findings: &[FindingRecord]) -> EditAppl
             fixes[i].outcome = outcome;
         }
     }
-    EditApplication {
-        fixes,
-        files_written,
-    }
+    (
+        EditApplication {
+            fixes,
+            files_written,
+        },
+        edited,
+    )
 }
 
 fn edits_of(record: &FindingRecord) -> &[FixEdit] {

@@ -6,6 +6,7 @@
 mod analyzer_verdict;
 mod changed_file;
 mod edit_application;
+mod edit_preview;
 mod finding_key;
 mod fix_error;
 mod fix_queue;
@@ -27,7 +28,9 @@ pub use analyzer_verdict::AnalyzerVerdict;
 pub use changed_file::{ChangeKind, ChangedFile, parse_unified_diff};
 pub use edit_application::{
     EditApplication, FindingFix, FixOutcome, apply_analyzer_edits, apply_to_text,
+    preview_analyzer_edits,
 };
+pub use edit_preview::{EditPreview, EditedFile};
 pub use finding_key::finding_key;
 pub use fix_error::FixError;
 pub use fix_queue::{

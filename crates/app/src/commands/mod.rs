@@ -10,6 +10,7 @@ pub mod drive;
 pub mod export;
 pub mod finalize;
 pub mod fix;
+pub mod init;
 pub mod install;
 pub mod known;
 pub mod known_team;

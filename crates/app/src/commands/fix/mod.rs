@@ -415,8 +415,10 @@ fn start_task(
     }
     let baseline = GitBaseline::record(project.root());
     let Some(base) = baseline.base().map(str::to_owned) else {
-        return Err(AppError::Usage(
-            "`fix` needs a git work tree with a commit: its guard compares every change with the commit the fix started from (`git init`, `git commit`)".to_owned(),
+        return Err(needs_git(
+            "fix",
+            "its guard compares every change with the commit the fix started from",
+            None,
         ));
     };
     let command = verify_command(queue, &target.task.task_id, &base);
@@ -501,6 +503,16 @@ enum StartedTask {
     },
     /// The detector does not report the group's findings: no repair run was made.
     NotReproduced(String),
+}
+
+/// The refusal of a command that changes files outside a git work tree with a commit (exit 2):
+/// `why` says what git is for here, then the commands that make one, then `instead` (what
+/// works without git), when there is such a way.
+pub(crate) fn needs_git(command: &str, why: &str, instead: Option<&str>) -> AppError {
+    let instead = instead.map(|i| format!("; {i}")).unwrap_or_default();
+    AppError::Usage(format!(
+        "`{command}` needs a git work tree with a commit: {why} (`git init`, `git commit`){instead}"
+    ))
 }
 
 /// The autofix step for a group whose findings all carry a safe fix: Ruff's own `check --fix

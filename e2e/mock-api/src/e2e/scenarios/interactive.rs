@@ -77,12 +77,15 @@ struct Seen {
     middle_saved: bool,
     /// Each dialog's text, in order.
     prompt_texts: Vec<String>,
+    /// Status line rows seen under the prompt while the run went on (distinct texts).
+    status_rows: Vec<String>,
     /// The dialog up at the last look, and when it was answered.
     dialog: Option<(String, Instant)>,
 }
 
 pub(crate) fn manual(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let project = ruff_project(ctx, "interactive-manual", None)?;
+    add_status_line(&project)?;
     let server = MockServer::start_recording(pipeline_scenario(), &project.records_path(1))?;
     let (session, debug) =
         project.claude_terminal(&server.base_url(), &["--permission-mode", "default"])?;
@@ -93,6 +96,7 @@ pub(crate) fn manual(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ctx.checks
         .equal("permission dialogs in manual mode", &seen.prompts, &0);
     check_screen_story(ctx, &seen, &end, &run, 1);
+    check_status_line(ctx, &seen, &run);
     check_complete_once(ctx, &project, &run, FINDINGS, &[])?;
     note_hooks(ctx, "interactive-manual", &debug, &seen, &session);
     let hooks = parse_hook_log(&fs::read_to_string(&debug).unwrap_or_default());
@@ -316,6 +320,39 @@ fn ruff_project(
     Ok(project)
 }
 
+/// The status line as a plugin user adds it (issue 24 item 1): `self-repair install
+/// --status-line` from the project, which writes `statusLine` into `~/.claude/settings.json`.
+/// The scenario's home gets `.claude` as the client's config folder, as a user who never set
+/// `CLAUDE_CONFIG_DIR` has it.
+fn add_status_line(project: &E2eProject) -> Result<(), E2eError> {
+    let link = project.root().join("home/.claude");
+    std::os::unix::fs::symlink(project.root().join("config"), &link)
+        .map_err(E2eError::io(&link))?;
+    project.self_repair_ok(&["install", "--status-line"])?;
+    Ok(())
+}
+
+/// The status line showed the run's progress under the prompt while it ran: a row naming the
+/// run, its phase and the bar over the whole run, more than one distinct row (it moved).
+fn check_status_line(ctx: &mut ScenarioContext, seen: &Seen, run: &str) {
+    let ours =
+        |row: &String| row.contains(&format!("self-repair {run} · ")) && row.contains("% of ~");
+    let rows: Vec<&String> = seen.status_rows.iter().filter(|r| ours(r)).collect();
+    ctx.checks.that(rows.len() >= 2, || {
+        format!(
+            "the status line showed {} distinct progress rows of run {run} (2 or more expected): {:?}",
+            rows.len(),
+            seen.status_rows
+        )
+    });
+    ctx.notes.push(format!(
+        "status line: {} distinct rows while the run went on, first `{}`, last `{}`",
+        rows.len(),
+        rows.first().map_or("", |r| r.trim()),
+        rows.last().map_or("", |r| r.trim())
+    ));
+}
+
 /// Waits for the client's prompt, then types `/self-repair ruff.json`.
 fn start_run(session: &TerminalSession) -> Result<(), E2eError> {
     session.poll("the client's prompt", 30, |screen| {
@@ -339,6 +376,15 @@ fn observe(
     seen.problem_wording = seen
         .problem_wording
         .max(PROBLEM_WORDING.iter().map(|w| occurrences(screen, w)).sum());
+    for row in screen
+        .lines()
+        .filter(|l| l.contains("self-repair r-") && l.contains("% of ~"))
+    {
+        let row = row.trim().to_owned();
+        if !seen.status_rows.contains(&row) {
+            seen.status_rows.push(row);
+        }
+    }
     if !seen.middle_saved && screen.contains(self_repair_engine::DISPATCH_START) {
         session.save("middle")?;
         seen.middle_saved = true;

@@ -1,0 +1,172 @@
+//! `self-repair init`: writes `.self-repair/config.json`'s detectors and test command from what
+//! the project has (crates/setup), merged into an existing config without losing a key; prints
+//! what it wrote and why.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use clap::Args;
+use self_repair_process::Git;
+use self_repair_setup::{ConfigChange, MergedConfig, ProjectSetup, config_text, merge_into_config};
+use self_repair_store::{Project, write_atomic};
+
+use crate::app_error::AppError;
+use crate::command_env::CommandEnv;
+use crate::output::Output;
+use crate::run::project_config::load_project_config;
+
+/// `self-repair init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Print the config it would write; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace a detector of the same name and the test command already in the config (every
+    /// other key is kept).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Runs `init`: what it found, the config it wrote (or would write), and what to run next.
+/// Nothing found: exit 2, nothing written.
+pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
+    let project = Project::find_or_choose(env.start_dir());
+    let root = project.root();
+    let setup = ProjectSetup::detect(root);
+    if setup.is_empty() {
+        let mut message = format!(
+            "found no pyproject.toml, ruff.toml, setup.cfg, package.json or Cargo.toml in {}: nothing written; run init in the project's root (`-C DIR`), or write the detectors by hand (reference/config.md, \"Detectors\")",
+            root.display()
+        );
+        for note in &setup.notes {
+            let _ = write!(message, "\nnote: {note}");
+        }
+        return Err(AppError::Usage(message));
+    }
+    let path = project.store_dir().join("config.json");
+    let existing = read_existing(&project.store_dir(), &path)?;
+    let existed = existing.is_some();
+    let merged = merge_into_config(existing, &setup, args.force).map_err(|e| AppError::Config {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    let json = config_text(&merged.config);
+    let write = merged.changed() && !args.dry_run;
+    if write {
+        std::fs::create_dir_all(project.store_dir())
+            .map_err(AppError::io("create", project.store_dir()))?;
+        write_atomic(&path, json.as_bytes())?;
+    }
+    Ok(Output::text(render(
+        &setup,
+        &merged,
+        &json,
+        existed,
+        args.dry_run,
+        has_commit(root),
+    )))
+}
+
+/// The config already there, checked the way every command reads it: a file that does not
+/// load is refused, never overwritten.
+fn read_existing(store_dir: &Path, path: &Path) -> Result<Option<serde_json::Value>, AppError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    load_project_config(store_dir, None)?;
+    let text = std::fs::read_to_string(path).map_err(AppError::io("read config", path))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| AppError::Config {
+            path: path.to_path_buf(),
+            message: format!("not valid JSON ({e}); fix the file or remove it"),
+        })
+}
+
+/// True when the project is a git work tree with a commit (what `fix` and `apply-fixes` need).
+fn has_commit(root: &Path) -> bool {
+    Git::at(root)
+        .text(&["rev-parse", "--verify", "HEAD"])
+        .is_ok()
+}
+
+/// The report: each proposal with why, the notes, what the merge did, the file, what next.
+fn render(
+    setup: &ProjectSetup,
+    merged: &MergedConfig,
+    json: &str,
+    existed: bool,
+    dry_run: bool,
+    has_commit: bool,
+) -> String {
+    let mut out = String::new();
+    for d in &setup.detectors {
+        let _ = writeln!(out, "detector {}: {}", d.name, d.command_line());
+        let _ = writeln!(out, "  why: {}", d.reason);
+        let _ = writeln!(
+            out,
+            "  ok_exit_codes {:?}: {}",
+            d.ok_exit_codes, d.exit_codes_meaning
+        );
+    }
+    for (i, t) in setup.tests.iter().enumerate() {
+        let chosen = if i == 0 { "" } else { " (not written)" };
+        let _ = writeln!(out, "test command{chosen}: {}", t.command_line());
+        let _ = writeln!(out, "  why: {}", t.reason);
+    }
+    for note in &setup.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    if !has_commit {
+        let _ = writeln!(
+            out,
+            "note: not a git work tree with a commit: `fix` and `apply-fixes` need one (`git init`, `git commit`)"
+        );
+    }
+    let mut kept = Vec::new();
+    for change in &merged.changes {
+        match change {
+            ConfigChange::Added(what) => {
+                let _ = writeln!(out, "added: {what}");
+            }
+            ConfigChange::Replaced(what) => {
+                let _ = writeln!(out, "replaced (--force): {what}");
+            }
+            ConfigChange::Kept(what) => {
+                let _ = writeln!(out, "kept: {what}, as the file has it");
+                kept.push(what.as_str());
+            }
+        }
+    }
+    let file = ".self-repair/config.json";
+    if !merged.changed() {
+        let _ = writeln!(
+            out,
+            "nothing written: {file} already has every entry above; `self-repair init --force` replaces them with the proposals"
+        );
+        return out;
+    }
+    let how = if existed {
+        "merged into the existing file, every other key kept"
+    } else {
+        "a new file"
+    };
+    if dry_run {
+        let _ = writeln!(out, "--dry-run: nothing written; {file} would be ({how}):");
+    } else {
+        let _ = writeln!(out, "wrote {file} ({how}):");
+    }
+    out.push_str(json);
+    if !kept.is_empty() {
+        let _ = writeln!(
+            out,
+            "`self-repair init --force` replaces what was kept ({}) with the proposals",
+            kept.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "next: `self-repair detect` runs the detectors; `self-repair start --detect` triages what they find; `self-repair fix` then re-runs the same detectors and the test command to check each fix (give `start` findings made some other way, another rule selection, and `fix` skips their tasks as not reproduced)"
+    );
+    out
+}
