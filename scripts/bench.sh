@@ -32,7 +32,8 @@
 #      (0 conflicts and 1,200 entries required, time reported)
 #
 # Exits non-zero only when a tool fails (build, hyperfine, a self-repair command); a missed
-# target is reported in the table, not as a failure. Total time is about 2-4 minutes on 2 cores.
+# target is reported in the table, not as a failure. Total time is about 1.5 minutes on 2 cores
+# (2.5 with --profile; reference/benchmarks.md).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -112,7 +112,8 @@ pub(crate) enum Command {
         #[command(subcommand)]
         event: HookEvent,
     },
-    /// Register the hooks, agents, skill and permissions without the plugin manager.
+    /// Register the hooks, agents, skill and status line without the plugin manager (no
+    /// permission rule: the `PreToolUse` gate decides our commands).
     Install(install::InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(install::InstallArgs),

@@ -448,3 +448,25 @@ fn a_second_run_on_the_same_findings_launches_at_least_half_fewer_agents() {
         "{text}"
     );
 }
+
+/// Review 2026-11-26, messages: `--budget -5` got clap's tip to write `-- -5`, which makes `-5`
+/// a findings file (`start`) or a `claude` argument (`drive`); `--budget 0` named the config key.
+#[test]
+fn a_budget_not_above_zero_is_refused_naming_the_flag_not_clap_tip() {
+    let project = TestProject::new();
+    for args in [
+        &["start", "--budget", "-5", "findings.jsonl"][..],
+        &["start", "--budget", "0", "findings.jsonl"],
+        &["drive", "--budget", "-1"],
+        &["resume", "--budget", "-3"],
+    ] {
+        let out = project.cmd(args).run();
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("--budget") && out.stderr.contains("above 0"),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("-- -"), "{args:?}: {}", out.stderr);
+    }
+}

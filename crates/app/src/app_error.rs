@@ -110,8 +110,12 @@ pub enum AppError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{item}: submission rejected:\n{problems}\nFix these and run `self-repair submit {item}` again.", problems = .problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
-    Rejected { item: String, problems: Vec<String> },
+    #[error("{item}: submission rejected:\n{problems}\nFix these and run `self-repair submit {item} --run {run}` again.", problems = .problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    Rejected {
+        item: String,
+        run: String,
+        problems: Vec<String>,
+    },
     #[error("{0}")]
     NotFound(String),
     /// A program we ran for the user failed: git, or a detector that exited with a code it does

@@ -161,6 +161,9 @@ fn fold_runs(entries: Vec<TimelineEntry>) -> Vec<TimelineEntry> {
         out.push(next);
     }
     for line in &mut out {
+        if line.kind == "rejected" && line.count > 1 {
+            line.detail = format!("{} rejections, the last: {}", line.count, line.detail);
+        }
         if line.items.len() > 1 {
             line.items.sort_unstable();
             line.items.dedup();

@@ -74,6 +74,35 @@ pub struct Config {
     pub confirm_above_usd: Option<f64>,
 }
 
+impl Config {
+    /// Every key `config.json` may set for a run, as serde reads them: the tables of
+    /// reference/config.md and the skill's reference are checked against this list (a test
+    /// fails on a key in one and not the other).
+    pub const KEYS: [&'static str; 21] = [
+        "fan_out",
+        "stall_blocks",
+        "lease_minutes",
+        "planners",
+        "reviewer_angles",
+        "min_group_size",
+        "full_plan_min",
+        "aggregate_batch",
+        "triage_batch",
+        "survey_min",
+        "survey_sample",
+        "survey_spot_checks",
+        "verify_below",
+        "circuit_failures",
+        "tiers",
+        "launch_mode",
+        "agent_prefix",
+        "security_in_scope",
+        "budget_usd",
+        "max_agents",
+        "confirm_above_usd",
+    ];
+}
+
 /// The default `confirm_above_usd`: see reference/config.md for why this figure.
 pub const DEFAULT_CONFIRM_ABOVE_USD: f64 = 5.0;
 
@@ -154,6 +183,20 @@ impl Default for KindTiers {
 }
 
 impl KindTiers {
+    /// Every key of `tiers`, as serde reads them.
+    pub const KEYS: [&'static str; 10] = [
+        "triage",
+        "rule_survey",
+        "verify",
+        "aggregate",
+        "merge_labels",
+        "rule_review",
+        "plan",
+        "synthesize",
+        "review",
+        "write_task",
+    ];
+
     /// The starting tier of a kind.
     pub fn of(&self, kind: ItemKind) -> Tier {
         match kind {
@@ -341,5 +384,50 @@ impl Config {
     /// Lease length in seconds.
     pub fn lease_secs(&self) -> u64 {
         u64::from(self.lease_minutes) * 60
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys serde writes for a config with every optional key set.
+    fn written_keys<T: Serialize>(value: &T) -> Vec<String> {
+        let mut keys: Vec<String> = serde_json::to_value(value)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    fn sorted(keys: &[&str]) -> Vec<String> {
+        let mut keys: Vec<String> = keys.iter().map(|k| (*k).to_owned()).collect();
+        keys.sort();
+        keys
+    }
+
+    #[test]
+    fn config_keys_are_the_fields_serde_reads() {
+        let full = Config {
+            budget_usd: Some(1.0),
+            max_agents: Some(1),
+            ..Config::default()
+        };
+        assert_eq!(written_keys(&full), sorted(&Config::KEYS));
+        assert_eq!(
+            written_keys(&KindTiers::default()),
+            sorted(&KindTiers::KEYS)
+        );
+        // Each key alone is read back, and an unknown one is refused.
+        let whole = serde_json::to_value(&full).unwrap();
+        for key in Config::KEYS {
+            let one = serde_json::json!({ key: whole[key].clone() });
+            serde_json::from_value::<Config>(one).unwrap();
+        }
+        assert!(serde_json::from_value::<Config>(serde_json::json!({"fanout": 3})).is_err());
     }
 }

@@ -143,29 +143,34 @@ impl ItemKind {
         matches!(self, ItemKind::Plan | ItemKind::Review)
     }
 
-    /// The kind an item id belongs to, read from its prefix (`t-`, `tb-`, `rs-`, `vf-`, `agg-`,
-    /// `ml-`, `rr-`, `plan-`, `syn-`, `rev-`, `rv-`, `tw-`), so `submit` never needs the whole
-    /// run to classify an id.
+    /// What an id of this kind starts with, before its `-` (`tb` for `tb-00003`).
+    pub fn id_prefix(self) -> &'static str {
+        match self {
+            ItemKind::Triage => "t",
+            ItemKind::TriageBatch => "tb",
+            ItemKind::RuleSurvey => "rs",
+            ItemKind::Verify => "vf",
+            ItemKind::Aggregate => "agg",
+            ItemKind::MergeLabels => "ml",
+            ItemKind::RuleReview => "rr",
+            ItemKind::Plan => "plan",
+            ItemKind::Synthesize => "syn",
+            ItemKind::Review => "rev",
+            ItemKind::Revise => "rv",
+            ItemKind::WriteTask => "tw",
+        }
+    }
+
+    /// The kind an item id belongs to, read from its prefix ([`ItemKind::id_prefix`]), so
+    /// `submit` never needs the whole run to classify an id.
     pub fn of_id(id: &str) -> Option<ItemKind> {
         let (prefix, rest) = id.split_once('-')?;
         if rest.is_empty() {
             return None;
         }
-        match prefix {
-            "t" => Some(ItemKind::Triage),
-            "tb" => Some(ItemKind::TriageBatch),
-            "rs" => Some(ItemKind::RuleSurvey),
-            "vf" => Some(ItemKind::Verify),
-            "agg" => Some(ItemKind::Aggregate),
-            "ml" => Some(ItemKind::MergeLabels),
-            "rr" => Some(ItemKind::RuleReview),
-            "plan" => Some(ItemKind::Plan),
-            "syn" => Some(ItemKind::Synthesize),
-            "rev" => Some(ItemKind::Review),
-            "rv" => Some(ItemKind::Revise),
-            "tw" => Some(ItemKind::WriteTask),
-            _ => None,
-        }
+        ItemKind::ALL
+            .into_iter()
+            .find(|kind| kind.id_prefix() == prefix)
     }
 }
 

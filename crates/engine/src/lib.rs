@@ -12,6 +12,8 @@ mod confirm;
 mod create_run;
 mod decide_stop;
 mod dispatch;
+#[cfg(test)]
+mod doc_tables_tests;
 mod event;
 mod finding;
 mod group_label;
@@ -93,7 +95,10 @@ pub use submission::{
     PointOutcome, Rejection, ReviseResult, RevisedPoint, Submission, TaskDraft, TriageBatchResult,
     TriageResult, output_schema, parse_submission, parse_value,
 };
-pub use template::render_template;
+pub use template::{
+    COMMON_PLACEHOLDERS, REPAIR_COMMON_PLACEHOLDERS, TEMPLATE_PLACEHOLDERS,
+    debug_assert_placeholders, render_template, template_placeholders,
+};
 pub use tier::Tier;
 pub use triage_batch::{batch_members_held, batch_of};
 pub use verification::{

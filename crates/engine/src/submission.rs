@@ -594,6 +594,13 @@ pub fn parse_submission(
     routes: &[&str],
     triage_items: u32,
 ) -> Result<(Submission, Value), Rejection> {
+    if raw.trim().is_empty() {
+        return Err(Rejection::one(
+            "nothing came with the submission (standard input or the file was empty): pass the \
+             result in a quoted heredoc (`<<'EOF'` ... `EOF`) or with --file FILE"
+                .to_owned(),
+        ));
+    }
     let schema = output_schema(input, routes, triage_items);
     if input.kind.takes_markdown() {
         let problems = schema.violations(&Value::String(raw.to_owned()));

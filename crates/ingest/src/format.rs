@@ -85,6 +85,16 @@ impl Format {
             .collect::<Vec<_>>()
             .join("|")
     }
+
+    /// The formats `--format` can name once sniffing failed: every one but `auto`.
+    pub(crate) fn named() -> String {
+        Format::ALL
+            .iter()
+            .filter(|format| **format != Format::Auto)
+            .map(|format| format.as_str())
+            .collect::<Vec<_>>()
+            .join("|")
+    }
 }
 
 impl fmt::Display for Format {

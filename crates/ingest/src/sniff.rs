@@ -31,7 +31,7 @@ pub(crate) fn sniff(text: &str, source: &str) -> Result<Format, IngestError> {
     let unrecognized = |clue: String| IngestError::Unrecognized {
         input: source.to_owned(),
         clue,
-        expected: Format::names(),
+        expected: Format::named(),
     };
     let trimmed = text.trim_start();
     if trimmed.is_empty() {

@@ -17,6 +17,7 @@ pub(crate) fn render_template(
     template: &str,
     vars: &[(&str, String)],
 ) -> Result<String, RepairError> {
+    self_repair_engine::debug_assert_placeholders(name, vars);
     self_repair_engine::render_template(template, vars)
         .map_err(|e| RepairError::Template(format!("template {name}: {e}")))
 }

@@ -12,7 +12,7 @@ pub enum StoreError {
         source: std::io::Error,
     },
     #[error(
-        "no self-repair run here: no `.self-repair/` in {0} or above. Start one with `self-repair start FINDINGS.jsonl`"
+        "no self-repair run here: no `.self-repair/` in {0} or above. Start one on an analyzer's JSON or SARIF report: `ruff check --output-format json . > ruff.json`, then `self-repair start ruff.json`"
     )]
     NoProject(PathBuf),
     #[error("no active run in {0}; list runs with `self-repair runs`, or start one")]

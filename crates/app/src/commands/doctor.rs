@@ -93,7 +93,7 @@ fn check_triage_run(dir: &RunDir, id: &str, lines: &mut Vec<String>) -> Result<b
                 ));
             }
             lines.push(format!(
-                "{id}: ok ({} items, phase {}, {} journal entries pending fold)",
+                "{id}: ok ({} items, phase {}, {} journal entries not yet applied to state.json)",
                 state.items.len(),
                 state.phase.as_str(),
                 report.applied
@@ -105,7 +105,15 @@ fn check_triage_run(dir: &RunDir, id: &str, lines: &mut Vec<String>) -> Result<b
             | StoreError::SchemaVersion { .. }
             | StoreError::Io { .. }),
         ) => {
-            lines.push(format!("{id}: {e}"));
+            // Doctor is what the error's advice names: say what it found, not to run it.
+            lines.push(match &e {
+                StoreError::CorruptState { path, reason, kept } => format!(
+                    "{id}: the run state {} is unreadable ({reason}); a copy was kept at {}",
+                    path.display(),
+                    kept.display()
+                ),
+                other => format!("{id}: {other}"),
+            });
             match dir.rebuild() {
                 Ok((state, report)) => {
                     dir.save_state(&state, state.items.len())?;

@@ -35,7 +35,12 @@ pub struct DriveArgs {
     #[arg(long, value_name = "N")]
     pub max_sessions: Option<u32>,
     /// Stop once the sessions' summed `total_cost_usd` reaches this many US dollars.
-    #[arg(long, value_name = "USD")]
+    #[arg(
+        long,
+        value_name = "USD",
+        allow_negative_numbers = true,
+        value_parser = crate::commands::dollars_above_zero
+    )]
     pub budget: Option<f64>,
     /// Start a run that waits for the user's go (its likely cost is above `confirm_above_usd`)
     /// without a budget; without it or `--budget`, `drive` refuses such a run (exit 23).
@@ -57,6 +62,7 @@ pub struct DriveArgs {
 pub struct RunViewArgs {
     /// Run id (default: the project's active run).
     pub run: Option<String>,
+    /// Print it as JSON.
     #[arg(long)]
     pub json: bool,
 }

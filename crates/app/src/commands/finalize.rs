@@ -69,9 +69,11 @@ pub fn finalize(project: &Project, dir: &RunDir, now: u64) -> Result<String, App
             Ok(format!("run {} was complete; reports rewritten", state.run))
         }
         phase => Err(AppError::Usage(format!(
-            "run {} is in phase {}: finalize runs when every phase is done (`self-repair status`)",
+            "run {} is in phase {}: finalize runs when every phase is done (`self-repair status`); \
+             `self-repair finalize --partial --run {}` writes what it has done so far",
             state.run,
-            phase.as_str()
+            phase.as_str(),
+            state.run
         ))),
     }
 }

@@ -1,4 +1,4 @@
-//! `self-repair install` and `uninstall`: register the hooks, agents, skill and permissions
+//! `self-repair install` and `uninstall`: register the hooks, agents, skill and status line
 //! without the plugin manager, and remove exactly what was added.
 
 use std::path::{Path, PathBuf};
@@ -17,10 +17,10 @@ use crate::output::Output;
 /// Options of `install` and `uninstall`.
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// Into the project's `.claude/` (default).
+    /// The project's `.claude/` (default): `install` writes there, `uninstall` removes from there.
     #[arg(long = "project", conflicts_with = "user")]
     pub project_scope: bool,
-    /// Into `~/.claude/`.
+    /// `~/.claude/` instead of the project's.
     #[arg(long)]
     pub user: bool,
     /// Print the diff of every change and write nothing.

@@ -20,14 +20,18 @@ use crate::run::finalize::read_findings;
 pub enum KnownAction {
     /// Every decided finding.
     List {
+        /// Print them as JSON.
         #[arg(long)]
         json: bool,
     },
     /// Record a decision: a fingerprint (16 hex digits) or a triage item id of the run.
     Add {
+        /// A fingerprint (16 hex digits) or a triage item id of the run.
         target: String,
+        /// One of `real`, `false_positive`, `intended`, `duplicate`, `unsure`.
         #[arg(long)]
         verdict: String,
+        /// Why, in a sentence: kept with the decision and shown where it decides.
         #[arg(long)]
         reason: String,
         #[command(flatten)]

@@ -72,3 +72,18 @@ pub(crate) fn piped_stdin() -> Result<Option<String>, AppError> {
         .map_err(|e| AppError::Usage(format!("cannot read standard input: {e}")))?;
     Ok(Some(text))
 }
+
+/// Reads a `--budget USD`: a number of dollars above 0. Negative numbers reach it (the flags
+/// that use it allow them), so `--budget -5` says what is wrong instead of clap's tip to write
+/// `-- -5`, which would make `-5` a findings file or a `claude` argument.
+pub(crate) fn dollars_above_zero(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
+        Ok(_) => Err(format!(
+            "{text} dollars: give an amount above 0, e.g. --budget 20"
+        )),
+        Err(_) => Err(format!(
+            "`{text}` is not a number of dollars: write e.g. --budget 20"
+        )),
+    }
+}

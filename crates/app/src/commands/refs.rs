@@ -12,6 +12,7 @@ use crate::run::inputs::run_input_paths;
 /// `self-repair refs`.
 #[derive(Debug, Args)]
 pub struct RefsArgs {
+    /// The identifier to look for, e.g. a function or variable name.
     pub symbol: String,
     /// Most hits shown.
     #[arg(long, default_value_t = 50)]

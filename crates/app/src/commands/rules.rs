@@ -15,13 +15,20 @@ use crate::output::Output;
 pub enum RulesAction {
     /// Every rule with its status and measured accuracy.
     List {
+        /// Print them as JSON.
         #[arg(long)]
         json: bool,
     },
     /// Apply a rule from the next `start`.
-    Accept { id: String },
+    Accept {
+        /// The rule's id (`self-repair rules list` shows them).
+        id: String,
+    },
     /// Never apply a rule.
-    Reject { id: String },
+    Reject {
+        /// The rule's id (`self-repair rules list` shows them).
+        id: String,
+    },
 }
 
 /// Runs a `rules` subcommand.

@@ -17,6 +17,7 @@ use crate::run::handle::RunHandle;
 /// `self-repair runs`.
 #[derive(Debug, Args)]
 pub struct RunsArgs {
+    /// Print them as JSON.
     #[arg(long)]
     pub json: bool,
     /// Compare the triage runs' bills: findings, agents launched, decided without an agent,
@@ -194,7 +195,7 @@ pub fn render_runs(lines: &[RunLine]) -> String {
         return "no runs in this project; start one with `self-repair start FINDINGS...`\n"
             .to_owned();
     }
-    let mut out = String::new();
+    let mut out = "  run  kind  status  phase  progress  created (* the active run)\n".to_owned();
     for l in lines {
         let mark = if l.active { "*" } else { " " };
         match &l.error {

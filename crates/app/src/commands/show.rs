@@ -28,7 +28,7 @@ use crate::run::load::load_folded;
 /// `self-repair show` (and `item`, its other name).
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// Item id, e.g. t-00042.
+    /// Item id, e.g. tb-00003 (`self-repair status --items` lists them).
     pub item: String,
     #[command(flatten)]
     pub run: RunArg,
@@ -39,7 +39,7 @@ pub struct ShowArgs {
 /// What `show` prints.
 #[derive(Debug, Args)]
 pub struct ShowView {
-    /// `{item, kind, agent, model, prompt, output_schema}` as JSON.
+    /// `{item, kind, agent, model, status, prompt, output_schema}` as JSON.
     #[arg(long)]
     pub json: bool,
     /// Every finding the item works on (its slice, its group), 40 a page, instead of the task.
@@ -155,6 +155,7 @@ pub fn show(
         ("show", format!("self-repair show {id} --run {}", state.run)),
         ("format", format.to_owned()),
     ]);
+    self_repair_engine::debug_assert_placeholders(&template, &vars);
     let text = self_repair_install::load_template(&project.store_dir(), &template)
         .map_err(AppError::NotFound)?;
     let prompt = self_repair_engine::render_template(&text, &vars)

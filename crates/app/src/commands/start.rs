@@ -59,7 +59,12 @@ pub struct StartArgs {
     #[arg(long)]
     pub replace: bool,
     /// Dollars the run may spend in all (over the config's `budget_usd`).
-    #[arg(long, value_name = "USD")]
+    #[arg(
+        long,
+        value_name = "USD",
+        allow_negative_numbers = true,
+        value_parser = crate::commands::dollars_above_zero
+    )]
     pub budget: Option<f64>,
     /// Print the agents, tokens and dollars the run is expected to take; create nothing.
     #[arg(long)]
@@ -741,7 +746,21 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
             ("stdin".to_owned(), text)
         } else {
             let text = std::fs::read_to_string(file).map_err(|e| {
-                AppError::Usage(format!("cannot read findings file {}: {e}", file.display()))
+                let next = if e.kind() == std::io::ErrorKind::NotFound {
+                    let here = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+                    format!(
+                        " ({} does not exist). Run the analyzer with JSON output first, e.g. \
+                         `ruff check --output-format json . > ruff.json`, then `self-repair start \
+                         ruff.json`; `self-repair start --help` lists the formats",
+                        here.display()
+                    )
+                } else {
+                    String::new()
+                };
+                AppError::Usage(format!(
+                    "cannot read findings file {}: {e}{next}",
+                    file.display()
+                ))
             })?;
             (file.display().to_string(), text)
         };

@@ -26,13 +26,15 @@ use crate::run::load::load_folded;
 pub struct StatusArgs {
     #[command(flatten)]
     pub run: RunArg,
-    /// List every finding with how it was decided (agent, known registry, rule) and why.
+    /// List every finding with how it was decided (agent, survey, known registry, rule, or
+    /// pending) and why.
     #[arg(long, conflicts_with = "items")]
     pub findings: bool,
     /// List the item ids of each phase by status: running, failed, quarantined, pending, done
     /// (`self-repair show ID` prints one).
     #[arg(long)]
     pub items: bool,
+    /// Print it as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -450,7 +452,18 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 .item
                 .as_deref()
                 .and_then(|id| survey_of.get(id).copied());
-            let (decided_by, verdict, reason) = decision(dir, state, record, survey, &chains);
+            let (decided_by, verdict, mut reason) = decision(dir, state, record, survey, &chains);
+            // A finding waiting in a batch: the batch is what is out, not the finding's item.
+            if decided_by == "pending"
+                && !reason.starts_with("answered")
+                && let Some(batch_id) = record.item.as_deref().and_then(|id| batch_of.get(id))
+                && let Some(batch_item) = state.item(batch_id)
+            {
+                reason = format!(
+                    "in batch {batch_id}, which is {}",
+                    batch_item.status.as_str()
+                );
+            }
             let batch = record
                 .item
                 .as_deref()

@@ -24,7 +24,12 @@ pub struct ResumeArgs {
     pub run: RunArg,
     /// A new budget in dollars for the whole run (a run paused at its budget, or waiting
     /// for your go, goes on).
-    #[arg(long, value_name = "USD")]
+    #[arg(
+        long,
+        value_name = "USD",
+        allow_negative_numbers = true,
+        value_parser = crate::commands::dollars_above_zero
+    )]
     pub budget: Option<f64>,
     /// The user's go for a run that waits on its estimate (above `confirm_above_usd`); with
     /// `--budget USD`, the go with that cap.

@@ -17,6 +17,7 @@ use crate::output::Output;
 /// `self-repair submit`.
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
+    /// The item your prompt names (`self-repair item ID --run RUN`), e.g. tb-00003.
     pub item: String,
     /// Read the result from this file instead of standard input.
     #[arg(long, value_name = "FILE")]
@@ -129,6 +130,7 @@ fn reject(dir: &RunDir, item: &str, problems: Vec<String>, now: u64) -> AppError
     match journaled {
         Ok(_) => AppError::Rejected {
             item: item.to_owned(),
+            run: dir.id(),
             problems,
         },
         Err(e) => e,
@@ -398,12 +400,20 @@ fn ensure_dispatched(dir: &RunDir, item: &str) -> Result<(), AppError> {
         return Ok(());
     }
     let run = dir.id();
+    let batch = if ItemKind::of_id(item) == Some(ItemKind::Triage) {
+        format!(
+            " A finding that went out in a batch is answered in the batch's submission: \
+             `self-repair submit tb-<N> --run {run}` with one verdict for {item} among the others."
+        )
+    } else {
+        String::new()
+    };
     Err(AppError::NotDispatched(format!(
         "{item} was never dispatched in run {run}: no agent of this run works on it, so nothing \
          was recorded. An agent answers the run its prompt names: your prompt is \
          `self-repair item <ID> --run <RUN>`, so submit with `self-repair submit <ID> --run \
-         <RUN>`. `self-repair runs` lists the runs; `self-repair status --run {run}` shows which \
-         items of {run} are dispatched."
+         <RUN>`.{batch} `self-repair runs` lists the runs; `self-repair status --items --run \
+         {run}` lists the items of {run} that are out (running)."
     )))
 }
 

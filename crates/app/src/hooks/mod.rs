@@ -1,5 +1,5 @@
 //! The Claude Code hook entry points: each reads the hook's JSON from stdin and answers with at
-//! most one JSON object; a hook always exits 0 (reference/hooks.md).
+//! most one JSON object; a hook always exits 0 (reference/cli.md, the `hook` rows).
 
 pub mod agent_launches;
 pub mod answer;

@@ -217,7 +217,7 @@ impl Preflight {
             out.push_str(&format!("  {:<12} {count}\n", p.phase.as_str()));
         }
         let by = if self.priced_by == "defaults" {
-            "defaults per model tier: this project has no finished run yet".to_owned()
+            "defaults per model tier: no cost data from this project's earlier runs".to_owned()
         } else {
             format!("averages of this project's {}", self.priced_by)
         };

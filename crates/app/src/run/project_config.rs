@@ -55,6 +55,11 @@ pub struct ProjectConfig {
 /// Keys no pipeline reads (an editor's schema link).
 const IGNORED_KEYS: [&str; 1] = ["$schema"];
 
+/// The sections read here beside the run's settings (`Config::KEYS`). With them and
+/// `IGNORED_KEYS` they are every top-level key the file may hold: reference/config.md and the
+/// skill's reference are checked against that list.
+const SECTIONS: [&str; 3] = ["checks", "detectors", "prices"];
+
 /// Reads the config at `explicit`, else `<store>/config.json` when present, else defaults.
 pub fn load_project_config(
     store_dir: &Path,
@@ -113,8 +118,13 @@ pub fn load_project_config(
     };
     check_detectors(&detectors, &config_error)?;
     let run: Config = serde_json::from_value(raw).map_err(|e| {
+        let sections = if e.to_string().starts_with("unknown field") {
+            format!(", or a section: `{}`", SECTIONS.join("`, `"))
+        } else {
+            String::new()
+        };
         config_error(format!(
-            "{e}; see reference/config.md for the keys and their defaults"
+            "{e}{sections}; see reference/config.md for the keys and their defaults"
         ))
     })?;
     run.validate().map_err(|e| config_error(e.to_string()))?;
@@ -181,4 +191,107 @@ fn check_detectors(
 pub fn load_config(store_dir: &Path, explicit: Option<&Path>) -> Result<(Config, bool), AppError> {
     let config = load_project_config(store_dir, explicit)?;
     Ok((config.run, config.sets_prefix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every top-level key `config.json` may hold.
+    fn config_keys() -> impl Iterator<Item = &'static str> {
+        Config::KEYS.into_iter().chain(SECTIONS).chain(IGNORED_KEYS)
+    }
+
+    /// The repository's file at `path`.
+    fn repo_file(path: &str) -> String {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::read_to_string(root.join(path)).unwrap()
+    }
+
+    /// The first column's names (`` `key` ``) of the markdown table whose header starts with
+    /// `| key |`.
+    fn documented_keys(markdown: &str) -> Vec<String> {
+        let mut lines = markdown
+            .lines()
+            .skip_while(|line| !line.starts_with("| key |"))
+            .skip(2);
+        let mut keys = Vec::new();
+        while let Some(line) = lines.next().filter(|l| l.starts_with('|')) {
+            let cell = line.split('|').nth(1).unwrap_or_default().trim();
+            keys.push(cell.trim_matches('`').to_owned());
+        }
+        keys
+    }
+
+    /// A value of `key` the binary accepts: its default, or one for the keys without one.
+    fn sample_value(key: &str) -> serde_json::Value {
+        let run = serde_json::to_value(Config::default()).unwrap();
+        match key {
+            "budget_usd" => serde_json::json!(10.0),
+            "max_agents" => serde_json::json!(100),
+            "detectors" => serde_json::json!([{"name": "ruff", "argv": ["ruff", "check"]}]),
+            "prices" => serde_json::json!({"claude-x": {"input": 1.0, "output": 2.0}}),
+            "checks" => serde_json::json!({}),
+            "$schema" => serde_json::json!("https://example.invalid/schema.json"),
+            _ => run[key].clone(),
+        }
+    }
+
+    #[test]
+    fn config_docs_list_exactly_the_keys_the_binary_reads() {
+        let mut code: Vec<String> = config_keys().map(str::to_owned).collect();
+        code.sort();
+        for doc in [
+            "reference/config.md",
+            "skill/self-repair/reference/state-and-config.md",
+        ] {
+            let mut documented = documented_keys(&repo_file(doc));
+            documented.sort();
+            assert_eq!(
+                documented, code,
+                "{doc}'s table of config keys against the keys the binary reads"
+            );
+        }
+        // Each documented key is one the binary accepts, and a typo is refused.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        for key in &code {
+            std::fs::write(
+                &path,
+                serde_json::json!({ key: sample_value(key) }).to_string(),
+            )
+            .unwrap();
+            if let Err(e) = load_project_config(dir.path(), Some(&path)) {
+                panic!("{key} is documented but refused: {e}");
+            }
+        }
+        std::fs::write(&path, r#"{"fanout": 3}"#).unwrap();
+        let refused = load_project_config(dir.path(), Some(&path))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("fanout") && refused.contains("`detectors`"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn tiers_rows_name_every_tier_key() {
+        for doc in [
+            "reference/config.md",
+            "skill/self-repair/reference/state-and-config.md",
+        ] {
+            let text = repo_file(doc);
+            let row = text
+                .lines()
+                .find(|l| l.starts_with("| `tiers` |"))
+                .unwrap_or_default();
+            for key in self_repair_engine::KindTiers::KEYS {
+                assert!(
+                    row.contains(&format!("`{key}`")),
+                    "{doc}: the tiers key `{key}` is not in the `tiers` row"
+                );
+            }
+        }
+    }
 }
