@@ -1,5 +1,5 @@
 //! A GitHub Actions workflow file, read as far as the CI recipes' scenarios run it: the
-//! workflow's and each job's `env`, and each job's steps (`name`, `if`, `env`, `run` or `uses`
+//! workflow's and each job's `env`, `needs` and `strategy.matrix`, and each job's steps (`name`, `if`, `env`, `run` or `uses`
 //! with its `with`). The `${{ ... }}` expressions are substituted from a table the scenario
 //! documents; an expression outside it is an error, so a recipe cannot use a context the test
 //! does not give a value.
@@ -23,6 +23,10 @@ pub struct WorkflowStep {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WorkflowJob {
     pub id: String,
+    /// `needs`: the jobs that finish before this one starts.
+    pub needs: Vec<String>,
+    /// `strategy.matrix`: each variable and its values, in the file's order (empty: no matrix).
+    pub matrix: Vec<(String, Vec<String>)>,
     pub env: Vec<(String, String)>,
     pub steps: Vec<WorkflowStep>,
 }
@@ -62,6 +66,41 @@ fn pairs(value: &Yaml, what: &str) -> Result<Vec<(String, String)>, String> {
     }
 }
 
+/// `needs`: one job id or a list of them.
+fn needs(value: &Yaml) -> Result<Vec<String>, String> {
+    match value {
+        Yaml::BadValue | Yaml::Null => Ok(Vec::new()),
+        Yaml::Array(ids) => ids
+            .iter()
+            .map(|id| scalar(id).ok_or_else(|| format!("needs: {id:?} is not a job id")))
+            .collect(),
+        other => scalar(other)
+            .map(|id| vec![id])
+            .ok_or_else(|| format!("needs: {other:?} is not a job id")),
+    }
+}
+
+/// `strategy.matrix`: variables whose values are lists of scalars (no `include`/`exclude`).
+fn matrix(value: &Yaml) -> Result<Vec<(String, Vec<String>)>, String> {
+    match value {
+        Yaml::BadValue | Yaml::Null => Ok(Vec::new()),
+        Yaml::Hash(hash) => hash
+            .iter()
+            .map(|(key, values)| {
+                let key = scalar(key).ok_or("matrix: a variable that is not a scalar")?;
+                let values = values
+                    .as_vec()
+                    .ok_or_else(|| format!("matrix: {key} is not a list"))?
+                    .iter()
+                    .map(|v| scalar(v).ok_or_else(|| format!("matrix: {key}: {v:?}")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((key, values))
+            })
+            .collect(),
+        other => Err(format!("matrix: {other:?} is not a mapping")),
+    }
+}
+
 fn text(value: &Yaml) -> Option<String> {
     value.as_str().map(str::to_owned)
 }
@@ -96,6 +135,8 @@ impl Workflow {
                 .collect::<Result<Vec<_>, _>>()?;
             workflow.jobs.push(WorkflowJob {
                 env: pairs(&job["env"], &format!("job {id}: env"))?,
+                needs: needs(&job["needs"]).map_err(|e| format!("job {id}: {e}"))?,
+                matrix: matrix(&job["strategy"]["matrix"]).map_err(|e| format!("job {id}: {e}"))?,
                 id,
                 steps,
             });
@@ -106,6 +147,33 @@ impl Workflow {
     /// The job `id`.
     pub fn job(&self, id: &str) -> Option<&WorkflowJob> {
         self.jobs.iter().find(|job| job.id == id)
+    }
+}
+
+impl WorkflowJob {
+    /// The matrix's combinations, each as the `${{ matrix.VAR }}` expressions and their values
+    /// plus `strategy.job-index` (from 0) and `strategy.job-total`, in GitHub's order (the
+    /// first variable varies slowest); one empty-matrix combination when there is no matrix.
+    pub fn matrix_runs(&self) -> Vec<Vec<(String, String)>> {
+        let mut runs: Vec<Vec<(String, String)>> = vec![Vec::new()];
+        for (key, values) in &self.matrix {
+            runs = runs
+                .iter()
+                .flat_map(|run| {
+                    values.iter().map(move |value| {
+                        let mut run = run.clone();
+                        run.push((format!("matrix.{key}"), value.clone()));
+                        run
+                    })
+                })
+                .collect();
+        }
+        let total = runs.len();
+        for (index, run) in runs.iter_mut().enumerate() {
+            run.push(("strategy.job-index".to_owned(), index.to_string()));
+            run.push(("strategy.job-total".to_owned(), total.to_string()));
+        }
+        runs
     }
 }
 
@@ -137,7 +205,7 @@ impl WorkflowStep {
 
 /// `text` with every `${{ EXPR }}` replaced by the value `context` gives EXPR (trimmed); an
 /// expression it has no value for is an error naming it.
-pub fn substitute(text: &str, context: &[(&str, String)]) -> Result<String, String> {
+pub fn substitute(text: &str, context: &[(impl AsRef<str>, String)]) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${{") {
@@ -149,7 +217,7 @@ pub fn substitute(text: &str, context: &[(&str, String)]) -> Result<String, Stri
         let expression = after[..end].trim();
         let value = context
             .iter()
-            .find(|(name, _)| *name == expression)
+            .find(|(name, _)| name.as_ref() == expression)
             .map(|(_, value)| value.as_str())
             .ok_or_else(|| {
                 format!("`${{{{ {expression} }}}}` has no documented value in the recipe test")
@@ -187,6 +255,42 @@ mod tests {
         assert_eq!(job.steps[1].name, "go");
         assert_eq!(job.steps[1].condition.as_deref(), Some("always()"));
         assert_eq!(job.steps[1].run.as_deref(), Some("echo a\necho b\n"));
+    }
+
+    #[test]
+    fn a_matrix_job_runs_once_per_combination_with_its_values_and_needs() {
+        let workflow = Workflow::parse(
+            "jobs:\n  t:\n    strategy:\n      matrix:\n        share: [1, 2]\n        os: [a]\n    steps:\n      - run: x\n  m:\n    needs: t\n    steps:\n      - run: y\n",
+        )
+        .unwrap();
+        let runs = workflow.job("t").unwrap().matrix_runs();
+        let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        assert_eq!(
+            runs,
+            [
+                vec![
+                    pair("matrix.share", "1"),
+                    pair("matrix.os", "a"),
+                    pair("strategy.job-index", "0"),
+                    pair("strategy.job-total", "2")
+                ],
+                vec![
+                    pair("matrix.share", "2"),
+                    pair("matrix.os", "a"),
+                    pair("strategy.job-index", "1"),
+                    pair("strategy.job-total", "2")
+                ],
+            ]
+        );
+        let merge = workflow.job("m").unwrap();
+        assert_eq!(merge.needs, ["t"]);
+        assert_eq!(
+            merge.matrix_runs(),
+            [vec![
+                pair("strategy.job-index", "0"),
+                pair("strategy.job-total", "1")
+            ]]
+        );
     }
 
     #[test]

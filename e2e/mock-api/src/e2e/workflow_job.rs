@@ -15,8 +15,12 @@
 //! - `uses:` steps: `actions/checkout` is the scenario's clone (already checked out),
 //!   `actions/setup-python` and `actions/setup-node` add nothing (the shims serve the packages,
 //!   the client is a native binary), `github/codeql-action/upload-sarif` validates `sarif_file`
-//!   with the SARIF Multitool (0 errors), `actions/upload-artifact` checks `path` holds
-//!   something; any other action fails the step.
+//!   with the SARIF Multitool (0 errors), `actions/upload-artifact` copies `path` (which must
+//!   hold something, and be outside a dot-folder unless `include-hidden-files: true`, as
+//!   upload-artifact v4.4 on skips hidden files) to `ARTIFACTS/<name>/`, and `actions/download-artifact` copies the
+//!   artifact `name`, or each artifact matching `pattern` into its own `<name>/` folder, back
+//!   under `path`, as GitHub's do: `ARTIFACTS` is a folder the scenario shares between the
+//!   clones that stand for a workflow run's machines; any other action fails the step.
 
 use std::fs::{self, File};
 use std::os::unix::fs::PermissionsExt;
@@ -71,7 +75,10 @@ pub struct WorkflowJobRun<'a> {
     /// The scripted Messages API.
     pub base_url: String,
     /// The `${{ ... }}` expressions the recipes may use and their values.
-    pub context: Vec<(&'static str, String)>,
+    pub context: Vec<(String, String)>,
+    /// Where `upload-artifact` puts an artifact and `download-artifact` finds it: shared by
+    /// the jobs of one workflow run.
+    pub artifacts: PathBuf,
     /// How long one step may run.
     pub step_timeout: Duration,
 }
@@ -311,20 +318,34 @@ impl WorkflowJobRun<'_> {
                 Some(Err(e)) => Err(e),
                 None => Err("upload-sarif without `sarif_file`".to_owned()),
             },
-            "actions/upload-artifact" => match with("path") {
-                Some(Ok(path)) => {
-                    let full = self.project.path().join(&path);
-                    let holds =
-                        fs::read_dir(&full).map_or(full.is_file(), |mut d| d.next().is_some());
-                    if holds {
-                        Ok(format!("{path} holds what the artifact would upload"))
+            "actions/upload-artifact" => match (with("path"), with("name")) {
+                (Some(Ok(path)), None | Some(Ok(_))) => {
+                    let name = with("name")
+                        .and_then(Result::ok)
+                        .unwrap_or_else(|| "artifact".to_owned());
+                    let hidden_too = with("include-hidden-files")
+                        .and_then(Result::ok)
+                        .is_some_and(|v| v == "true");
+                    if !hidden_too && in_hidden_folder(&path) {
+                        Err(format!(
+                            "upload-artifact: {path} is in a hidden folder, from which upload-artifact (v4.4 on) uploads nothing without `include-hidden-files: true`"
+                        ))
                     } else {
-                        Err(format!("upload-artifact: {path} is missing or empty"))
+                        self.upload(&path, &name)
                     }
                 }
-                Some(Err(e)) => Err(e),
-                None => Err("upload-artifact without `path`".to_owned()),
+                (Some(Err(e)), _) | (_, Some(Err(e))) => Err(e),
+                (None, _) => Err("upload-artifact without `path`".to_owned()),
             },
+            "actions/download-artifact" => {
+                let path = with("path").unwrap_or_else(|| Ok(".".to_owned()));
+                match (path, with("name"), with("pattern")) {
+                    (Ok(path), Some(Ok(name)), None) => self.download(&path, &name, false),
+                    (Ok(path), None, Some(Ok(pattern))) => self.download(&path, &pattern, true),
+                    (Err(e), _, _) | (_, Some(Err(e)), _) | (_, _, Some(Err(e))) => Err(e),
+                    _ => Err("download-artifact: give `name` or `pattern` (the recipe test reads one of them)".to_owned()),
+                }
+            }
             other => Err(format!(
                 "no local equivalent of `uses: {other}` in the recipe test"
             )),
@@ -340,6 +361,61 @@ impl WorkflowJobRun<'_> {
             output,
             wall: started.elapsed(),
         }
+    }
+
+    /// `upload-artifact`: the file or the folder's contents under `ARTIFACTS/<name>/`.
+    fn upload(&self, path: &str, name: &str) -> Result<String, String> {
+        let full = self.project.path().join(path);
+        let holds = fs::read_dir(&full).map_or(full.is_file(), |mut d| d.next().is_some());
+        if !holds {
+            return Err(format!("upload-artifact: {path} is missing or empty"));
+        }
+        let target = self.artifacts.join(name);
+        if target.exists() {
+            return Err(format!(
+                "upload-artifact: an artifact named {name} exists already"
+            ));
+        }
+        fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+        let source = if full.is_dir() {
+            full.join(".")
+        } else {
+            full.clone()
+        };
+        copy(&source, &target)?;
+        Ok(format!("{path} uploaded as artifact {name}"))
+    }
+
+    /// `download-artifact`: the artifact `name` into `path`, or (`pattern`) each artifact
+    /// whose name matches into `path/<name>/`; no artifact at all fails, as GitHub's does.
+    fn download(&self, path: &str, wanted: &str, pattern: bool) -> Result<String, String> {
+        let mut names: Vec<String> = fs::read_dir(&self.artifacts)
+            .map_err(|e| format!("download-artifact: no artifact was uploaded: {e}"))?
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| {
+                if pattern {
+                    wildcard_match(wanted, name)
+                } else {
+                    name == wanted
+                }
+            })
+            .collect();
+        names.sort();
+        if names.is_empty() {
+            return Err(format!("download-artifact: no artifact matches {wanted}"));
+        }
+        let root = self.project.path().join(path);
+        for name in &names {
+            let target = if pattern {
+                root.join(name)
+            } else {
+                root.clone()
+            };
+            fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+            copy(&self.artifacts.join(name).join("."), &target)?;
+        }
+        Ok(format!("downloaded {} into {path}", names.join(", ")))
     }
 
     /// `Sarif.Multitool validate FILE`: 0 errors, as code scanning needs a valid log.
@@ -393,6 +469,51 @@ impl WorkflowJobRun<'_> {
     }
 }
 
+/// `cp -a SOURCE TARGET`: a run folder's files as they are, modes and times kept.
+fn copy(source: &Path, target: &Path) -> Result<(), String> {
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(source)
+        .arg(target)
+        .status()
+        .map_err(|e| format!("cp did not start: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "cp -a {} {} failed ({status})",
+            source.display(),
+            target.display()
+        ))
+    }
+}
+
+/// Whether a relative `path` names a hidden file or folder or one inside such a folder
+/// (a component starting with `.`, other than `.` and `..`).
+fn in_hidden_folder(path: &str) -> bool {
+    path.split('/')
+        .any(|part| part.starts_with('.') && part != "." && part != "..")
+}
+
+/// Whether `name` matches `pattern`, whose `*` matches any run of characters (an artifact
+/// name pattern; `?` and classes are not read).
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else {
+        return pattern == name;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
 /// A step the test could not run as written: it fails, saying why.
 fn refused(name: &str, why: String) -> StepRun {
     StepRun {
@@ -401,5 +522,27 @@ fn refused(name: &str, why: String) -> StepRun {
         skipped: false,
         output: why,
         wall: Duration::ZERO,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{in_hidden_folder, wildcard_match};
+
+    #[test]
+    fn a_path_under_a_dot_folder_is_hidden_from_upload_artifact() {
+        assert!(in_hidden_folder(".self-repair/runs/"));
+        assert!(in_hidden_folder("out/.cache"));
+        assert!(!in_hidden_folder("./triaged.sarif"));
+        assert!(!in_hidden_folder("../shares/x"));
+    }
+
+    #[test]
+    fn an_artifact_pattern_matches_names_as_download_artifact_does() {
+        assert!(wildcard_match("self-repair-share-*", "self-repair-share-2"));
+        assert!(wildcard_match("*-share-*", "self-repair-share-10"));
+        assert!(wildcard_match("exact", "exact"));
+        assert!(!wildcard_match("self-repair-share-*", "self-repair-triage"));
+        assert!(!wildcard_match("a*a", "a"));
     }
 }

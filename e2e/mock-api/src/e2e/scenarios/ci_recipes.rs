@@ -2,10 +2,13 @@
 //! each workflow file is read, and its job's `run:` steps execute in order in a scratch clone
 //! of the `shop` fixture (tests/fixtures/fix-loop) against the scripted Messages API and the
 //! real client, with the local stand-ins of `e2e/workflow_job.rs` for what a hosted runner
-//! downloads, so a recipe that stops working fails here. The `${{ ... }}` expressions the
-//! recipes may use and their values are [`context`]'s.
+//! downloads, so a recipe that stops working fails here. A matrix job runs once per
+//! combination, each in its own clone as separate machines would, the jobs sharing only a
+//! scratch artifacts folder (issue 27 item 4). The `${{ ... }}` expressions the recipes may
+//! use and their values are [`context`]'s, plus each combination's `matrix.*` and `strategy.*`.
 
 use std::fs;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -28,12 +31,14 @@ const RUN_ID: &str = "4242";
 
 /// The values of the expressions the recipes use: the API key the scripted server accepts
 /// (the `ANTHROPIC_API_KEY` secret), the pull request's base branch, a run id.
-fn context() -> Vec<(&'static str, String)> {
-    vec![
-        ("secrets.ANTHROPIC_API_KEY", "e2e-not-a-key".to_owned()),
-        ("github.base_ref", BASE.to_owned()),
-        ("github.run_id", RUN_ID.to_owned()),
+fn context() -> Vec<(String, String)> {
+    [
+        ("secrets.ANTHROPIC_API_KEY", "e2e-not-a-key"),
+        ("github.base_ref", BASE),
+        ("github.run_id", RUN_ID),
     ]
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .to_vec()
 }
 
 /// The recipe `examples/github-actions/NAME`, read.
@@ -73,7 +78,7 @@ fn scratch_clone(ctx: &ScenarioContext, name: &str) -> Result<E2eProject, E2eErr
     Ok(project)
 }
 
-/// Runs the job and checks the steps went as `want` says (`None`: every step passed).
+/// Runs the job (no matrix) in the project's clone; every step's outcome.
 fn run_job(
     ctx: &mut ScenarioContext,
     project: &E2eProject,
@@ -81,17 +86,46 @@ fn run_job(
     workflow: &Workflow,
     job: &str,
 ) -> Result<Vec<StepRun>, E2eError> {
+    let artifacts = project.root().join("ci-artifacts");
+    run_job_with(ctx, project, server, workflow, job, &[], &artifacts)
+}
+
+/// Runs the job with one matrix combination's values (`matrix`), its artifacts in
+/// `artifacts`, and notes how its steps went.
+fn run_job_with(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    server: &MockServer,
+    workflow: &Workflow,
+    job: &str,
+    matrix: &[(String, String)],
+    artifacts: &Path,
+) -> Result<Vec<StepRun>, E2eError> {
     let runner = WorkflowJobRun {
         project,
         base_url: server.base_url(),
-        context: context(),
+        context: context()
+            .into_iter()
+            .chain(matrix.iter().cloned())
+            .collect(),
+        artifacts: artifacts.to_owned(),
         step_timeout: ctx.claude_timeout() * 3,
     };
     let steps = runner.run(workflow, job)?;
     let total: f64 = steps.iter().map(|s| s.wall.as_secs_f64()).sum();
+    let values: Vec<String> = matrix
+        .iter()
+        .filter(|(k, _)| k.starts_with("matrix."))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     ctx.notes.push(format!(
-        "{} / {job}: {} steps in {total:.1} s ({})",
+        "{} / {job}{}: {} steps in {total:.1} s ({})",
         workflow.name,
+        if values.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", values.join(", "))
+        },
         steps.len(),
         steps
             .iter()
@@ -351,5 +385,148 @@ pub(crate) fn fix(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     });
     ctx.notes
         .push(format!("fix queue: {fix_sessions} drive session(s)"));
+    Ok(())
+}
+
+/// The verdict column of a run's triage items (`items.triage.verdict`, one character each).
+fn verdict_column(state: &Value) -> String {
+    state
+        .pointer("/items/triage/verdict")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `ci-recipe-partitions`: `partitions.yml`: the matrix job once per share, each in its own
+/// clone as separate machines run it (`start --partition hash:K/N --until triage`, `drive`,
+/// the run folder uploaded to a scratch artifacts folder), then the merge job in a third clone
+/// (every share downloaded, `merge`, `drive`, `export sarif`, upload-sarif): one run, every
+/// finding decided once, its groups and tasks formed across both shares.
+pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let workflow = recipe(ctx, "partitions.yml")?;
+    ctx.checks.that(
+        workflow
+            .permissions
+            .contains(&("security-events".to_owned(), "write".to_owned())),
+        || "partitions.yml: upload-sarif needs `permissions: security-events: write`".to_owned(),
+    );
+    let Some(triage_job) = workflow.job("triage") else {
+        ctx.checks
+            .fail("partitions.yml: no job `triage`".to_owned());
+        return Ok(());
+    };
+    let matrix = triage_job.matrix_runs();
+    ctx.checks.equal("the matrix's shares", &matrix.len(), &2);
+    ctx.checks.equal(
+        "the merge job's needs",
+        &workflow.job("merge").map(|j| j.needs.clone()),
+        &Some(vec!["triage".to_owned()]),
+    );
+    // The merge job's machine, and beside it the workflow run's artifact store.
+    let merge_clone = scratch_clone(ctx, "ci-recipe-partitions-merge")?;
+    let artifacts = merge_clone.root().join("ci-artifacts");
+    fs::create_dir_all(&artifacts).map_err(E2eError::io(&artifacts))?;
+    let mut triaged_in_shares = 0;
+    for (index, values) in matrix.iter().enumerate() {
+        let share = index + 1;
+        let project = scratch_clone(ctx, &format!("ci-recipe-partitions-share-{share}"))?;
+        let scenario = Scenario::new().results(|show| triage_results(show, false));
+        let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+        let steps = run_job_with(
+            ctx, &project, &server, &workflow, "triage", values, &artifacts,
+        )?;
+        check_all_passed(ctx, &steps);
+        let state = project.run(&only_run(&project)?).state()?;
+        ctx.checks.equal(
+            &format!("share {share}: status and until"),
+            &(state["status"].as_str(), state["until"].as_str()),
+            &(Some("complete"), Some("triage")),
+        );
+        ctx.checks.equal(
+            &format!("share {share}: scope.partition.share"),
+            &state
+                .pointer("/scope/partition/share")
+                .and_then(Value::as_u64),
+            &Some(share as u64),
+        );
+        let triaged = state["triage_items"].as_u64().unwrap_or_default();
+        ctx.notes.push(format!(
+            "share {share}/{}: {triaged} triage item(s)",
+            matrix.len()
+        ));
+        triaged_in_shares += triaged;
+    }
+    let project = merge_clone;
+    let scenario = Scenario::new().results(|show| triage_results(show, false));
+    let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+    let steps = run_job_with(ctx, &project, &server, &workflow, "merge", &[], &artifacts)?;
+    check_all_passed(ctx, &steps);
+    let run = project.run(&only_run(&project)?);
+    let state = run.state()?;
+    ctx.checks.equal(
+        "the merged run's status",
+        &state["status"].as_str(),
+        &Some("complete"),
+    );
+    let shares: Vec<u64> = state["merged_from"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["share"].as_u64())
+        .collect();
+    ctx.checks
+        .equal("the merged run's partitions", &shares, &vec![1, 2]);
+    // Every finding decided once: in the shares, each triage item with a verdict, and none
+    // triaged again in the merged run.
+    let verdicts = verdict_column(&state);
+    ctx.checks.that(
+        triaged_in_shares >= 3
+            && verdicts.len() as u64 == triaged_in_shares
+            && !verdicts.contains('-'),
+        || {
+            format!(
+                "merged verdicts {verdicts:?}: one decided verdict for each of the shares' {triaged_in_shares} triage items"
+            )
+        },
+    );
+    let triaged_again: Vec<String> = run
+        .submitted()
+        .into_keys()
+        .filter(|item| item.starts_with("t-") || item.starts_with("tb-") || item.starts_with("rs-"))
+        .collect();
+    ctx.checks.that(triaged_again.is_empty(), || {
+        format!("the merged run triaged again: {triaged_again:?}")
+    });
+    ctx.checks.that(
+        state["tasks"].as_array().is_some_and(|t| !t.is_empty()),
+        || format!("the merged run wrote no task: {}", state["tasks"]),
+    );
+    // The upload holds each Ruff result once, real with its task (the SARIF was validated by
+    // the upload-sarif step's Multitool).
+    let path = project.path().join("triaged.sarif");
+    let triaged: Value = fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    let results: Vec<&Value> = triaged["runs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|r| r["results"].as_array().into_iter().flatten())
+        .collect();
+    let with_task = results
+        .iter()
+        .filter(|r| {
+            r.pointer("/properties/self-repair/verdict") == Some(&Value::from("real"))
+                && r.pointer("/properties/self-repair/task").is_some()
+        })
+        .count();
+    ctx.checks
+        .that(!results.is_empty() && with_task == results.len(), || {
+            format!(
+                "triaged.sarif: {with_task} of {} results are real with a task",
+                results.len()
+            )
+        });
     Ok(())
 }

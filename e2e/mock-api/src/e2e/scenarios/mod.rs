@@ -34,7 +34,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 42] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 43] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -95,6 +95,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 42] = [
     ("ci-recipe-triage", ci_recipes::triage),
     ("ci-recipe-pull-request", ci_recipes::pull_request),
     ("ci-recipe-fix", ci_recipes::fix),
+    ("ci-recipe-partitions", ci_recipes::partitions),
 ];
 
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
