@@ -427,3 +427,55 @@ mod corpus {
         );
     }
 }
+
+/// Claude Code gives the model a tool output over 30,000 characters only as a preview and a
+/// file to Read (measured on the pyparsing corpus: 26 of 288 triage batches went over, up to
+/// 41 KB, all on one long file). A batch of findings in one long-lined file: what an agent's
+/// `self-repair show` prints stays under that, the excerpts past the budget named by their
+/// lines instead of shown.
+#[test]
+fn a_triage_batch_in_a_long_lined_file_shows_under_the_clients_30000_characters() {
+    let project = TestProject::new();
+    let line = |n: usize| {
+        format!(
+            "    value_{n} = compute({})  # {}\n",
+            "argument, ".repeat(12),
+            "x".repeat(100)
+        )
+    };
+    project.write("src/big.py", &(1..=700).map(line).collect::<String>());
+    let findings: String = (0..32)
+        .map(|i| {
+            json!({"tool": "ruff", "rule_id": "E501", "level": "warning",
+                "message": format!("Line too long (n{i})"), "path": "src/big.py",
+                "line": 10 + i * 20})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    project.write("findings.jsonl", &findings);
+    project.write(".self-repair/config.json", r#"{"survey_min": 0}"#);
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-long"])
+        .run()
+        .success();
+    let ids = next_wave(&project).expect("a triage wave");
+    assert!(ids.iter().any(|id| id.starts_with("tb-")), "{ids:?}");
+    let mut named = 0;
+    for id in ids.iter().filter(|id| id.starts_with("tb-")) {
+        let shown = project
+            .cmd(&["show", id, "--run", "r-long"])
+            .run()
+            .success()
+            .stdout;
+        let chars = shown.chars().count();
+        assert!(chars < 30_000, "{id}: {chars} characters");
+        named += shown
+            .matches("Code not shown, to keep this task short: Read `src/big.py` lines")
+            .count();
+    }
+    assert!(
+        named > 0,
+        "no excerpt was left to Read: the batch was not over the budget"
+    );
+}

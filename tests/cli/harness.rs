@@ -164,6 +164,8 @@ impl TestProject {
             .env("SELF_REPAIR_NOW", NOW.to_string())
             .env_remove("CLAUDE_CODE_SESSION_ID")
             .env_remove("CLAUDE_PROJECT_DIR")
+            // Where the client reads user settings; `install --user` checks it.
+            .env_remove("CLAUDE_CONFIG_DIR")
             // A session start says what it reads from these (plugin and client versions).
             .env_remove("CLAUDE_PLUGIN_ROOT")
             .env_remove("AI_AGENT")

@@ -227,3 +227,46 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
         .json();
     assert_eq!(shown["agent"], "triage-investigator");
 }
+
+/// Claude Code reads the user's settings from `CLAUDE_CONFIG_DIR` when it is set: a user-scope
+/// install into `~/.claude` would report success for a change the client never reads. It is
+/// refused (exit 2), nothing written, the message naming both files and what works instead;
+/// with `CLAUDE_CONFIG_DIR` pointing at `~/.claude` itself it goes on.
+#[test]
+fn install_user_or_status_line_under_another_claude_config_dir_is_refused_and_writes_nothing() {
+    let project = TestProject::new();
+    let config = project.path().join("elsewhere");
+    std::fs::create_dir_all(&config).unwrap();
+    for flag in ["--user", "--status-line"] {
+        let out = project
+            .terminal(&["install", flag])
+            .env("CLAUDE_CONFIG_DIR", &config)
+            .run()
+            .code(self_repair_app::ExitStatus::Usage);
+        assert!(
+            out.stderr.contains("CLAUDE_CONFIG_DIR is set")
+                && out
+                    .stderr
+                    .contains(&config.join("settings.json").display().to_string())
+                && out.stderr.contains("nothing was written"),
+            "{flag}: {}",
+            out.stderr
+        );
+        assert!(
+            !project.path().join(".home/.claude/settings.json").exists(),
+            "{flag} wrote ~/.claude/settings.json"
+        );
+    }
+    let home_claude = project.path().join(".home/.claude");
+    std::fs::create_dir_all(&home_claude).unwrap();
+    project
+        .terminal(&["install", "--status-line"])
+        .env("CLAUDE_CONFIG_DIR", &home_claude)
+        .run()
+        .success();
+    assert!(
+        project
+            .read(".home/.claude/settings.json")
+            .contains("statusline")
+    );
+}

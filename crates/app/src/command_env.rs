@@ -43,6 +43,9 @@ pub struct CommandEnv {
     pub project_dir: Option<PathBuf>,
     /// The user's home, for user-scope installs.
     pub home: Option<PathBuf>,
+    /// `CLAUDE_CONFIG_DIR`: where Claude Code reads the user's settings when set (else
+    /// `~/.claude`).
+    pub claude_config_dir: Option<PathBuf>,
     /// An explicit project root (`--root`).
     pub project: Option<PathBuf>,
     /// This binary's own path (`install` registers it; `fix` runs it as its check).
@@ -81,6 +84,7 @@ impl CommandEnv {
             session: text("CLAUDE_CODE_SESSION_ID"),
             project_dir: variable("CLAUDE_PROJECT_DIR").map(Into::into),
             home: variable("HOME").map(Into::into),
+            claude_config_dir: variable("CLAUDE_CONFIG_DIR").map(Into::into),
             project,
             exe: std::env::current_exe().ok(),
             path_var: variable("PATH"),

@@ -252,20 +252,15 @@ pub fn drive(
         }
     };
     let limits = checked_limits(request, env.now)?;
-    let scale = backoff_scale(request.backoff_scale.as_deref())?;
-    let claude = claude_program(request)?;
     go_for_drive(&dir, request.yes, request.budget, env.now)?;
-    let options = DriveOptions {
-        run: dir.id(),
-        run_dir: dir.path().to_owned(),
-        project: project.root().to_owned(),
-        claude,
-        extra_args: request.claude_args.clone(),
+    let options = drive_options(
+        request,
+        &project,
+        &dir,
         limits,
-        backoff_scale: scale,
-        what: format!("run {}", dir.id()),
-        resume: format!("self-repair resume --run {}", dir.id()),
-    };
+        format!("run {}", dir.id()),
+        format!("self-repair resume --run {}", dir.id()),
+    )?;
     let mut probe = StoreProbe { project, dir };
     let report = self_repair_drive::drive(&options, &mut probe, progress)?;
     let status = exit_status(&report.outcome);
@@ -285,6 +280,30 @@ pub fn drive(
 }
 
 /// `--claude PATH`, else `claude` on `PATH`.
+/// What `drive` needs to relaunch sessions for `dir`: `what` names the work in its messages,
+/// `resume` the command that goes on after a pause.
+fn drive_options(
+    request: &DriveRequest,
+    project: &Project,
+    dir: &RunDir,
+    limits: DriveLimits,
+    what: String,
+    resume: String,
+) -> Result<DriveOptions, AppError> {
+    let backoff_scale = backoff_scale(request.backoff_scale.as_deref())?;
+    Ok(DriveOptions {
+        run: dir.id(),
+        run_dir: dir.path().to_owned(),
+        project: project.root().to_owned(),
+        claude: claude_program(request)?,
+        extra_args: request.claude_args.clone(),
+        limits,
+        backoff_scale,
+        what,
+        resume,
+    })
+}
+
 fn claude_program(request: &DriveRequest) -> Result<PathBuf, AppError> {
     match &request.claude {
         Some(path) => Ok(path.clone()),
@@ -314,19 +333,14 @@ fn drive_fix_queue(
         )));
     }
     let limits = checked_limits(request, env.now)?;
-    let scale = backoff_scale(request.backoff_scale.as_deref())?;
-    let claude = claude_program(request)?;
-    let options = DriveOptions {
-        run: dir.id(),
-        run_dir: dir.path().to_owned(),
-        project: project.root().to_owned(),
-        claude,
-        extra_args: request.claude_args.clone(),
+    let options = drive_options(
+        request,
+        &project,
+        dir,
         limits,
-        backoff_scale: scale,
-        what: format!("the fix queue of run {}", dir.id()),
-        resume: format!("self-repair fix --run {}", dir.id()),
-    };
+        format!("the fix queue of run {}", dir.id()),
+        format!("self-repair fix --run {}", dir.id()),
+    )?;
     let repair_env = RepairEnv {
         now: env.now,
         session: None,

@@ -36,6 +36,9 @@ pub struct InstallArgs {
 /// in a file of this machine only.
 pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError> {
     let (scope, root) = scope_root(env, args)?;
+    if scope == Scope::User {
+        refuse_other_config_dir(env, &root, args)?;
+    }
     let binary = env
         .exe
         .as_deref()
@@ -148,4 +151,45 @@ fn scope_root(env: &CommandEnv, args: &InstallArgs) -> Result<(Scope, PathBuf), 
         .root()
         .to_path_buf();
     Ok((Scope::Project, root))
+}
+
+/// A user-scope change goes to `~/.claude/settings.json`; Claude Code reads the user's settings
+/// from `CLAUDE_CONFIG_DIR` instead when it is set ("the Claude Code config directory
+/// (`$CLAUDE_CONFIG_DIR` or `~/.claude`)", the 2.1.332 client's own words). Writing where the
+/// client never reads would report success for a change that does nothing: refused, saying what
+/// works instead.
+fn refuse_other_config_dir(
+    env: &CommandEnv,
+    home: &Path,
+    args: &InstallArgs,
+) -> Result<(), AppError> {
+    let Some(config_dir) = &env.claude_config_dir else {
+        return Ok(());
+    };
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if same(config_dir, &home.join(".claude")) {
+        return Ok(());
+    }
+    let flag = if args.status_line {
+        "--status-line"
+    } else {
+        "--user"
+    };
+    let instead = if args.status_line {
+        format!(
+            "add {{\"statusLine\": {{\"type\": \"command\", \"command\": \"self-repair statusline\", \"refreshInterval\": {}}}}} to {} yourself, or `self-repair install --project` (this project's .claude/settings.json gets it)",
+            self_repair_install::REFRESH_SECONDS,
+            config_dir.join("settings.json").display()
+        )
+    } else {
+        "use `self-repair install --project` in each project, or the plugin (README.md, \"Install\")".to_owned()
+    };
+    Err(AppError::Usage(format!(
+        "install {flag} writes {}, but CLAUDE_CONFIG_DIR is set: Claude Code reads your settings from {} and would never see the change; nothing was written. Instead, {instead}",
+        home.join(".claude/settings.json").display(),
+        config_dir.join("settings.json").display()
+    )))
 }

@@ -173,18 +173,7 @@ pub fn run(env: &CommandEnv, args: &MergeArgs) -> Result<Output, AppError> {
 pub fn merge(env: &CommandEnv, args: &MergeArgs) -> Result<MergeReport, AppError> {
     let folders: Vec<PathBuf> = args.folders.iter().map(|f| env.cwd.join(f)).collect();
     let shares = read_shares(&args.folders, &folders)?;
-    let problems = job_problems(&shares);
-    if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-        return Err(AppError::NotOneJob(format!(
-            "these folders are not one job's {} finished partitions; nothing was created:\n{}",
-            shares
-                .iter()
-                .find_map(|s| s.state.scope.as_ref()?.partition.as_ref())
-                .map_or_else(|| "N".to_owned(), |p| p.shares.to_string()),
-            lines.join("\n")
-        )));
-    }
+    refuse_unless_one_job(&shares)?;
     let project = match &env.project {
         Some(root) => Project::at(root.clone()),
         None => Project::find_or_choose(env.start_dir()),
@@ -252,6 +241,23 @@ pub fn merge(env: &CommandEnv, args: &MergeArgs) -> Result<MergeReport, AppError
             .as_ref()
             .map(|_| self_repair_engine::PROTOCOL),
     })
+}
+
+/// Exit 9 with one line per problem when the shares are not one job's N finished partitions.
+fn refuse_unless_one_job(shares: &[PartitionRun]) -> Result<(), AppError> {
+    let problems = job_problems(shares);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+    Err(AppError::NotOneJob(format!(
+        "these folders are not one job's {} finished partitions; nothing was created:\n{}",
+        shares
+            .iter()
+            .find_map(|s| s.state.scope.as_ref()?.partition.as_ref())
+            .map_or_else(|| "N".to_owned(), |p| p.shares.to_string()),
+        lines.join("\n")
+    )))
 }
 
 /// Each folder's run: its state with its journal folded in (read only), and its findings.

@@ -727,7 +727,8 @@ struct KeptInput {
     findings: usize,
 }
 
-fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppError> {
+/// The findings files `start` was given (or stdin) as inputs to parse.
+fn input_specs(options: &StartOptions) -> Result<Vec<InputSpec>, AppError> {
     let stdin_only = [PathBuf::from("-")];
     let files: &[PathBuf] = if options.files.is_empty() && options.prepared.is_empty() {
         &stdin_only
@@ -745,24 +746,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
             })?;
             ("stdin".to_owned(), text)
         } else {
-            let text = std::fs::read_to_string(file).map_err(|e| {
-                let next = if e.kind() == std::io::ErrorKind::NotFound {
-                    let here = std::path::absolute(file).unwrap_or_else(|_| file.clone());
-                    format!(
-                        " ({} does not exist). Run the analyzer with JSON output first, e.g. \
-                         `ruff check --output-format json . > ruff.json`, then `self-repair start \
-                         ruff.json`; `self-repair start --help` lists the formats",
-                        here.display()
-                    )
-                } else {
-                    String::new()
-                };
-                AppError::Usage(format!(
-                    "cannot read findings file {}: {e}{next}",
-                    file.display()
-                ))
-            })?;
-            (file.display().to_string(), text)
+            (file.display().to_string(), read_findings_file(file)?)
         };
         specs.push(InputSpec {
             source,
@@ -771,6 +755,32 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
             relative_to: options.relative_to.clone(),
         });
     }
+    Ok(specs)
+}
+
+/// A findings file's text; a missing one says how to make it.
+fn read_findings_file(file: &Path) -> Result<String, AppError> {
+    std::fs::read_to_string(file).map_err(|e| {
+        let next = if e.kind() == std::io::ErrorKind::NotFound {
+            let here = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+            format!(
+                " ({} does not exist). Run the analyzer with JSON output first, e.g. \
+                 `ruff check --output-format json . > ruff.json`, then `self-repair start \
+                 ruff.json`; `self-repair start --help` lists the formats",
+                here.display()
+            )
+        } else {
+            String::new()
+        };
+        AppError::Usage(format!(
+            "cannot read findings file {}: {e}{next}",
+            file.display()
+        ))
+    })
+}
+
+fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppError> {
+    let specs = input_specs(options)?;
     let mut inputs = Vec::new();
     let mut findings = Vec::new();
     let mut rule_texts = Vec::new();

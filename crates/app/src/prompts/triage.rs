@@ -25,6 +25,13 @@ const NEAR_LINES: u32 = 3;
 /// Most candidate duplicates listed per finding.
 const MOST_CANDIDATES: usize = 5;
 
+/// The characters a task's findings may take with their code and references. Claude Code
+/// hands a tool output over 30,000 characters to the model as a short preview and a file to
+/// Read (measured on the pyparsing corpus: 26 of 288 batches of a 2,936-finding run went over,
+/// up to 41 KB, all on one 6,000-line file); the template, the rules' texts and the schema take
+/// the rest. Excerpts past it are named, not shown: the agent reads them itself.
+const FINDINGS_BUDGET: usize = 18_000;
+
 /// The triage items of `state` whose findings sit in the same file as `record` and name the
 /// same symbol, or come from another rule within a few lines (and name no other symbol): what
 /// `duplicate_of` may point at. `item tool rule at
@@ -134,10 +141,44 @@ pub(crate) fn triage_data(root: &Path, dir: &RunDir, members: &[TaskFinding<'_>]
     let mut start = 0;
     while start < found.len() {
         let end = excerpt_end(&found, start);
-        render_excerpt(&mut findings, &found[start..end]);
+        let mut excerpt = String::new();
+        render_excerpt(&mut excerpt, &found[start..end]);
+        if findings.len() + excerpt.len() > FINDINGS_BUDGET {
+            excerpt.clear();
+            render_excerpt_named(&mut excerpt, &found[start..end]);
+        }
+        findings.push_str(&excerpt);
         start = end;
     }
     TriageData { rules, findings }
+}
+
+/// One excerpt past the budget: the findings it holds, and where their code is.
+fn render_excerpt_named(out: &mut String, group: &[(&TaskFinding<'_>, CodeContext)]) {
+    let ids: Vec<&str> = group.iter().map(|(m, _)| m.id).collect();
+    let _ = write!(out, "## {} (data)\n\n", ids.join(", "));
+    let lines: Vec<String> = group.iter().map(|(m, c)| finding_lines(m, c)).collect();
+    out.push_str(&fenced_block("text", &lines.join("\n")));
+    let first = &group[0].1;
+    let span =
+        merged_snippet(group).and_then(|s| Some((s.lines.first()?.number, s.lines.last()?.number)));
+    match span {
+        Some((from, to)) => {
+            let _ = writeln!(
+                out,
+                "\nCode not shown, to keep this task short: Read `{}` lines {from}-{to}.",
+                first.path
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "\nCode not shown, to keep this task short: Read `{}`.",
+                first.path
+            );
+        }
+    }
+    out.push('\n');
 }
 
 /// The end (exclusive) of the run of findings from `start` whose excerpts overlap or touch.
