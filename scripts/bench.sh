@@ -261,7 +261,7 @@ hook_run() {
     cd "$dir"
     # First stop of s1 (the run is bound to it at start): dispatches the first items (block).
     hook_json "$dir" | "$bin" hook stop >"$work/hook-$n.first.out"
-    grep -q '"decision":"block"' "$work/hook-$n.first.out" || die "first stop on r$n did not block"
+    grep -q '"additionalContext"' "$work/hook-$n.first.out" || die "first stop on r$n did not dispatch"
     read -r -a items <<<"$(grep -o 't-[0-9]\{5\}' "$work/hook-$n.first.out" | sort -u | tr '\n' ' ')"
     [[ ${#items[@]} -gt 0 ]] || die "no dispatched items in the first stop on r$n"
     # Second stop: the items are reported running (marked seen, state written once).
@@ -305,7 +305,7 @@ hook_run() {
     callgrind "hook-dispatch-$n" "$work/hook-$n.dispatch.json"
     cp "$work/snap$n/state.json" "$work/snap$n/journal.jsonl" "$run/"
     "$bin" hook stop <"$work/hook-$n.dispatch.json" >"$work/hook-$n.dispatch.out"
-    grep -q '"decision":"block"' "$work/hook-$n.dispatch.out" || die "the dispatch stop on r$n did not block"
+    grep -q '"additionalContext"' "$work/hook-$n.dispatch.out" || die "the dispatch stop on r$n did not dispatch"
 }
 
 for n in 10000 100000; do
@@ -334,7 +334,7 @@ cd "$cost_dir"
 first_ns=$(date +%s%N)
 cost_json "$cost_dir" | "$bin" hook stop >"$work/cost.first.out"
 first_ms=$((($(date +%s%N) - first_ns) / 1000000))
-grep -q '"decision":"block"' "$work/cost.first.out" || die "first stop on rc did not block"
+grep -q '"additionalContext"' "$work/cost.first.out" || die "first stop on rc did not dispatch"
 read -r -a items <<<"$(grep -o 't-[0-9]\{5\}' "$work/cost.first.out" | sort -u | tr '\n' ' ')"
 # The next stop finds the 5,000 unchanged and closes them: never stat'ed again.
 cost_json "$cost_dir" "${items[@]}" | "$bin" hook stop >/dev/null
