@@ -137,7 +137,8 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
             continue;
         }
         if item.kind == ItemKind::Triage {
-            if held.contains(item.id.as_str()) {
+            // Most runs hold none: no hashing of every id then (this runs at every dispatch).
+            if !held.is_empty() && held.contains(item.id.as_str()) {
                 continue;
             }
             triaged_ahead += 1;
@@ -179,7 +180,8 @@ fn project_later_phases(
     let config = &state.config;
     let (mut most, mut security) = (0u32, 0u32);
     let (mut likely_real, mut likely_aggregated) = (0.0, 0.0);
-    let mut routes: HashSet<&str> = HashSet::new();
+    // A handful of routes: a list beats hashing one route per finding at every dispatch.
+    let mut routes: Vec<&str> = Vec::new();
     for item in triage {
         let share = match item.verdict {
             Some(Verdict::Real) => 1.0,
@@ -188,13 +190,15 @@ fn project_later_phases(
         };
         most += 1;
         likely_real += share;
-        likely_aggregated += if surveyed.contains(item.id.as_str()) {
+        likely_aggregated += if !surveyed.is_empty() && surveyed.contains(item.id.as_str()) {
             share * likely::SURVEY_RELEASED
         } else {
             share
         };
-        if let Some(route) = item.route.as_deref() {
-            routes.insert(route);
+        if let Some(route) = item.route.as_deref()
+            && !routes.contains(&route)
+        {
+            routes.push(route);
         }
         if item.route.as_deref() == Some("security") {
             security += 1;
