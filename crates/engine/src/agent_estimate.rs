@@ -130,8 +130,10 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
             SurveyStage::Applied | SurveyStage::Dropped => {}
         }
     }
-    // Items that exist and have not ended.
+    // Items that exist and have not ended, counted per kind first (one `add` per kind, not
+    // one search of the kinds per item: this runs at every dispatch).
     let mut triaged_ahead = spot_checks_ahead;
+    let mut exact = [0u32; ItemKind::ALL.len()];
     for item in &state.items {
         if item.status.is_terminal() {
             continue;
@@ -146,7 +148,12 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
         if item.kind == ItemKind::TriageBatch {
             triaged_ahead += item.inputs().len() as u32;
         }
-        add(KindAgents::exact(item.kind, 1));
+        exact[item.kind as usize] += 1;
+    }
+    for (kind, n) in ItemKind::ALL.iter().zip(exact) {
+        if n > 0 {
+            add(KindAgents::exact(*kind, n));
+        }
     }
     // Any finding an agent triages may need a second agent (a dismissal or an unsure one).
     if state.phase <= Phase::Triage {
@@ -294,6 +301,13 @@ pub fn agents_behind(state: &RunState) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn item_kinds_index_their_own_place_in_all() {
+        for (n, kind) in ItemKind::ALL.iter().enumerate() {
+            assert_eq!(*kind as usize, n, "{kind:?}");
+        }
+    }
+
     use super::*;
     use crate::{Config, Intake, RoutedFinding, Tier, create_run};
 
