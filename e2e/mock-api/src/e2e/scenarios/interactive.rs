@@ -31,6 +31,7 @@ use crate::e2e::records::launched_items;
 use crate::e2e::run_files::field;
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::pipeline_checks::{check_complete_once, pipeline_scenario};
+use crate::e2e::scenarios::refused_launch::check_nothing_charged;
 use crate::e2e::terminal_session::{TerminalSession, occurrences};
 use crate::mock_server::MockServer;
 
@@ -528,23 +529,6 @@ fn only_run(project: &E2eProject) -> Option<String> {
         .filter(|e| e.path().join("state.json").is_file())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .next()
-}
-
-/// No item was charged a failed attempt.
-fn check_nothing_charged(ctx: &mut ScenarioContext, state: &Value, when: &str) {
-    let charged: Vec<String> =
-        match serde_json::from_value::<self_repair_engine::RunState>(state.clone()) {
-            Ok(s) => s
-                .items
-                .iter()
-                .filter(|i| i.attempts > 0)
-                .map(|i| i.id.to_string())
-                .collect(),
-            Err(e) => vec![format!("state.json unreadable: {e}")],
-        };
-    ctx.checks.that(charged.is_empty(), || {
-        format!("{when}: items charged a failed attempt for a refused launch: {charged:?}")
-    });
 }
 
 /// One note per scenario: Stop hook runs and their median time, prompts, wall time.

@@ -92,8 +92,8 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     Ok(())
 }
 
-/// No item was charged a failed attempt.
-fn check_nothing_charged(ctx: &mut ScenarioContext, state: &Value, when: &str) {
+/// No item was charged a failed attempt (also the interactive refused-launch scenario's check).
+pub(super) fn check_nothing_charged(ctx: &mut ScenarioContext, state: &Value, when: &str) {
     let charged: Vec<String> =
         match serde_json::from_value::<self_repair_engine::RunState>(state.clone()) {
             Ok(s) => s
