@@ -94,6 +94,7 @@ pub(crate) fn manual(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let mut seen = Seen::default();
     let run = drive_to_complete(ctx, &project, &session, &mut seen, Answer::Yes)?;
     let end = finish(&session, &run)?;
+    watch_status_line(&session, &mut seen, &run)?;
     ctx.checks
         .equal("permission dialogs in manual mode", &seen.prompts, &0);
     check_screen_story(ctx, &seen, &end, &run, 1);
@@ -330,6 +331,34 @@ fn add_status_line(project: &E2eProject) -> Result<(), E2eError> {
     std::os::unix::fs::symlink(project.root().join("config"), &link)
         .map_err(E2eError::io(&link))?;
     project.self_repair_ok(&["install", "--status-line"])?;
+    Ok(())
+}
+
+/// Keeps reading the screen after the run's end until the status line has shown a second row of
+/// run `run`, for at most two refresh intervals: a run shorter than the client's refresh (this
+/// one takes about 9 s) can end before a timed refresh, and the event refreshes go quiet while
+/// the main session waits (claude-code.md, statusLine). What a user sees a moment later is what
+/// the check is about: the row moved. A status line that never moves still fails
+/// `check_status_line`.
+fn watch_status_line(
+    session: &TerminalSession,
+    seen: &mut Seen,
+    run: &str,
+) -> Result<(), E2eError> {
+    let ours = |seen: &Seen| {
+        seen.status_rows
+            .iter()
+            .filter(|r| r.contains(&format!("self-repair {run} · ")))
+            .count()
+    };
+    let started = Instant::now();
+    while ours(seen) < 2
+        && started.elapsed() < Duration::from_secs(2 * self_repair_install::REFRESH_SECONDS + 2)
+    {
+        let screen = session.screen()?;
+        observe(session, &screen, seen, Answer::Yes)?;
+        std::thread::sleep(Duration::from_millis(250));
+    }
     Ok(())
 }
 
