@@ -38,6 +38,10 @@ pub struct DriveOptions {
     /// The command that lifts the user's pause (`self-repair resume --run R`, or
     /// `self-repair fix --run R` after a cancelled task).
     pub resume: String,
+    /// Variables added to every session's environment: `SELF_REPAIR_RUN=R` for a triage run,
+    /// so the session's hooks and commands work on R even when another run is the project's
+    /// active one (a partition of `drive --partitions`).
+    pub session_env: Vec<(String, String)>,
 }
 
 /// How driving ended.
@@ -233,6 +237,7 @@ impl Driver<'_> {
             cwd: self.options.project.clone(),
             stream_log: streams.join(format!("session-{number}.jsonl")),
             stderr_log: streams.join(format!("session-{number}.stderr")),
+            env: self.options.session_env.clone(),
         };
         (self.report)(&format!(
             "drive: session {number} starting ({}, phase {})",
