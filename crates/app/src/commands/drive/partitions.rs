@@ -97,16 +97,7 @@ pub(super) fn drive_partitions(
     progress: &mut dyn FnMut(&str),
 ) -> Result<(String, ExitStatus), AppError> {
     // One `drive` of the split at a time: two would start each share's sessions twice.
-    let lock_path = dir.path().join("drive.lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(AppError::io("open", &lock_path))?;
-    if lock.try_lock().is_err() {
-        return Err(self_repair_drive::DriveError::AlreadyDriving { path: lock_path }.into());
-    }
+    let lock = self_repair_drive::lock_run(dir.path())?;
     let shares = if let Some(plan) = read_plan(dir)? {
         plan.shares
             .iter()
