@@ -130,6 +130,39 @@ fn session_start_after_a_compaction_reminds_the_bound_session_of_its_run() {
     assert_eq!(again.stdout, "", "the offer is made once per run");
 }
 
+/// The offer checks the user's settings where Claude Code reads them: with `CLAUDE_CONFIG_DIR`
+/// set, a `statusLine` there silences it, and one in `~/.claude/settings.json` (which that client
+/// does not read) does not.
+#[test]
+fn the_status_line_offer_reads_the_users_settings_from_claude_config_dir() {
+    let status_line = r#"{"statusLine": {"type": "command", "command": "mine"}}"#;
+    for (file, offered) in [
+        ("config/settings.json", false),
+        (".home/.claude/settings.json", true),
+    ] {
+        let project = started(3);
+        assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
+        project.write(file, status_line);
+        std::fs::create_dir_all(project.path().join("config")).unwrap();
+        let out = project
+            .cmd(&["hook", "session-start"])
+            .env("CLAUDE_CONFIG_DIR", project.path().join("config"))
+            .stdin(
+                serde_json::json!({"session_id": "s1", "hook_event_name": "SessionStart",
+                    "source": "startup", "cwd": project.path()})
+                .to_string(),
+            )
+            .run()
+            .success();
+        assert_eq!(
+            out.stdout.contains("install --status-line"),
+            offered,
+            "statusLine in {file}: {}",
+            out.stdout
+        );
+    }
+}
+
 #[test]
 fn a_new_session_hears_once_that_a_run_waits_for_adopt() {
     let project = started(3);

@@ -166,7 +166,7 @@ impl TestProject {
             .env_remove("CLAUDE_PROJECT_DIR")
             // The run a `drive` session is pinned to.
             .env_remove("SELF_REPAIR_RUN")
-            // Where the client reads user settings; `install --user` checks it.
+            // Where the client reads user settings; `install --user` writes there when set.
             .env_remove("CLAUDE_CONFIG_DIR")
             // A session start says what it reads from these (plugin and client versions).
             .env_remove("CLAUDE_PLUGIN_ROOT")

@@ -228,45 +228,127 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     assert_eq!(shown["agent"], "triage-investigator");
 }
 
-/// Claude Code reads the user's settings from `CLAUDE_CONFIG_DIR` when it is set: a user-scope
-/// install into `~/.claude` would report success for a change the client never reads. It is
-/// refused (exit 2), nothing written, the message naming both files and what works instead;
-/// with `CLAUDE_CONFIG_DIR` pointing at `~/.claude` itself it goes on.
+/// Every file under `dir`, relative, sorted, with its text.
+fn files_under(dir: &std::path::Path) -> Vec<(String, String)> {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).unwrap().display().to_string();
+                out.push((rel, std::fs::read_to_string(&path).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Claude Code reads the user's settings, agents and skills from `CLAUDE_CONFIG_DIR` when it is
+/// set: `install --user` and `install --status-line` write there (they used to refuse), the
+/// output names the files written, `~/.claude` is never made, and `uninstall` leaves the folder
+/// byte for byte as it was.
 #[test]
-fn install_user_or_status_line_under_another_claude_config_dir_is_refused_and_writes_nothing() {
+fn install_user_or_status_line_under_claude_config_dir_writes_there_and_uninstall_removes_exactly_that()
+ {
     let project = TestProject::new();
     let config = project.path().join("elsewhere");
-    std::fs::create_dir_all(&config).unwrap();
+    project.write("elsewhere/settings.json", "{\n  \"model\": \"opus\"\n}\n");
+    project.write("elsewhere/.claude.json", "{}\n");
+    let before = files_under(&config);
+    let mut outputs = Vec::new();
     for flag in ["--user", "--status-line"] {
         let out = project
             .terminal(&["install", flag])
             .env("CLAUDE_CONFIG_DIR", &config)
+            .env("PATH", path_with_binary(&project))
             .run()
-            .code(self_repair_app::ExitStatus::Usage);
+            .success();
+        let settings: serde_json::Value =
+            serde_json::from_str(&project.read("elsewhere/settings.json")).unwrap();
         assert!(
-            out.stderr.contains("CLAUDE_CONFIG_DIR is set")
-                && out
-                    .stderr
-                    .contains(&config.join("settings.json").display().to_string())
-                && out.stderr.contains("nothing was written"),
-            "{flag}: {}",
-            out.stderr
+            settings["statusLine"]["command"]
+                .as_str()
+                .is_some_and(|command| command.ends_with("self-repair statusline")),
+            "{flag}: {settings}"
         );
+        assert_eq!(settings["model"], "opus", "{flag}");
+        if flag == "--user" {
+            assert!(config.join("agents/triage-investigator.md").is_file());
+            assert!(config.join("skills/self-repair/SKILL.md").is_file());
+            assert!(config.join("self-repair-install.json").is_file());
+        } else {
+            assert!(config.join("self-repair-status-line.json").is_file());
+        }
         assert!(
-            !project.path().join(".home/.claude/settings.json").exists(),
-            "{flag} wrote ~/.claude/settings.json"
+            !project.path().join(".home/.claude").exists(),
+            "{flag} made ~/.claude"
         );
+        outputs.push(format!("$ self-repair install {flag}\n{}", out.stdout));
+        let out = project
+            .terminal(&["uninstall", flag])
+            .env("CLAUDE_CONFIG_DIR", &config)
+            .run()
+            .success();
+        outputs.push(format!("$ self-repair uninstall {flag}\n{}", out.stdout));
+        assert_eq!(
+            files_under(&config),
+            before,
+            "{flag}: uninstall left a change"
+        );
+        assert!(!project.path().join(".home/.claude").exists());
     }
-    let home_claude = project.path().join(".home/.claude");
-    std::fs::create_dir_all(&home_claude).unwrap();
+    let mut settings = filters(&project);
+    settings.add_filter(
+        &crate::harness::regex_escape(&binary().canonicalize().unwrap().display().to_string()),
+        "[BINARY]",
+    );
+    settings.bind(|| {
+        insta::assert_snapshot!("install_under_claude_config_dir", outputs.join("\n"));
+    });
+}
+
+/// `CLAUDE_CONFIG_DIR` set after an install into `~/.claude`: `uninstall` finds nothing in the
+/// config folder, removes the install in `~/.claude` and says so; `install` into the config
+/// folder says the one in `~/.claude` stays and the command that removes it.
+#[test]
+fn uninstall_under_claude_config_dir_removes_an_install_made_in_home_claude_before_it_was_set() {
+    let project = TestProject::new();
+    let config = project.path().join("elsewhere");
+    std::fs::create_dir_all(&config).unwrap();
     project
         .terminal(&["install", "--status-line"])
-        .env("CLAUDE_CONFIG_DIR", &home_claude)
+        .run()
+        .success();
+    assert!(project.path().join(".home/.claude/settings.json").is_file());
+    let out = project
+        .terminal(&["install", "--status-line", "--dry-run"])
+        .env("CLAUDE_CONFIG_DIR", &config)
         .run()
         .success();
     assert!(
-        project
-            .read(".home/.claude/settings.json")
-            .contains("statusline")
+        out.stdout
+            .contains("`env -u CLAUDE_CONFIG_DIR self-repair uninstall --status-line` removes it"),
+        "{}",
+        out.stdout
     );
+    let out = project
+        .terminal(&["uninstall", "--status-line"])
+        .env("CLAUDE_CONFIG_DIR", &config)
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("removing the install in ~/.claude")
+            && out.stdout.contains("removed ~/.claude/settings.json"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(files_under(&project.path().join(".home")), Vec::new());
+    assert_eq!(files_under(&config), Vec::new());
 }

@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use self_repair_install::InstallRoot;
 use self_repair_store::{Project, StoreError};
 
 /// The variable that pins the clock (Unix seconds) for reproducible tests and demos.
@@ -70,6 +71,18 @@ pub struct CommandEnv {
 }
 
 impl CommandEnv {
+    /// Where a user-scope install goes and where Claude Code reads the user's settings: the
+    /// home, `.claude/` in `CLAUDE_CONFIG_DIR` when that is set (relative to the working
+    /// directory when relative). `None` without `HOME`.
+    pub fn user_install_root(&self) -> Option<InstallRoot> {
+        let home = self.home.as_deref()?;
+        let config_dir = self
+            .claude_config_dir
+            .as_ref()
+            .map(|dir| self.cwd.join(dir));
+        Some(InstallRoot::user(home, config_dir.as_deref()))
+    }
+
     /// A command run in `cwd` at `now`, with nothing else known (tests).
     pub fn new(cwd: impl Into<PathBuf>, now: u64) -> CommandEnv {
         CommandEnv {

@@ -9,13 +9,18 @@ use similar::TextDiff;
 use crate::atomic_write::write_atomically;
 use crate::file_read::read_optional;
 use crate::install_error::InstallError;
+use crate::install_root::InstallRoot;
 
 /// One file to create, replace or delete.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
     /// Absolute path.
     pub path: PathBuf,
-    /// Path relative to the project root or home, `/`-separated, as shown to the user.
+    /// The path relative to the install root, `/`-separated, as the manifest records it
+    /// (`.claude/settings.json`).
+    pub rel_path: String,
+    /// The path as shown to the user (`.claude/settings.json` in a project,
+    /// `~/.claude/settings.json`, or the full path in `CLAUDE_CONFIG_DIR`).
     pub display_path: String,
     /// Contents now (`None`: the file does not exist).
     pub before: Option<String>,
@@ -23,6 +28,33 @@ pub struct FileChange {
     pub after: Option<String>,
     /// Our bookkeeping (the install manifest): summarised in one line instead of diffed.
     pub bookkeeping: bool,
+}
+
+impl FileChange {
+    /// The change of the file at `rel` under `root`: created, replaced or deleted.
+    pub(crate) fn planned(
+        root: &InstallRoot,
+        rel: &str,
+        before: Option<String>,
+        after: Option<String>,
+    ) -> FileChange {
+        FileChange {
+            path: root.resolve(rel),
+            rel_path: rel.to_owned(),
+            display_path: root.display(rel),
+            before,
+            after,
+            bookkeeping: false,
+        }
+    }
+
+    /// The same change, of an install record: summarised in one line instead of diffed.
+    pub(crate) fn of_record(self) -> FileChange {
+        FileChange {
+            bookkeeping: true,
+            ..self
+        }
+    }
 }
 
 /// File changes applied in order, then empty directories removed.
@@ -56,11 +88,11 @@ impl ChangeSet {
                 continue;
             }
             let old_header = match change.before {
-                Some(_) => format!("a/{}", change.display_path),
+                Some(_) => diff_header("a/", &change.display_path),
                 None => "/dev/null".to_owned(),
             };
             let new_header = match change.after {
-                Some(_) => format!("b/{}", change.display_path),
+                Some(_) => diff_header("b/", &change.display_path),
                 None => "/dev/null".to_owned(),
             };
             let before = change.before.as_deref().unwrap_or("");
@@ -111,6 +143,16 @@ impl ChangeSet {
             remove_dir_if_empty(dir)?;
         }
         Ok(())
+    }
+}
+
+/// `a/.claude/settings.json` for a relative path, as git writes it; an absolute or `~/` path as
+/// it is.
+fn diff_header(side: &str, display_path: &str) -> String {
+    if display_path.starts_with('/') || display_path.starts_with("~/") {
+        display_path.to_owned()
+    } else {
+        format!("{side}{display_path}")
     }
 }
 

@@ -8,13 +8,15 @@ use sha2::{Digest, Sha256};
 
 use crate::file_read::read_optional;
 use crate::install_error::InstallError;
+use crate::install_root::InstallRoot;
 use crate::scope::Scope;
 
 /// Version of the manifest format written by this crate.
 pub const MANIFEST_SCHEMA_VERSION: u32 = 1;
 
 /// `install.json`: what install added. Paths are relative to the project root or home,
-/// `/`-separated.
+/// `/`-separated; a user install's `.claude/...` stands for the folder its manifest is in
+/// (`~/.claude` or `CLAUDE_CONFIG_DIR`, [`InstallRoot`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstallManifest {
     /// Always [`MANIFEST_SCHEMA_VERSION`].
@@ -89,14 +91,12 @@ pub struct FileRecord {
     pub preexisting: bool,
 }
 
-/// Reads the manifest of an install at `root_or_home`, if there is one. The hook can use it to
-/// tell a `self-repair install` setup (agent types without the `self-repair:` prefix) from a
-/// plugin install.
+/// Reads the manifest of an install at `root`, if there is one.
 pub fn read_manifest(
-    root_or_home: &Path,
+    root: &InstallRoot,
     scope: Scope,
 ) -> Result<Option<InstallManifest>, InstallError> {
-    let path = root_or_home.join(scope.manifest_rel_path());
+    let path = root.resolve(scope.manifest_rel_path());
     let Some(text) = read_optional(&path)? else {
         return Ok(None);
     };
@@ -115,6 +115,15 @@ pub fn read_manifest(
         });
     }
     Ok(Some(manifest))
+}
+
+/// True when `self-repair install` copied the agents where Claude Code reads them: into the
+/// project at `project_root`, or into the user's `user` folder (`~/.claude` or
+/// `CLAUDE_CONFIG_DIR`). Their types are then bare names, not `self-repair:<name>`.
+pub fn agents_installed_by_command(project_root: &Path, user: Option<&InstallRoot>) -> bool {
+    let installed = |root: &InstallRoot, scope| matches!(read_manifest(root, scope), Ok(Some(_)));
+    installed(&InstallRoot::project(project_root), Scope::Project)
+        || user.is_some_and(|user| installed(user, Scope::User))
 }
 
 impl InstallManifest {
@@ -170,7 +179,7 @@ mod tests {
         let path = dir.path().join(Scope::Project.manifest_rel_path());
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, manifest.render()).unwrap();
-        let err = read_manifest(dir.path(), Scope::Project).unwrap_err();
+        let err = read_manifest(&InstallRoot::project(dir.path()), Scope::Project).unwrap_err();
         assert!(matches!(err, InstallError::InvalidManifest { .. }), "{err}");
     }
 }

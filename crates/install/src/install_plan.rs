@@ -1,7 +1,5 @@
 //! `self-repair install`: every file change computed up front, then shown or applied.
 
-use std::path::Path;
-
 use crate::bundle_file::BundleFile;
 use crate::change_set::{ChangeSet, FileChange};
 use crate::file_read::read_optional;
@@ -11,6 +9,7 @@ use crate::install_manifest::{
     FileRecord, InstallManifest, MANIFEST_SCHEMA_VERSION, OriginalSettings, SettingsRecord,
     read_manifest, sha256_hex,
 };
+use crate::install_root::InstallRoot;
 use crate::install_spec::InstallSpec;
 use crate::settings_document::{SettingsDocument, push_unique};
 use crate::uninstall_plan::settings_restoration;
@@ -23,12 +22,13 @@ pub struct InstallPlan {
     settings_display: String,
 }
 
-/// Computes every change `install` makes under `root_or_home` (the project root for
-/// [`crate::Scope::Project`], the home directory for [`crate::Scope::User`]): our hooks in the
-/// settings file (and no permission rule: the `PreToolUse` gate decides our commands), the `bundle` copied into `.claude/`, and the
+/// Computes every change `install` makes under `root` (the project root for
+/// [`crate::Scope::Project`], the home, `.claude/` maybe moved to `CLAUDE_CONFIG_DIR`, for
+/// [`crate::Scope::User`]): our hooks in the settings file (and no permission rule: the
+/// `PreToolUse` gate decides our commands), the `bundle` copied into `.claude/`, and the
 /// manifest. Reads files; writes nothing. An invalid settings file is an error.
 pub fn plan_install(
-    root_or_home: &Path,
+    root: &InstallRoot,
     spec: &InstallSpec,
     bundle: &[BundleFile],
 ) -> Result<InstallPlan, InstallError> {
@@ -40,7 +40,7 @@ pub fn plan_install(
             path: spec.binary.clone(),
         })?;
     let scope = spec.scope;
-    let previous = read_manifest(root_or_home, scope)?;
+    let previous = read_manifest(root, scope)?;
     let target = HookTarget::for_install(spec, binary);
     let mut changes = ChangeSet::default();
     let mut notes = Vec::new();
@@ -52,11 +52,12 @@ pub fn plan_install(
         .as_ref()
         .filter(|p| p.settings.path != target.settings_rel_path);
     if let Some(old) = moved_from {
-        let restoration = settings_restoration(root_or_home, old)?;
+        let restoration = settings_restoration(root, old)?;
         notes.extend(restoration.note);
         notes.push(format!(
             "moved self-repair's hooks from {} to {}",
-            old.settings.path, target.settings_rel_path
+            root.display(&old.settings.path),
+            root.display(target.settings_rel_path)
         ));
         changes.push(restoration.change);
     }
@@ -65,8 +66,9 @@ pub fn plan_install(
         .map(|p| &p.settings)
         .filter(|s| s.path == target.settings_rel_path);
 
-    let settings_display = target.settings_rel_path.to_owned();
-    let settings_path = root_or_home.join(&settings_display);
+    let settings_rel = target.settings_rel_path;
+    let settings_display = root.display(settings_rel);
+    let settings_path = root.resolve(settings_rel);
     let current = read_optional(&settings_path)?;
     let mut doc = match &current {
         Some(text) => SettingsDocument::parse(&settings_path, text)?,
@@ -171,24 +173,16 @@ pub fn plan_install(
              put its directory first on PATH{local}"
         ));
     }
-    changes.push(FileChange {
-        path: settings_path,
-        display_path: settings_display.clone(),
-        before: current.clone(),
-        after: Some(new_settings),
-        bookkeeping: false,
-    });
+    changes.push(FileChange::planned(
+        root,
+        settings_rel,
+        current.clone(),
+        Some(new_settings),
+    ));
 
-    let files = plan_bundle(
-        root_or_home,
-        bundle,
-        previous.as_ref(),
-        &mut changes,
-        &mut notes,
-    )?;
+    let files = plan_bundle(root, bundle, previous.as_ref(), &mut changes, &mut notes)?;
 
-    let manifest_display = scope.manifest_rel_path().to_owned();
-    let manifest_path = root_or_home.join(&manifest_display);
+    let manifest_rel = scope.manifest_rel_path();
     let mut created_dirs = previous
         .as_ref()
         .map(|p| p.created_dirs.clone())
@@ -197,13 +191,13 @@ pub fn plan_install(
         .changes
         .iter()
         .filter(|change| change.before.is_none())
-        .map(|change| change.display_path.as_str())
+        .map(|change| change.rel_path.as_str())
         .collect();
     if previous.is_none() {
-        new_files.push(&manifest_display);
+        new_files.push(manifest_rel);
     }
     for file in new_files {
-        for dir in missing_ancestors(root_or_home, file) {
+        for dir in missing_ancestors(root, file) {
             push_unique(&mut created_dirs, dir);
         }
     }
@@ -214,7 +208,7 @@ pub fn plan_install(
         scope,
         binary: target.command.clone(),
         settings: SettingsRecord {
-            path: settings_display.clone(),
+            path: settings_rel.to_owned(),
             original,
             written_sha256,
             hooks,
@@ -225,13 +219,11 @@ pub fn plan_install(
         files,
         created_dirs,
     };
-    changes.push(FileChange {
-        before: read_optional(&manifest_path)?,
-        path: manifest_path,
-        display_path: manifest_display,
-        after: Some(manifest.render()),
-        bookkeeping: true,
-    });
+    let manifest_before = read_optional(&root.resolve(manifest_rel))?;
+    changes.push(
+        FileChange::planned(root, manifest_rel, manifest_before, Some(manifest.render()))
+            .of_record(),
+    );
 
     Ok(InstallPlan {
         changes,
@@ -243,7 +235,7 @@ pub fn plan_install(
 /// Queues the bundle copies (and removal of files a previous install copied that the bundle
 /// no longer has); returns the manifest's file records.
 fn plan_bundle(
-    root_or_home: &Path,
+    root: &InstallRoot,
     bundle: &[BundleFile],
     previous: Option<&InstallManifest>,
     changes: &mut ChangeSet,
@@ -252,25 +244,24 @@ fn plan_bundle(
     let previous_files = previous.map(|p| p.files.as_slice()).unwrap_or_default();
     let mut records = Vec::new();
     for file in bundle {
-        let display_path = format!(".claude/{}", file.target_in_claude_dir()?);
-        let path = root_or_home.join(&display_path);
+        let rel = format!(".claude/{}", file.target_in_claude_dir()?);
+        let path = root.resolve(&rel);
         let existing = read_optional(&path)?;
-        let recorded = previous_files.iter().find(|r| r.path == display_path);
+        let recorded = previous_files.iter().find(|r| r.path == rel);
         let ours = FileRecord {
-            path: display_path.clone(),
+            path: rel.clone(),
             sha256: sha256_hex(file.contents),
             preexisting: false,
         };
         match existing {
             None => {
                 records.push(ours);
-                changes.push(FileChange {
-                    path,
-                    display_path,
-                    before: None,
-                    after: Some(file.contents.to_owned()),
-                    bookkeeping: false,
-                });
+                changes.push(FileChange::planned(
+                    root,
+                    &rel,
+                    None,
+                    Some(file.contents.to_owned()),
+                ));
             }
             Some(text) if text == file.contents => {
                 records.push(recorded.cloned().unwrap_or(FileRecord {
@@ -281,18 +272,18 @@ fn plan_bundle(
             Some(text) => match recorded {
                 Some(record) if !record.preexisting && sha256_hex(&text) == record.sha256 => {
                     records.push(ours);
-                    changes.push(FileChange {
-                        path,
-                        display_path,
-                        before: Some(text),
-                        after: Some(file.contents.to_owned()),
-                        bookkeeping: false,
-                    });
+                    changes.push(FileChange::planned(
+                        root,
+                        &rel,
+                        Some(text),
+                        Some(file.contents.to_owned()),
+                    ));
                 }
                 Some(record) => {
                     notes.push(format!(
-                        "kept {display_path}: you edited it since install; delete it and rerun \
-                         to get the current version"
+                        "kept {}: you edited it since install; delete it and rerun to get the \
+                         current version",
+                        root.display(&rel)
                     ));
                     records.push(record.clone());
                 }
@@ -304,18 +295,13 @@ fn plan_bundle(
         if records.iter().any(|r| r.path == record.path) || record.preexisting {
             continue;
         }
-        let path = root_or_home.join(&record.path);
-        match read_optional(&path)? {
-            Some(text) if sha256_hex(&text) == record.sha256 => changes.push(FileChange {
-                path,
-                display_path: record.path.clone(),
-                before: Some(text),
-                after: None,
-                bookkeeping: false,
-            }),
+        match read_optional(&root.resolve(&record.path))? {
+            Some(text) if sha256_hex(&text) == record.sha256 => {
+                changes.push(FileChange::planned(root, &record.path, Some(text), None));
+            }
             Some(_) => notes.push(format!(
                 "kept {}: no longer part of self-repair, but you edited it",
-                record.path
+                root.display(&record.path)
             )),
             None => {}
         }
@@ -324,7 +310,7 @@ fn plan_bundle(
 }
 
 /// Directories above `rel_file` (relative, `/`-separated) that do not exist yet, outermost first.
-fn missing_ancestors(root: &Path, rel_file: &str) -> Vec<String> {
+fn missing_ancestors(root: &InstallRoot, rel_file: &str) -> Vec<String> {
     let mut dirs = Vec::new();
     let mut prefix = String::new();
     let parts: Vec<&str> = rel_file.split('/').collect();
@@ -333,7 +319,7 @@ fn missing_ancestors(root: &Path, rel_file: &str) -> Vec<String> {
             prefix.push('/');
         }
         prefix.push_str(part);
-        if !root.join(&prefix).is_dir() {
+        if !root.resolve(&prefix).is_dir() {
             dirs.push(prefix.clone());
         }
     }

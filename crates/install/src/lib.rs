@@ -11,6 +11,7 @@ mod hook_target;
 mod install_error;
 mod install_manifest;
 mod install_plan;
+mod install_root;
 mod install_spec;
 mod merge_driver;
 mod plugin_hooks;
@@ -26,9 +27,10 @@ pub use change_set::FileChange;
 pub use install_error::InstallError;
 pub use install_manifest::{
     FileRecord, HookRecord, InstallManifest, MANIFEST_SCHEMA_VERSION, OriginalSettings,
-    SettingsRecord, read_manifest,
+    SettingsRecord, agents_installed_by_command, read_manifest,
 };
 pub use install_plan::{InstallPlan, plan_install};
+pub use install_root::InstallRoot;
 pub use install_spec::{InstallSpec, binary_resolves_from_path};
 pub use merge_driver::{
     MERGE_DRIVER, MergeDriverRegistration, merge_driver_attributes, merge_driver_command,

@@ -1,7 +1,8 @@
 //! `self-repair install --status-line`: Claude Code's `statusLine` alone, in the user's
-//! `~/.claude/settings.json`, for those who have the hooks from the plugin (a plugin cannot set
-//! it). Its own record, `~/.claude/self-repair-status-line.json`, lets `uninstall
-//! --status-line` put back exactly what was there.
+//! `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`), for those who have the
+//! hooks from the plugin (a plugin cannot set it). Its own record,
+//! `self-repair-status-line.json` beside it, lets `uninstall --status-line` put back exactly
+//! what was there.
 
 use std::path::Path;
 
@@ -12,13 +13,15 @@ use crate::file_read::read_optional;
 use crate::install_error::InstallError;
 use crate::install_manifest::{OriginalSettings, sha256_hex};
 use crate::install_plan::InstallPlan;
+use crate::install_root::InstallRoot;
 use crate::settings_document::SettingsDocument;
 use crate::status_line::{StatusLineChange, StatusLineRecord, add_status_line, remove_status_line};
 use crate::uninstall_plan::{SettingsOutcome, UninstallPlan};
 
-/// The record, relative to the home.
+/// The record, relative to the home (`.claude/` is `CLAUDE_CONFIG_DIR` when set,
+/// [`InstallRoot`]).
 pub const STATUS_LINE_MANIFEST: &str = ".claude/self-repair-status-line.json";
-/// The settings file, relative to the home.
+/// The settings file, relative to the home (the same).
 const USER_SETTINGS: &str = ".claude/settings.json";
 
 /// What `install --status-line` did.
@@ -32,11 +35,15 @@ struct StatusLineManifest {
     status_line: StatusLineRecord,
 }
 
-/// Sets `statusLine` in `home`'s `~/.claude/settings.json` to `binary statusline` (composed
-/// with a status line already there). Reads files; writes nothing until applied.
-pub fn plan_status_line_install(home: &Path, binary: &str) -> Result<InstallPlan, InstallError> {
-    let settings_path = home.join(USER_SETTINGS);
-    let manifest_path = home.join(STATUS_LINE_MANIFEST);
+/// Sets `statusLine` in the user's settings (`~/.claude/settings.json` or
+/// `$CLAUDE_CONFIG_DIR/settings.json`, as `home` says) to `binary statusline` (composed with a
+/// status line already there). Reads files; writes nothing until applied.
+pub fn plan_status_line_install(
+    home: &InstallRoot,
+    binary: &str,
+) -> Result<InstallPlan, InstallError> {
+    let settings_path = home.resolve(USER_SETTINGS);
+    let manifest_path = home.resolve(STATUS_LINE_MANIFEST);
     let previous = read_record(&manifest_path)?;
     let current = read_optional(&settings_path)?;
     let mut doc = match &current {
@@ -54,14 +61,14 @@ pub fn plan_status_line_install(home: &Path, binary: &str) -> Result<InstallPlan
             return Ok(InstallPlan::from_parts(
                 ChangeSet::default(),
                 Vec::new(),
-                USER_SETTINGS.to_owned(),
+                home.display(USER_SETTINGS),
             ));
         }
         StatusLineChange::LeftAlone(why) => {
             return Ok(InstallPlan::from_parts(
                 ChangeSet::default(),
                 vec![why],
-                USER_SETTINGS.to_owned(),
+                home.display(USER_SETTINGS),
             ));
         }
     };
@@ -97,38 +104,39 @@ pub fn plan_status_line_install(home: &Path, binary: &str) -> Result<InstallPlan
         status_line: record,
     };
     let mut changes = ChangeSet::default();
-    changes.push(FileChange {
-        path: settings_path,
-        display_path: USER_SETTINGS.to_owned(),
-        before: current,
-        after: Some(after),
-        bookkeeping: false,
-    });
-    changes.push(FileChange {
-        before: read_optional(&manifest_path)?,
-        path: manifest_path,
-        display_path: STATUS_LINE_MANIFEST.to_owned(),
-        after: Some(render(&manifest)),
-        bookkeeping: true,
-    });
+    changes.push(FileChange::planned(
+        home,
+        USER_SETTINGS,
+        current,
+        Some(after),
+    ));
+    changes.push(
+        FileChange::planned(
+            home,
+            STATUS_LINE_MANIFEST,
+            read_optional(&manifest_path)?,
+            Some(render(&manifest)),
+        )
+        .of_record(),
+    );
     Ok(InstallPlan::from_parts(
         changes,
         notes,
-        USER_SETTINGS.to_owned(),
+        home.display(USER_SETTINGS),
     ))
 }
 
 /// Takes out what `install --status-line` set: the settings file's exact bytes back while it is
 /// what install wrote, else the `statusLine` before install (when ours is still there).
-pub fn plan_status_line_uninstall(home: &Path) -> Result<UninstallPlan, InstallError> {
-    let settings_path = home.join(USER_SETTINGS);
-    let manifest_path = home.join(STATUS_LINE_MANIFEST);
+pub fn plan_status_line_uninstall(home: &InstallRoot) -> Result<UninstallPlan, InstallError> {
+    let settings_path = home.resolve(USER_SETTINGS);
+    let manifest_path = home.resolve(STATUS_LINE_MANIFEST);
     let Some(manifest) = read_record(&manifest_path)? else {
         return Ok(UninstallPlan::from_parts(
             ChangeSet::default(),
             vec![format!(
-                "the status line was not installed here (no ~/{STATUS_LINE_MANIFEST}); nothing to \
-                 remove"
+                "the status line was not installed here (no {}); nothing to remove",
+                home.display(STATUS_LINE_MANIFEST)
             )],
             SettingsOutcome::Untouched,
         ));
@@ -152,20 +160,16 @@ pub fn plan_status_line_uninstall(home: &Path) -> Result<UninstallPlan, InstallE
         ),
     };
     let mut changes = ChangeSet::default();
-    changes.push(FileChange {
-        path: settings_path,
-        display_path: USER_SETTINGS.to_owned(),
-        before: current,
-        after,
-        bookkeeping: false,
-    });
-    changes.push(FileChange {
-        before: read_optional(&manifest_path)?,
-        path: manifest_path,
-        display_path: STATUS_LINE_MANIFEST.to_owned(),
-        after: None,
-        bookkeeping: true,
-    });
+    changes.push(FileChange::planned(home, USER_SETTINGS, current, after));
+    changes.push(
+        FileChange::planned(
+            home,
+            STATUS_LINE_MANIFEST,
+            read_optional(&manifest_path)?,
+            None,
+        )
+        .of_record(),
+    );
     Ok(UninstallPlan::from_parts(changes, Vec::new(), outcome))
 }
 

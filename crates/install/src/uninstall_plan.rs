@@ -6,6 +6,7 @@ use crate::change_set::{ChangeSet, FileChange};
 use crate::file_read::read_optional;
 use crate::install_error::InstallError;
 use crate::install_manifest::{InstallManifest, OriginalSettings, read_manifest, sha256_hex};
+use crate::install_root::InstallRoot;
 use crate::scope::Scope;
 use crate::settings_document::SettingsDocument;
 
@@ -31,15 +32,15 @@ pub enum SettingsOutcome {
     RemovedStructurally,
 }
 
-/// Computes every change `uninstall` makes under `root_or_home`, from the manifest `install`
-/// wrote. Without a manifest the plan is empty. Reads files; writes nothing.
-pub fn plan_uninstall(root_or_home: &Path, scope: Scope) -> Result<UninstallPlan, InstallError> {
-    let Some(manifest) = read_manifest(root_or_home, scope)? else {
+/// Computes every change `uninstall` makes under `root`, from the manifest `install` wrote
+/// there. Without a manifest the plan is empty. Reads files; writes nothing.
+pub fn plan_uninstall(root: &InstallRoot, scope: Scope) -> Result<UninstallPlan, InstallError> {
+    let Some(manifest) = read_manifest(root, scope)? else {
         return Ok(UninstallPlan {
             changes: ChangeSet::default(),
             notes: vec![format!(
                 "self-repair is not installed here (no {}); nothing to remove",
-                scope.manifest_rel_path()
+                root.display(scope.manifest_rel_path())
             )],
             kept_files: Vec::new(),
             settings_outcome: SettingsOutcome::Untouched,
@@ -48,42 +49,33 @@ pub fn plan_uninstall(root_or_home: &Path, scope: Scope) -> Result<UninstallPlan
     let mut changes = ChangeSet::default();
     let mut notes = Vec::new();
 
-    let restoration = settings_restoration(root_or_home, &manifest)?;
+    let restoration = settings_restoration(root, &manifest)?;
     notes.extend(restoration.note);
     let settings_outcome = restoration.outcome;
     changes.push(restoration.change);
 
     let mut kept_files = Vec::new();
     for record in manifest.files.iter().filter(|r| !r.preexisting) {
-        let path = root_or_home.join(&record.path);
-        match read_optional(&path)? {
-            Some(text) if sha256_hex(&text) == record.sha256 => changes.push(FileChange {
-                path,
-                display_path: record.path.clone(),
-                before: Some(text),
-                after: None,
-                bookkeeping: false,
-            }),
+        match read_optional(&root.resolve(&record.path))? {
+            Some(text) if sha256_hex(&text) == record.sha256 => {
+                changes.push(FileChange::planned(root, &record.path, Some(text), None));
+            }
             Some(_) => {
-                notes.push(format!("kept {}: you edited it since install", record.path));
-                kept_files.push(record.path.clone());
+                let shown = root.display(&record.path);
+                notes.push(format!("kept {shown}: you edited it since install"));
+                kept_files.push(shown);
             }
             None => {}
         }
     }
 
-    let manifest_path = root_or_home.join(scope.manifest_rel_path());
-    changes.push(FileChange {
-        before: read_optional(&manifest_path)?,
-        path: manifest_path,
-        display_path: scope.manifest_rel_path().to_owned(),
-        after: None,
-        bookkeeping: true,
-    });
+    let manifest_rel = scope.manifest_rel_path();
+    let manifest_before = read_optional(&root.resolve(manifest_rel))?;
+    changes.push(FileChange::planned(root, manifest_rel, manifest_before, None).of_record());
 
     let mut dirs = manifest.created_dirs.clone();
     dirs.sort_by_key(|dir| std::cmp::Reverse(dir.matches('/').count()));
-    changes.remove_dirs_if_empty = dirs.iter().map(|dir| root_or_home.join(dir)).collect();
+    changes.remove_dirs_if_empty = dirs.iter().map(|dir| root.resolve(dir)).collect();
 
     Ok(UninstallPlan {
         changes,
@@ -105,10 +97,10 @@ pub(crate) struct SettingsRestoration {
 /// Takes our hooks out of the settings file `manifest` names: its exact original bytes back
 /// when it is still what install wrote, else a structural removal of our entries.
 pub(crate) fn settings_restoration(
-    root_or_home: &Path,
+    root: &InstallRoot,
     manifest: &InstallManifest,
 ) -> Result<SettingsRestoration, InstallError> {
-    let settings_path = root_or_home.join(&manifest.settings.path);
+    let settings_path = root.resolve(&manifest.settings.path);
     let current = read_optional(&settings_path)?;
     let mut note = None;
     let (after, mut outcome) = match &current {
@@ -127,7 +119,7 @@ pub(crate) fn settings_restoration(
             note = Some(format!(
                 "{} changed since install: removed only self-repair's hooks and permission \
                  rules, kept everything else (re-indented by the JSON writer)",
-                manifest.settings.path
+                root.display(&manifest.settings.path)
             ));
             removal
         }
@@ -136,13 +128,7 @@ pub(crate) fn settings_restoration(
         outcome = SettingsOutcome::Untouched;
     }
     Ok(SettingsRestoration {
-        change: FileChange {
-            path: settings_path,
-            display_path: manifest.settings.path.clone(),
-            before: current,
-            after,
-            bookkeeping: false,
-        },
+        change: FileChange::planned(root, &manifest.settings.path, current, after),
         outcome,
         note,
     })

@@ -1,6 +1,6 @@
 //! What a repair command knows of the world; the app fills it from its `CommandEnv`.
 
-use std::path::PathBuf;
+use self_repair_install::InstallRoot;
 
 /// The environment of one repair command.
 #[derive(Debug, Clone)]
@@ -9,6 +9,7 @@ pub struct RepairEnv {
     pub now: u64,
     /// `CLAUDE_CODE_SESSION_ID`: `check` binds the run to it.
     pub session: Option<String>,
-    /// The user's home (to notice a user-scope `self-repair install`).
-    pub home: Option<PathBuf>,
+    /// Where a user-scope `self-repair install` would be (`~/.claude` or `CLAUDE_CONFIG_DIR`),
+    /// to notice one.
+    pub user_install: Option<InstallRoot>,
 }

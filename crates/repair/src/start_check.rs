@@ -2,7 +2,7 @@
 //! leaves the fix attempts to the Stop hook (or `self-repair tick`).
 
 use self_repair_engine::timestamp;
-use self_repair_install::{Scope, read_manifest};
+use self_repair_install::agents_installed_by_command;
 use self_repair_store::{Manifest, Project, RunKind, check_run_id, write_json};
 
 use crate::repair_run::{Budget, Pause, RepairRun};
@@ -34,12 +34,7 @@ pub fn start_check(
         None => None,
     };
     let prefix = settings.agent_prefix.clone().unwrap_or_else(|| {
-        let installed = matches!(read_manifest(project.root(), Scope::Project), Ok(Some(_)))
-            || env
-                .home
-                .as_deref()
-                .is_some_and(|h| matches!(read_manifest(h, Scope::User), Ok(Some(_))));
-        if installed {
+        if agents_installed_by_command(project.root(), env.user_install.as_ref()) {
             String::new()
         } else {
             "self-repair:".to_owned()

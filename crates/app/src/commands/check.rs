@@ -116,7 +116,7 @@ pub(crate) fn repair_env(env: &CommandEnv) -> RepairEnv {
     RepairEnv {
         now: env.now,
         session: env.session.clone(),
-        home: env.home.clone(),
+        user_install: env.user_install_root(),
     }
 }
 

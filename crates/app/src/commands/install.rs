@@ -1,12 +1,13 @@
 //! `self-repair install` and `uninstall`: register the hooks, agents, skill and status line
 //! without the plugin manager, and remove exactly what was added.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Args;
 use self_repair_install::{
-    InstallSpec, Scope, merge_driver_attributes, merge_driver_command, merge_driver_registered,
-    plan_install, plan_uninstall, register_merge_driver, unregister_merge_driver,
+    InstallRoot, InstallSpec, STATUS_LINE_MANIFEST, Scope, merge_driver_attributes,
+    merge_driver_command, merge_driver_registered, plan_install, plan_uninstall,
+    register_merge_driver, unregister_merge_driver,
 };
 use self_repair_store::{Project, TeamFiles};
 
@@ -20,14 +21,15 @@ pub struct InstallArgs {
     /// The project's `.claude/` (default): `install` writes there, `uninstall` removes from there.
     #[arg(long = "project", conflicts_with = "user")]
     pub project_scope: bool,
-    /// `~/.claude/` instead of the project's.
+    /// `~/.claude/` instead of the project's (`$CLAUDE_CONFIG_DIR` when set).
     #[arg(long)]
     pub user: bool,
     /// Print the diff of every change and write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Only Claude Code's status line (`self-repair statusline`), in `~/.claude/settings.json`:
-    /// for the plugin, which cannot set it. A status line you have keeps its rows.
+    /// Only Claude Code's status line (`self-repair statusline`), in `~/.claude/settings.json`
+    /// (`$CLAUDE_CONFIG_DIR/settings.json` when set): for the plugin, which cannot set it. A
+    /// status line you have keeps its rows.
     #[arg(long, conflicts_with_all = ["project_scope", "user"])]
     pub status_line: bool,
 }
@@ -36,9 +38,6 @@ pub struct InstallArgs {
 /// in a file of this machine only.
 pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError> {
     let (scope, root) = scope_root(env, args)?;
-    if scope == Scope::User {
-        refuse_other_config_dir(env, &root, args)?;
-    }
     let binary = env
         .exe
         .as_deref()
@@ -63,10 +62,11 @@ pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError>
         };
         plan_install(&root, &spec, self_repair_install::embedded_bundle())?
     };
+    let config_notes = config_dir_notes(&root, record_rel_path(args));
     if args.dry_run {
-        let mut text = format!("{}{}", plan.render_diff(), plan.summary());
+        let mut text = format!("{}{}{config_notes}", plan.render_diff(), plan.summary());
         if scope == Scope::Project
-            && let Some(attributes) = merge_driver_attributes(&root)?
+            && let Some(attributes) = merge_driver_attributes(root.root())?
         {
             text.push_str(&format!(
                 "would register the registries' merge driver ({}) in .git/config and {}, and \
@@ -78,9 +78,9 @@ pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError>
         return Ok(Output::text(text));
     }
     plan.apply()?;
-    let mut text = plan.summary();
+    let mut text = format!("{}{config_notes}", plan.summary());
     if scope == Scope::Project {
-        text.push_str(&team_registry(&root, &driver_command)?);
+        text.push_str(&team_registry(root.root(), &driver_command)?);
     }
     Ok(Output::text(text))
 }
@@ -111,18 +111,40 @@ fn team_registry(root: &Path, driver_command: &str) -> Result<String, AppError> 
     Ok(text)
 }
 
-/// Runs `uninstall`.
+/// Runs `uninstall`. A user install is looked for where `install` would put it now; when
+/// `CLAUDE_CONFIG_DIR` is set and nothing is installed there, an install made in `~/.claude`
+/// (before the variable was set) is removed instead, and the output says so.
 pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError> {
-    let (scope, root) = scope_root(env, args)?;
+    let (scope, mut root) = scope_root(env, args)?;
+    let record = record_rel_path(args);
+    let mut notes = String::new();
+    if scope == Scope::User && root.claude_dir_moved() && !root.resolve(record).exists() {
+        let home = InstallRoot::user(root.root(), None);
+        if home.resolve(record).exists() {
+            notes.push_str(&format!(
+                "note: nothing is installed in CLAUDE_CONFIG_DIR (no {}): removing the install in \
+                 {}, made while CLAUDE_CONFIG_DIR was not set\n",
+                root.display(record),
+                home.display(".claude")
+            ));
+            root = home;
+        }
+    }
     let plan = if args.status_line {
         self_repair_install::plan_status_line_uninstall(&root)?
     } else {
         plan_uninstall(&root, scope)?
     };
+    if scope == Scope::User && !root.claude_dir_moved() && !root.resolve(record).exists() {
+        notes.push_str(
+            "note: an install made while CLAUDE_CONFIG_DIR was set is in that folder: run this \
+             again with CLAUDE_CONFIG_DIR set to it\n",
+        );
+    }
     let project = scope == Scope::Project && !args.status_line;
     if args.dry_run {
-        let mut text = format!("{}{}", plan.render_diff(), plan.summary());
-        if project && merge_driver_registered(&root) {
+        let mut text = format!("{}{}{notes}", plan.render_diff(), plan.summary());
+        if project && merge_driver_registered(root.root()) {
             text.push_str(
                 "would remove the registries' merge driver from .git/config and .git/info/attributes\n",
             );
@@ -130,8 +152,8 @@ pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppErro
         return Ok(Output::text(text));
     }
     plan.apply()?;
-    let mut text = plan.summary();
-    if project && unregister_merge_driver(&root)? {
+    let mut text = format!("{}{notes}", plan.summary());
+    if project && unregister_merge_driver(root.root())? {
         text.push_str(
             "removed the registries' merge driver from .git/config and .git/info/attributes\n",
         );
@@ -139,57 +161,64 @@ pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppErro
     Ok(Output::text(text))
 }
 
-fn scope_root(env: &CommandEnv, args: &InstallArgs) -> Result<(Scope, PathBuf), AppError> {
+/// The scope asked for and where it goes: the project, or the home with `.claude/` in
+/// `CLAUDE_CONFIG_DIR` when set (Claude Code reads the user's settings, agents and skills
+/// there: "the Claude Code config directory (`$CLAUDE_CONFIG_DIR` or `~/.claude`)", the 2.1.332
+/// client's own words).
+fn scope_root(env: &CommandEnv, args: &InstallArgs) -> Result<(Scope, InstallRoot), AppError> {
     if args.user || args.status_line {
-        let home = env
-            .home
-            .clone()
-            .ok_or_else(|| AppError::Usage("--user needs HOME to be set".to_owned()))?;
-        return Ok((Scope::User, home));
+        let flag = if args.status_line {
+            "--status-line"
+        } else {
+            "--user"
+        };
+        let root = env
+            .user_install_root()
+            .ok_or_else(|| AppError::Usage(format!("{flag} needs HOME to be set")))?;
+        return Ok((Scope::User, root));
     }
     let root = Project::find_or_choose(env.start_dir())
         .root()
         .to_path_buf();
-    Ok((Scope::Project, root))
+    Ok((Scope::Project, InstallRoot::project(root)))
 }
 
-/// A user-scope change goes to `~/.claude/settings.json`; Claude Code reads the user's settings
-/// from `CLAUDE_CONFIG_DIR` instead when it is set ("the Claude Code config directory
-/// (`$CLAUDE_CONFIG_DIR` or `~/.claude`)", the 2.1.332 client's own words). Writing where the
-/// client never reads would report success for a change that does nothing: refused, saying what
-/// works instead.
-fn refuse_other_config_dir(
-    env: &CommandEnv,
-    home: &Path,
-    args: &InstallArgs,
-) -> Result<(), AppError> {
-    let Some(config_dir) = &env.claude_config_dir else {
-        return Ok(());
-    };
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    if same(config_dir, &home.join(".claude")) {
-        return Ok(());
+/// The install record `args` work with, relative to the root.
+fn record_rel_path(args: &InstallArgs) -> &'static str {
+    if args.status_line {
+        STATUS_LINE_MANIFEST
+    } else if args.user {
+        Scope::User.manifest_rel_path()
+    } else {
+        Scope::Project.manifest_rel_path()
     }
-    let flag = if args.status_line {
-        "--status-line"
-    } else {
-        "--user"
-    };
-    let instead = if args.status_line {
-        format!(
-            "add {{\"statusLine\": {{\"type\": \"command\", \"command\": \"self-repair statusline\", \"refreshInterval\": {}}}}} to {} yourself, or `self-repair install --project` (this project's .claude/settings.json gets it)",
-            self_repair_install::REFRESH_SECONDS,
-            config_dir.join("settings.json").display()
-        )
-    } else {
-        "use `self-repair install --project` in each project, or the plugin (README.md, \"Install\")".to_owned()
-    };
-    Err(AppError::Usage(format!(
-        "install {flag} writes {}, but CLAUDE_CONFIG_DIR is set: Claude Code reads your settings from {} and would never see the change; nothing was written. Instead, {instead}",
-        home.join(".claude/settings.json").display(),
-        config_dir.join("settings.json").display()
-    )))
+}
+
+/// Said by a user install into `CLAUDE_CONFIG_DIR`: where the files went and why, and an
+/// earlier install in `~/.claude` that stays (the client does not read it while the variable is
+/// set).
+fn config_dir_notes(root: &InstallRoot, record: &str) -> String {
+    if !root.claude_dir_moved() {
+        return String::new();
+    }
+    let mut text = format!(
+        "note: CLAUDE_CONFIG_DIR is set: written into {}, where Claude Code reads your settings \
+         instead of ~/.claude\n",
+        root.claude_dir().display()
+    );
+    let home = InstallRoot::user(root.root(), None);
+    if home.resolve(record).exists() {
+        text.push_str(&format!(
+            "note: the install in ~/.claude stays ({} is its record) and Claude Code does not read \
+             it while CLAUDE_CONFIG_DIR is set; `env -u CLAUDE_CONFIG_DIR self-repair uninstall \
+             {}` removes it\n",
+            home.display(record),
+            if record == STATUS_LINE_MANIFEST {
+                "--status-line"
+            } else {
+                "--user"
+            }
+        ));
+    }
+    text
 }

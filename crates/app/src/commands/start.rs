@@ -501,7 +501,12 @@ fn run_config(
     options: &StartOptions,
 ) -> Result<self_repair_engine::Config, AppError> {
     let (mut config, sets_prefix) = load_config(&project.store_dir(), options.config.as_deref())?;
-    if !sets_prefix && installed_without_plugin(project.root(), env.home.as_deref()) {
+    if !sets_prefix
+        && self_repair_install::agents_installed_by_command(
+            project.root(),
+            env.user_install_root().as_ref(),
+        )
+    {
         config.agent_prefix = String::new();
     }
     if let Some(budget) = options.budget_usd {
@@ -991,14 +996,6 @@ pub(crate) fn free_run_id(project: &Project, now: u64) -> Result<String, AppErro
         .map(|n| format!("{base}-{n}"))
         .find(|id| !taken.contains(id))
         .unwrap_or(base))
-}
-
-/// True when `self-repair install` copied the agents into `.claude/agents` (project or user):
-/// their types are then bare names, not `self-repair:<name>`.
-fn installed_without_plugin(root: &Path, home: Option<&Path>) -> bool {
-    use self_repair_install::{Scope, read_manifest};
-    matches!(read_manifest(root, Scope::Project), Ok(Some(_)))
-        || home.is_some_and(|h| matches!(read_manifest(h, Scope::User), Ok(Some(_))))
 }
 
 #[cfg(test)]

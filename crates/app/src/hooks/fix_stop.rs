@@ -25,7 +25,7 @@ pub(crate) fn after_repair_stop(
     let repair_env = RepairEnv {
         now: env.now,
         session: env.session.clone(),
-        home: env.home.clone(),
+        user_install: env.user_install_root(),
     };
     let Some(line) = continue_fix(project, &repair_env, repair, Some(session)) else {
         return answer;

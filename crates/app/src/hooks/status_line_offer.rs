@@ -42,7 +42,11 @@ pub fn status_line_offer(env: &CommandEnv, stdin: &[u8]) -> Option<&'static str>
         root.join(".claude/settings.json"),
         root.join(".claude/settings.local.json"),
     ];
-    settings.extend(env.home.as_ref().map(|h| h.join(".claude/settings.json")));
+    // The user's: `~/.claude/settings.json`, or `$CLAUDE_CONFIG_DIR/settings.json` when set.
+    settings.extend(
+        env.user_install_root()
+            .map(|user| user.resolve(".claude/settings.json")),
+    );
     if settings.iter().any(|path| sets_status_line(path)) {
         return None;
     }

@@ -4,8 +4,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use self_repair_install::{
-    BundleFile, InstallError, InstallPlan, InstallSpec, Scope, UninstallPlan, plan_install,
-    plan_uninstall,
+    BundleFile, InstallError, InstallPlan, InstallRoot, InstallSpec, Scope, UninstallPlan,
+    plan_install, plan_uninstall,
 };
 use serde_json::Value;
 
@@ -58,6 +58,14 @@ impl Project {
         self.dir.path()
     }
 
+    /// Where the install goes: the project, or the home (no `CLAUDE_CONFIG_DIR`).
+    pub(crate) fn install_root(&self) -> InstallRoot {
+        match self.scope {
+            Scope::Project => InstallRoot::project(self.root()),
+            Scope::User => InstallRoot::user(self.root(), None),
+        }
+    }
+
     pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root().join(rel)
     }
@@ -97,7 +105,7 @@ impl Project {
         binary: &str,
         bundle: &[BundleFile],
     ) -> Result<InstallPlan, InstallError> {
-        plan_install(self.root(), &self.spec(binary), bundle)
+        plan_install(&self.install_root(), &self.spec(binary), bundle)
     }
 
     /// Plans and applies an install with the fake binary and test bundle.
@@ -112,7 +120,7 @@ impl Project {
     }
 
     pub(crate) fn uninstall(&self) -> UninstallPlan {
-        let plan = plan_uninstall(self.root(), self.scope).unwrap();
+        let plan = plan_uninstall(&self.install_root(), self.scope).unwrap();
         plan.apply().unwrap();
         plan
     }

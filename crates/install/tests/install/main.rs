@@ -6,6 +6,7 @@
 )]
 
 mod bundle;
+mod config_dir;
 mod harness;
 mod idempotence;
 mod refusals;

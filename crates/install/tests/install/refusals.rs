@@ -38,7 +38,7 @@ fn relative_binary_is_refused() {
         scope: Scope::Project,
         binary_on_path: true,
     };
-    let err = plan_install(project.root(), &spec, TEST_BUNDLE).unwrap_err();
+    let err = plan_install(&project.install_root(), &spec, TEST_BUNDLE).unwrap_err();
     assert!(matches!(err, InstallError::BinaryPath { .. }), "{err:?}");
 }
 

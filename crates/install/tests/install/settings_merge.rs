@@ -147,9 +147,12 @@ fn binary_not_on_path_adds_a_note() {
     let project = Project::new();
     let mut spec = project.spec(FAKE_BIN);
     spec.binary_on_path = false;
-    let plan =
-        self_repair_install::plan_install(project.root(), &spec, crate::harness::TEST_BUNDLE)
-            .unwrap();
+    let plan = self_repair_install::plan_install(
+        &project.install_root(),
+        &spec,
+        crate::harness::TEST_BUNDLE,
+    )
+    .unwrap();
     plan.apply().unwrap();
     assert!(
         plan.notes()

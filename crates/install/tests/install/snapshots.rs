@@ -34,7 +34,7 @@ fn dry_run_on_busy_settings() {
 fn uninstall_dry_run_after_install_on_busy_settings() {
     let project = Project::with_settings(BUSY);
     project.install();
-    let plan = self_repair_install::plan_uninstall(project.root(), project.scope).unwrap();
+    let plan = self_repair_install::plan_uninstall(&project.install_root(), project.scope).unwrap();
     snapshot_settings(&project).bind(|| {
         insta::assert_snapshot!(plan.render_diff());
     });

@@ -78,9 +78,9 @@ fn install_then_uninstall_without_a_status_line_leaves_none() {
 #[test]
 fn install_status_line_sets_only_the_status_line_in_the_users_settings_and_uninstall_restores_the_bytes()
  {
-    let home = Project::new();
+    let home = Project::with_scope(self_repair_install::Scope::User);
     home.write(".claude/settings.json", THEIRS);
-    let plan = plan_status_line_install(home.root(), "self-repair").unwrap();
+    let plan = plan_status_line_install(&home.install_root(), "self-repair").unwrap();
     plan.apply().unwrap();
     let settings = home.settings_json();
     assert_eq!(
@@ -92,12 +92,12 @@ fn install_status_line_sets_only_the_status_line_in_the_users_settings_and_unins
         "no hooks: the plugin has them"
     );
     assert!(
-        plan_status_line_install(home.root(), "self-repair")
+        plan_status_line_install(&home.install_root(), "self-repair")
             .unwrap()
             .is_empty(),
         "a second time changes nothing"
     );
-    let undo = plan_status_line_uninstall(home.root()).unwrap();
+    let undo = plan_status_line_uninstall(&home.install_root()).unwrap();
     assert_eq!(undo.settings_outcome(), SettingsOutcome::RestoredExactly);
     undo.apply().unwrap();
     assert_eq!(home.settings(), THEIRS);

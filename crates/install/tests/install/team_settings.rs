@@ -20,13 +20,18 @@ fn project_spec(binary_on_path: bool) -> InstallSpec {
 }
 
 fn install(project: &Project, binary_on_path: bool) -> Vec<String> {
-    let plan = plan_install(project.root(), &project_spec(binary_on_path), TEST_BUNDLE).unwrap();
+    let plan = plan_install(
+        &project.install_root(),
+        &project_spec(binary_on_path),
+        TEST_BUNDLE,
+    )
+    .unwrap();
     plan.apply().unwrap();
     plan.notes().to_vec()
 }
 
 fn uninstall(project: &Project) {
-    plan_uninstall(project.root(), Scope::Project)
+    plan_uninstall(&project.install_root(), Scope::Project)
         .unwrap()
         .apply()
         .unwrap();
@@ -58,7 +63,10 @@ fn old_shape_install(settings: &str) -> Project {
         our_entries(&project.settings_json(), "Stop", "stop")[0]["command"],
         FAKE_BIN
     );
-    project
+    Project {
+        dir: project.dir,
+        scope: Scope::Project,
+    }
 }
 
 #[test]

@@ -125,7 +125,7 @@ fn edited_bundle_file_is_kept_and_reported() {
 #[test]
 fn uninstall_without_install_plans_nothing() {
     let project = Project::with_settings(BUSY);
-    let plan = plan_uninstall(project.root(), Scope::Project).unwrap();
+    let plan = plan_uninstall(&project.install_root(), Scope::Project).unwrap();
     assert!(plan.is_empty());
     assert!(plan.summary().contains("not installed here"));
     plan.apply().unwrap();
@@ -137,7 +137,7 @@ fn uninstall_refuses_corrupt_settings_it_must_edit() {
     let project = Project::with_settings(BUSY);
     project.install();
     project.write(".claude/settings.json", "{ broken");
-    let err = plan_uninstall(project.root(), Scope::Project).unwrap_err();
+    let err = plan_uninstall(&project.install_root(), Scope::Project).unwrap_err();
     assert!(err.to_string().contains("is not valid JSON"), "{err}");
     assert_eq!(project.settings(), "{ broken");
 }

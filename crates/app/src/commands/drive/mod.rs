@@ -369,7 +369,7 @@ fn drive_fix_queue(
     let repair_env = RepairEnv {
         now: env.now,
         session: None,
-        home: env.home.clone(),
+        user_install: env.user_install_root(),
     };
     let mut probe = FixQueueProbe::new(project, dir.clone(), repair_env);
     let report = self_repair_drive::drive(&options, &mut probe, progress)?;

@@ -140,7 +140,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
     let repair_env = RepairEnv {
         now: env.now,
         session: env.session.clone(),
-        home: env.home.clone(),
+        user_install: env.user_install_root(),
     };
     let mut lines = settled;
     lines.push(format!(

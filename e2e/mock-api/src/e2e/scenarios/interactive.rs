@@ -323,14 +323,28 @@ fn ruff_project(
 }
 
 /// The status line as a plugin user adds it (issue 24 item 1): `self-repair install
-/// --status-line` from the project, which writes `statusLine` into `~/.claude/settings.json`.
-/// The scenario's home gets `.claude` as the client's config folder, as a user who never set
-/// `CLAUDE_CONFIG_DIR` has it.
+/// --status-line` from the project, with the scenario's `CLAUDE_CONFIG_DIR` set as the client
+/// gets it: `statusLine` goes into `$CLAUDE_CONFIG_DIR/settings.json`, where the client reads
+/// the user's settings, and `~/.claude` is never made. The status line showing up under the
+/// prompt is the real client's proof that it reads what was written there.
 fn add_status_line(project: &E2eProject) -> Result<(), E2eError> {
-    let link = project.root().join("home/.claude");
-    std::os::unix::fs::symlink(project.root().join("config"), &link)
-        .map_err(E2eError::io(&link))?;
-    project.self_repair_ok(&["install", "--status-line"])?;
+    let config = project.root().join("config");
+    let out = project.self_repair_ok(&["install", "--status-line"])?;
+    let written = config.join("settings.json");
+    let home_claude = project.root().join("home/.claude");
+    let named = ["created", "updated"]
+        .iter()
+        .any(|verb| out.contains(&format!("{verb} {}\n", written.display())));
+    if !named || home_claude.exists() {
+        return Err(E2eError::Unexpected {
+            path: written,
+            message: format!(
+                "`self-repair install --status-line` under CLAUDE_CONFIG_DIR should write this \
+                 file, name it, and leave {} absent; it said: {out}",
+                home_claude.display()
+            ),
+        });
+    }
     Ok(())
 }
 
