@@ -351,4 +351,14 @@ fn uninstall_under_claude_config_dir_removes_an_install_made_in_home_claude_befo
     );
     assert_eq!(files_under(&project.path().join(".home")), Vec::new());
     assert_eq!(files_under(&config), Vec::new());
+    // Without the variable and nothing in ~/.claude: where an install made under it would be.
+    let out = project.terminal(&["uninstall", "--user"]).run().success();
+    assert!(
+        out.stdout.contains("no ~/.claude/self-repair-install.json")
+            && out
+                .stdout
+                .contains("run this again with CLAUDE_CONFIG_DIR set to it"),
+        "{}",
+        out.stdout
+    );
 }

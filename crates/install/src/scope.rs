@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 pub enum Scope {
     /// `<project>/.claude/settings.json`, `<project>/.claude/agents`, `<project>/.claude/skills`.
     Project,
-    /// `~/.claude/settings.json`, `~/.claude/agents`, `~/.claude/skills`.
+    /// `~/.claude/settings.json`, `~/.claude/agents`, `~/.claude/skills` (in `CLAUDE_CONFIG_DIR`
+    /// instead when it is set: [`crate::InstallRoot`]).
     User,
 }
 

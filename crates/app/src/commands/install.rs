@@ -137,8 +137,8 @@ pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppErro
     };
     if scope == Scope::User && !root.claude_dir_moved() && !root.resolve(record).exists() {
         notes.push_str(
-            "note: an install made while CLAUDE_CONFIG_DIR was set is in that folder: run this \
-             again with CLAUDE_CONFIG_DIR set to it\n",
+            "note: an install made while CLAUDE_CONFIG_DIR was set is in that folder, not here: \
+             to remove one, run this again with CLAUDE_CONFIG_DIR set to it\n",
         );
     }
     let project = scope == Scope::Project && !args.status_line;
