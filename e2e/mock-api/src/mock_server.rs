@@ -312,6 +312,11 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
         ("POST", "/v1/messages") => {
             let (thread, mut reply) = respond(&record.body, &shared.scenario);
             record.thread = thread.label();
+            // The agent "thinks" before its answer; the connection's own thread waits, so
+            // other requests go on.
+            if matches!(thread, Thread::SubAgent { .. }) && shared.scenario.sub_agent_delay_ms > 0 {
+                thread::sleep(Duration::from_millis(shared.scenario.sub_agent_delay_ms));
+            }
             match shared.fault_for(&thread) {
                 Some(Injected::Status(status, headers)) => {
                     Answer::Json(status, error_body(status), headers)

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -140,6 +141,11 @@ pub struct Scenario {
     /// run's cost exactly (issue 15); `None`: estimated from the sizes.
     #[serde(default)]
     pub fixed_usage: Option<(u64, u64)>,
+    /// Milliseconds the server waits before answering each request of a sub-agent (never the
+    /// main thread's, a compaction's or a side request's), so a scenario models agents that
+    /// take time: an agent that shows, submits and ends its turn waits three times this.
+    /// Each connection has its own thread, so agents of several sessions wait at once. 0: none.
+    pub sub_agent_delay_ms: u64,
     /// A result chosen in code, asked before the rules' `values` apply.
     #[serde(skip)]
     pub result_fn: Option<ResultFn>,
@@ -162,6 +168,7 @@ impl Default for Scenario {
             habits: Vec::new(),
             main_tokens_per_kib: 256,
             fixed_usage: None,
+            sub_agent_delay_ms: 0,
             result_fn: None,
         }
     }
@@ -248,6 +255,13 @@ impl Scenario {
     #[must_use]
     pub fn fixed_usage(mut self, input: u64, output: u64) -> Scenario {
         self.fixed_usage = Some((input, output));
+        self
+    }
+
+    /// Every sub-agent request waits `delay` before its answer (main-thread requests do not).
+    #[must_use]
+    pub fn sub_agent_delay(mut self, delay: Duration) -> Scenario {
+        self.sub_agent_delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
         self
     }
 
