@@ -164,6 +164,8 @@ impl TestProject {
             .env("SELF_REPAIR_NOW", NOW.to_string())
             .env_remove("CLAUDE_CODE_SESSION_ID")
             .env_remove("CLAUDE_PROJECT_DIR")
+            // The run a `drive` session is pinned to.
+            .env_remove("SELF_REPAIR_RUN")
             // Where the client reads user settings; `install --user` checks it.
             .env_remove("CLAUDE_CONFIG_DIR")
             // A session start says what it reads from these (plugin and client versions).

@@ -25,6 +25,7 @@ mod damaged_state;
 mod doc_references;
 mod drive;
 mod drive_fix;
+mod drive_partitions;
 mod export;
 #[cfg(feature = "real-tools")]
 mod export_multitool;

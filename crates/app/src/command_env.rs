@@ -12,6 +12,11 @@ use self_repair_store::{Project, StoreError};
 /// The variable that pins the clock (Unix seconds) for reproducible tests and demos.
 pub(crate) const NOW_VAR: &str = "SELF_REPAIR_NOW";
 
+/// The variable that pins a process to one run instead of the project's active one: `drive`
+/// sets it for every session it starts, so a partition's hooks and commands work on their own
+/// run while the other partitions' sessions run beside them (design note 56).
+pub(crate) const RUN_VAR: &str = "SELF_REPAIR_RUN";
+
 /// What the hook's process knows about the installation, read by the binary from its
 /// environment (tests fill it by hand).
 #[derive(Debug, Clone, Default)]
@@ -58,6 +63,8 @@ pub struct CommandEnv {
     pub temp_dir: PathBuf,
     /// `SELF_REPAIR_DRIVE_BACKOFF_SCALE`: `drive`'s waits scaled down for tests.
     pub backoff_scale: Option<String>,
+    /// `SELF_REPAIR_RUN`: the run that stands for the active one in this process.
+    pub pinned_run: Option<String>,
     /// What the client tells the hooks about the plugin and itself.
     pub installation: Installation,
 }
@@ -91,6 +98,7 @@ impl CommandEnv {
             argv: std::env::args().skip(1).collect(),
             temp_dir: std::env::temp_dir(),
             backoff_scale: text(BACKOFF_SCALE_VAR),
+            pinned_run: text(RUN_VAR),
             installation: Installation {
                 binary_version: env!("CARGO_PKG_VERSION").to_owned(),
                 plugin_root: variable("CLAUDE_PLUGIN_ROOT").map(Into::into),
@@ -110,21 +118,28 @@ impl CommandEnv {
             .unwrap_or(&self.cwd)
     }
 
-    /// The project with a `.self-repair/` at or above the start folder.
+    /// The project with a `.self-repair/` at or above the start folder (its active run the
+    /// pinned one, when `SELF_REPAIR_RUN` is set).
     pub fn find_project(&self) -> Result<Project, StoreError> {
-        if let Some(root) = &self.project {
-            return Ok(Project::at(root.clone()));
-        }
-        Project::find(self.start_dir())
-            .ok_or_else(|| StoreError::NoProject(self.start_dir().to_path_buf()))
+        let project = match &self.project {
+            Some(root) => Project::at(root.clone()),
+            None => Project::find(self.start_dir())
+                .ok_or_else(|| StoreError::NoProject(self.start_dir().to_path_buf()))?,
+        };
+        Ok(self.pin(project))
     }
 
     /// The project at or above the start folder, or the folder a new one would be made in.
     pub fn project_or_new(&self) -> Project {
-        match &self.project {
+        self.pin(match &self.project {
             Some(root) => Project::at(root.clone()),
             None => Project::find_or_choose(self.start_dir()),
-        }
+        })
+    }
+
+    /// `project`, its active run the one `SELF_REPAIR_RUN` pins (when set).
+    pub(crate) fn pin(&self, project: Project) -> Project {
+        project.pinned_to(self.pinned_run.clone())
     }
 }
 

@@ -36,6 +36,8 @@ pub(crate) struct SessionLaunch {
     pub stream_log: PathBuf,
     /// Where its stderr is kept.
     pub stderr_log: PathBuf,
+    /// Variables added to the session's environment (`SELF_REPAIR_RUN`).
+    pub env: Vec<(String, String)>,
 }
 
 /// How a session went.
@@ -77,6 +79,7 @@ pub(crate) fn run_session(
         .args(["--output-format", "stream-json", "--verbose"])
         .args(&launch.extra_args)
         .current_dir(&launch.cwd)
+        .envs(launch.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(stderr)

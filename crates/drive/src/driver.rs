@@ -2,7 +2,7 @@
 //! holds no pipeline logic: the Stop hook and the run's state decide everything inside a
 //! session; the driver only relaunches and keeps the logs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -38,6 +38,10 @@ pub struct DriveOptions {
     /// The command that lifts the user's pause (`self-repair resume --run R`, or
     /// `self-repair fix --run R` after a cancelled task).
     pub resume: String,
+    /// Variables added to every session's environment: `SELF_REPAIR_RUN=R` for a triage run,
+    /// so the session's hooks and commands work on R even when another run is the project's
+    /// active one (a partition of `drive --partitions`).
+    pub session_env: Vec<(String, String)>,
 }
 
 /// How driving ended.
@@ -124,6 +128,23 @@ struct Driver<'a> {
     catalog: PathBuf,
 }
 
+/// Takes the run folder's `drive.lock` (held until the file is dropped). One driver per run:
+/// two would adopt the run from each other's sessions. The OS releases the lock if this
+/// process dies; the sessions do not inherit it (close-on-exec).
+pub fn lock_run(run_dir: &Path) -> Result<std::fs::File, DriveError> {
+    let path = run_dir.join("drive.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(DriveError::io("open", &path))?;
+    if lock.try_lock().is_err() {
+        return Err(DriveError::AlreadyDriving { path });
+    }
+    Ok(lock)
+}
+
 /// Drives the run until it ends or a stop condition holds. `report` receives one progress
 /// line per session as it goes.
 pub fn drive(
@@ -131,18 +152,7 @@ pub fn drive(
     probe: &mut dyn RunProbe,
     report: &mut dyn FnMut(&str),
 ) -> Result<DriveReport, DriveError> {
-    // One driver per run: two would adopt the run from each other's sessions. The OS releases
-    // the lock if this process dies; the sessions do not inherit it (close-on-exec).
-    let lock_path = options.run_dir.join("drive.lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(DriveError::io("open", &lock_path))?;
-    if lock.try_lock().is_err() {
-        return Err(DriveError::AlreadyDriving { path: lock_path });
-    }
+    let _lock = lock_run(&options.run_dir)?;
     let interrupt = Arc::new(AtomicBool::new(false));
     for signal in [SIGINT, SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&interrupt)).map_err(DriveError::Signals)?;
@@ -233,6 +243,7 @@ impl Driver<'_> {
             cwd: self.options.project.clone(),
             stream_log: streams.join(format!("session-{number}.jsonl")),
             stderr_log: streams.join(format!("session-{number}.stderr")),
+            env: self.options.session_env.clone(),
         };
         (self.report)(&format!(
             "drive: session {number} starting ({}, phase {})",

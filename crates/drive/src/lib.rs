@@ -23,7 +23,7 @@ pub use claude_session::is_executable;
 pub use drive_error::DriveError;
 pub use drive_log::{DriveLog, DriveStopRecord, SessionRecord, read_drive_log};
 pub use drive_policy::{DriveLimits, StopReason};
-pub use driver::{DriveOptions, DriveOutcome, DriveReport, drive, session_prompt};
+pub use driver::{DriveOptions, DriveOutcome, DriveReport, drive, lock_run, session_prompt};
 pub use error_catalog::{CatalogEntry, ErrorCatalog};
 pub use run_probe::{RunObservation, RunProbe};
 pub use session_end::{ProcessExit, SessionEnd, classify};

@@ -1,9 +1,6 @@
 //! A new run's initial state, from findings already fingerprinted, deduplicated and routed.
 
-use crate::{
-    Config, Intake, ItemKind, Phase, RunState, RunStatus, STATE_SCHEMA_VERSION, Tier, WorkItem,
-    advance::advance,
-};
+use crate::{Config, Intake, ItemKind, RunState, Tier, WorkItem, advance::advance};
 
 /// A finding that goes to a triage agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,40 +113,14 @@ pub fn create_run(
             item
         })
         .collect::<Vec<_>>();
-    let mut state = RunState {
-        schema_version: STATE_SCHEMA_VERSION,
-        run,
-        created_at,
-        status: RunStatus::Active,
-        pause: None,
-        phase: Phase::Triage,
-        session,
-        protocol_told: None,
-        config,
-        intake,
-        scope: None,
-        until: None,
-        progress: 0,
-        last_block_progress: None,
-        stale_blocks: 0,
-        blocks: 0,
-        stalled_at: None,
-        streak: crate::FailureStreak::default(),
-        announced: false,
-        triage_items: items.len() as u32,
-        proposals: Vec::new(),
-        groups: Vec::new(),
-        tasks: Vec::new(),
-        surveys: Vec::new(),
-        safe_fixes: routed
-            .iter()
-            .filter(|r| r.safe_fix)
-            .map(|r| r.finding)
-            .collect(),
-        journal_offset: 0,
-        items,
-        merged_from: Vec::new(),
-    };
+    let triage_items = items.len() as u32;
+    let mut state = RunState::new(run, created_at, session, config, intake, items);
+    state.triage_items = triage_items;
+    state.safe_fixes = routed
+        .iter()
+        .filter(|r| r.safe_fix)
+        .map(|r| r.finding)
+        .collect();
     let surveyed = crate::rule_survey::form_surveys(&mut state, routed);
     crate::triage_batch::form_batches(&mut state, routed, &surveyed);
     advance(&mut state);

@@ -410,36 +410,20 @@ pub fn merge_partitions(
         .collect::<Vec<_>>();
     let mut merged_from = merged_from;
     merged_from.sort_by_key(|m| m.share);
-    let mut state = RunState {
-        schema_version: first.schema_version,
+    let mut state = RunState::new(
         run,
         created_at,
-        status: RunStatus::Active,
-        pause: None,
-        phase: Phase::Triage,
         session,
-        protocol_told: None,
-        config: first.config.clone(),
+        first.config.clone(),
         intake,
-        scope: whole_job_scope(first.scope.as_ref()),
-        until: None,
-        progress: 0,
-        last_block_progress: None,
-        stale_blocks: 0,
-        blocks: 0,
-        stalled_at: None,
-        streak: crate::FailureStreak::default(),
-        announced: false,
-        triage_items,
-        proposals: Vec::new(),
-        groups: Vec::new(),
-        tasks: Vec::new(),
-        surveys,
-        safe_fixes,
-        journal_offset: 0,
         items,
-        merged_from,
-    };
+    );
+    state.schema_version = first.schema_version;
+    state.scope = whole_job_scope(first.scope.as_ref());
+    state.triage_items = triage_items;
+    state.surveys = surveys;
+    state.safe_fixes = safe_fixes;
+    state.merged_from = merged_from;
     advance(&mut state);
     MergedRun {
         state,

@@ -248,6 +248,49 @@ fn shown_status(item: &WorkItem, in_flight: &std::collections::HashSet<&str>) ->
 }
 
 impl RunState {
+    /// A run at its start: active, in triage, nothing dispatched, blocked or told yet, no
+    /// group or task; `items` are its work items, the triage ones first (`triage_items` counts
+    /// them). `start` and `merge` add what else they know (scope, surveys, safe fixes, shares).
+    pub fn new(
+        run: String,
+        created_at: u64,
+        session: Option<String>,
+        config: Config,
+        intake: Intake,
+        items: Vec<WorkItem>,
+    ) -> RunState {
+        RunState {
+            schema_version: STATE_SCHEMA_VERSION,
+            run,
+            created_at,
+            status: RunStatus::Active,
+            pause: None,
+            phase: Phase::Triage,
+            session,
+            protocol_told: None,
+            config,
+            intake,
+            scope: None,
+            until: None,
+            progress: 0,
+            last_block_progress: None,
+            stale_blocks: 0,
+            blocks: 0,
+            stalled_at: None,
+            streak: crate::FailureStreak::default(),
+            announced: false,
+            triage_items: 0,
+            proposals: Vec::new(),
+            groups: Vec::new(),
+            tasks: Vec::new(),
+            surveys: Vec::new(),
+            safe_fixes: Vec::new(),
+            journal_offset: 0,
+            items,
+            merged_from: Vec::new(),
+        }
+    }
+
     /// The item with this id, found without a scan for triage ids.
     pub fn item(&self, id: &str) -> Option<&WorkItem> {
         self.index_of(id).map(|i| &self.items[i])

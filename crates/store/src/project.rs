@@ -11,12 +11,24 @@ pub const STORE_DIR: &str = ".self-repair";
 #[derive(Debug, Clone)]
 pub struct Project {
     root: PathBuf,
+    /// The run this process works on instead of the active one (`SELF_REPAIR_RUN`, set by
+    /// `drive` for each session it starts: a partition's sessions run side by side).
+    pinned: Option<String>,
 }
 
 impl Project {
     /// The project at exactly `root`.
     pub fn at(root: PathBuf) -> Project {
-        Project { root }
+        Project { root, pinned: None }
+    }
+
+    /// The same project, where `run` (when given) stands for the active run: the run this
+    /// process's hooks and commands work on (`SELF_REPAIR_RUN`, design note 56). The `active`
+    /// file itself is unchanged.
+    #[must_use]
+    pub fn pinned_to(mut self, run: Option<String>) -> Project {
+        self.pinned = run;
+        self
     }
 
     /// The nearest folder at or above `start` that has `.self-repair/`.
@@ -53,8 +65,12 @@ impl Project {
         self.store_dir().join("active")
     }
 
-    /// The active run's id, if any (a cheap read: this is the hook's hot path).
+    /// The active run's id, if any (a cheap read: this is the hook's hot path); the pinned run
+    /// when there is one ([`Project::pinned_to`]).
     pub fn active_run_id(&self) -> Option<String> {
+        if let Some(run) = &self.pinned {
+            return check_run_id(run).ok().map(|()| run.clone());
+        }
         let text = std::fs::read_to_string(self.active_path()).ok()?;
         let id = text.trim();
         check_run_id(id).ok().map(|()| id.to_owned())

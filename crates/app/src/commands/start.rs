@@ -123,6 +123,7 @@ pub fn run(env: &CommandEnv, args: StartArgs) -> Result<Output, AppError> {
             partition: args.partition,
         },
         until,
+        detached: false,
     };
     let report = start(env, &options)?;
     Output::json_or(args.json, &report, StartReport::render)
@@ -156,6 +157,9 @@ pub struct StartOptions {
     pub scope: InputScope,
     /// `--until triage`: the run ends after triage.
     pub until: Option<Phase>,
+    /// A share made by `drive --partitions`: not made active, bound to no session, and the
+    /// run in progress (the one split) left as it is.
+    pub detached: bool,
 }
 
 /// One input and the format it was read as.
@@ -427,8 +431,12 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
         intake,
     } = read;
     let (root, store_dir) = (project.root().to_path_buf(), project.store_dir());
-    let replaced =
-        replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?;
+    let replaced = if options.detached {
+        None
+    } else {
+        replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?
+    };
+    let session = env.session.clone().filter(|_| !options.detached);
     let run_id = match &options.run_id {
         Some(id) => id.clone(),
         None => free_run_id(&project, env.now)?,
@@ -443,7 +451,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
         env.now,
         config,
         intake.clone(),
-        env.session.clone(),
+        session.clone(),
         &routing.routed,
     );
     state.scope.clone_from(&scope);
@@ -451,7 +459,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     let mut estimate = crate::run::preflight::preflight(&project, &state);
     estimate.waits_for_go = wait_for_go(&mut state, estimate.agents_likely, estimate.usd_likely);
     // The session `start` runs in reads the standing protocol in its output (`render`).
-    state.protocol_told.clone_from(&env.session);
+    state.protocol_told.clone_from(&session);
     dir.create(&state)?;
     let prices = load_project_config(&store_dir, options.config.as_deref())?.prices;
     crate::run::cost::open_ledger(&project, &dir, &run_id, &prices)?;
@@ -459,7 +467,10 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     crate::run::inputs::record_inputs(&root, &env.cwd, &dir, &sources)?;
     crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
     keep_inputs(&dir, &inputs, &kept, &placed)?;
-    project.set_active(&run_id)?;
+    crate::run::start_recipe::record(&dir, &options, &env.cwd)?;
+    if !options.detached {
+        project.set_active(&run_id)?;
+    }
     // What a team commits and what stays here (README.md, "Team and CI").
     self_repair_store::TeamFiles::ensure(&store_dir)?;
     Ok(StartReport {
@@ -470,7 +481,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
         scope,
         phase: state.phase,
         routes: routing.route_counts,
-        session: env.session.clone(),
+        session,
         replaced,
         stale_known: routing.stale_known,
         estimate,

@@ -96,6 +96,9 @@ pub struct StatusReport {
     /// A run `merge` made: its partitions, with what each spent (its ledger's total).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<crate::commands::merge::MergedShareReport>,
+    /// A run `drive --partitions` split: its shares, each with its progress.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<crate::commands::drive::ShareProgress>,
     pub phases: Vec<PhaseLine>,
     pub groups: usize,
     pub planned_groups: usize,
@@ -135,6 +138,12 @@ pub fn status(project: &Project, dir: &RunDir, now: u64) -> Result<StatusReport,
     report.progress = Some(crate::run::progress::progress(
         project, dir, &state, now, spent,
     ));
+    report.partitions = crate::commands::drive::share_progress(project, dir);
+    if !report.partitions.is_empty() && state.status != RunStatus::Cancelled {
+        "split into partitions: `self-repair drive` goes on driving them, then merges them and \
+         drives the rest"
+            .clone_into(&mut report.next);
+    }
     report.fixes = crate::commands::fix::read_queue(dir)?
         .map(|q| q.tasks)
         .unwrap_or_default();
@@ -174,6 +183,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
                 cost: None,
             })
             .collect(),
+        partitions: Vec::new(),
         phases,
         groups: state.groups.len(),
         planned_groups: state.groups.iter().filter(|g| g.planned).count(),
@@ -257,6 +267,26 @@ impl StatusReport {
             out.pop();
             out.push_str(&crate::commands::merge::merged_from_line(&self.merged_from));
             out.push_str("\n\n");
+        }
+        if !self.partitions.is_empty() {
+            out.pop();
+            out.push_str(&format!(
+                "split into {} partitions (`drive --partitions`):\n",
+                self.partitions.len()
+            ));
+            for share in &self.partitions {
+                out.push_str(&format!(
+                    "  share {} {}: {}, phase {}, {} of {} triage items done, ${:.4}\n",
+                    share.share,
+                    share.run,
+                    share.status.as_str(),
+                    share.phase.as_str(),
+                    share.done,
+                    share.total,
+                    share.spent_usd
+                ));
+            }
+            out.push('\n');
         }
         out.push_str("phase        done  running  pending  failed  quarantined\n");
         for line in &self.phases {

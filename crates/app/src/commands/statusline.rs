@@ -64,7 +64,7 @@ pub fn run(env: &CommandEnv, args: &StatuslineArgs) -> Result<Output, AppError> 
 /// `--root`, else the client's project folder, else its working folder, else this process's.
 fn project_of(env: &CommandEnv, client: &ClientInput) -> Option<Project> {
     if let Some(root) = &env.project {
-        return Some(Project::at(root.clone()));
+        return Some(env.pin(Project::at(root.clone())));
     }
     let workspace = client.workspace.as_ref();
     let start = workspace
@@ -72,7 +72,7 @@ fn project_of(env: &CommandEnv, client: &ClientInput) -> Option<Project> {
         .or_else(|| workspace.and_then(|w| w.current_dir.clone()))
         .or_else(|| client.cwd.clone())
         .unwrap_or_else(|| env.start_dir().to_path_buf());
-    Project::find(&start)
+    Project::find(&start).map(|project| env.pin(project))
 }
 
 /// The rows the user's own status-line command prints for `input`, each ending in a newline;

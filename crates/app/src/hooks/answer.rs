@@ -52,7 +52,8 @@ impl HookAnswer {
     }
 }
 
-/// The project and active run a hook input points at, if any (cheap: a few file checks).
+/// The project and active run a hook input points at, if any (cheap: a few file checks): the
+/// run `SELF_REPAIR_RUN` pins, when the session was started with it (`drive`).
 pub(crate) fn active_run(env: &CommandEnv, input: &HookInput) -> Option<(Project, RunDir)> {
     let start = env
         .project
@@ -60,7 +61,7 @@ pub(crate) fn active_run(env: &CommandEnv, input: &HookInput) -> Option<(Project
         .or(env.project_dir.as_deref())
         .or(input.cwd.as_deref())
         .unwrap_or(&env.cwd);
-    let project = Project::find(start)?;
+    let project = env.pin(Project::find(start)?);
     let id = project.active_run_id()?;
     let dir = project.run(&id).ok()?;
     Some((project, dir))

@@ -14,5 +14,6 @@ pub mod preflight;
 pub mod progress;
 pub mod project_config;
 pub mod proposals;
+pub(crate) mod start_recipe;
 pub mod status_line;
 pub mod steering;

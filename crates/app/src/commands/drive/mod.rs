@@ -1,5 +1,10 @@
 //! `drive`, `errors` and `timeline`: wires the driver (crate `drive`) to the run on disk.
 
+mod partitions;
+
+pub use partitions::ShareProgress;
+pub(crate) use partitions::{share_progress, shares_of};
+
 use std::path::{Path, PathBuf};
 
 use self_repair_drive::{
@@ -14,7 +19,7 @@ use clap::Args;
 
 use crate::app_error::AppError;
 use crate::app_error::ExitStatus;
-use crate::command_env::{BACKOFF_SCALE_VAR, CommandEnv};
+use crate::command_env::{BACKOFF_SCALE_VAR, CommandEnv, RUN_VAR};
 use crate::commands::fix::queue_drive::{FixQueueProbe, fix_queue_run, queue_left_a_task};
 use crate::commands::status::report;
 use crate::output::Output;
@@ -52,6 +57,10 @@ pub struct DriveArgs {
     /// Exit 24 when the run completes with real findings (a pull-request job gates on it).
     #[arg(long)]
     pub fail_on_real: bool,
+    /// Split the run (before its first dispatch) into N partitions, drive their N sessions at
+    /// once, then merge them and drive the rest (2 to 16).
+    #[arg(long, value_name = "N")]
+    pub partitions: Option<u32>,
     /// Arguments for every `claude` session (after `--`: `--plugin-dir DIR`, `--model M`, ...).
     #[arg(last = true, value_name = "CLAUDE_ARGS")]
     pub claude_args: Vec<String>,
@@ -77,6 +86,7 @@ pub fn run(env: &CommandEnv, args: DriveArgs) -> Result<Output, AppError> {
         yes: args.yes,
         until: args.until,
         fail_on_real: args.fail_on_real,
+        partitions: args.partitions,
         claude_args: args.claude_args,
         backoff_scale: env.backoff_scale.clone(),
         path_var: env.path_var.clone(),
@@ -110,6 +120,8 @@ pub struct DriveRequest {
     pub until: Option<String>,
     /// `--fail-on-real`: exit 24 when the run completes with real findings.
     pub fail_on_real: bool,
+    /// `--partitions N`: split the run and drive its N shares at once.
+    pub partitions: Option<u32>,
     pub claude_args: Vec<String>,
     /// The value of [`BACKOFF_SCALE_VAR`], if set.
     pub backoff_scale: Option<String>,
@@ -253,6 +265,9 @@ pub fn drive(
     };
     let limits = checked_limits(request, env.now)?;
     go_for_drive(&dir, request.yes, request.budget, env.now)?;
+    if let Some(n) = partitions::partitions_of(request, &dir)? {
+        return partitions::drive_partitions(env, request, &project, &dir, n, progress);
+    }
     let options = drive_options(
         request,
         &project,
@@ -260,6 +275,7 @@ pub fn drive(
         limits,
         format!("run {}", dir.id()),
         format!("self-repair resume --run {}", dir.id()),
+        true,
     )?;
     let mut probe = StoreProbe { project, dir };
     let report = self_repair_drive::drive(&options, &mut probe, progress)?;
@@ -279,9 +295,9 @@ pub fn drive(
     Ok((report.message, status))
 }
 
-/// `--claude PATH`, else `claude` on `PATH`.
 /// What `drive` needs to relaunch sessions for `dir`: `what` names the work in its messages,
-/// `resume` the command that goes on after a pause.
+/// `resume` the command that goes on after a pause; `pin`: every session gets
+/// `SELF_REPAIR_RUN=<run>`, so its hooks and commands work on this run whichever is active.
 fn drive_options(
     request: &DriveRequest,
     project: &Project,
@@ -289,8 +305,14 @@ fn drive_options(
     limits: DriveLimits,
     what: String,
     resume: String,
+    pin: bool,
 ) -> Result<DriveOptions, AppError> {
     let backoff_scale = backoff_scale(request.backoff_scale.as_deref())?;
+    let session_env = if pin {
+        vec![(RUN_VAR.to_owned(), dir.id())]
+    } else {
+        Vec::new()
+    };
     Ok(DriveOptions {
         run: dir.id(),
         run_dir: dir.path().to_owned(),
@@ -301,6 +323,7 @@ fn drive_options(
         backoff_scale,
         what,
         resume,
+        session_env,
     })
 }
 
@@ -340,6 +363,8 @@ fn drive_fix_queue(
         limits,
         format!("the fix queue of run {}", dir.id()),
         format!("self-repair fix --run {}", dir.id()),
+        // The queue moves from one task's repair run to the next within a session.
+        false,
     )?;
     let repair_env = RepairEnv {
         now: env.now,
@@ -428,11 +453,26 @@ pub fn timeline(env: &CommandEnv, run: Option<&str>, json: bool) -> Result<Strin
         }
         phases.get(id).map(|p| (*p).to_owned())
     };
-    let timeline = build_timeline(&dir.id(), &journal, &log, &phase_of);
+    let own = build_timeline(&dir.id(), &journal, &log, &phase_of);
+    let project = env.find_project()?;
+    let shares = shares_of(&project, &dir);
     if json {
-        return to_json(&timeline);
+        if shares.is_empty() {
+            return to_json(&own);
+        }
+        let mut all = vec![serde_json::to_value(&own).map_err(|e| AppError::Usage(e.to_string()))?];
+        for share in &shares {
+            let text = timeline(env, Some(&share.id()), true)?;
+            all.push(serde_json::from_str(&text).map_err(|e| AppError::Usage(e.to_string()))?);
+        }
+        return to_json(&all);
     }
-    Ok(timeline.render())
+    let mut out = own.render();
+    for share in &shares {
+        out.push_str(&format!("\npartition {}:\n", share.id()));
+        out.push_str(&timeline(env, Some(&share.id()), false)?);
+    }
+    Ok(out)
 }
 
 /// `drive` on a waiting run: `--yes` or `--budget USD` is the go (the budget also caps the
