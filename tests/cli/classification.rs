@@ -436,3 +436,38 @@ fn finish_run(project: &TestProject) -> Value {
     drive(project, &agent, "s1", usize::MAX);
     project.known()
 }
+
+#[test]
+fn known_adds_at_once_all_land_in_the_registry_none_lost_to_another_writer() {
+    // As the shares of `drive --partitions` finalize at once: each writer reads known.json,
+    // adds its entries and saves; without the registry lock a save drops the others' entries.
+    let project = started(16);
+    std::thread::scope(|scope| {
+        for item in 1..=16 {
+            let project = &project;
+            scope.spawn(move || {
+                project
+                    .cmd(&[
+                        "known",
+                        "add",
+                        &format!("t-{item:05}"),
+                        "--verdict",
+                        "intended",
+                        "--reason",
+                        "decided at once",
+                    ])
+                    .run()
+                    .success();
+            });
+        }
+    });
+    let listed = project
+        .cmd(&["known", "list", "--json"])
+        .run()
+        .success()
+        .json();
+    let entries = listed
+        .as_array()
+        .map_or_else(|| panic!("known list --json: {listed}"), Vec::len);
+    assert_eq!(entries, 16, "{listed}");
+}

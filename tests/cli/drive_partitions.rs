@@ -154,6 +154,20 @@ fn drive_partitions_splits_an_untouched_run_into_disjoint_complete_shares_each_s
         "{}",
         status.stdout
     );
+    // The status line of a session in this project sums the shares (the run split moves not).
+    let row = project
+        .terminal(&["statusline"])
+        .stdin(json!({"cwd": project.path()}).to_string())
+        .run()
+        .success();
+    assert!(
+        row.stdout.starts_with(&format!(
+            "self-repair {RUN} · 3 partitions · triage 0/{}",
+            whole.counts(self_repair_engine::Phase::Triage).total()
+        )),
+        "{}",
+        row.stdout
+    );
     let timeline = project.terminal(&["timeline"]).run().success();
     assert!(
         timeline.stdout.contains(&format!("partition {RUN}.p1of3:")),

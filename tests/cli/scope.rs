@@ -498,3 +498,69 @@ fn until_triage_ends_the_run_once_every_finding_has_its_verdict() {
         refused.stderr
     );
 }
+
+/// The Jinja2 corpus (Ruff's SARIF, absolute paths under `/tmp/corpus/jinja2-3.1.6`).
+const CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/corpus/jinja2-3.1.6"
+);
+
+/// A CI machine's checkout: the corpus's sources in a project at its own path, its SARIF as
+/// Ruff wrote it on a runner whose checkout was `base`.
+fn ci_checkout(base: &str) -> TestProject {
+    let project = TestProject::new();
+    let copy = std::process::Command::new("cp")
+        .args([
+            "-r",
+            &format!("{CORPUS}/src"),
+            &project.path().display().to_string(),
+        ])
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+    let sarif = std::fs::read_to_string(format!("{CORPUS}/ruff-0.17.6-select-all.sarif"))
+        .expect("corpus SARIF")
+        .replace("/tmp/corpus/jinja2-3.1.6", base);
+    project.write("ruff.sarif", &sarif);
+    project
+}
+
+#[test]
+fn a_share_is_the_same_on_two_machines_whose_sarif_names_other_checkout_paths() {
+    let share = |base: &str| {
+        let project = ci_checkout(base);
+        let out = project
+            .cmd(&[
+                "start",
+                "ruff.sarif",
+                "--partition",
+                "hash:2/4",
+                "--run-id",
+                "r-ci",
+                "--json",
+            ])
+            .run()
+            .success();
+        let digest = out.json()["scope"]["partition"]["input_digest"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let prints: BTreeSet<String> = findings_json(&project, "r-ci")
+            .iter()
+            .map(|r| r["fingerprint"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        (digest, prints)
+    };
+    let (digest_a, prints_a) = share("/home/runner/work/jinja/jinja");
+    let (digest_b, prints_b) = share("/builds/team/jinja");
+    assert_eq!(digest_a, digest_b, "one job's input on both machines");
+    assert!(
+        prints_a.len() > 100,
+        "share 2/4 of 2,221 findings: {}",
+        prints_a.len()
+    );
+    assert_eq!(
+        prints_a, prints_b,
+        "the same findings in share 2/4 on both machines"
+    );
+}

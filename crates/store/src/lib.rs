@@ -22,7 +22,7 @@ pub use run_dir::{
     FoldReport, LOCK_TIMEOUT, Manifest, RunDir, RunKind, write_json, write_json_rows,
 };
 pub use run_id::{check_run_id, is_safe_item_id};
-pub use run_lock::RunLock;
+pub use run_lock::{RunLock, lock_registry};
 pub use state_head::HEAD_SCHEMA_VERSION;
 pub use store_error::StoreError;
 pub use team_files::{GITATTRIBUTES, GITIGNORE, TeamFiles};

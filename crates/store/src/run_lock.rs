@@ -47,3 +47,12 @@ impl Drop for RunLock {
         let _ = self.file.unlock();
     }
 }
+
+/// Takes the project's registry lock (`.self-repair/registry.lock`), waiting up to
+/// [`crate::LOCK_TIMEOUT`]: every read-modify-write of `known.json` or `rules.json` holds it, so
+/// two writers (the shares of `drive --partitions` finalizing at once, a user's `known add`
+/// meanwhile) never lose each other's entries.
+pub fn lock_registry(store_dir: &Path) -> Result<RunLock, StoreError> {
+    std::fs::create_dir_all(store_dir).map_err(StoreError::io("create", store_dir))?;
+    RunLock::acquire(&store_dir.join("registry.lock"), crate::LOCK_TIMEOUT)
+}

@@ -209,6 +209,7 @@ pub fn known_add(
     }
     let (fingerprint, summary) = resolve_target(project, run, target)?;
     let store = project.store_dir();
+    let _registry = self_repair_store::lock_registry(&store)?;
     let mut known = KnownRegistry::load(&store).map_err(usage)?;
     known.insert_at(
         fingerprint.clone(),
@@ -282,6 +283,7 @@ fn change_known(
 ) -> Result<String, AppError> {
     let (fingerprint, _) = resolve_target(project, run, target)?;
     let store = project.store_dir();
+    let _registry = self_repair_store::lock_registry(&store)?;
     let mut known = KnownRegistry::load(&store).map_err(usage)?;
     let Some(said) = change(&mut known, &fingerprint) else {
         return Err(AppError::NotFound(format!(

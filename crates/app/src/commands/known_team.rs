@@ -60,6 +60,7 @@ pub fn baseline(env: &CommandEnv, request: &BaselineArgs) -> Result<Output, AppE
     let project = env.project_or_new();
     let root = project.root().to_path_buf();
     let store = project.store_dir();
+    let _registry = self_repair_store::lock_registry(&store)?;
     let mut known = KnownRegistry::load(&store).map_err(usage)?;
     let before = known.entries.len();
     let mut lines = Vec::new();
@@ -132,6 +133,7 @@ pub fn prune(env: &CommandEnv, runs: usize, dry_run: bool) -> Result<Output, App
     let project = env.find_project()?;
     let store = project.store_dir();
     let window = PruneWindow::read(&project, runs).map_err(usage)?;
+    let _registry = self_repair_store::lock_registry(&store)?;
     let mut known = KnownRegistry::load(&store).map_err(usage)?;
     let outcome = known.prune(&window);
     if !dry_run && !outcome.removed.is_empty() {

@@ -94,6 +94,7 @@ pub fn render_rules(rules: &[Rule]) -> String {
 /// Accepts or rejects a rule; accepted rules apply from the next `start`.
 pub fn rules_set(project: &Project, id: &str, status: RuleStatus) -> Result<String, AppError> {
     let store = project.store_dir();
+    let _registry = self_repair_store::lock_registry(&store)?;
     let mut book = RuleBook::load(&store).map_err(usage)?;
     book.set_status(id, status).map_err(usage)?;
     let line = format!(

@@ -317,6 +317,8 @@ fn learn(
     findings: &[FindingRecord],
     now: u64,
 ) -> Result<(), AppError> {
+    // Shares of `drive --partitions` finalize at once in one project.
+    let _registry = self_repair_store::lock_registry(store_dir)?;
     let decided: Vec<(&str, &FindingRecord, Verdict)> = state.items[..state.triage_items as usize]
         .iter()
         .filter(|i| i.status == ItemStatus::Done)

@@ -33,6 +33,8 @@ pub struct StatusLine {
     pub budget_usd: Option<f64>,
     /// At the last ten minutes' pace; `None` with no result in that window or nothing left.
     pub eta_minutes: Option<f64>,
+    /// A run `drive --partitions` split: its shares, whose figures the line sums (0: none).
+    pub partitions: u32,
 }
 
 /// The file in the run folder that keeps the last row and what it was computed from.
@@ -45,7 +47,7 @@ const CACHE: &str = "statusline.cache";
 pub fn cached_row(project: &Project, now: u64) -> Option<String> {
     let id = project.active_run_id()?;
     let dir = project.run(&id).ok()?;
-    let key = cache_key(&dir, now)?;
+    let key = split_cache_key(project, &dir, now)?;
     let cache = dir.path().join(CACHE);
     if let Some((cached_key, row)) = std::fs::read_to_string(&cache)
         .ok()
@@ -92,6 +94,17 @@ fn cache_key(dir: &RunDir, now: u64) -> Option<String> {
     })
 }
 
+/// The key of a run split by `drive --partitions`: its own and each share's (the row sums the
+/// shares, which move while the run split does not).
+fn split_cache_key(project: &Project, dir: &RunDir, now: u64) -> Option<String> {
+    let mut key = cache_key(dir, now)?;
+    for share in crate::commands::drive::shares_of(project, dir) {
+        key.push(' ');
+        key.push_str(&cache_key(&share, now)?);
+    }
+    Some(key)
+}
+
 /// The line for the project's active run at `now`; `None` when there is no run in progress or
 /// anything needed cannot be read (a status bar shows no errors).
 pub fn status_line(project: &Project, now: u64) -> Option<StatusLine> {
@@ -110,7 +123,49 @@ pub fn status_line(project: &Project, now: u64) -> Option<StatusLine> {
     if matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
         return None;
     }
-    Some(of_state(project, &dir, &state, now))
+    let shares = crate::commands::drive::shares_of(project, &dir);
+    if shares.is_empty() {
+        return Some(of_state(project, &dir, &state, now));
+    }
+    Some(of_shares(project, &state, &shares, now))
+}
+
+/// The line of a run `drive --partitions` split: its shares' figures summed (their triage is the
+/// run's), the slowest share's ETA, the run split's budget.
+fn of_shares(project: &Project, state: &RunState, shares: &[RunDir], now: u64) -> StatusLine {
+    let mut line = StatusLine {
+        run: state.run.clone(),
+        status: state.status,
+        phase: Phase::Triage,
+        phase_done: 0,
+        phase_total: 0,
+        agents_behind: 0,
+        agents_ahead: 0,
+        spent_usd: 0.0,
+        budget_usd: state.config.budget_usd,
+        eta_minutes: None,
+        partitions: shares.len() as u32,
+    };
+    for share in shares {
+        let Ok(mut share_state) = share.load_state() else {
+            continue;
+        };
+        if share.fold(&mut share_state).is_err() {
+            continue;
+        }
+        let part = of_state(project, share, &share_state, now);
+        let triage = share_state.counts(Phase::Triage);
+        line.phase_done += triage.done;
+        line.phase_total += triage.total();
+        line.agents_behind += part.agents_behind;
+        line.agents_ahead += part.agents_ahead;
+        line.spent_usd += part.spent_usd;
+        line.eta_minutes = match (line.eta_minutes, part.eta_minutes) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    line
 }
 
 /// The line's figures for a loaded state.
@@ -129,6 +184,7 @@ pub(crate) fn of_state(project: &Project, dir: &RunDir, state: &RunState, now: u
         spent_usd: spent,
         budget_usd: progress.budget_usd,
         eta_minutes: progress.eta_minutes.filter(|_| progress.agents_left > 0),
+        partitions: 0,
     }
 }
 
@@ -164,6 +220,9 @@ impl StatusLine {
         let mut line = format!("self-repair {}", self.run);
         if self.status != RunStatus::Active {
             line.push_str(&format!(" ({})", self.status.as_str()));
+        }
+        if self.partitions > 0 {
+            line.push_str(&format!(" · {} partitions", self.partitions));
         }
         line.push_str(&format!(" · {}", self.phase.as_str()));
         if self.phase_total > 0 {
@@ -210,7 +269,23 @@ mod tests {
             spent_usd: 0.424,
             budget_usd: Some(5.0),
             eta_minutes: Some(83.6),
+            partitions: 0,
         }
+    }
+
+    #[test]
+    fn a_split_run_says_how_many_partitions_its_figures_sum() {
+        let split = StatusLine {
+            partitions: 4,
+            ..line()
+        };
+        assert!(
+            split
+                .render()
+                .starts_with("self-repair r-1 · 4 partitions · triage 8/60 · "),
+            "{}",
+            split.render()
+        );
     }
 
     #[test]

@@ -455,7 +455,15 @@ pub fn timeline(env: &CommandEnv, run: Option<&str>, json: bool) -> Result<Strin
     };
     let own = build_timeline(&dir.id(), &journal, &log, &phase_of);
     let project = env.find_project()?;
-    let shares = shares_of(&project, &dir);
+    // A run split by `drive --partitions`, or the run merged from its shares: their timelines
+    // follow (a CI job's shares are folders elsewhere, not runs of this project: left out).
+    let mut shares = shares_of(&project, &dir);
+    shares.extend(
+        state
+            .merged_from
+            .iter()
+            .filter_map(|share| project.run(&share.run).ok()),
+    );
     if json {
         if shares.is_empty() {
             return to_json(&own);

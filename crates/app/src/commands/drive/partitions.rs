@@ -130,7 +130,8 @@ pub(super) fn drive_partitions(
             .iter()
             .map(|r| exit_status(&r.outcome))
             .find(|s| *s != ExitStatus::Success)
-            .unwrap_or(ExitStatus::CircuitOpen);
+            // Every share ended as its user left it (a share cancelled): their decision.
+            .unwrap_or(ExitStatus::LimitReached);
         return Ok((
             format!(
                 "run {} is split into {n} partitions and {} of them did not finish triage:\n  {}\n\

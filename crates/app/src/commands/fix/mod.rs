@@ -720,6 +720,7 @@ fn remember_fix(
         .map(|f| f.fingerprint.as_str())
         .collect();
     let store = project.store_dir();
+    let _registry = self_repair_store::lock_registry(&store)?;
     self_repair_classify::KnownRegistry::load(&store).and_then(|mut known| {
         if known.record_fix(&fingerprints, &fix) > 0 {
             known.save(&store)?;
