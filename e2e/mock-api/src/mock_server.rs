@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::conversation::Conversation;
 use crate::fault::{Fault, FaultKind};
 use crate::http_request::HttpRequest;
 use crate::mock_error::MockError;
@@ -314,8 +315,9 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
             record.thread = thread.label();
             // The agent "thinks" before its answer; the connection's own thread waits, so
             // other requests go on.
-            if matches!(thread, Thread::SubAgent { .. }) && shared.scenario.sub_agent_delay_ms > 0 {
-                thread::sleep(Duration::from_millis(shared.scenario.sub_agent_delay_ms));
+            if matches!(thread, Thread::SubAgent { .. }) {
+                let prompt = Conversation::new(&record.body).first_user_text();
+                thread::sleep(shared.scenario.sub_agent_wait(&prompt));
             }
             match shared.fault_for(&thread) {
                 Some(Injected::Status(status, headers)) => {

@@ -351,3 +351,36 @@ fn a_sub_agent_delay_holds_every_agent_request_but_no_main_thread_request() {
     let agent_record = &server.requests()[1];
     assert!(agent_record.done_ms - agent_record.at_ms >= 600);
 }
+
+#[test]
+fn a_delay_spread_gives_each_agent_its_own_wait_the_same_for_all_its_requests() {
+    let scenario = Scenario::new()
+        .sub_agent_delay(Duration::from_secs(1))
+        .sub_agent_delay_spread(Duration::from_millis(500));
+    let waits: Vec<Duration> = (1..=20)
+        .map(|n| scenario.sub_agent_wait(&format!("self-repair item t-{n:05} --run r-1")))
+        .collect();
+    for wait in &waits {
+        assert!(
+            (Duration::from_secs(1)..Duration::from_millis(1500)).contains(wait),
+            "{wait:?}"
+        );
+    }
+    let distinct: std::collections::BTreeSet<&Duration> = waits.iter().collect();
+    assert!(distinct.len() >= 15, "the waits hardly differ: {waits:?}");
+    assert_eq!(
+        scenario.sub_agent_wait("self-repair item t-00001 --run r-1"),
+        waits[0]
+    );
+    assert_ne!(
+        scenario.sub_agent_wait("self-repair item t-00001 --run r-2"),
+        waits[0],
+        "another run's t-00001 is another agent"
+    );
+    assert_eq!(
+        Scenario::new()
+            .sub_agent_delay(Duration::from_millis(700))
+            .sub_agent_wait("self-repair item t-00001 --run r-1"),
+        Duration::from_millis(700)
+    );
+}

@@ -64,6 +64,9 @@ const REQUEST_DELAY: Duration = Duration::from_millis(1500);
 /// Replaces [`REQUEST_DELAY`] (milliseconds), to measure how the ratio moves with the agents'
 /// length (reference/benchmarks.md, "Partitions on one machine").
 const DELAY_VAR: &str = "E2E_PARTITIONS_DELAY_MS";
+/// Lets each agent wait up to this many milliseconds more, by its prompt (default 0: every
+/// agent the same), to measure agents whose answers do not all arrive at one instant.
+const SPREAD_VAR: &str = "E2E_PARTITIONS_SPREAD_MS";
 /// Issue 27's bound on triage time with four partitions against one session.
 const MAX_RATIO: f64 = 0.35;
 /// A key the scripted server accepts.
@@ -121,10 +124,15 @@ impl CpuTicks {
 
 /// The delay each sub-agent request waits: [`REQUEST_DELAY`] or [`DELAY_VAR`]'s.
 fn request_delay() -> Duration {
-    std::env::var(DELAY_VAR)
+    millis_of(DELAY_VAR).unwrap_or(REQUEST_DELAY)
+}
+
+/// The milliseconds the variable `name` holds, if it holds a number.
+fn millis_of(name: &str) -> Option<Duration> {
+    std::env::var(name)
         .ok()
         .and_then(|ms| ms.parse().ok())
-        .map_or(REQUEST_DELAY, Duration::from_millis)
+        .map(Duration::from_millis)
 }
 
 /// `drive-partitions`: see the module's text.
@@ -184,8 +192,9 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
             )
         });
         ctx.notes.push(format!(
-            "{FINDINGS} findings, sub-agent requests held {:.1} s: triage N=1 {:.1} s, N={SHARES} {:.1} s, ratio {ratio:.2} (bound {MAX_RATIO})",
+            "{FINDINGS} findings, sub-agent requests held {:.1} s (+ up to {:.1} s by agent): triage N=1 {:.1} s, N={SHARES} {:.1} s, ratio {ratio:.2} (bound {MAX_RATIO})",
             request_delay().as_secs_f64(),
+            millis_of(SPREAD_VAR).unwrap_or(Duration::ZERO).as_secs_f64(),
             one.as_secs_f64(),
             four.as_secs_f64(),
         ));
@@ -254,7 +263,9 @@ fn drive_side(
     project.write("ruff.sarif", &slice(&corpus.join(SARIF))?)?;
     project.write(".self-repair/config.json", CONFIG)?;
     project.self_repair_ok(&["start", "ruff.sarif", "--run-id", RUN])?;
-    let scenario = pipeline_scenario().sub_agent_delay(request_delay());
+    let scenario = pipeline_scenario()
+        .sub_agent_delay(request_delay())
+        .sub_agent_delay_spread(millis_of(SPREAD_VAR).unwrap_or(Duration::ZERO));
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
     let cpu_before = children_cpu_secs();
     let machine_before = CpuTicks::now();
