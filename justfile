@@ -24,10 +24,11 @@ fuzz:
 e2e:
     bash scripts/e2e.sh
 
-# The larger real corpus (pyparsing 3.2.3, 2,936 unique findings; about 3 minutes of a debug
-# build on the shared 2-core machine), kept out of `just e2e`: scenario `scale-corpus-large`.
+# The scenarios kept out of `just e2e`: the larger real corpus (pyparsing 3.2.3, 2,936 unique
+# findings; about 3 minutes of a debug build on the shared 2-core machine), `scale-corpus-large`,
+# and `drive --partitions 4` against one session (about 2.5 minutes), `drive-partitions`.
 e2e-large:
-    bash scripts/e2e.sh --client newest --only scale-corpus-large
+    bash scripts/e2e.sh --client newest --only scale-corpus-large --only drive-partitions
 
 # The plugin and the marketplace, validated by the real Claude Code CLI.
 validate-plugin:

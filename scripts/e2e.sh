@@ -18,8 +18,9 @@
 #   E2E_PROFILE  release (default: the hook times users see) or debug (reuses `cargo test` builds;
 #                the default with E2E_WHEEL, where only the runner is built)
 #   E2E_KEEP=1   keep the temp folder (it is kept anyway when a scenario fails)
-#   E2E_LARGE=1  also run `scale-corpus-large` (the pyparsing corpus, about 3 minutes; left out
-#                by default; `--only scale-corpus-large` or `just e2e-large` runs it alone)
+#   E2E_LARGE=1  also run `scale-corpus-large` (the pyparsing corpus, about 3 minutes) and
+#                `drive-partitions` (about 2.5 minutes); left out by default; `--only NAME` runs
+#                one, `just e2e-large` both
 #   CARGO_TARGET_DIR  honoured; default <repo>/target
 #   E2E_WHEEL    a self-repair wheel (scripts/build-wheel.sh): instead of building self-repair,
 #                pip-install it into a fresh venv and run that venv's binary, with every folder

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::conversation::Conversation;
 use crate::fault::{Fault, FaultKind};
 use crate::http_request::HttpRequest;
 use crate::mock_error::MockError;
@@ -312,6 +313,12 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
         ("POST", "/v1/messages") => {
             let (thread, mut reply) = respond(&record.body, &shared.scenario);
             record.thread = thread.label();
+            // The agent "thinks" before its answer; the connection's own thread waits, so
+            // other requests go on.
+            if matches!(thread, Thread::SubAgent { .. }) {
+                let prompt = Conversation::new(&record.body).first_user_text();
+                thread::sleep(shared.scenario.sub_agent_wait(&prompt));
+            }
             match shared.fault_for(&thread) {
                 Some(Injected::Status(status, headers)) => {
                     Answer::Json(status, error_body(status), headers)

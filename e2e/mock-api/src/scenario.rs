@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -140,6 +141,16 @@ pub struct Scenario {
     /// run's cost exactly (issue 15); `None`: estimated from the sizes.
     #[serde(default)]
     pub fixed_usage: Option<(u64, u64)>,
+    /// Milliseconds the server waits before answering each request of a sub-agent (never the
+    /// main thread's, a compaction's or a side request's), so a scenario models agents that
+    /// take time: an agent that shows, submits and ends its turn waits three times this.
+    /// Each connection has its own thread, so agents of several sessions wait at once. 0: none.
+    pub sub_agent_delay_ms: u64,
+    /// Each agent's requests wait up to this many milliseconds more: an offset from a hash of
+    /// its prompt (`self-repair item ID --run RUN`), the same for every request of one agent
+    /// (agents of different lengths, whose answers do not all arrive at one instant). 0: every
+    /// agent waits the same.
+    pub sub_agent_delay_spread_ms: u64,
     /// A result chosen in code, asked before the rules' `values` apply.
     #[serde(skip)]
     pub result_fn: Option<ResultFn>,
@@ -162,6 +173,8 @@ impl Default for Scenario {
             habits: Vec::new(),
             main_tokens_per_kib: 256,
             fixed_usage: None,
+            sub_agent_delay_ms: 0,
+            sub_agent_delay_spread_ms: 0,
             result_fn: None,
         }
     }
@@ -249,6 +262,35 @@ impl Scenario {
     pub fn fixed_usage(mut self, input: u64, output: u64) -> Scenario {
         self.fixed_usage = Some((input, output));
         self
+    }
+
+    /// Every sub-agent request waits `delay` before its answer (main-thread requests do not).
+    #[must_use]
+    pub fn sub_agent_delay(mut self, delay: Duration) -> Scenario {
+        self.sub_agent_delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// Each agent waits up to `spread` more than [`Scenario::sub_agent_delay`], by its prompt.
+    #[must_use]
+    pub fn sub_agent_delay_spread(mut self, spread: Duration) -> Scenario {
+        self.sub_agent_delay_spread_ms = u64::try_from(spread.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// What a request of the sub-agent whose prompt is `prompt` waits before its answer.
+    pub fn sub_agent_wait(&self, prompt: &str) -> Duration {
+        let offset = match self.sub_agent_delay_spread_ms {
+            0 => 0,
+            // FNV-1a: stable across runs and machines, unlike the std hasher's random keys.
+            spread => {
+                let hash = prompt.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                });
+                hash % spread
+            }
+        };
+        Duration::from_millis(self.sub_agent_delay_ms.saturating_add(offset))
     }
 
     /// Whether the main session has `habit`.

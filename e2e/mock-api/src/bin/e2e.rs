@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use clap::Parser;
 use self_repair_mock_api::e2e::{
-    LARGE_SCENARIO, OLDEST_CLIENT_SUBSET, Tools, WheelInstall, render_table, run_scenario,
+    LARGE_SCENARIOS, OLDEST_CLIENT_SUBSET, Tools, WheelInstall, render_table, run_scenario,
     scenario_names,
 };
 
@@ -78,9 +78,12 @@ fn main() -> ExitCode {
     };
     let started = Instant::now();
     let (mut passed, mut failed, mut rows) = (0, 0, Vec::new());
-    // The larger corpus runs only when asked for: `E2E_LARGE=1` or `--only scale-corpus-large`.
+    // The large scenarios run only when asked for: `E2E_LARGE=1` or `--only` one of them.
     let large = std::env::var("E2E_LARGE").is_ok_and(|v| v == "1")
-        || args.only.iter().any(|o| o == LARGE_SCENARIO);
+        || args
+            .only
+            .iter()
+            .any(|o| LARGE_SCENARIOS.contains(&o.as_str()));
     let chosen: Vec<&str> = scenario_names(tools.wheel.is_some(), large)
         .into_iter()
         .filter(|name| args.only.is_empty() || args.only.iter().any(|o| o == name))

@@ -122,6 +122,16 @@ impl DriveRun {
             .is_ok_and(|s| s.success())
     }
 
+    /// The time since it started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// What it wrote to stderr so far (its progress lines).
+    pub fn stderr_so_far(&self) -> String {
+        fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
     /// Whether it still runs.
     pub fn running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

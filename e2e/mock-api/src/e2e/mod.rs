@@ -31,7 +31,7 @@ pub use records::{agent_launches, item_models, launched_items};
 pub use request_cost::RequestCost;
 pub use run_files::RunFiles;
 pub use scenario_outcome::ScenarioOutcome;
-pub use scenarios::{LARGE_SCENARIO, OLDEST_CLIENT_SUBSET, run_scenario, scenario_names};
+pub use scenarios::{LARGE_SCENARIOS, OLDEST_CLIENT_SUBSET, run_scenario, scenario_names};
 pub use terminal_session::{TERMINAL_SIZE, TerminalSession, occurrences};
 pub use tools::Tools;
 pub use wheel_install::WheelInstall;

@@ -290,3 +290,97 @@ fn records_go_to_the_jsonl_file_as_they_happen() {
     assert_eq!(records[0].body["messages"][0]["content"], "hi");
     server.shutdown();
 }
+
+/// A sub-agent's first request (its system prompt carries the marker).
+fn agent_request(item: &str) -> Value {
+    json!({"model": "claude-haiku-5-5", "stream": true, "max_tokens": 100,
+        "system": "x-anthropic-billing-header: cc_is_subagent=true;\nself-repair sub-agent",
+        "tools": [{"name": "Bash", "input_schema": {}}],
+        "messages": [{"role": "user", "content": format!("self-repair item {item}")}]})
+}
+
+#[test]
+fn a_sub_agent_delay_holds_every_agent_request_but_no_main_thread_request() {
+    const DELAY: Duration = Duration::from_millis(600);
+    let server = MockServer::start(Scenario::new().sub_agent_delay(DELAY)).unwrap();
+    let mut conn = connect(&server);
+    let started = Instant::now();
+    assert_eq!(
+        send(&mut conn, "/v1/messages", &main_request("hi")).status,
+        200
+    );
+    let main_took = started.elapsed();
+    assert!(
+        main_took < DELAY / 2,
+        "the main thread waited {main_took:?}"
+    );
+    let started = Instant::now();
+    let answer = send(&mut conn, "/v1/messages", &agent_request("t-00001"));
+    let agent_took = started.elapsed();
+    assert_eq!(events(&answer.body)[0]["type"], "message_start");
+    assert!(
+        agent_took >= DELAY,
+        "the agent's request took {agent_took:?}"
+    );
+    // Four agents of as many connections (several `claude -p` sessions) wait at once, not
+    // one after another.
+    let started = Instant::now();
+    let agents: Vec<_> = (2..=5)
+        .map(|n| {
+            let mut conn = connect(&server);
+            std::thread::spawn(move || {
+                send(
+                    &mut conn,
+                    "/v1/messages",
+                    &agent_request(&format!("t-0000{n}")),
+                )
+                .status
+            })
+        })
+        .collect();
+    for agent in agents {
+        assert_eq!(agent.join().unwrap(), 200);
+    }
+    let four_took = started.elapsed();
+    assert!(
+        four_took >= DELAY && four_took < DELAY * 2,
+        "four agents at once took {four_took:?}"
+    );
+    let threads: Vec<String> = server.requests().iter().map(|r| r.thread.clone()).collect();
+    assert_eq!(threads[..2], ["main", "item:t-00001"]);
+    let agent_record = &server.requests()[1];
+    assert!(agent_record.done_ms - agent_record.at_ms >= 600);
+}
+
+#[test]
+fn a_delay_spread_gives_each_agent_its_own_wait_the_same_for_all_its_requests() {
+    let scenario = Scenario::new()
+        .sub_agent_delay(Duration::from_secs(1))
+        .sub_agent_delay_spread(Duration::from_millis(500));
+    let waits: Vec<Duration> = (1..=20)
+        .map(|n| scenario.sub_agent_wait(&format!("self-repair item t-{n:05} --run r-1")))
+        .collect();
+    for wait in &waits {
+        assert!(
+            (Duration::from_secs(1)..Duration::from_millis(1500)).contains(wait),
+            "{wait:?}"
+        );
+    }
+    let distinct: std::collections::BTreeSet<&Duration> = waits.iter().collect();
+    assert!(distinct.len() >= 15, "the waits hardly differ: {waits:?}");
+    assert_eq!(
+        scenario.sub_agent_wait("self-repair item t-00001 --run r-1"),
+        waits[0]
+    );
+    assert_ne!(
+        scenario.sub_agent_wait("self-repair item t-00001 --run r-2"),
+        waits[0],
+        "another run's t-00001 is another agent"
+    );
+    assert_eq!(
+        Scenario::new()
+            .sub_agent_delay(Duration::from_millis(700))
+            .sub_agent_wait("self-repair item t-00001 --run r-1"),
+        Duration::from_millis(700)
+    );
+}
