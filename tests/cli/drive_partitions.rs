@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::harness::{Outcome, TestProject, run_state};
+use crate::harness::{Outcome, TestProject, filters, run_state};
 use self_repair_app::ExitStatus;
 
 const RUN: &str = "r-split";
@@ -143,7 +143,13 @@ fn drive_partitions_splits_an_untouched_run_into_disjoint_complete_shares_each_s
     assert_eq!(fingerprints.len() as u32, whole.intake.unique);
     // The run split stays the active one, untouched, and says where its work went.
     assert_eq!(project.read(".self-repair/active").trim(), RUN);
+    filters(&project).bind(|| {
+        insta::assert_snapshot!("drive_partitions_stopped_shares", out.stdout);
+    });
     let status = project.terminal(&["status"]).run().success();
+    filters(&project).bind(|| {
+        insta::assert_snapshot!("drive_partitions_status_of_the_run_split", status.stdout);
+    });
     assert!(
         status
             .stdout
@@ -252,6 +258,9 @@ fn a_run_already_dispatched_is_not_split() {
         out.stderr
     );
     assert!(!project.run_dir(&shares(2)[0]).exists());
+    filters(&project).bind(|| {
+        insta::assert_snapshot!("drive_partitions_refuses_a_dispatched_run", out.stderr);
+    });
 }
 
 #[test]
@@ -269,6 +278,9 @@ fn a_run_whose_input_changed_since_start_is_not_split_and_no_share_is_left() {
     for share in shares(2) {
         assert!(!project.run_dir(&share).exists(), "{share} left behind");
     }
+    filters(&project).bind(|| {
+        insta::assert_snapshot!("drive_partitions_refuses_a_changed_input", out.stderr);
+    });
 }
 
 #[test]

@@ -151,10 +151,21 @@ pub(super) fn drive_partitions(
         started.elapsed().as_secs_f64()
     ));
     drop(lock);
+    let budget = request.budget.map(|b| b - spent);
+    if budget.is_some_and(|left| left <= 0.0) {
+        return Ok((
+            format!(
+                "the {n} shares spent ${spent:.2} of --budget ${:.2}: run {merged} is made and \
+                 waits; `self-repair drive --budget USD` drives it with what you allow it",
+                request.budget.unwrap_or_default()
+            ),
+            ExitStatus::LimitReached,
+        ));
+    }
     let mut rest = request.clone();
     rest.run = Some(merged);
     rest.partitions = None;
-    rest.budget = request.budget.map(|b| (b - spent).max(0.01));
+    rest.budget = budget;
     drive(env, &rest, progress)
 }
 
