@@ -295,3 +295,27 @@ fn partitions_outside_two_to_sixteen_are_refused_saying_why() {
     let many = drive(&project, &["--partitions", "17"]).code(ExitStatus::Usage);
     assert!(many.stderr.contains("give 2 to 16"), "{}", many.stderr);
 }
+
+#[test]
+fn drive_of_a_split_already_merged_drives_its_merged_run() {
+    // As after a `drive` stopped once the merge was made: `<run>.merged` exists, the run split
+    // is cancelled. Here the merged run is stood in for by a run of that id.
+    let project = started();
+    drive(&project, &["--partitions", "2", "--max-sessions", "1"]).code(ExitStatus::CircuitOpen);
+    let merged = format!("{RUN}.merged");
+    project
+        .terminal(&["start", "findings.jsonl", "--run-id", &merged, "--replace"])
+        .run()
+        .success();
+    drive(&project, &[RUN, "--max-sessions", "1"]).code(ExitStatus::CircuitOpen);
+    let last = seen(&project);
+    assert!(
+        last.contains(&merged),
+        "a session pinned to {merged}: {last:?}"
+    );
+    assert_eq!(
+        last.len(),
+        3,
+        "two shares once, then the merged run: {last:?}"
+    );
+}

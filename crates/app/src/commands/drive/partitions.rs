@@ -81,6 +81,11 @@ fn read_plan(dir: &RunDir) -> Result<Option<SplitPlan>, AppError> {
     }
 }
 
+/// The id of the run the shares of the run in `dir` are merged into.
+fn merged_id(dir: &RunDir) -> String {
+    format!("{}.merged", dir.id())
+}
+
 /// The id of share `k` of `n` of run `run`.
 fn share_id(run: &str, k: u32, n: u32) -> String {
     format!("{run}.p{k}of{n}")
@@ -96,6 +101,14 @@ pub(super) fn drive_partitions(
     n: u32,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(String, ExitStatus), AppError> {
+    // `drive RUN` on a split merged already (a `drive` stopped after the merge): its merged run.
+    let merged = merged_id(dir);
+    if project.run(&merged).is_ok() {
+        let mut rest = request.clone();
+        rest.run = Some(merged);
+        rest.partitions = None;
+        return drive(env, &rest, progress);
+    }
     // One `drive` of the split at a time: two would start each share's sessions twice.
     let lock = self_repair_drive::lock_run(dir.path())?;
     let shares = if let Some(plan) = read_plan(dir)? {
@@ -368,7 +381,7 @@ fn merge_shares(
     dir: &RunDir,
     shares: &[RunDir],
 ) -> Result<String, AppError> {
-    let merged = format!("{}.merged", dir.id());
+    let merged = merged_id(dir);
     let args = MergeArgs {
         folders: shares.iter().map(|s| s.path().to_path_buf()).collect(),
         run_id: Some(merged.clone()),
