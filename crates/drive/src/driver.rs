@@ -200,7 +200,7 @@ impl Driver<'_> {
                 let status = observed.status.clone();
                 return Ok((DriveOutcome::Finished { status }, observed));
             }
-            if observed.paused_by_user {
+            if observed.waits_for_user.is_some() {
                 return Ok((DriveOutcome::PausedByUser, observed));
             }
             if self.interrupt.load(Ordering::SeqCst) {
@@ -394,7 +394,11 @@ impl Driver<'_> {
                 observed.summary
             ),
             DriveOutcome::PausedByUser => format!(
-                "drive: {what} is paused by you; nothing was started. Run `{}`, then {again}",
+                "drive: {what} is {}; nothing was started. Run `{}`, then {again}",
+                observed
+                    .waits_for_user
+                    .as_deref()
+                    .unwrap_or("paused by you"),
                 self.options.resume
             ),
             DriveOutcome::Stopped(reason) => {

@@ -8,9 +8,9 @@ use crate::drive_error::DriveError;
 pub struct RunObservation {
     /// `active`, `paused`, `stalled`, `complete`, `cancelled`.
     pub status: String,
-    /// Paused by the user (`self-repair pause`, or the run's agent launches refused): only
-    /// the user resumes it.
-    pub paused_by_user: bool,
+    /// Paused where only the user goes on (`self-repair pause`, the run's agent launches
+    /// refused, its launches past their ceiling): why, in a few words (`paused by you`).
+    pub waits_for_user: Option<String>,
     pub phase: String,
     /// The journal's length: the next observation reads from here (a fix queue: the attempts
     /// made and tasks settled so far).

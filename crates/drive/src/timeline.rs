@@ -19,7 +19,8 @@ pub struct TimelineEntry {
     pub time: String,
     /// `journal`, `drive` or `cost`.
     pub source: &'static str,
-    /// `session_start`, `session_end`, `phase`, `submitted`, `launched`, `failure`, `adopt`, ...
+    /// `session_start`, `session_end`, `phase`, `submitted`, `launched`, `quarantined`,
+    /// `failure`, `adopt`, ...
     pub kind: String,
     /// Events folded into this line.
     pub count: u32,
@@ -70,17 +71,32 @@ fn journal_entry(value: &Value) -> Option<TimelineEntry> {
             entry(at, "journal", "rejected", error, 1)
         }
         "stop" => {
-            let launched: Vec<String> = value
-                .get("launched")
-                .and_then(Value::as_array)?
+            let calls = value.get("launched").and_then(Value::as_array)?;
+            let launched: Vec<String> = calls
                 .iter()
                 .map(|l| str_field(l, "item").to_owned())
                 .collect();
             if launched.is_empty() {
                 return None;
             }
+            // What the main session did to the dispatch: launches that dropped `model` (their
+            // agent ran on its definition's default) and launches the client refused.
+            let refused = calls.iter().filter(|l| l.get("refused").is_some()).count();
+            let dropped = calls
+                .iter()
+                .filter(|l| l.get("model").is_none() && l.get("refused").is_none())
+                .count();
+            let detail = [
+                (dropped, "without `model` (run on the agent's default tier)"),
+                (refused, "refused by the client"),
+            ]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect::<Vec<_>>()
+            .join("; ");
             // The hook reads the launches from the transcript at the next stop.
-            let mut line = entry(at, "journal", "launched", String::new(), 1);
+            let mut line = entry(at, "journal", "launched", detail, 1);
             line.count = launched.len() as u32;
             line.items = launched;
             return Some(line);
@@ -148,6 +164,7 @@ fn fold_runs(entries: Vec<TimelineEntry>) -> Vec<TimelineEntry> {
         if foldable
             && let Some(last) = out.last_mut()
             && last.kind == next.kind
+            && (next.kind != "launched" || last.detail == next.detail)
             && last.source == next.source
             && next.at.saturating_sub(last.at) <= 60
         {
@@ -272,13 +289,39 @@ fn mark_phases(
     out
 }
 
+/// Puts a `quarantined` line, with its reason, after the last line that names each item of
+/// `ended` (the journal records launches and answers; the state says how an item ended).
+fn mark_quarantined(lines: Vec<TimelineEntry>, ended: &[(String, String)]) -> Vec<TimelineEntry> {
+    let mut after: std::collections::HashMap<usize, Vec<&(String, String)>> =
+        std::collections::HashMap::new();
+    for item in ended {
+        if let Some(at) = lines.iter().rposition(|l| l.items.contains(&item.0)) {
+            after.entry(at).or_default().push(item);
+        }
+    }
+    let mut out = Vec::with_capacity(lines.len() + ended.len());
+    for (index, line) in lines.into_iter().enumerate() {
+        let at = line.at;
+        out.push(line);
+        for (item, reason) in after.remove(&index).unwrap_or_default() {
+            let reason: String = reason.chars().take(200).collect();
+            let mut marker = entry(at, "journal", "quarantined", reason, 1);
+            marker.items.push(item.clone());
+            out.push(marker);
+        }
+    }
+    out
+}
+
 /// Merges a run's journal text (JSONL, unreadable lines skipped) and its drive log;
-/// `phase_of` names the phase of an item id (`None` for an id the run does not hold).
+/// `phase_of` names the phase of an item id (`None` for an id the run does not hold), `ended`
+/// the run's quarantined items with their last error.
 pub fn build_timeline(
     run: &str,
     journal: &str,
     log: &DriveLog,
     phase_of: &dyn Fn(&str) -> Option<String>,
+    ended: &[(String, String)],
 ) -> Timeline {
     let sessions = &log.sessions;
     let journal_lines: Vec<TimelineEntry> = journal
@@ -286,7 +329,7 @@ pub fn build_timeline(
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|v| journal_entry(&v))
         .collect();
-    let journal_lines = mark_phases(journal_lines, phase_of);
+    let journal_lines = mark_quarantined(mark_phases(journal_lines, phase_of), ended);
     let mut entries = fold_runs(journal_lines);
     entries.extend(drive_entries(sessions));
     entries.extend(log.stops.iter().map(|s| {
@@ -335,5 +378,59 @@ impl Timeline {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JOURNAL: &str = r#"{"at":100,"event":"stop","launched":[{"item":"vf-00011","model":"opus"}]}
+{"at":110,"event":"stop","launched":[{"item":"vf-00011"}]}
+{"at":120,"event":"submitted","item":"vf-00011","result":{}}
+{"at":130,"event":"stop","launched":[{"item":"vf-00011"}]}
+{"at":140,"event":"submitted","item":"t-00001","result":{}}
+"#;
+
+    #[test]
+    fn a_launch_without_its_model_and_the_quarantine_it_led_to_are_in_the_timeline() {
+        let ended = [(
+            "vf-00011".to_owned(),
+            "quarantined: its answer was set aside twice".to_owned(),
+        )];
+        let timeline = build_timeline(
+            "r-1",
+            JOURNAL,
+            &DriveLog::default(),
+            &|_| Some("triage".to_owned()),
+            &ended,
+        );
+        let kinds: Vec<(&str, &str)> = timeline
+            .entries
+            .iter()
+            .map(|e| (e.kind.as_str(), e.detail.as_str()))
+            .collect();
+        assert!(
+            kinds.contains(&(
+                "launched",
+                "1 without `model` (run on the agent's default tier)"
+            )),
+            "{kinds:?}"
+        );
+        let quarantined = timeline
+            .entries
+            .iter()
+            .position(|e| e.kind == "quarantined")
+            .expect("a quarantined line");
+        assert_eq!(timeline.entries[quarantined].items, ["vf-00011"]);
+        assert_eq!(
+            timeline.entries[quarantined].at, 130,
+            "after its last launch"
+        );
+        assert_eq!(
+            timeline.entries[quarantined - 1].kind,
+            "launched",
+            "{kinds:?}"
+        );
     }
 }

@@ -44,14 +44,32 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
         Event::Adopt { session } => {
             state.session = Some(session.clone());
             // The old session's agents are gone with it: their items go back to pending
-            // without counting an attempt.
-            for item in &mut state.items {
-                if item.status == ItemStatus::Dispatched {
-                    item.status = ItemStatus::Pending;
-                    item.dispatches = 0;
-                    item.seen_running = false;
-                    item.lease = None;
+            // without counting an attempt. One whose agent ran does so
+            // [`crate::MAX_RESENDS`] times at most: an item that keeps outliving its sessions
+            // is charged. One never seen running was no launch.
+            let mut charged = Vec::new();
+            for (index, item) in state.items.iter_mut().enumerate() {
+                if item.status != ItemStatus::Dispatched {
+                    continue;
                 }
+                let ran = item.seen_running || item.ran.is_some();
+                if ran && !item.take_resend() {
+                    charged.push(index);
+                    continue;
+                }
+                item.status = ItemStatus::Pending;
+                if !ran {
+                    item.dispatches = item.dispatches.saturating_sub(1);
+                }
+                item.seen_running = false;
+                item.lease = None;
+            }
+            for index in charged {
+                crate::decide_stop::fail_attempt(
+                    state,
+                    index,
+                    "its session ended before it answered, again",
+                );
             }
             if matches!(state.status, RunStatus::Stalled | RunStatus::Paused)
                 && !matches!(

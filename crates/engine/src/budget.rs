@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::launch_bound::launched;
 use crate::{ItemStatus, RunState, Tier, WorkItem};
 
 /// What the run has spent, as the hook read it from the session's transcripts, in
@@ -45,11 +46,6 @@ pub fn estimate_micros(spend: Option<&Spend>, item: &WorkItem) -> u64 {
         .and_then(|s| s.per_agent_micros.get(item.kind.as_str()))
         .copied()
         .unwrap_or_else(|| default_micros(item.tier))
-}
-
-/// Agents launched so far (each dispatch that went out).
-fn launched(state: &RunState) -> u64 {
-    state.items.iter().map(|i| u64::from(i.dispatches)).sum()
 }
 
 /// The ready items (indices) the budget and the agent cap allow, in order.

@@ -131,8 +131,14 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     let ready = ready_items(state, room);
     let wanted = ready.len();
     let ready = crate::budget::affordable(state, stop.spend.as_ref(), ready);
+    let affordable = ready.len();
+    let ready = crate::launch_bound::within_ceiling(state, ready);
     if ready.is_empty() && wanted > 0 && in_flight == 0 {
-        let message = crate::budget::pause_at_budget(state, stop.spend.as_ref());
+        let message = if affordable > 0 {
+            crate::launch_bound::pause_at_ceiling(state)
+        } else {
+            crate::budget::pause_at_budget(state, stop.spend.as_ref())
+        };
         return outcome(Decision::tell(message), true);
     }
     if ready.is_empty() {
@@ -187,6 +193,7 @@ fn outcome(decision: Decision, changed: bool) -> Outcome {
 }
 
 pub(crate) fn resume(state: &mut RunState) {
+    crate::launch_bound::raise_ceiling(state);
     state.status = RunStatus::Active;
     state.pause = None;
     state.stalled_at = None;
@@ -248,7 +255,8 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
         if item.seen_running || item.last_rejection().is_some() {
             failures.push((index, error));
         } else {
-            // Never launched, as far as anything shows: not the item's failure.
+            // Never launched, as far as anything shows: not the item's failure, and no launch
+            // (no agent ran). The no-progress guard bounds these re-sends.
             item.status = ItemStatus::Pending;
             item.lease = None;
             item.dispatches = item.dispatches.saturating_sub(1);
@@ -310,18 +318,28 @@ fn take_back_refused(
         let Some(denial) = &launch.refused else {
             continue;
         };
-        let Some(item) = state.item_mut(&launch.item) else {
+        let Some(index) = state.index_of(&launch.item) else {
             continue;
         };
+        let item = &mut state.items[index];
         if item.status != ItemStatus::Dispatched {
             continue;
         }
-        item.status = ItemStatus::Pending;
         item.lease = None;
         item.seen_running = false;
         item.ran = None;
         item.dispatches = item.dispatches.saturating_sub(1);
         item.clear_rejection();
+        if item.take_resend() {
+            item.status = ItemStatus::Pending;
+        } else {
+            // Refused again and again: the user's answer, and not asked once more.
+            item.record_error(format!(
+                "quarantined: its launch was refused {} times ({denial}); not sent again",
+                crate::MAX_RESENDS + 1
+            ));
+            quarantine(state, index);
+        }
         taken.push((launch.item.clone(), denial.clone()));
     }
     taken
@@ -389,9 +407,11 @@ fn refusal_words(denial: &str) -> (&'static str, &'static str) {
 /// tier. Identical failures in a row within one kind open the circuit. A launch that ran below
 /// the dispatched tier (the main session dropped `model`) is not that tier's attempt: it is
 /// recorded, and the item is dispatched again at the same tier, insisting on the model.
-fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
+pub(crate) fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
     let item = &mut state.items[index];
-    if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
+    if let Some(ran) = item.ran.filter(|ran| *ran < item.tier)
+        && item.take_resend()
+    {
         item.clear_rejection();
         item.seen_running = false;
         item.lease = None;
@@ -426,12 +446,7 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
         item.move_to_tier(next);
         item.status = ItemStatus::Pending;
     } else {
-        item.status = ItemStatus::Quarantined;
-        match kind {
-            ItemKind::TriageBatch => crate::triage_batch::quarantine_members(state, index),
-            ItemKind::Verify => crate::verification::unverified(state, index),
-            _ => {}
-        }
+        quarantine(state, index);
     }
     let streak = &mut state.streak;
     if streak.kind == Some(kind) && streak.signature == signature {
@@ -451,6 +466,19 @@ fn fail_attempt(state: &mut RunState, index: usize, error: &str) {
             signature: streak.signature.clone(),
             count,
         });
+    }
+}
+
+/// Ends item `index` as `quarantined`, with what that means for the items it holds: a batch's
+/// findings, a verifier's finding (`unsure`: its dismissal was never confirmed).
+fn quarantine(state: &mut RunState, index: usize) {
+    let item = &mut state.items[index];
+    item.status = ItemStatus::Quarantined;
+    item.lease = None;
+    match item.kind {
+        ItemKind::TriageBatch => crate::triage_batch::quarantine_members(state, index),
+        ItemKind::Verify => crate::verification::unverified(state, index),
+        _ => {}
     }
 }
 

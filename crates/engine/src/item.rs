@@ -264,9 +264,29 @@ pub(crate) fn is_zero_u64(n: &u64) -> bool {
     clippy::trivially_copy_pass_by_ref,
     reason = "serde passes a reference"
 )]
+pub(crate) fn is_zero_u8(n: &u8) -> bool {
+    *n == 0
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
 pub(crate) fn is_false(b: &bool) -> bool {
     !*b
 }
+
+/// Returns to `pending` after a launch without an attempt charged that one item may take
+/// ([`WorkItem::resends`]); the one after them is charged. With at most three charged attempts
+/// (haiku, sonnet, opus) and one re-route, an item is launched at most
+/// [`MAX_LAUNCHES_PER_ITEM`] times (reference/state-machine.md, "Bounds").
+pub const MAX_RESENDS: u8 = 3;
+
+/// The most times one item is launched: three launches that end in an answer or a charged
+/// attempt (one per tier: an answer ends the item, the third charged attempt quarantines it),
+/// one that ends in a re-route, and [`MAX_RESENDS`] that end in an uncharged return. Held by
+/// the property tests of `launch_bound_tests.rs`.
+pub const MAX_LAUNCHES_PER_ITEM: u32 = 3 + 1 + MAX_RESENDS as u32;
 
 /// One unit of LLM work. Kept small in memory (128 bytes): a hook stop loads every item of the
 /// run, and at 10,000 items the page faults of a larger vector cost more than its parsing. The
@@ -309,6 +329,13 @@ pub struct WorkItem {
     pub root_cause: Option<Arc<str>>,
     /// Times the item was re-routed at an investigator's request.
     pub reroutes: u32,
+    /// Times the item went back to `pending` after a launch without an attempt charged (a
+    /// second look set aside, a launch below its tier, a launch refused, a session that ended
+    /// while its agent ran): at most [`MAX_RESENDS`]; the next such return is charged as a
+    /// failed attempt (a verifier ends unconfirmed, a refused launch is quarantined), so no
+    /// path launches an item without bound. A dispatch never launched is no launch: the
+    /// no-progress guard bounds those.
+    pub resends: u8,
     /// The tier its latest launch really ran at, as the main session's transcript shows the
     /// `Agent` call (its `model`, or the agent definition's default when the call dropped it);
     /// `None` when nothing showed it. Reset by each dispatch and by a change of tier (see
@@ -373,6 +400,8 @@ struct WorkItemFile {
     root_cause: Option<Arc<str>>,
     #[serde(default, skip_serializing_if = "is_zero")]
     reroutes: u32,
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    resends: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ran: Option<Tier>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -399,6 +428,7 @@ impl From<WorkItemFile> for WorkItem {
             verdict: f.verdict,
             root_cause: f.root_cause,
             reroutes: f.reroutes,
+            resends: f.resends,
             ran: f.ran,
             extra: None,
         };
@@ -433,6 +463,7 @@ impl From<WorkItem> for WorkItemFile {
             verdict: item.verdict,
             root_cause: item.root_cause,
             reroutes: item.reroutes,
+            resends: item.resends,
             ran: item.ran,
             last_rejection: extra.last_rejection,
             errors: extra.errors,
@@ -459,6 +490,7 @@ impl WorkItem {
             verdict: None,
             root_cause: None,
             reroutes: 0,
+            resends: 0,
             ran: None,
             extra: None,
         }
@@ -512,6 +544,16 @@ impl WorkItem {
             self.tier = tier;
             self.ran = None;
         }
+    }
+
+    /// Counts one return to `pending` without an attempt charged. Returns false when the item
+    /// already had [`MAX_RESENDS`] of them: the caller charges this one instead.
+    pub(crate) fn take_resend(&mut self) -> bool {
+        if self.resends >= MAX_RESENDS {
+            return false;
+        }
+        self.resends += 1;
+        true
     }
 
     /// The `description` of its dispatch entry; it always contains the id.

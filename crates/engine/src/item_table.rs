@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::create_run::TriageIds;
-use crate::item::{is_false, is_zero, is_zero_u64};
+use crate::item::{is_false, is_zero, is_zero_u8, is_zero_u64};
 use crate::{ItemExtra, ItemKind, ItemStatus, Tier, Verdict, WorkItem};
 
 /// The triage items, column by column: character `i` of each string is item `t-(i+1)`.
@@ -58,6 +58,8 @@ struct TriageDetail {
     lease: Option<u64>,
     #[serde(default, skip_serializing_if = "is_zero")]
     reroutes: u32,
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    resends: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     last_rejection: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -204,6 +206,7 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
             && !item.seen_running
             && item.lease.is_none()
             && item.reroutes == 0
+            && item.resends == 0
             && item.last_rejection().is_none()
             && item.errors().is_empty()
             && item.dispatches <= 35;
@@ -215,6 +218,7 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
                     seen_running: item.seen_running,
                     lease: item.lease,
                     reroutes: item.reroutes,
+                    resends: item.resends,
                     last_rejection: item.last_rejection().map(str::to_owned),
                     errors: item.errors().to_vec(),
                     dispatches: (item.dispatches > 35).then_some(item.dispatches),
@@ -367,6 +371,7 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
         item.seen_running = d.seen_running;
         item.lease = d.lease;
         item.reroutes = d.reroutes;
+        item.resends = d.resends;
         item.set_extra(ItemExtra {
             last_rejection: d.last_rejection,
             errors: d.errors,
@@ -435,6 +440,7 @@ mod tests {
                     item.status = ItemStatus::Pending;
                     item.tier = Tier::Sonnet;
                     item.reroutes = 1;
+                    item.resends = 3;
                     item.route = None;
                 }
                 _ => {}

@@ -19,6 +19,9 @@ mod finding;
 mod group_label;
 mod item;
 mod item_table;
+mod launch_bound;
+#[cfg(test)]
+mod launch_bound_tests;
 mod lenient_json;
 mod merge_partitions;
 mod phase;
@@ -67,7 +70,10 @@ pub use finding::{
     AnalyzerFix, Finding, FindingRecord, FixApplicability, FixEdit, Level, Occurrence, Predecided,
 };
 pub use group_label::label_key;
-pub use item::{ItemExtra, ItemKind, ItemStatus, Verdict, WorkItem};
+pub use item::{
+    ItemExtra, ItemKind, ItemStatus, MAX_LAUNCHES_PER_ITEM, MAX_RESENDS, Verdict, WorkItem,
+};
+pub use launch_bound::{CEILING_FACTOR, CEILING_FLOOR, LaunchCeiling, launch_bound, launched};
 pub use lenient_json::{LenientJson, lenient_json};
 pub use merge_partitions::{
     ForeignWhy, JobProblem, MergedRun, MergedShare, PartitionRun, job_problems, merge_partitions,

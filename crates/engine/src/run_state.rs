@@ -66,6 +66,15 @@ pub enum PauseReason {
     /// client's `toolDenialKind` of the first): the user's decision. A new prompt (a turn the
     /// run's own agents did not start) or `self-repair resume` lifts it.
     Refused { launches: u32, denial: String },
+    /// The run's launches passed twice the estimate's likely agents (issue 32): something keeps
+    /// sending work out again. `item` is the one sent most; `self-repair resume` lifts it and
+    /// allows the likely figure again ([`RunState::launch_headroom`]).
+    Launches {
+        launched: u64,
+        likely: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        item: Option<String>,
+    },
 }
 
 /// Consecutive identical failures of distinct items, tracked to open the circuit. One item
@@ -178,6 +187,10 @@ pub struct RunState {
     /// Every block the hook issued.
     #[serde(default)]
     pub blocks: u64,
+    /// Launches the user allowed past the launch ceiling, by `resume` after a pause there
+    /// ([`crate::LaunchCeiling`]).
+    #[serde(default, skip_serializing_if = "crate::item::is_zero_u64")]
+    pub launch_headroom: u64,
     /// Progress value when the run stalled; progress beyond it lifts the stall.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stalled_at: Option<u64>,
@@ -277,6 +290,7 @@ impl RunState {
             stale_blocks: 0,
             blocks: 0,
             stalled_at: None,
+            launch_headroom: 0,
             streak: crate::FailureStreak::default(),
             announced: false,
             triage_items: 0,

@@ -63,12 +63,13 @@ fn regex(pattern: &str) -> Regex {
 
 /// One instance of `node`.
 pub(crate) fn sample(node: &Value, rng: &mut Rng) -> Value {
-    for _ in 0..200 {
-        if let Some(v) = try_sample(node, rng) {
-            return v;
-        }
-    }
-    panic!("no instance found for {node}");
+    sample_some(node, rng).unwrap_or_else(|| panic!("no instance found for {node}"))
+}
+
+/// One instance of `node`, or `None` when none was found (a pattern no string matches: an
+/// item id pattern of a run with one item, say).
+fn sample_some(node: &Value, rng: &mut Rng) -> Option<Value> {
+    (0..200).find_map(|_| try_sample(node, rng))
 }
 
 fn try_sample(node: &Value, rng: &mut Rng) -> Option<Value> {
@@ -107,7 +108,9 @@ fn sample_string(node: &Value, rng: &mut Rng) -> Option<String> {
     let text = if let Some(pattern) = node.get("pattern").and_then(Value::as_str) {
         let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
         let mut out = String::new();
-        from_hir(&hir, rng, &mut out);
+        if !from_hir(&hir, rng, &mut out) {
+            return None;
+        }
         out
     } else {
         // Mostly short texts, sometimes the longest allowed.
@@ -130,12 +133,19 @@ fn sample_string(node: &Value, rng: &mut Rng) -> Option<String> {
     Some(text)
 }
 
-fn from_hir(hir: &Hir, rng: &mut Rng, out: &mut String) {
+/// Appends a string `hir` matches; false when it matches none (an empty class).
+fn from_hir(hir: &Hir, rng: &mut Rng, out: &mut String) -> bool {
     match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => {}
-        HirKind::Literal(lit) => out.push_str(&String::from_utf8_lossy(&lit.0)),
+        HirKind::Empty | HirKind::Look(_) => true,
+        HirKind::Literal(lit) => {
+            out.push_str(&String::from_utf8_lossy(&lit.0));
+            true
+        }
         HirKind::Class(Class::Unicode(class)) => {
             let ranges = class.ranges();
+            if ranges.is_empty() {
+                return false;
+            }
             let range = rng.pick(ranges);
             let (lo, hi) = (u32::from(range.start()), u32::from(range.end()));
             // Keep to the first plane's printable part most of the time.
@@ -149,23 +159,22 @@ fn from_hir(hir: &Hir, rng: &mut Rng, out: &mut String) {
                 .find_map(|c| c)
                 .unwrap_or(range.start());
             out.push(c);
+            true
         }
         HirKind::Class(Class::Bytes(class)) => {
+            if class.ranges().is_empty() {
+                return false;
+            }
             let range = rng.pick(class.ranges());
             out.push(rng.range(u64::from(range.start()), u64::from(range.end())) as u8 as char);
+            true
         }
         HirKind::Repetition(rep) => {
             let max = rep.max.unwrap_or(rep.min + 6);
-            for _ in 0..rng.range(u64::from(rep.min), u64::from(max)) {
-                from_hir(&rep.sub, rng, out);
-            }
+            (0..rng.range(u64::from(rep.min), u64::from(max))).all(|_| from_hir(&rep.sub, rng, out))
         }
         HirKind::Capture(capture) => from_hir(&capture.sub, rng, out),
-        HirKind::Concat(parts) => {
-            for part in parts {
-                from_hir(part, rng, out);
-            }
-        }
+        HirKind::Concat(parts) => parts.iter().all(|part| from_hir(part, rng, out)),
         HirKind::Alternation(options) => from_hir(rng.pick(options), rng, out),
     }
 }
@@ -175,8 +184,12 @@ fn sample_object(node: &Value, rng: &mut Rng) -> Option<Value> {
     let required = required(node);
     let mut map = Map::new();
     for (name, child) in properties {
-        if required.contains(name) || rng.chance(50) {
-            map.insert(name.clone(), sample(child, rng));
+        if required.contains(name) {
+            map.insert(name.clone(), sample_some(child, rng)?);
+        } else if rng.chance(50)
+            && let Some(value) = sample_some(child, rng)
+        {
+            map.insert(name.clone(), value);
         }
     }
     let min = usize_of(node, "minProperties").unwrap_or(0);
@@ -223,7 +236,7 @@ fn sample_object(node: &Value, rng: &mut Rng) -> Option<Value> {
             }
             for name in required_of(then) {
                 if !map.contains_key(&name) {
-                    map.insert(name.clone(), sample(&properties[&name], rng));
+                    map.insert(name.clone(), sample_some(&properties[&name], rng)?);
                 }
             }
         }

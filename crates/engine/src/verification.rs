@@ -155,11 +155,11 @@ pub(crate) fn request(state: &mut RunState, index: usize, result: &TriageResult)
 /// is done. Returns false when the answer is set aside instead: the verifier's launch is known
 /// to have run below the tier it was dispatched at (the `Agent` call dropped `model`), and a
 /// second look must be at least as strong as its dispatch (issue 24). It goes out again at its
-/// tier, and the block insists on the model.
+/// tier once, the block insisting on the model; set aside again, it ends unconfirmed.
 pub(crate) fn record_answer(state: &mut RunState, index: usize, result: &TriageResult) -> bool {
     let verifier = &mut state.items[index];
     if let Some(ran) = verifier.ran.filter(|ran| *ran < verifier.tier) {
-        set_aside(verifier, ran);
+        set_aside(state, index, ran);
         return false;
     }
     verifier.status = ItemStatus::Done;
@@ -178,24 +178,73 @@ pub(crate) fn record_answer(state: &mut RunState, index: usize, result: &TriageR
     true
 }
 
-/// A verifier whose answer does not count: pending again at its own tier, its `ran` kept (the
-/// next block says the launch dropped `model`). No attempt is charged: the agent did not fail.
-fn set_aside(verifier: &mut WorkItem, ran: Tier) {
-    verifier.status = ItemStatus::Pending;
-    verifier.seen_running = false;
-    verifier.lease = None;
-    verifier.record_error(format!(
+/// A verifier whose answer does not count. The first time, it is pending again at its own
+/// tier, its `ran` kept (the next block says the launch dropped `model`); no attempt is
+/// charged: the agent did not fail. A second look is sent again once, whatever took it back
+/// before: the next set-aside ends it unconfirmed ([`end_unconfirmed`]).
+fn set_aside(state: &mut RunState, index: usize, ran: Tier) {
+    let verifier = &mut state.items[index];
+    if verifier.status == ItemStatus::Quarantined {
+        // A late answer of a second look that already ended: nothing to settle again.
+        return;
+    }
+    let why = format!(
         "answer set aside: dispatched at {} it ran on {} (the Agent call dropped `model`); a \
          second look must be at least as strong as its dispatch",
         verifier.tier.as_str(),
         ran.as_str()
-    ));
+    );
+    verifier.record_error(why);
+    verifier.seen_running = false;
+    verifier.lease = None;
+    if verifier.resends == 0 && verifier.take_resend() {
+        verifier.status = ItemStatus::Pending;
+    } else {
+        end_unconfirmed(state, index, ran);
+    }
+}
+
+/// A second look set aside twice for running below its dispatch ends the way an unconfirmed
+/// dismissal ends (issue 32): the verifier is quarantined with that reason, and its finding is
+/// `unsure` (never `false_positive` or `intended`: it hides nothing and teaches `known.json`
+/// nothing), its first answer's root cause kept. The run goes on.
+fn end_unconfirmed(state: &mut RunState, index: usize, ran: Tier) {
+    let verifier = &mut state.items[index];
+    verifier.status = ItemStatus::Quarantined;
+    verifier.ran = Some(ran);
+    let reason = format!(
+        "quarantined: its answer was set aside twice, each launch below its dispatch at {} \
+         (the last ran on {}); an unconfirmed second look decides nothing, so its finding is \
+         unsure",
+        verifier.tier.as_str(),
+        ran.as_str()
+    );
+    verifier.record_error(reason);
+    let (id, cause, target) = (
+        verifier.id.to_string(),
+        verifier.root_cause.clone(),
+        verifier.inputs().first().cloned(),
+    );
+    if let Some(item) = target.and_then(|t| state.item_mut(&t)) {
+        item.verdict = Some(Verdict::Unsure);
+        if cause.is_some() {
+            item.root_cause = cause;
+        }
+        item.status = ItemStatus::Done;
+        item.record_error(format!(
+            "its verification {id} ran below its tier twice and was quarantined: unsure"
+        ));
+    }
+    // A verdict: the run moved.
+    state.progress += 1;
 }
 
 /// A verifier that already answered, whose launch the transcript shows only now (a foreground
 /// run: the answer arrives before the stop that reads the launch) to have run at `ran`, below
 /// its dispatch: its answer is set aside, and its triage item goes back to the first answer,
-/// waiting for the second look again. Returns whether it did. Only while triage is under way:
+/// waiting for the second look again (or, set aside before, the finding ends `unsure`). The
+/// accepted answer's progress is taken back: a result thrown away moves nothing, so the
+/// no-progress guard sees the loop. Returns whether it did. Only while triage is under way:
 /// nothing has been built on the settled verdict yet.
 pub(crate) fn reopen_if_weaker(state: &mut RunState, index: usize, ran: Tier) -> bool {
     let verifier = &state.items[index];
@@ -212,7 +261,6 @@ pub(crate) fn reopen_if_weaker(state: &mut RunState, index: usize, ran: Tier) ->
         verifier.root_cause.clone(),
         verifier.inputs().first().cloned(),
     );
-    set_aside(&mut state.items[index], ran);
     if let Some(item) = target.and_then(|t| state.item_mut(&t))
         && item.status == ItemStatus::Done
     {
@@ -220,6 +268,8 @@ pub(crate) fn reopen_if_weaker(state: &mut RunState, index: usize, ran: Tier) ->
         item.root_cause = cause;
         item.status = ItemStatus::Pending;
     }
+    state.progress = state.progress.saturating_sub(1);
+    set_aside(state, index, ran);
     true
 }
 

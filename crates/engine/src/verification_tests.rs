@@ -284,3 +284,79 @@ fn a_second_opinion_known_to_run_below_its_dispatch_is_not_taken_when_it_answers
         [("vf-00001".to_owned(), "opus".to_owned())]
     );
 }
+
+/// Issue 32: a main session that drops `model` on every launch sent the same verifier out 309
+/// times (each weak answer accepted, then set aside by the next stop). Set aside twice, the
+/// second look ends unconfirmed: the verifier quarantined with the reason, the finding
+/// `unsure` (never the dismissal), and the run goes on to its next phase.
+#[test]
+fn a_second_look_set_aside_twice_ends_unconfirmed_instead_of_looping() {
+    let mut state = security_dismissal_under_verification();
+    let mut sends = 1;
+    let mut last = None;
+    for _ in 0..10 {
+        submit(&mut state, "vf-00001", answer("false_positive", 0.9));
+        let out = decide_stop(&mut state, &stop_after_launch("vf-00001", None), NOW);
+        match out.decision {
+            Decision::Block(d) if d.launch.iter().any(|l| l.item == "vf-00001") => sends += 1,
+            other => {
+                last = Some(other);
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        sends, 2,
+        "sent once, and again once after the first set-aside"
+    );
+    let verifier = state.item("vf-00001").unwrap();
+    assert_eq!(verifier.status, ItemStatus::Quarantined);
+    assert!(
+        verifier
+            .errors()
+            .last()
+            .is_some_and(|e| e.contains("set aside twice")),
+        "{:?}",
+        verifier.errors()
+    );
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::Unsure)),
+        "an unconfirmed dismissal hides nothing"
+    );
+    assert_ne!(state.phase, Phase::Triage, "the run went on: {last:?}");
+}
+
+/// The same in a background run, where each weak answer is set aside when it arrives.
+#[test]
+fn a_background_second_look_set_aside_twice_ends_unconfirmed() {
+    let mut state = security_dismissal_under_verification();
+    for _ in 0..2 {
+        let mut running = stop_after_launch("vf-00001", None);
+        running.running = Some(vec!["vf-00001".to_owned()]);
+        decide_stop(&mut state, &running, NOW);
+        submit(&mut state, "vf-00001", answer("intended", 0.9));
+        if state.item("vf-00001").unwrap().status == ItemStatus::Pending {
+            assert_eq!(launched(&mut state)[0].0, "vf-00001");
+        }
+    }
+    assert_eq!(
+        state.item("vf-00001").unwrap().status,
+        ItemStatus::Quarantined
+    );
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::Unsure))
+    );
+}
+
+/// A weak answer that the next stop sets aside is no progress: the no-progress guard counts
+/// what moves the run, not a result accepted and then thrown away.
+#[test]
+fn a_set_aside_answer_is_no_progress_for_the_guard() {
+    let mut state = security_dismissal_under_verification();
+    let before = state.progress;
+    submit(&mut state, "vf-00001", answer("false_positive", 0.9));
+    decide_stop(&mut state, &stop_after_launch("vf-00001", None), NOW);
+    assert_eq!(state.progress, before);
+}

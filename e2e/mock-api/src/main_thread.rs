@@ -350,6 +350,11 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
                 if scenario.has(MainHabit::DropModel) {
                     drop_models_once(conversation, &mut chosen);
                 }
+                if scenario.has(MainHabit::DropModelAlways) {
+                    for entry in chosen.iter_mut().filter_map(Value::as_object_mut) {
+                        entry.remove("model");
+                    }
+                }
                 if scenario.has(MainHabit::SplitLaunch) && chosen.len() > 1 {
                     chosen.truncate(chosen.len().div_ceil(2));
                 }

@@ -58,6 +58,9 @@ pub enum MainHabit {
     /// Drops `model` from an entry above the first tier, once per item: that launch runs on the
     /// agent definition's default model.
     DropModel,
+    /// Drops `model` from every entry, every time (issue 32): each launch runs on the agent
+    /// definition's default model.
+    DropModelAlways,
 }
 
 /// Per-item behaviour; the first rule whose every given matcher fits wins.

@@ -104,6 +104,8 @@ pub struct StatusReport {
     pub planned_groups: usize,
     pub tasks: Vec<TaskRecord>,
     pub blocks: u64,
+    /// Agents launched against the run's ceiling and bound (issue 32).
+    pub launches: self_repair_engine::LaunchCeiling,
     pub next: String,
     /// Tokens and dollars so far, from the transcripts of the session that drives the run
     /// (absent until the Stop hook has seen that session).
@@ -189,6 +191,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         planned_groups: state.groups.iter().filter(|g| g.planned).count(),
         tasks: state.tasks.clone(),
         blocks: state.blocks,
+        launches: self_repair_engine::LaunchCeiling::of(state),
         next: next_step(state),
         cost: None,
         fixes: Vec::new(),
@@ -225,6 +228,12 @@ fn next_step(state: &RunState) -> String {
         ),
         (RunStatus::Paused, Some(PauseReason::Refused { launches, .. })) => format!(
             "paused: {launches} agent launch(es) were refused before they ran (nothing charged); a new prompt such as \"continue\" in the bound session, or `self-repair resume`, goes on"
+        ),
+        (RunStatus::Paused, Some(PauseReason::Launches { launched, likely, item })) => format!(
+            "paused: {launched} agents launched, past {}× the {likely} likely{}; `self-repair status --items` shows what failed, `self-repair resume` allows {} more",
+            self_repair_engine::CEILING_FACTOR,
+            item.as_deref().map_or_else(String::new, |i| format!(" ({i} keeps coming back)")),
+            (*likely).max(self_repair_engine::CEILING_FLOOR)
         ),
         (RunStatus::Paused, _) => "paused: `self-repair resume` continues".to_owned(),
         (RunStatus::Active, _) if state.session.is_none() => {
@@ -301,6 +310,7 @@ impl StatusReport {
                 c.quarantined
             ));
         }
+        out.push_str(&launches_line(&self.launches));
         out.push_str(&format!(
             "\ngroups: {} ({} planned); tasks: {}",
             self.groups,
@@ -326,6 +336,18 @@ impl StatusReport {
         }
         out
     }
+}
+
+/// `launches: 45 agents, 40 likely; the run pauses past 90; at most 420 (7 per item so far)`.
+fn launches_line(launches: &self_repair_engine::LaunchCeiling) -> String {
+    format!(
+        "launches: {} agents, {} likely; the run pauses past {}; at most {} ({} per item so far)\n",
+        launches.launched,
+        launches.likely,
+        launches.pause_at,
+        launches.bound,
+        self_repair_engine::MAX_LAUNCHES_PER_ITEM
+    )
 }
 
 /// The item ids of a run, phase by phase (`status --items`).

@@ -81,6 +81,11 @@ fn how_to_continue(state: &RunState) -> String {
              user's decision): the user's next prompt resumes it; only when asked to continue, \
              {resume}."
         ),
+        (RunStatus::Paused, Some(PauseReason::Launches { .. })) => format!(
+            "It is paused because its agent launches passed twice the likely figure (something \
+             keeps coming back; `self-repair status --items` shows what): only when the user \
+             asks to continue, {resume}."
+        ),
         (RunStatus::Paused, _) => {
             format!("It is paused by the user: only when asked to continue, {resume}.")
         }

@@ -35,6 +35,10 @@ pub struct StatusLine {
     pub eta_minutes: Option<f64>,
     /// A run `drive --partitions` split: its shares, whose figures the line sums (0: none).
     pub partitions: u32,
+    /// Agents launched, and the launches past which the run pauses (issue 32): shown once the
+    /// launches pass the likely agents, before the ceiling is reached.
+    pub launched: u64,
+    pub launch_pause_at: u64,
 }
 
 /// The file in the run folder that keeps the last row and what it was computed from.
@@ -145,6 +149,8 @@ fn of_shares(project: &Project, state: &RunState, shares: &[RunDir], now: u64) -
         budget_usd: state.config.budget_usd,
         eta_minutes: None,
         partitions: shares.len() as u32,
+        launched: 0,
+        launch_pause_at: 0,
     };
     for share in shares {
         let Ok(mut share_state) = share.load_state() else {
@@ -160,6 +166,8 @@ fn of_shares(project: &Project, state: &RunState, shares: &[RunDir], now: u64) -
         line.agents_behind += part.agents_behind;
         line.agents_ahead += part.agents_ahead;
         line.spent_usd += part.spent_usd;
+        line.launched += part.launched;
+        line.launch_pause_at += part.launch_pause_at;
         line.eta_minutes = match (line.eta_minutes, part.eta_minutes) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
@@ -173,6 +181,7 @@ pub(crate) fn of_state(project: &Project, dir: &RunDir, state: &RunState, now: u
     let spent = crate::run::cost::ledger_spend(dir).map_or(0.0, |s| s.spent_micros as f64 / 1e6);
     let progress = crate::run::progress::progress(project, dir, state, now, Some(spent));
     let counts = state.counts(state.phase);
+    let launches = self_repair_engine::LaunchCeiling::of(state);
     StatusLine {
         run: state.run.clone(),
         status: state.status,
@@ -185,6 +194,8 @@ pub(crate) fn of_state(project: &Project, dir: &RunDir, state: &RunState, now: u
         budget_usd: progress.budget_usd,
         eta_minutes: progress.eta_minutes.filter(|_| progress.agents_left > 0),
         partitions: 0,
+        launched: launches.launched,
+        launch_pause_at: launches.pause_at,
     }
 }
 
@@ -237,6 +248,13 @@ impl StatusLine {
             (share * 100.0).floor() as u32,
             self.agents_behind + self.agents_ahead
         ));
+        if self.launched > u64::from(self.agents_behind + self.agents_ahead) {
+            // More launches than the run's likely agents: retries; the ceiling is in sight.
+            line.push_str(&format!(
+                " · {}/{} launches",
+                self.launched, self.launch_pause_at
+            ));
+        }
         line.push_str(&format!(" · ${:.2}", self.spent_usd));
         if let Some(budget) = self.budget_usd {
             line.push_str(&format!(" / ${budget:.2}"));
@@ -270,7 +288,19 @@ mod tests {
             budget_usd: Some(5.0),
             eta_minutes: Some(83.6),
             partitions: 0,
+            launched: 30,
+            launch_pause_at: 150,
         }
+    }
+
+    #[test]
+    fn launches_past_the_likely_agents_show_against_the_ceiling() {
+        let mut retrying = line();
+        retrying.launched = 90;
+        assert_eq!(
+            retrying.render(),
+            "self-repair r-1 · triage 8/60 · █░░░░░░░░░ 10% of ~75 agents · 90/150 launches · $0.42 / $5.00 · ETA 1h24m"
+        );
     }
 
     #[test]
@@ -311,6 +341,7 @@ mod tests {
         finishing.phase_total = 0;
         finishing.agents_ahead = 0;
         finishing.eta_minutes = None;
+        finishing.launched = 8;
         assert_eq!(
             finishing.render(),
             "self-repair r-1 · finalize · ██████████ 100% of ~8 agents · $0.42 / $5.00"

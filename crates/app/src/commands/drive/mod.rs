@@ -157,13 +157,23 @@ impl StoreProbe {
         };
         Ok(RunObservation {
             status: state.status.as_str().to_owned(),
-            // A refused launch is the user's decision too (a "No", a deny rule): a new session
-            // would only meet the same refusal.
-            paused_by_user: state.status == RunStatus::Paused
-                && matches!(
-                    state.pause,
-                    Some(PauseReason::User | PauseReason::Refused { .. })
-                ),
+            // A refused launch is the user's decision too (a "No", a deny rule), and so is going
+            // past the launch ceiling: a new session would only meet the same pause.
+            waits_for_user: match (state.status, &state.pause) {
+                (RunStatus::Paused, Some(PauseReason::User | PauseReason::Refused { .. })) => {
+                    Some("paused by you".to_owned())
+                }
+                (
+                    RunStatus::Paused,
+                    Some(PauseReason::Launches {
+                        launched, likely, ..
+                    }),
+                ) => Some(format!(
+                    "paused at its launch ceiling ({launched} agents launched, {likely} \
+                         likely; `self-repair status --items` shows what keeps coming back)"
+                )),
+                _ => None,
+            },
             phase: state.phase.as_str().to_owned(),
             journal_end: end,
             submitted,
@@ -453,7 +463,16 @@ pub fn timeline(env: &CommandEnv, run: Option<&str>, json: bool) -> Result<Strin
         }
         phases.get(id).map(|p| (*p).to_owned())
     };
-    let own = build_timeline(&dir.id(), &journal, &log, &phase_of);
+    let ended: Vec<(String, String)> = state
+        .items
+        .iter()
+        .filter(|i| i.status == self_repair_engine::ItemStatus::Quarantined)
+        .map(|i| {
+            let why = i.errors().last().cloned().unwrap_or_default();
+            (i.id.to_string(), why)
+        })
+        .collect();
+    let own = build_timeline(&dir.id(), &journal, &log, &phase_of, &ended);
     let project = env.find_project()?;
     // A run split by `drive --partitions`, or the run merged from its shares: their timelines
     // follow (a CI job's shares are folders elsewhere, not runs of this project: left out).

@@ -127,7 +127,7 @@ impl FixQueueProbe {
         summary.fixes.clone_from(&queue.tasks);
         Ok(RunObservation {
             status: if finished { "complete" } else { "active" }.to_owned(),
-            paused_by_user: paused && running.is_none(),
+            waits_for_user: (paused && running.is_none()).then(|| "paused by you".to_owned()),
             phase,
             journal_end: done,
             submitted: done.saturating_sub(since),

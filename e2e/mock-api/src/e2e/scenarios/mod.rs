@@ -35,7 +35,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 43] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 44] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -73,6 +73,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 43] = [
     ),
     ("habit-unsure-reroute", model_habits::unsure_reroute),
     ("habit-drop-model", model_habits::drop_model),
+    ("habit-drop-model-always", model_habits::drop_model_always),
     ("refused-launch", refused_launch::run),
     ("compaction-mid-run", compaction::run),
     ("scale-corpus", scale_corpus::run),
@@ -102,8 +103,9 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 43] = [
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
 /// scripts/e2e.sh): the full pipeline as a plugin and installed, with foreground and background
 /// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, the
-/// fix loop, and the interactive UI in manual mode.
-pub const OLDEST_CLIENT_SUBSET: [&str; 8] = [
+/// fix loop, the interactive UI in manual mode, and a main session that drops `model` from
+/// every launch (issue 32: the bound on a second look set aside).
+pub const OLDEST_CLIENT_SUBSET: [&str; 9] = [
     "full-pipeline-background",
     "full-pipeline-foreground",
     "full-pipeline-background-install",
@@ -112,6 +114,7 @@ pub const OLDEST_CLIENT_SUBSET: [&str; 8] = [
     "drive-killed-session",
     "fix-loop-verified",
     "interactive-manual",
+    "habit-drop-model-always",
 ];
 
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed

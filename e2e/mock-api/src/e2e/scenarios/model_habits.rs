@@ -14,6 +14,8 @@ use crate::e2e::scenarios::pipeline_checks::{
 };
 use crate::recorded_request::RecordedRequest;
 use crate::scenario::{Behaviour, FORBIDDEN_COMMAND, ItemRule, MainHabit, Scenario};
+use crate::show_output::ShowOutput;
+use serde_json::{Value, json};
 
 const RUN: &str = "r-habit";
 const FINDINGS: usize = 10;
@@ -275,5 +277,120 @@ pub(crate) fn drop_model(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ctx.checks.that(last == Some("opus"), || {
         format!("{item}'s last launch kept opus; report.json says it ran on {last:?}")
     });
+    Ok(())
+}
+
+/// eqeqeq findings (t-00003, t-00008) go to the security route: their dismissals get an
+/// independent second opinion at opus.
+const SECURITY_RULES: &str = r#"{"schema_version": 1, "rules": [{"id": "eq-sec",
+    "name": "eqeqeq gets a security look", "when": {"rule_id": "eqeqeq"}, "route": "security"}]}"#;
+
+/// The security findings are dismissed with confidence; every second opinion agrees (it would
+/// confirm the dismissal, had it run at its tier).
+fn dismissals(show: &ShowOutput) -> Option<Value> {
+    let answer = |verdict: &str| {
+        json!({"verdict": verdict, "root_cause": "loose comparison", "confidence": 0.95,
+               "reason": "scripted: both operands are literals; no input reaches it"})
+    };
+    match (show.kind.as_str(), show.item.as_str()) {
+        ("triage", "t-00003" | "t-00008") => Some(answer("intended")),
+        ("verify", _) => Some(answer("false_positive")),
+        _ => None,
+    }
+}
+
+/// Issue 32: a main session that drops `model` from every launch (each agent runs at its
+/// definition's default, haiku), on the plugin with the user's own permissions. Before, the
+/// opus second look of a security dismissal went out 309 times (each weak answer accepted,
+/// then set aside). Now each second look goes out twice, then ends unconfirmed: its finding
+/// `unsure`, the verifier quarantined with the reason (status, report, timeline), the run
+/// complete, every item within its launch bound.
+pub(crate) fn drop_model_always(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let project = E2eProject::new(
+        &ctx.tools,
+        "habit-drop-model-always",
+        InstallMode::Plugin,
+        FINDINGS,
+    )?;
+    let (path, config) = PER_ITEM_FOREGROUND_CONFIG;
+    project.write(path, config)?;
+    project.write(".self-repair/rules.json", SECURITY_RULES)?;
+    let scenario = Scenario::new()
+        .results(dismissals)
+        .habit(MainHabit::DropModelAlways);
+    let (server, outcome) = start_and_wait(ctx, &project, scenario, RUN)?;
+    let records = server.requests();
+    let launched = launched_items(&records);
+    let status: Value = serde_json::from_str(&project.self_repair_ok(&["status", "--json"])?)
+        .unwrap_or(Value::Null);
+    ctx.checks
+        .equal("run status", &status["status"].as_str(), &Some("complete"));
+    let bound = self_repair_engine::MAX_LAUNCHES_PER_ITEM as usize;
+    let mut per_item: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for id in &launched {
+        *per_item.entry(id.as_str()).or_default() += 1;
+    }
+    for (id, n) in &per_item {
+        ctx.checks.that(*n <= bound, || {
+            format!("{id} was launched {n} times, past the bound {bound}")
+        });
+    }
+    let report: Value = std::fs::read_to_string(
+        project
+            .path()
+            .join(format!(".self-repair/runs/{RUN}/report.json")),
+    )
+    .ok()
+    .and_then(|t| serde_json::from_str(&t).ok())
+    .unwrap_or(Value::Null);
+    for (finding, verifier) in [("t-00003", "vf-00003"), ("t-00008", "vf-00008")] {
+        let sent = per_item.get(verifier).copied().unwrap_or(0);
+        ctx.checks.equal(
+            &format!("{verifier} launches (sent once, again once, then ended)"),
+            &sent,
+            &2,
+        );
+        let verdict = report["findings"]
+            .as_array()
+            .and_then(|all| all.iter().find(|f| f["item"] == finding))
+            .map(|f| f["verdict"].clone());
+        ctx.checks.that(verdict == Some(json!("unsure")), || {
+            format!(
+                "{finding}'s dismissal was never confirmed at opus; report.json says {verdict:?}"
+            )
+        });
+        let reason = report["quarantined"]
+            .as_array()
+            .and_then(|all| all.iter().find(|q| q["item"] == verifier))
+            .and_then(|q| q["errors"].as_array()?.last()?.as_str().map(str::to_owned));
+        ctx.checks.that(
+            reason
+                .as_deref()
+                .is_some_and(|r| r.contains("set aside twice")),
+            || format!("{verifier} should be quarantined with its reason; report.json: {reason:?}"),
+        );
+    }
+    let timeline = project.self_repair_ok(&["timeline", RUN])?;
+    ctx.checks.that(
+        timeline.contains("quarantined") && timeline.contains("set aside twice"),
+        || format!("the timeline does not say the second look ended:\n{timeline}"),
+    );
+    let text_status = project.self_repair_ok(&["status"])?;
+    ctx.checks.that(text_status.contains("launches: "), || {
+        format!("status shows no launches line:\n{text_status}")
+    });
+    let blocks = project.run(RUN).state()?["blocks"].as_u64().unwrap_or(0);
+    ctx.notes.push(format!(
+        "drop-model-always: {} agents launched ({} second looks), most of one item {}, {blocks} \
+         blocks, priced ${:.2}, claude -p {:.1} s",
+        launched.len(),
+        launched.iter().filter(|i| i.starts_with("vf-")).count(),
+        per_item.values().max().copied().unwrap_or(0),
+        status
+            .pointer("/cost/total_usd")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0),
+        outcome.wall.as_secs_f64()
+    ));
     Ok(())
 }
