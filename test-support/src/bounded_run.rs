@@ -168,12 +168,27 @@ fn drain<R: Read + Send + 'static>(mut pipe: R) -> JoinHandle<Vec<u8>> {
 
 /// Waits for the child; past `limit`, kills its process group and reaps it.
 fn wait(child: &mut Child, limit: Duration) -> (ExitStatus, bool) {
-    if let Some(status) = child.wait_timeout(limit).expect("wait for the child") {
+    if let Some(status) = wait_at_most(child, limit).expect("wait for the child") {
         return (status, false);
     }
-    let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+    kill_group(child.id());
     let _ = child.kill();
     (child.wait().expect("reap the killed child"), true)
+}
+
+/// Waits for `child` for at most `limit` (no sleep-polling); `None` when it still runs then,
+/// for a caller that decides itself what to stop (the e2e runner's sessions and steps).
+pub fn wait_at_most(child: &mut Child, limit: Duration) -> std::io::Result<Option<ExitStatus>> {
+    child.wait_timeout(limit)
+}
+
+/// SIGKILL to the process group `leader` leads (a child started in its own group), without a
+/// `kill` process; whether it was sent (the group may be gone already).
+pub fn kill_group(leader: u32) -> bool {
+    i32::try_from(leader)
+        .ok()
+        .and_then(Pid::from_raw)
+        .is_some_and(|pid| kill_process_group(pid, Signal::KILL).is_ok())
 }
 
 #[cfg(test)]
@@ -190,6 +205,24 @@ mod tests {
         assert!(done.timed_out);
         assert_eq!(done.stdout_text(), "started\n");
         assert!(done.elapsed < Duration::from_secs(10), "{:?}", done.elapsed);
+    }
+
+    /// The e2e runner's way: wait a while, then stop the group itself.
+    #[test]
+    fn wait_at_most_leaves_a_running_child_to_its_caller_and_kill_group_ends_it() {
+        let mut child = Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        assert!(
+            wait_at_most(&mut child, Duration::from_millis(100))
+                .unwrap()
+                .is_none()
+        );
+        assert!(kill_group(child.id()));
+        let status = wait_at_most(&mut child, Duration::from_secs(10)).unwrap();
+        assert!(status.is_some_and(|s| s.code().is_none()), "{status:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod bounded_run;
 mod findings_corpus;
 mod git;
 
-pub use bounded_run::{Bounded, FIXTURE_LIMIT, Finished};
+pub use bounded_run::{Bounded, FIXTURE_LIMIT, Finished, kill_group, wait_at_most};
 pub use findings_corpus::jsonl_findings;
 pub use git::{git, git_command};
 
