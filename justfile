@@ -41,7 +41,8 @@ lint:
     # The real-client and real-tools tests too (they build only under their features).
     cargo clippy --workspace --all-targets --all-features -- -D warnings
 
-# The layout figures of issue 25: lines of src/, longest functions, import cycles in app.
+# The layout figures of issues 25 and 33: lines of src/, longest functions, file cycles of every
+# crate, command -> command and upward imports (`--check` exits 1 when one is over its target).
 layout:
     python3 scripts/layout-figures.py
 

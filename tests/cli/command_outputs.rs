@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::harness::{TestProject, binary, filters, jsonl_findings};
 use crate::scripted_agent::{ScriptedAgent, dispatch_reason, launched};
+use self_repair_test_support::Bounded;
 
 /// The subcommand names listed under a help text's `Commands:` (clap's own `help` left out).
 fn subcommands(help: &str) -> Vec<String> {
@@ -22,13 +23,10 @@ fn subcommands(help: &str) -> Vec<String> {
 
 /// `self-repair WORDS --help`.
 fn help(words: &[&str]) -> String {
-    let out = std::process::Command::new(binary())
-        .args(words)
-        .arg("--help")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run self-repair --help");
-    assert!(out.status.success(), "{words:?} --help: {out:?}");
+    let mut command = std::process::Command::new(binary());
+    command.args(words).arg("--help").env("NO_COLOR", "1");
+    let out = Bounded::new(command).run();
+    assert!(out.succeeded(), "{words:?} --help: {out:?}");
     String::from_utf8(out.stdout).expect("help is UTF-8")
 }
 

@@ -1,8 +1,6 @@
 //! `self-repair fix`: a triage run's tasks fixed one at a time, each a repair run driven by the
 //! Stop hook and checked by `verify-task`; the task files updated, one commit per task.
 
-use std::process::Command;
-
 use serde_json::Value;
 
 use crate::harness::{Outcome, TestProject};
@@ -77,12 +75,7 @@ fn fix_all_fixes_each_task_in_turn_updates_the_task_files_and_commits_each() {
     );
 
     // One commit per task, never a push; the task files say Done with their criteria ticked.
-    let log = Command::new("git")
-        .args(["log", "--format=%s"])
-        .current_dir(project.path())
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&log.stdout);
+    let log = crate::harness::git(project.path(), &["log", "--format=%s"]);
     let subjects: Vec<&str> = log.lines().collect();
     assert_eq!(subjects.len(), 3, "{log}");
     assert!(subjects[0].starts_with("fix: TASK-2 "), "{log}");

@@ -7,7 +7,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -27,6 +27,7 @@ use serde_json::Value;
 use crate::harness::{NOW, TestProject, binary};
 use crate::pipeline::{drive, started};
 use crate::scripted_agent::ScriptedAgent;
+use self_repair_test_support::Bounded;
 
 /// How long one command may take before it counts as a hang (debug build, 2 busy cores).
 const COMMAND_LIMIT: Duration = Duration::from_secs(10);
@@ -439,42 +440,20 @@ fn run_in_process(root: &Path, hook_stdin: &str) -> Vec<String> {
 
 /// Runs the binary with a time limit; `None` when it had to be killed.
 fn run_binary(root: &Path, args: &[&str], stdin: &str) -> Option<(i32, String)> {
-    let mut child = Command::new(binary())
+    let mut command = Command::new(binary());
+    command
         .args(args)
         .current_dir(root)
         .env("SELF_REPAIR_NOW", (NOW + 60).to_string())
         .env_remove("CLAUDE_CODE_SESSION_ID")
         .env_remove("CLAUDE_PROJECT_DIR")
-        .env("HOME", root.join(".home"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    if let Some(mut input) = child.stdin.take() {
-        let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
-    }
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let mut stdout = String::new();
-                if let Some(mut out) = child.stdout.take() {
-                    let _ = std::io::Read::read_to_string(&mut out, &mut stdout);
-                }
-                // A signal (an abort) has no code.
-                return Some((status.code().unwrap_or(-1), stdout));
-            }
-            Ok(None) if started.elapsed() < COMMAND_LIMIT => {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
+        .env("HOME", root.join(".home"));
+    let done = Bounded::new(command)
+        .stdin(stdin)
+        .limit(COMMAND_LIMIT)
+        .run();
+    // A signal (an abort) has no code.
+    (!done.timed_out).then(|| (done.code.unwrap_or(-1), done.stdout_text()))
 }
 
 /// The same commands through the real binary: no crash (101 is a Rust panic, -1 a signal), no

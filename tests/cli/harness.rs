@@ -1,12 +1,18 @@
 //! A small fluent harness: a temp project, the real binary, stdin, env, and the outcome.
 
-use std::io::Write;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
 
-pub(crate) use self_repair_test_support::{NOW, jsonl_findings};
+use self_repair_test_support::Bounded;
+pub(crate) use self_repair_test_support::{NOW, git, jsonl_findings};
+
+/// How long one invocation may run before the test fails on it (a hang is a failure, not a
+/// stuck suite); far above what any command of these tests takes.
+const COMMAND_LIMIT: Duration = Duration::from_secs(300);
 
 /// A temporary project folder.
 pub(crate) struct TestProject {
@@ -19,6 +25,10 @@ pub(crate) struct Outcome {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
+    /// How long it ran.
+    pub elapsed: Duration,
+    /// How many bytes of its stdin it took before it stopped reading.
+    pub stdin_taken: u64,
 }
 
 impl Outcome {
@@ -57,13 +67,18 @@ impl Outcome {
 /// One invocation being built.
 pub(crate) struct Cmd {
     command: Command,
-    stdin: Option<Vec<u8>>,
+    stdin: Option<Box<dyn Read + Send>>,
 }
 
 impl Cmd {
     /// Text on standard input.
-    pub(crate) fn stdin(mut self, text: impl Into<Vec<u8>>) -> Cmd {
-        self.stdin = Some(text.into());
+    pub(crate) fn stdin(self, text: impl Into<Vec<u8>>) -> Cmd {
+        self.stdin_from(std::io::Cursor::new(text.into()))
+    }
+
+    /// Standard input read from `source` as the command takes it (a stream of any size).
+    pub(crate) fn stdin_from(mut self, source: impl Read + Send + 'static) -> Cmd {
+        self.stdin = Some(Box::new(source));
         self
     }
 
@@ -79,25 +94,26 @@ impl Cmd {
         self
     }
 
-    /// Runs to completion.
-    pub(crate) fn run(mut self) -> Outcome {
-        self.command.stdin(if self.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-        self.command.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = self.command.spawn().expect("spawn self-repair");
-        if let Some(bytes) = self.stdin.take() {
-            let mut stdin = child.stdin.take().expect("stdin");
-            // A hook may stop reading early; a broken pipe is not the test's failure.
-            let _ = stdin.write_all(&bytes);
+    /// Runs to completion; fails the test when it runs past [`COMMAND_LIMIT`].
+    #[track_caller]
+    pub(crate) fn run(self) -> Outcome {
+        let what = format!("{:?}", self.command.get_args().collect::<Vec<_>>());
+        let mut bounded = Bounded::new(self.command).limit(COMMAND_LIMIT);
+        if let Some(source) = self.stdin {
+            bounded = bounded.stdin_from(source);
         }
-        let out = child.wait_with_output().expect("wait for self-repair");
+        let done = bounded.run();
+        assert!(
+            !done.timed_out,
+            "self-repair {what} ran past {COMMAND_LIMIT:?} and was killed\nstderr: {}",
+            done.stderr_text()
+        );
         Outcome {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: done.code.unwrap_or(-1),
+            stdout: done.stdout_text(),
+            stderr: done.stderr_text(),
+            elapsed: done.elapsed,
+            stdin_taken: done.stdin_taken,
         }
     }
 }

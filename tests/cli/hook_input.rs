@@ -133,3 +133,39 @@ fn ten_megabyte_valid_input_still_decides() {
         .success();
     assert!(out.stdout.contains("\"additionalContext\""));
 }
+
+/// A `SessionStart` input with a 435 KB `cwd` cost 3.5 s of CPU: the project was searched in
+/// each of its 90,000 ancestors (91,545 `statx` calls), three times over.
+#[test]
+fn a_hook_input_whose_cwd_is_longer_than_the_system_allows_is_answered_at_once() {
+    let project = started(3);
+    let within = |cwd: &std::path::Path| {
+        serde_json::json!({"session_id": "s2", "hook_event_name": "SessionStart",
+            "source": "startup", "cwd": cwd})
+        .to_string()
+    };
+    // Inside the project, a new session hears of the waiting run.
+    let out = project
+        .cmd(&["hook", "session-start"])
+        .stdin(within(&project.path().join("src")))
+        .run()
+        .success();
+    assert!(out.stdout.contains("r-test"), "{}", out.stdout);
+    for cwd in [
+        project.path().join("a/".repeat(435 * 1024 / 2)),
+        project.path().join("x".repeat(256)).join("src"),
+    ] {
+        let out = project
+            .cmd(&["hook", "session-start"])
+            .stdin(within(&cwd))
+            .run()
+            .success();
+        let took = out.elapsed;
+        assert_eq!(out.stdout, "", "no folder has that path, so no project");
+        assert!(
+            took < std::time::Duration::from_secs(2),
+            "a cwd of {} bytes took {took:?}",
+            cwd.as_os_str().len()
+        );
+    }
+}

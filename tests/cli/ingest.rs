@@ -1,8 +1,6 @@
 //! `start` on analyzer outputs: paths written on another machine, and identifier fields that
 //! would carry control characters into prompts.
 
-use std::process::Command;
-
 use serde_json::Value;
 
 use crate::harness::TestProject;
@@ -51,12 +49,7 @@ fn finding_paths(project: &TestProject) -> Vec<String> {
 fn a_sarif_made_on_another_machine_ingests_without_base_in_a_git_project() {
     let project = project_with_sources();
     std::fs::remove_dir_all(project.path().join(".git")).unwrap();
-    let git = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(project.path())
-        .status()
-        .unwrap();
-    assert!(git.success());
+    crate::harness::git(project.path(), &["init", "-q"]);
     project.write("ruff.sarif", &from_ci("ruff-0.17.6.sarif"));
     let out = project.cmd(&["start", "ruff.sarif"]).run().success();
     assert!(

@@ -3,31 +3,13 @@
 //! merge-driver` is what git runs on the registries where `install` registered it, and `start`
 //! leaves the files that say what a team commits.
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::harness::{TestProject, filters, jsonl_findings};
+use crate::harness::{TestProject, filters, git, jsonl_findings};
 use self_repair_app::ExitStatus;
+use self_repair_test_support::{Bounded, git_command};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats");
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir.join(".home"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
-}
 
 #[test]
 fn known_baseline_records_every_finding_and_the_next_start_triages_none() {
@@ -286,15 +268,9 @@ fn git_runs_the_merge_driver_install_registers_and_it_settles_a_disputed_finding
         git(root, &["commit", "-q", "-am", branch]);
     }
     git(root, &["checkout", "-q", "alice"]);
-    let merged = Command::new("git")
-        .args(["merge", "--no-edit", "bob"])
-        .current_dir(root)
-        .env("HOME", root.join(".home"))
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&merged.stdout).into_owned()
-        + &String::from_utf8_lossy(&merged.stderr);
-    assert!(merged.status.success(), "{said}");
+    let merged = Bounded::new(git_command(root, &["merge", "--no-edit", "bob"])).run();
+    let said = merged.stdout_text() + &merged.stderr_text();
+    assert!(merged.succeeded(), "{said}");
     assert!(
         said.contains("00000000000000b0: ours intended (alice, 2026-11-25T00:00:00Z), theirs false_positive (bob, 2026-11-26T00:00:00Z); kept theirs"),
         "{said}"
@@ -310,12 +286,12 @@ fn git_runs_the_merge_driver_install_registers_and_it_settles_a_disputed_finding
     assert!(known["entries"]["00000000000000c1"].is_object());
 
     project.cmd(&["uninstall", "--project"]).run().success();
-    let gone = Command::new("git")
-        .args(["config", "merge.self-repair-known.driver"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(!gone.status.success(), "uninstall removes the driver");
+    let gone = Bounded::new(git_command(
+        root,
+        &["config", "merge.self-repair-known.driver"],
+    ))
+    .run();
+    assert!(!gone.succeeded(), "uninstall removes the driver");
 }
 
 #[test]

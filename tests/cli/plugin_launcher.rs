@@ -2,11 +2,12 @@
 //! the installation: no binary, a plugin and binary of different versions.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
 use crate::harness::{TestProject, binary, filters};
+use self_repair_test_support::Bounded;
 
 const EVENTS: [&str; 5] = [
     "stop",
@@ -22,8 +23,8 @@ fn launcher() -> PathBuf {
 
 /// The launcher as hooks/hooks.json runs it: `sh LAUNCHER EVENT`, hook input on stdin.
 fn launch(event: &str, stdin: &str, path: &str, home: &Path, plugin_root: &Path) -> Outcome {
-    use std::io::Write;
-    let mut child = Command::new("/bin/sh")
+    let mut command = Command::new("/bin/sh");
+    command
         .arg(launcher())
         .arg(event)
         .env_clear()
@@ -31,18 +32,13 @@ fn launch(event: &str, stdin: &str, path: &str, home: &Path, plugin_root: &Path)
         .env("HOME", home)
         .env("CLAUDE_PLUGIN_ROOT", plugin_root)
         .env("SELF_REPAIR_NOW", "1700000000")
-        .current_dir(home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
+        .current_dir(home);
+    let out = Bounded::new(command).stdin(stdin).run();
+    assert!(!out.timed_out, "the launcher ran past its limit");
     Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.code.unwrap_or(-1),
+        stdout: out.stdout_text(),
+        stderr: out.stderr_text(),
     }
 }
 

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
@@ -12,13 +11,7 @@ use self_repair_app::ExitStatus;
 use crate::harness::{TestProject, filters, run_state};
 
 fn git(project: &TestProject, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
-        .args(args)
-        .current_dir(project.path())
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
+    crate::harness::git(project.path(), args);
 }
 
 /// A real repository: the harness's empty `.git` folder replaced by `git init`.

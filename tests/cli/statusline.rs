@@ -208,6 +208,37 @@ fn statusline_prints_nothing_without_a_run_or_with_input_it_cannot_use_and_compo
     );
 }
 
+/// A `--compose` command that hung (a `sleep 30`, with a child of its own) hung the user's
+/// whole status bar: `statusline` waited for it with no deadline.
+#[test]
+fn a_hung_compose_command_is_stopped_and_the_status_line_answers_within_its_bound() {
+    let (project, _) = started();
+    let line = statusline(&project, NOW);
+    let out = project
+        .terminal(&[
+            "statusline",
+            "--compose",
+            "echo partial; sleep 30 & sleep 30",
+        ])
+        .current_dir(project.path().join(".home"))
+        .env("SELF_REPAIR_NOW", NOW.to_string())
+        .stdin(client_input(project.path()))
+        .run()
+        .success();
+    let took = out.elapsed;
+    assert_eq!(
+        out.stdout, line,
+        "only our row, none of a command that did not finish"
+    );
+    assert_eq!(out.stderr, "", "nothing said in the status bar's place");
+    let bound = self_repair_app::commands::statusline::COMPOSE_TIMEOUT;
+    assert!(took >= bound, "stopped before its bound: {took:?}");
+    assert!(
+        took < std::time::Duration::from_secs(self_repair_install::REFRESH_SECONDS),
+        "the status line took {took:?}, longer than the client's refresh"
+    );
+}
+
 #[test]
 fn status_items_lists_the_ids_of_each_phase_by_status() {
     let (project, transcript) = started();

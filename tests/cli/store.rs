@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::harness::{NOW, Outcome, TestProject, binary, filters};
 use crate::pipeline::started;
 use self_repair_app::ExitStatus;
+use self_repair_test_support::Bounded;
 
 fn verdict(i: usize) -> String {
     serde_json::json!({"confidence": 0.9, "verdict": "real", "root_cause": "unused import",
@@ -30,15 +31,14 @@ fn twenty_concurrent_submitters_of_fifty_items_each_lose_nothing() {
                     let i = w * 50 + k + 1;
                     let file = root.join(format!(".v{i}"));
                     std::fs::write(&file, verdict(i)).unwrap();
-                    let status = Command::new(binary())
+                    let mut command = Command::new(binary());
+                    command
                         .args(["submit", &format!("t-{i:05}"), "--file"])
                         .arg(&file)
                         .current_dir(&root)
-                        .env("SELF_REPAIR_NOW", NOW.to_string())
-                        .stdout(Stdio::null())
-                        .status()
-                        .unwrap();
-                    assert!(status.success(), "submit t-{i:05}");
+                        .env("SELF_REPAIR_NOW", NOW.to_string());
+                    let done = Bounded::new(command).run();
+                    assert!(done.succeeded(), "submit t-{i:05}: {}", done.stderr_text());
                 }
             })
         })

@@ -179,3 +179,58 @@ fn output_schema_states_every_rule_submit_enforces() {
         )
         .success();
 }
+
+/// A 1.35 GB body (one JSON string) ran `submit` past 20 s and 2.6 GB of memory before anything
+/// was said: the body is now read up to the limit and refused there, from stdin or a file.
+#[test]
+fn a_body_over_the_limit_is_refused_at_once_saying_the_limit() {
+    use std::io::Read;
+
+    use self_repair_app::commands::submit::MAX_RESULT_BYTES;
+
+    let project = dispatched(3);
+    // Exactly the limit is read (and rejected as the empty result it is).
+    let out = project
+        .cmd(&["submit", "t-00001"])
+        .stdin_from(std::io::repeat(b' ').take(MAX_RESULT_BYTES))
+        .run()
+        .code(ExitStatus::Rejected);
+    assert!(out.stderr.contains("nothing came"), "{}", out.stderr);
+    // One byte more is refused, and a stream of 4 GiB is not read past the limit.
+    for size in [MAX_RESULT_BYTES + 1, 4 << 30] {
+        let out = project
+            .cmd(&["submit", "t-00001"])
+            .stdin_from(std::io::repeat(b' ').take(size))
+            .run()
+            .code(ExitStatus::Usage);
+        assert!(
+            out.stderr.contains("larger than 8 MiB") && out.stderr.contains("nothing was recorded"),
+            "{}",
+            out.stderr
+        );
+        // What the pipe buffers beyond the limit, at most.
+        assert!(
+            out.stdin_taken <= MAX_RESULT_BYTES + (1 << 20),
+            "read {} bytes of {size}",
+            out.stdin_taken
+        );
+    }
+    // A file says its size: refused before a byte is read (a sparse 1.35 GB file).
+    let big = project.path().join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(1_350_000_000)
+        .unwrap();
+    let out = project
+        .cmd(&["submit", "t-00001", "--file", big.to_str().unwrap()])
+        .run()
+        .code(ExitStatus::Usage);
+    assert!(out.stderr.contains("larger than 8 MiB"), "{}", out.stderr);
+    assert!(
+        out.elapsed < std::time::Duration::from_secs(5),
+        "{:?}",
+        out.elapsed
+    );
+    let status = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(status["phases"][0]["done"], 0, "{status}");
+}

@@ -4,10 +4,10 @@
 //! `start` writes), and the merge driver's three-way merge.
 
 use std::path::Path;
-use std::process::Command;
 
 use self_repair_engine::Verdict;
 use self_repair_store::TeamFiles;
+use self_repair_test_support::{Bounded, Finished, git_command};
 
 use crate::{
     ClassifyError, KnownEntry, KnownRegistry, MergeSide, RuleBook, RuleStatus, merge_known,
@@ -217,19 +217,14 @@ fn the_rule_merge_keeps_order_and_both_sides_new_rules() {
     assert!(conflicts.is_empty());
 }
 
-/// Runs git in `dir`; panics with its output when it fails and `must` says so.
-fn git(dir: &Path, args: &[&str], must: bool) -> std::process::Output {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
+/// Runs git in `dir` (test-support's, isolated from the user's configuration); panics with
+/// its output when it fails and `must` says so.
+fn git(dir: &Path, args: &[&str], must: bool) -> Finished {
+    let out = Bounded::new(git_command(dir, args)).run();
     assert!(
-        !must || out.status.success(),
+        !must || out.succeeded(),
         "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+        out.stderr_text()
     );
     out
 }
@@ -298,7 +293,7 @@ fn two_branches_adding_500_entries_each_merge_without_conflicts() {
     let merge = git(root, &["merge", "--no-edit", "bob"], false);
     let said = String::from_utf8_lossy(&merge.stdout).to_string()
         + &String::from_utf8_lossy(&merge.stderr);
-    assert!(merge.status.success(), "{said}");
+    assert!(merge.succeeded(), "{said}");
     assert!(!said.contains("CONFLICT"), "{said}");
     let store = root.join(".self-repair");
     let text = std::fs::read_to_string(KnownRegistry::path(&store)).unwrap();
@@ -327,10 +322,7 @@ fn two_branches_adding_500_entries_each_merge_without_conflicts() {
     std::fs::write(store.join(".gitattributes"), "").unwrap();
     git(root, &["commit", "-q", "-am", "no attributes"], true);
     let plain = git(root, &["merge", "--no-edit", "bob"], false);
-    assert!(
-        !plain.status.success(),
-        "expected the text merge to conflict"
-    );
+    assert!(!plain.succeeded(), "expected the text merge to conflict");
 }
 
 /// What `install` registers: git runs `self-repair known merge-driver`, here its library call
@@ -356,7 +348,7 @@ fn the_merge_driver_settles_a_finding_both_branches_decided() {
     git(root, &["checkout", "-q", "alice"], true);
     // The union attribute alone: both lines stay, the reader keeps the later decision.
     let merge = git(root, &["merge", "--no-edit", "bob"], false);
-    assert!(merge.status.success());
+    assert!(merge.succeeded());
     let union = KnownRegistry::load(&store).unwrap();
     assert_eq!(
         union.get(&disputed).unwrap().verdict,

@@ -31,6 +31,7 @@ pub fn run_test_command(root: &Path, command: &[String]) -> TestRun {
     let outcome = run_process(&ProcessRequest {
         argv: command,
         cwd: root,
+        stdin: None,
         timeout: None,
         output: Captured::Separately,
     });

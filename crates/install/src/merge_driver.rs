@@ -215,15 +215,7 @@ fn write(path: &Path, text: &str) -> Result<(), InstallError> {
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap()
-    }
+    use self_repair_test_support::git;
 
     #[test]
     fn the_driver_is_registered_once_for_a_subfolder_project_and_removed() {

@@ -45,6 +45,7 @@ impl<'a> Git<'a> {
         let outcome = run_process(&ProcessRequest {
             argv: &command,
             cwd: self.root,
+            stdin: None,
             timeout: None,
             output: Captured::Separately,
         })?;

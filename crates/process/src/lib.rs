@@ -1,5 +1,5 @@
 //! The one way self-repair runs another program: argv (never a shell string), a working
-//! folder, stdin closed, an optional timeout that kills the whole process group (a `sh -c`
+//! folder, stdin closed or fed given bytes, an optional timeout that kills the whole process group (a `sh -c`
 //! wrapper's children too), and one exit-code mapping; `git` is built on it.
 
 mod git;

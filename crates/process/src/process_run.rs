@@ -1,10 +1,10 @@
 //! Runs one child process to its end or its deadline (`run_process`).
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,9 @@ pub struct ProcessRequest<'a> {
     pub argv: &'a [String],
     /// The working folder.
     pub cwd: &'a Path,
+    /// Written to the child's stdin, which is then closed; `None`: stdin is closed from the
+    /// start.
+    pub stdin: Option<&'a [u8]>,
     /// Killed, with its whole process group, once this has passed; `None` waits for its end.
     pub timeout: Option<Duration>,
     /// Where stdout and stderr go: into memory, or both into one log file.
@@ -113,7 +116,11 @@ pub fn run_process(request: &ProcessRequest<'_>) -> Result<ProcessOutcome, Spawn
     command
         .args(args)
         .current_dir(request.cwd)
-        .stdin(Stdio::null())
+        .stdin(if request.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         // Its own process group, so a timeout reaches every process it started.
         .process_group(0);
     match request.output {
@@ -135,6 +142,9 @@ pub fn run_process(request: &ProcessRequest<'_>) -> Result<ProcessOutcome, Spawn
             _ => SpawnError::Other { program, source },
         }
     })?;
+    if let (Some(pipe), Some(bytes)) = (child.stdin.take(), request.stdin) {
+        feed(pipe, bytes.to_vec());
+    }
     // Pipes are drained while the child runs, so a chatty child never blocks on a full pipe.
     let stdout = child.stdout.take().map(drain);
     let stderr = child.stderr.take().map(drain);
@@ -177,6 +187,15 @@ fn wait(child: &mut Child, timeout: Option<Duration>) -> std::io::Result<(ExitSt
     Ok((child.wait()?, true))
 }
 
+/// Writes `bytes` to the child's stdin from a thread of its own, so a child that reads nothing
+/// cannot block us before its deadline; the thread ends when the pipe closes (the child's end or
+/// its kill). A child that exits without reading is not a failure.
+fn feed(mut pipe: ChildStdin, bytes: Vec<u8>) {
+    std::thread::spawn(move || {
+        let _ = pipe.write_all(&bytes);
+    });
+}
+
 fn drain<R: Read + Send + 'static>(mut pipe: R) -> JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
@@ -206,6 +225,7 @@ mod tests {
         run_process(&ProcessRequest {
             argv: &argv(words),
             cwd: &dir,
+            stdin: None,
             timeout,
             output,
         })
@@ -245,6 +265,7 @@ mod tests {
         let err = run_process(&ProcessRequest {
             argv: &argv(&["self-repair-no-such-program"]),
             cwd: &dir,
+            stdin: None,
             timeout: None,
             output: Captured::Separately,
         })
@@ -278,5 +299,31 @@ mod tests {
         assert_eq!(out.stdout_text(), "started\n");
         std::thread::sleep(Duration::from_millis(2500));
         assert!(!marker.exists(), "the grandchild outlived the timeout");
+    }
+
+    #[test]
+    fn stdin_reaches_the_child_and_a_child_that_reads_none_is_still_bounded() {
+        let dir = std::env::temp_dir();
+        let out = run_process(&ProcessRequest {
+            argv: &argv(&["sh", "-c", "tr a-z A-Z"]),
+            cwd: &dir,
+            stdin: Some(b"row\n"),
+            timeout: Some(Duration::from_secs(30)),
+            output: Captured::Separately,
+        })
+        .unwrap();
+        assert_eq!(out.stdout_text(), "ROW\n");
+        // 1 MiB to a child that never reads: more than a pipe holds, and still its deadline.
+        let big = vec![b'x'; 1 << 20];
+        let out = run_process(&ProcessRequest {
+            argv: &argv(&["sleep", "30"]),
+            cwd: &dir,
+            stdin: Some(&big),
+            timeout: Some(Duration::from_millis(200)),
+            output: Captured::Separately,
+        })
+        .unwrap();
+        assert!(out.timed_out);
+        assert!(out.duration < Duration::from_secs(10), "{:?}", out.duration);
     }
 }

@@ -33,6 +33,7 @@ pub(crate) fn run_logged(
     let outcome = match run_process(&ProcessRequest {
         argv,
         cwd: root,
+        stdin: None,
         timeout: Some(timeout),
         output: Captured::InLog(log),
     }) {

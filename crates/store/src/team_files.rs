@@ -78,15 +78,7 @@ mod tests {
     #[test]
     fn git_tracks_config_rules_known_and_templates_and_ignores_runs() {
         let dir = tempfile::tempdir().unwrap();
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args(args)
-                .current_dir(dir.path())
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-            String::from_utf8(out.stdout).unwrap()
-        };
+        let git = |args: &[&str]| self_repair_test_support::git(dir.path(), args);
         git(&["init", "-q"]);
         let store = dir.path().join(".self-repair");
         TeamFiles::ensure(&store).unwrap();

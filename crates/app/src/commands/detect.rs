@@ -102,6 +102,7 @@ fn run_one(root: &Path, detector: &Detector) -> Result<Detection, AppError> {
     let outcome = run_process(&ProcessRequest {
         argv: &detector.argv,
         cwd: &dir,
+        stdin: None,
         timeout: Some(Duration::from_secs(detector.timeout_secs)),
         output: Captured::Separately,
     })

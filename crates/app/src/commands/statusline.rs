@@ -4,11 +4,12 @@
 //! nothing at all (exit 0) when there is none or anything cannot be read: the client blanks the
 //! row on empty output, and an error line would sit in the user's status bar.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
+use self_repair_install::REFRESH_SECONDS;
+use self_repair_process::{Captured, ProcessRequest, run_process};
 use self_repair_store::Project;
 use serde::Deserialize;
 
@@ -20,7 +21,8 @@ use crate::output::Output;
 #[derive(Debug, Args)]
 pub struct StatuslineArgs {
     /// Run this status-line command first (through `sh -c`, with the same stdin) and print its
-    /// rows above ours: how `install` keeps a status line you already had.
+    /// rows above ours: how `install` keeps a status line you already had. It is stopped after
+    /// half the refresh interval (2.5 s), and then only our row is printed.
     #[arg(long, value_name = "COMMAND")]
     pub compose: Option<String>,
 }
@@ -47,7 +49,14 @@ pub fn run(env: &CommandEnv, args: &StatuslineArgs) -> Result<Output, AppError> 
     let input = crate::commands::piped_stdin().ok().flatten();
     let mut rows = String::new();
     if let Some(command) = &args.compose {
-        rows.push_str(&their_rows(command, input.as_deref().unwrap_or_default()));
+        let input = input.as_deref().unwrap_or_default();
+        // A working folder that could not be read is no reason to drop the user's rows.
+        let cwd = if env.cwd.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &env.cwd
+        };
+        rows.push_str(&their_rows(command, input, cwd));
     }
     let client: ClientInput = input
         .as_deref()
@@ -75,30 +84,29 @@ fn project_of(env: &CommandEnv, client: &ClientInput) -> Option<Project> {
     Project::find(&start).map(|project| env.pin(project))
 }
 
+/// How long the user's own status-line command may run: half the refresh interval `install`
+/// sets, so our row still reaches the client before its next refresh. A command that runs longer
+/// is stopped with every process it started, and only our row is printed.
+pub const COMPOSE_TIMEOUT: Duration = Duration::from_millis(REFRESH_SECONDS * 1000 / 2);
+
 /// The rows the user's own status-line command prints for `input`, each ending in a newline;
-/// nothing when it fails or exits non-zero (the client would have blanked them too).
-fn their_rows(command: &str, input: &str) -> String {
-    let Ok(mut child) = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    else {
+/// nothing when it cannot start, fails, exits non-zero (the client would have blanked them too)
+/// or runs past [`COMPOSE_TIMEOUT`] (its status bar would have hung).
+fn their_rows(command: &str, input: &str, cwd: &Path) -> String {
+    let argv = ["sh".to_owned(), "-c".to_owned(), command.to_owned()];
+    let Ok(outcome) = run_process(&ProcessRequest {
+        argv: &argv,
+        cwd,
+        stdin: Some(input.as_bytes()),
+        timeout: Some(COMPOSE_TIMEOUT),
+        output: Captured::Separately,
+    }) else {
         return String::new();
     };
-    if let Some(mut stdin) = child.stdin.take() {
-        // A command that does not read its input closes the pipe early: not a failure.
-        let _ = stdin.write_all(input.as_bytes());
-    }
-    let Ok(output) = child.wait_with_output() else {
-        return String::new();
-    };
-    if !output.status.success() {
+    if !outcome.succeeded() {
         return String::new();
     }
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = outcome.stdout_text();
     let text = text.trim_end_matches('\n');
     if text.is_empty() {
         String::new()

@@ -1,6 +1,7 @@
 //! `self-repair submit`: validate an agent's result and append it to the journal. Its cost does
 //! not depend on the run's size: it reads `run.json` or the item's input file, never the state.
 
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use self_repair_engine::{Event, ItemInput, ItemKind, JournalEntry, parse_submission, route_names};
@@ -11,7 +12,7 @@ use clap::Args;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, piped_stdin};
+use crate::commands::RunArg;
 use crate::output::Output;
 
 /// `self-repair submit`.
@@ -33,15 +34,60 @@ pub fn run(env: &CommandEnv, args: &SubmitArgs) -> Result<Output, AppError> {
     submit_repaired(&dir, &args.item, &content, env.now).map(Output::text)
 }
 
-/// The submission text: from `--file`, else standard input.
+/// The most `submit` reads: 8 MiB. The schema bounds every field, so the largest valid result
+/// (a 500-item aggregate with every character escaped) is about 1.5 MB; a body past the limit
+/// is refused before it is read further (1.35 GB of it once ran 20 s and 2.6 GB of memory).
+pub const MAX_RESULT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The submission text: from `--file`, else standard input; refused past [`MAX_RESULT_BYTES`].
 fn read_result(file: Option<&Path>) -> Result<String, AppError> {
-    if let Some(path) = file {
-        return std::fs::read_to_string(path)
-            .map_err(|e| AppError::Usage(format!("cannot read {}: {e}", path.display())));
-    }
-    piped_stdin()?.ok_or_else(|| {
-        AppError::Usage("give the result with --file FILE or on standard input".to_owned())
+    let cannot_read =
+        |from: &str, e: &dyn std::fmt::Display| AppError::Usage(format!("cannot read {from}: {e}"));
+    let (from, bytes) = if let Some(path) = file {
+        let from = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|e| cannot_read(&from, &e))?;
+        // A regular file says its size: a large one is refused without reading a byte.
+        if file
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() > MAX_RESULT_BYTES)
+        {
+            return Err(too_large(&from));
+        }
+        let bytes = read_bounded(file).map_err(|e| cannot_read(&from, &e))?;
+        (from, bytes)
+    } else {
+        if std::io::stdin().is_terminal() {
+            return Err(AppError::Usage(
+                "give the result with --file FILE or on standard input".to_owned(),
+            ));
+        }
+        let bytes =
+            read_bounded(std::io::stdin()).map_err(|e| cannot_read("standard input", &e))?;
+        ("standard input".to_owned(), bytes)
+    };
+    let Some(bytes) = bytes else {
+        return Err(too_large(&from));
+    };
+    String::from_utf8(bytes).map_err(|_| {
+        AppError::Usage(format!(
+            "{from} is not UTF-8 text: submit the JSON object (or the markdown) your task asks for"
+        ))
     })
+}
+
+/// At most [`MAX_RESULT_BYTES`] of `source`; `None` when it holds more.
+fn read_bounded(source: impl Read) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    source.take(MAX_RESULT_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= MAX_RESULT_BYTES).then_some(bytes))
+}
+
+fn too_large(from: &str) -> AppError {
+    AppError::Usage(format!(
+        "the result ({from}) is larger than 8 MiB, the most `submit` reads; nothing was \
+         recorded. A valid result is far smaller (the schema bounds every field): submit only \
+         the JSON object (or the markdown) your task asks for"
+    ))
 }
 
 /// What `submit` did.

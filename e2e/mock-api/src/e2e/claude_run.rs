@@ -5,9 +5,9 @@ use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus};
-use std::thread;
 use std::time::{Duration, Instant};
 
+use self_repair_test_support::{kill_group, wait_at_most};
 use serde_json::Value;
 
 use crate::e2e::e2e_error::E2eError;
@@ -54,16 +54,16 @@ pub struct ClaudeOutcome {
 impl ClaudeRun {
     /// Waits until it exits, killing it after `timeout`.
     pub fn wait(mut self, timeout: Duration) -> Result<ClaudeOutcome, E2eError> {
-        loop {
-            if let Some(status) = self.try_status()? {
-                return Ok(self.outcome(status, false, false));
-            }
-            if self.started.elapsed() > timeout {
-                let status = self.kill_group()?;
-                return Ok(self.outcome(status, true, false));
-            }
-            thread::sleep(Duration::from_millis(50));
+        let left = timeout.saturating_sub(self.started.elapsed());
+        let ended = wait_at_most(&mut self.child, left).map_err(|source| E2eError::Spawn {
+            program: "claude".to_owned(),
+            source,
+        })?;
+        if let Some(status) = ended {
+            return Ok(self.outcome(status, false, false));
         }
+        let status = self.kill_group()?;
+        Ok(self.outcome(status, true, false))
     }
 
     /// Whether it is still running.
@@ -90,10 +90,9 @@ impl ClaudeRun {
     }
 
     fn kill_group(&mut self) -> Result<ExitStatus, E2eError> {
-        // The child leads its own group (process_group(0)), so -pid names exactly the
+        // The child leads its own group (process_group(0)), so its group is exactly the
         // processes this run started.
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        kill_group(self.child.id());
         let _ = self.child.kill();
         self.child.wait().map_err(|source| E2eError::Spawn {
             program: "claude".to_owned(),

@@ -4,8 +4,9 @@
 use std::fs::{self, File};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::thread;
 use std::time::{Duration, Instant};
+
+use self_repair_test_support::{kill_group, wait_at_most};
 
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
@@ -116,10 +117,7 @@ impl DriveRun {
         let Some(pid) = self.claude_pid() else {
             return false;
         };
-        Command::new("kill")
-            .args(["-KILL", "--", &format!("-{pid}")])
-            .status()
-            .is_ok_and(|s| s.success())
+        kill_group(pid)
     }
 
     /// The time since it started.
@@ -139,18 +137,13 @@ impl DriveRun {
 
     /// Waits for it to exit, killing it (and its session) after `timeout`.
     pub fn wait(mut self, timeout: Duration) -> Result<DriveOutcome, E2eError> {
-        let status = loop {
-            if let Some(status) = self.child.try_wait().map_err(E2eError::io(&self.stdout))? {
-                break Some(status);
-            }
-            if self.started.elapsed() > timeout {
-                self.kill_session();
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                break None;
-            }
-            thread::sleep(Duration::from_millis(100));
-        };
+        let left = timeout.saturating_sub(self.started.elapsed());
+        let status = wait_at_most(&mut self.child, left).map_err(E2eError::io(&self.stdout))?;
+        if status.is_none() {
+            self.kill_session();
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
         Ok(DriveOutcome {
             code: status.and_then(|s| s.code()),
             stdout: fs::read_to_string(&self.stdout).unwrap_or_default(),

@@ -26,10 +26,11 @@ use std::fs::{self, File};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::e2e::claude_run::own_group;
+use self_repair_test_support::{kill_group, wait_at_most};
+
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::E2eProject;
 use crate::e2e::workflow::{Workflow, WorkflowStep, substitute};
@@ -277,19 +278,11 @@ impl WorkflowJobRun<'_> {
             program: "bash".to_owned(),
             source,
         })?;
-        let status = loop {
-            if let Some(status) = child.try_wait().map_err(E2eError::io(&log))? {
-                break Some(status);
-            }
-            if started.elapsed() > self.step_timeout {
-                let _ = Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{}", child.id())])
-                    .status();
-                let _ = child.wait();
-                break None;
-            }
-            thread::sleep(Duration::from_millis(200));
-        };
+        let status = wait_at_most(&mut child, self.step_timeout).map_err(E2eError::io(&log))?;
+        if status.is_none() {
+            kill_group(child.id());
+            let _ = child.wait();
+        }
         Ok(StepRun {
             name: step.name.clone(),
             code: status.and_then(|s| s.code()),
