@@ -40,6 +40,7 @@ lint:
     cargo clippy --workspace --all-targets -- -D warnings
     # The real-client and real-tools tests too (they build only under their features).
     cargo clippy --workspace --all-targets --all-features -- -D warnings
+    python3 scripts/layout-figures.py --check
 
 # The layout figures of issues 25 and 33: lines of src/, longest functions, file cycles of every
 # crate, command -> command and upward imports (`--check` exits 1 when one is over its target).

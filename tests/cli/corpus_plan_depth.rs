@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use self_repair_app::CommandEnv;
+use self_repair_app::commands::demo::simulated_agent::SimulatedAgent;
 use self_repair_app::commands::show::show;
-use self_repair_app::commands::simulated_agent::SimulatedAgent;
 use self_repair_app::commands::start::StartOptions;
 use self_repair_app::commands::start::start;
 use self_repair_app::commands::submit::submit;

@@ -221,6 +221,17 @@ impl From<self_repair_repair::RepairError> for AppError {
     }
 }
 
+/// The registries' errors: a rule that is not there is not found; anything else (a file that
+/// does not read, a bad request) is the user's to fix.
+impl From<self_repair_classify::ClassifyError> for AppError {
+    fn from(e: self_repair_classify::ClassifyError) -> AppError {
+        match e {
+            self_repair_classify::ClassifyError::NoSuchRule(_) => AppError::NotFound(e.to_string()),
+            other => AppError::Usage(other.to_string()),
+        }
+    }
+}
+
 impl From<self_repair_fix::FixError> for AppError {
     fn from(e: self_repair_fix::FixError) -> AppError {
         match e {

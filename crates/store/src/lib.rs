@@ -4,6 +4,7 @@
 mod journal;
 mod partition_results;
 mod project;
+mod result_commit;
 mod run_dir;
 mod run_id;
 mod run_lock;
@@ -18,6 +19,7 @@ mod write_atomic;
 pub use journal::{Journal, JournalLine, JournalTail};
 pub use partition_results::copy_partition_results;
 pub use project::{Project, STORE_DIR};
+pub use result_commit::{CommitError, Committed, NewResult};
 pub use run_dir::{
     FoldReport, LOCK_TIMEOUT, Manifest, RunDir, RunKind, write_json, write_json_rows,
 };

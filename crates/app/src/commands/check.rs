@@ -104,7 +104,7 @@ pub fn tick(env: &CommandEnv, args: &TickArgs) -> Result<Output, AppError> {
     let run = args.run.run.as_deref();
     let mut reply = self_repair_repair::tick(&project, &repair_env(env), run)?;
     if let Some(line) =
-        crate::commands::fix::continue_fix_after_tick(&project, &repair_env(env), run)
+        crate::run::fix_queue::continue_fix_after_tick(&project, &repair_env(env), run)
     {
         reply.text = format!("{}\n{line}\n", reply.text.trim_end());
     }

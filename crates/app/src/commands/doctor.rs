@@ -2,10 +2,9 @@
 
 use std::time::Duration;
 
-use self_repair_engine::{ItemKind, RunState};
-use self_repair_store::{Project, RunDir, RunKind, StoreError, write_atomic, write_json};
-
 use clap::Args;
+use self_repair_engine::RunState;
+use self_repair_store::{Project, RunDir, RunKind, StoreError, write_json};
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
@@ -70,7 +69,7 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
             }
             RunHandle::Triage(dir) => check_triage_run(&dir, &id, &mut lines)?,
         };
-        for line in write_missing_results(&dir) {
+        for line in dir.finish_interrupted_submits() {
             lines.push(format!("{id}: {line}"));
         }
     }
@@ -175,48 +174,4 @@ fn kind_name(kind: RunKind) -> &'static str {
         RunKind::Triage => "triage",
         RunKind::Repair => "repair",
     }
-}
-
-/// Writes the result file of every item whose submit committed to the journal but died (or
-/// met a full disk) before writing it, and drops the markers of those that never committed.
-fn write_missing_results(dir: &RunDir) -> Vec<String> {
-    let mut lines = Vec::new();
-    for item in dir.items_with_submit_marker() {
-        let Some(kind) = ItemKind::of_id(&item) else {
-            continue;
-        };
-        let markdown = kind.takes_markdown();
-        let Some(path) = dir.item_file(&item, if markdown { "md" } else { "json" }) else {
-            continue;
-        };
-        if path.is_file() {
-            dir.clear_submitting(&item);
-            continue;
-        }
-        match dir.committed_without_copy(&item) {
-            Ok(Some(value)) => {
-                let text = if markdown {
-                    value.as_str().unwrap_or_default().to_owned() + "\n"
-                } else {
-                    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
-                };
-                if kind == ItemKind::TriageBatch {
-                    crate::commands::submit::write_member_copies(dir, &value);
-                }
-                match write_atomic(&path, text.as_bytes()) {
-                    Ok(()) => {
-                        dir.clear_submitting(&item);
-                        lines.push(format!(
-                            "wrote {} from the journal (its submit was interrupted)",
-                            path.display()
-                        ));
-                    }
-                    Err(e) => lines.push(format!("{e}; free disk space and run doctor again")),
-                }
-            }
-            Ok(None) => dir.clear_submitting(&item),
-            Err(e) => lines.push(e.to_string()),
-        }
-    }
-    lines
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use self_repair_cost::{CostLedger, PartCost, PriceTable, copy_records};
 use self_repair_engine::{
-    Event, JournalEntry, MergedShare, PartitionRun, Phase, Verdict, job_problems, merge_partitions,
+    Event, JournalEntry, PartitionRun, Phase, Verdict, job_problems, merge_partitions,
 };
 use self_repair_store::{Project, RunDir, copy_partition_results, write_json_rows};
 use serde::Serialize;
@@ -18,6 +18,7 @@ use crate::command_env::CommandEnv;
 use crate::output::Output;
 use crate::run::finalize::read_findings;
 use crate::run::in_progress::replace_run_in_progress;
+use crate::run::partitions::MergedShareReport;
 
 /// `self-repair merge`.
 #[derive(Debug, Args)]
@@ -34,39 +35,6 @@ pub struct MergeArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// One share as the merged run took it, with what it cost.
-#[derive(Debug, Clone, Serialize)]
-pub struct MergedShareReport {
-    #[serde(flatten)]
-    pub share: MergedShare,
-    /// What the partition's run spent (its cost ledger), when it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost: Option<PartCost>,
-}
-
-/// `merged from N partitions: hash:1/N r-a ($0.1234, 8 agents), ...`: what `status` and
-/// report.md say of a merged run.
-pub fn merged_from_line(shares: &[MergedShareReport]) -> String {
-    let parts: Vec<String> = shares
-        .iter()
-        .map(|s| {
-            let cost = s.cost.map_or_else(
-                || "no cost ledger".to_owned(),
-                |c| format!("${:.4}, {} agents", c.usd, c.agents),
-            );
-            format!(
-                "hash:{}/{} {} ({cost})",
-                s.share.share, s.share.shares, s.share.run
-            )
-        })
-        .collect();
-    format!(
-        "merged from {} partitions: {}; nothing was triaged again",
-        shares.len(),
-        parts.join(", ")
-    )
 }
 
 /// What `merge` did.
@@ -153,7 +121,7 @@ impl MergeReport {
                 phase.as_str()
             )),
         }
-        out.push_str(&crate::commands::start::who_drives(
+        out.push_str(&crate::run::start_recipe::who_drives(
             self.session.as_deref(),
             self.phase,
             self.protocol,
@@ -181,7 +149,7 @@ pub fn merge(env: &CommandEnv, args: &MergeArgs) -> Result<MergeReport, AppError
     let replaced = replace_run_in_progress(&project, args.replace, &merge_again(args), env.now)?;
     let run_id = match &args.run_id {
         Some(id) => id.clone(),
-        None => crate::commands::start::free_run_id(&project, env.now)?,
+        None => crate::run::start_recipe::free_run_id(&project, env.now)?,
     };
     let merged = merge_partitions(run_id.clone(), env.now, env.session.clone(), &shares);
     let mut state = merged.state;

@@ -13,14 +13,12 @@ pub mod fix;
 pub mod init;
 pub mod install;
 pub mod known;
-pub mod known_team;
 pub mod merge;
 pub mod next;
 pub mod refs;
 pub mod rules;
 pub mod runs;
 pub mod show;
-pub mod simulated_agent;
 pub mod start;
 pub mod status;
 pub mod statusline;
@@ -32,10 +30,9 @@ use std::io::{IsTerminal, Read};
 use clap::Args;
 use self_repair_store::{Project, RunDir};
 
-use crate::run::handle::RunHandle;
-
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
+use crate::run::handle::RunHandle;
 
 /// Which run a command acts on.
 #[derive(Debug, Clone, Default, Args)]

@@ -7,7 +7,6 @@ use self_repair_store::Project;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::known::usage;
 use crate::output::Output;
 
 /// `rules` subcommands.
@@ -50,7 +49,7 @@ pub fn run(env: &CommandEnv, action: RulesAction) -> Result<Output, AppError> {
 
 /// Every rule, hand-written and proposed.
 pub fn rules_list(project: &Project) -> Result<Vec<Rule>, AppError> {
-    Ok(RuleBook::load(&project.store_dir()).map_err(usage)?.rules)
+    Ok(RuleBook::load(&project.store_dir())?.rules)
 }
 
 /// The text of `rules list`.
@@ -95,8 +94,8 @@ pub fn render_rules(rules: &[Rule]) -> String {
 pub fn rules_set(project: &Project, id: &str, status: RuleStatus) -> Result<String, AppError> {
     let store = project.store_dir();
     let _registry = self_repair_store::lock_registry(&store)?;
-    let mut book = RuleBook::load(&store).map_err(usage)?;
-    book.set_status(id, status).map_err(usage)?;
+    let mut book = RuleBook::load(&store)?;
+    book.set_status(id, status)?;
     let line = format!(
         "rule {id} is now {}{}",
         status.as_str(),
@@ -106,6 +105,6 @@ pub fn rules_set(project: &Project, id: &str, status: RuleStatus) -> Result<Stri
             ""
         }
     );
-    book.save(&store).map_err(usage)?;
+    book.save(&store)?;
     Ok(line)
 }

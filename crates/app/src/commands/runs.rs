@@ -2,12 +2,11 @@
 //! side: findings, agents launched, findings decided without an agent, dollars. The figure the project's learning is
 //! judged by: a later run on the same findings launches far fewer agents (reference/cost.md).
 
+use clap::Args;
 use self_repair_cost::CostLedger;
 use self_repair_engine::{Phase, timestamp};
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
-
-use clap::Args;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;

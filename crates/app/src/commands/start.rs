@@ -3,13 +3,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use self_repair_classify::{Classified, Classifier, KnownEntry, KnownRegistry, RuleBook};
-
-use crate::prompts::decided_code::decided_code;
 use clap::Args;
+use self_repair_classify::{Classified, Classifier, KnownEntry, KnownRegistry, RuleBook};
 use self_repair_engine::{
     Finding, FindingRecord, FixEdit, Intake, Occurrence, Phase, RoutedFinding, RunScope,
-    create_run, default_route, timestamp, triage_id, wait_for_go,
+    create_run, default_route, triage_id, wait_for_go,
 };
 use self_repair_export::{InputToSave, save_inputs};
 use self_repair_ingest::{
@@ -20,16 +18,18 @@ use serde::Serialize;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::detect::Detection;
-use crate::commands::detect::run_detectors;
-use crate::commands::detect::save_detections;
 use crate::commands::piped_stdin;
 use crate::output::Output;
+use crate::prompts::decided_code::decided_code;
+use crate::run::detection::{Detection, run_detectors, save_detections};
 use crate::run::in_progress::replace_run_in_progress;
 use crate::run::input_scope::InputScope;
-pub use crate::run::inputs::InputSpec;
 use crate::run::project_config::load_config;
 use crate::run::project_config::load_project_config;
+use crate::run::start_recipe::{free_run_id, who_drives};
+
+pub use crate::run::inputs::InputSpec;
+pub use crate::run::start_recipe::StartOptions;
 
 /// `self-repair start`.
 #[derive(Debug, Args)]
@@ -127,39 +127,6 @@ pub fn run(env: &CommandEnv, args: StartArgs) -> Result<Output, AppError> {
     };
     let report = start(env, &options)?;
     Output::json_or(args.json, &report, StartReport::render)
-}
-
-/// What `start` reads and how.
-#[derive(Debug, Clone, Default)]
-pub struct StartOptions {
-    /// Findings files; `-` is standard input.
-    pub files: Vec<PathBuf>,
-    /// Standard input's text, when a file is `-` (or no file was given).
-    pub stdin: Option<String>,
-    pub format: Option<Format>,
-    pub run_id: Option<String>,
-    pub config: Option<PathBuf>,
-    /// Prefix to strip from absolute paths the analyzer wrote on another machine.
-    pub base: Option<PathBuf>,
-    /// Project folder the analyzer ran in: its relative paths are under it.
-    pub relative_to: Option<String>,
-    /// Inputs already in memory (detector outputs, the demo's bundled files).
-    pub prepared: Vec<InputSpec>,
-    /// Also run the detectors of `.self-repair/config.json` and ingest their output.
-    pub detect: bool,
-    /// Cancel the active run if it is still in progress (else `start` refuses).
-    pub replace: bool,
-    /// `--budget USD`: over the config's `budget_usd`.
-    pub budget_usd: Option<f64>,
-    /// `--dry-run`: print the estimate, create nothing.
-    pub dry_run: bool,
-    /// `--changed-since`, `--new-only`, `--partition`: the part of the input the run takes.
-    pub scope: InputScope,
-    /// `--until triage`: the run ends after triage.
-    pub until: Option<Phase>,
-    /// A share made by `drive --partitions`: not made active, bound to no session, and the
-    /// run in progress (the one split) left as it is.
-    pub detached: bool,
 }
 
 /// One input and the format it was read as.
@@ -302,31 +269,6 @@ impl StartReport {
             self.protocol,
         ));
         out
-    }
-}
-
-/// Who drives a run just created (by `start` or `merge`), in one line: the session it is bound
-/// to (with the standing protocol, when it is told here), or how a session takes it.
-pub(crate) fn who_drives(
-    session: Option<&str>,
-    phase: Phase,
-    protocol: Option<&'static str>,
-) -> String {
-    match (session, phase) {
-        (_, Phase::Finalize) => {
-            "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n".to_owned()
-        }
-        (Some(s), _) => {
-            let mut out =
-                format!("bound to session {s}: end your turn; the Stop hook dispatches the agents.");
-            if let Some(protocol) = protocol {
-                out.push(' ');
-                out.push_str(protocol);
-            }
-            out.push('\n');
-            out
-        }
-        (None, _) => "started outside Claude Code, so no session drives it yet: in the Claude Code session that should, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn\n".to_owned(),
     }
 }
 
@@ -983,19 +925,6 @@ fn keep_occurrence_edits(first: &mut Finding, repeat: &Finding) {
     } else {
         fix.edits.clear();
     }
-}
-
-/// `r-YYYYMMDD-HHMM`, with `-2`, `-3`, ... when taken.
-pub(crate) fn free_run_id(project: &Project, now: u64) -> Result<String, AppError> {
-    let base = format!("r-{}", timestamp::compact(now));
-    let taken = project.run_ids()?;
-    if !taken.contains(&base) {
-        return Ok(base);
-    }
-    Ok((2..=taken.len() + 2)
-        .map(|n| format!("{base}-{n}"))
-        .find(|id| !taken.contains(id))
-        .unwrap_or(base))
 }
 
 #[cfg(test)]

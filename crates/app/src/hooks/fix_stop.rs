@@ -6,8 +6,8 @@ use self_repair_repair::RepairEnv;
 use self_repair_store::{Project, RunDir};
 
 use crate::command_env::CommandEnv;
-use crate::commands::fix::continue_fix;
 use crate::hooks::answer::HookAnswer;
+use crate::run::fix_queue::continue_fix;
 use crate::run::in_progress::run_in_progress;
 
 /// `answer` (the repair run's own answer to this stop), with the fix loop's step added when the

@@ -1,6 +1,7 @@
-//! The parts of the prompts `show` renders for an item: the triage batch, the rule survey,
+//! The prompts `show` renders for an item: what each is rendered from (`context`), and its parts: the triage batch, the rule survey,
 //! the item's code focus, finding listings, verdict tables, task sections and revisions.
 
+pub(crate) mod context;
 pub(crate) mod decided_code;
 pub(crate) mod finding_listing;
 pub(crate) mod item_focus;

@@ -4,16 +4,21 @@
 
 pub mod confirm;
 pub mod cost;
+pub mod detection;
 pub mod finalize;
+pub mod fix_queue;
 pub mod handle;
 pub mod in_progress;
 pub mod input_scope;
 pub mod inputs;
 pub mod load;
+pub mod partitions;
 pub mod preflight;
 pub mod progress;
 pub mod project_config;
 pub mod proposals;
+pub(crate) mod queue_drive;
 pub(crate) mod start_recipe;
 pub mod status_line;
+pub mod status_report;
 pub mod steering;

@@ -3,15 +3,19 @@
 //! texts it read from no file (standard input, detector reports) kept beside it under
 //! `start-inputs/`. `drive --partitions N` reads the same input again from it, N times with
 //! `--partition hash:K/N`, to split a run nothing has been dispatched for (design note 56).
+//! With it, what makes a run and is not `start`'s alone: its options ([`StartOptions`]), the
+//! next free run id, and the line saying who drives a run just made (`start`, `merge`).
 
 use std::path::{Path, PathBuf};
 
+use self_repair_engine::{Phase, timestamp};
 use self_repair_ingest::Format;
-use self_repair_store::RunDir;
+use self_repair_store::{Project, RunDir};
 use serde::{Deserialize, Serialize};
 
 use crate::app_error::AppError;
-use crate::commands::start::{InputSpec, StartOptions};
+use crate::run::input_scope::InputScope;
+use crate::run::inputs::InputSpec;
 
 /// The file in the run folder.
 const FILE: &str = "start.json";
@@ -168,4 +172,75 @@ impl StartRecipe {
         options.scope.new_only = self.new_only;
         Ok(options)
     }
+}
+
+/// What `start` reads and how.
+#[derive(Debug, Clone, Default)]
+pub struct StartOptions {
+    /// Findings files; `-` is standard input.
+    pub files: Vec<PathBuf>,
+    /// Standard input's text, when a file is `-` (or no file was given).
+    pub stdin: Option<String>,
+    pub format: Option<Format>,
+    pub run_id: Option<String>,
+    pub config: Option<PathBuf>,
+    /// Prefix to strip from absolute paths the analyzer wrote on another machine.
+    pub base: Option<PathBuf>,
+    /// Project folder the analyzer ran in: its relative paths are under it.
+    pub relative_to: Option<String>,
+    /// Inputs already in memory (detector outputs, the demo's bundled files).
+    pub prepared: Vec<InputSpec>,
+    /// Also run the detectors of `.self-repair/config.json` and ingest their output.
+    pub detect: bool,
+    /// Cancel the active run if it is still in progress (else `start` refuses).
+    pub replace: bool,
+    /// `--budget USD`: over the config's `budget_usd`.
+    pub budget_usd: Option<f64>,
+    /// `--dry-run`: print the estimate, create nothing.
+    pub dry_run: bool,
+    /// `--changed-since`, `--new-only`, `--partition`: the part of the input the run takes.
+    pub scope: InputScope,
+    /// `--until triage`: the run ends after triage.
+    pub until: Option<Phase>,
+    /// A share made by `drive --partitions`: not made active, bound to no session, and the
+    /// run in progress (the one split) left as it is.
+    pub detached: bool,
+}
+
+/// Who drives a run just created (by `start` or `merge`), in one line: the session it is bound
+/// to (with the standing protocol, when it is told here), or how a session takes it.
+pub(crate) fn who_drives(
+    session: Option<&str>,
+    phase: Phase,
+    protocol: Option<&'static str>,
+) -> String {
+    match (session, phase) {
+        (_, Phase::Finalize) => {
+            "nothing needs an agent: the next stop of a Claude Code session finalizes the run (or run `self-repair finalize`)\n".to_owned()
+        }
+        (Some(s), _) => {
+            let mut out =
+                format!("bound to session {s}: end your turn; the Stop hook dispatches the agents.");
+            if let Some(protocol) = protocol {
+                out.push(' ');
+                out.push_str(protocol);
+            }
+            out.push('\n');
+            out
+        }
+        (None, _) => "started outside Claude Code, so no session drives it yet: in the Claude Code session that should, ask Claude to continue the self-repair run (or run `self-repair adopt` there), then end your turn\n".to_owned(),
+    }
+}
+
+/// `r-YYYYMMDD-HHMM`, with `-2`, `-3`, ... when taken.
+pub(crate) fn free_run_id(project: &Project, now: u64) -> Result<String, AppError> {
+    let base = format!("r-{}", timestamp::compact(now));
+    let taken = project.run_ids()?;
+    if !taken.contains(&base) {
+        return Ok(base);
+    }
+    Ok((2..=taken.len() + 2)
+        .map(|n| format!("{base}-{n}"))
+        .find(|id| !taken.contains(id))
+        .unwrap_or(base))
 }

@@ -6,9 +6,10 @@
 
 use std::io::Read;
 
-use crate::run::handle::RunHandle;
 use self_repair_engine::{Phase, RunState, RunStatus, agents_behind};
 use self_repair_store::{Project, RunDir};
+
+use crate::run::handle::RunHandle;
 
 /// Cells of the bar.
 const BAR_CELLS: u32 = 10;
@@ -102,7 +103,7 @@ fn cache_key(dir: &RunDir, now: u64) -> Option<String> {
 /// shares, which move while the run split does not).
 fn split_cache_key(project: &Project, dir: &RunDir, now: u64) -> Option<String> {
     let mut key = cache_key(dir, now)?;
-    for share in crate::commands::drive::shares_of(project, dir) {
+    for share in crate::run::partitions::shares_of(project, dir) {
         key.push(' ');
         key.push_str(&cache_key(&share, now)?);
     }
@@ -127,7 +128,7 @@ pub fn status_line(project: &Project, now: u64) -> Option<StatusLine> {
     if matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
         return None;
     }
-    let shares = crate::commands::drive::shares_of(project, &dir);
+    let shares = crate::run::partitions::shares_of(project, &dir);
     if shares.is_empty() {
         return Some(of_state(project, &dir, &state, now));
     }

@@ -13,28 +13,18 @@ use std::time::Instant;
 use self_repair_drive::{DriveOutcome, DriveReport};
 use self_repair_engine::{Event, ItemStatus, PauseReason, Phase, RunState, RunStatus};
 use self_repair_store::{Project, RunDir};
-use serde::{Deserialize, Serialize};
 
-use super::{DriveRequest, StoreProbe, checked_limits, drive, drive_options, exit_status};
+use super::sessions::{DriveRequest, StoreProbe, checked_limits, drive_options, exit_status};
 use crate::app_error::{AppError, ExitStatus};
 use crate::command_env::CommandEnv;
 use crate::commands::merge::{MergeArgs, merge};
 use crate::commands::start::start;
 use crate::run::load::load_folded;
+use crate::run::partitions::{PLAN, SplitPlan, merged_id, read_plan, share_id};
 use crate::run::steering::steer;
 
 /// The most partitions one machine drives at once: each is a client with up to 20 agents.
 const MOST: u32 = 16;
-
-/// `partitions.json` in the run split: its shares, so a second `drive` goes on with them.
-const PLAN: &str = "partitions.json";
-
-/// The shares of a run split by `drive --partitions`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct SplitPlan {
-    schema_version: u32,
-    shares: Vec<String>,
-}
 
 /// How many partitions to drive the run in `dir` as: the recorded split's, else `--partitions`;
 /// `None` for one session at a time.
@@ -67,32 +57,25 @@ pub(super) fn partitions_of(request: &DriveRequest, dir: &RunDir) -> Result<Opti
     }
 }
 
-fn read_plan(dir: &RunDir) -> Result<Option<SplitPlan>, AppError> {
-    let path = dir.path().join(PLAN);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
-            AppError::Usage(format!(
-                "{}: {e}; remove it and the runs it names to split the run again",
-                path.display()
-            ))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(AppError::io("read", &path)(e)),
-    }
+/// How driving a run's partitions ended.
+pub(super) enum Partitioned {
+    /// Before the merge: a share did not finish, or the budget is spent.
+    Ended(String, ExitStatus),
+    /// The shares are merged: `drive` goes on with this request, for the merged run.
+    DriveMerged(DriveRequest),
 }
 
-/// The id of the run the shares of the run in `dir` are merged into.
-fn merged_id(dir: &RunDir) -> String {
-    format!("{}.merged", dir.id())
-}
-
-/// The id of share `k` of `n` of run `run`.
-fn share_id(run: &str, k: u32, n: u32) -> String {
-    format!("{run}.p{k}of{n}")
+/// The request that drives the merged run `merged` with what is left of the budget.
+fn merged_request(request: &DriveRequest, merged: String, budget: Option<f64>) -> DriveRequest {
+    let mut rest = request.clone();
+    rest.run = Some(merged);
+    rest.partitions = None;
+    rest.budget = budget;
+    rest
 }
 
 /// Drives the run in `dir` as `n` partitions: splits it (unless a first `drive` did), drives
-/// the shares' sessions at once, merges them and drives the merged run to its end.
+/// the shares' sessions at once and merges them; the merged run is left to `drive`.
 pub(super) fn drive_partitions(
     env: &CommandEnv,
     request: &DriveRequest,
@@ -100,14 +83,15 @@ pub(super) fn drive_partitions(
     dir: &RunDir,
     n: u32,
     progress: &mut dyn FnMut(&str),
-) -> Result<(String, ExitStatus), AppError> {
+) -> Result<Partitioned, AppError> {
     // `drive RUN` on a split merged already (a `drive` stopped after the merge): its merged run.
     let merged = merged_id(dir);
     if project.run(&merged).is_ok() {
-        let mut rest = request.clone();
-        rest.run = Some(merged);
-        rest.partitions = None;
-        return drive(env, &rest, progress);
+        return Ok(Partitioned::DriveMerged(merged_request(
+            request,
+            merged,
+            request.budget,
+        )));
     }
     // One `drive` of the split at a time: two would start each share's sessions twice.
     let lock = self_repair_drive::lock_run(dir.path())?;
@@ -127,35 +111,8 @@ pub(super) fn drive_partitions(
     };
     let started = Instant::now();
     let reports = drive_shares(env, request, project, &shares, progress)?;
-    let unfinished: Vec<String> = shares
-        .iter()
-        .zip(&reports)
-        .filter(|(_, r)| {
-            r.outcome
-                != DriveOutcome::Finished {
-                    status: "complete".to_owned(),
-                }
-        })
-        .map(|(share, r)| format!("{}: {}", share.id(), r.message.lines().next().unwrap_or("")))
-        .collect();
-    if !unfinished.is_empty() {
-        let status = reports
-            .iter()
-            .map(|r| exit_status(&r.outcome))
-            .find(|s| *s != ExitStatus::Success)
-            // Every share ended as its user left it (a share cancelled): their decision.
-            .unwrap_or(ExitStatus::LimitReached);
-        return Ok((
-            format!(
-                "run {} is split into {n} partitions and {} of them did not finish triage:\n  {}\n\
-                 `self-repair drive` goes on with them (`self-repair status --run SHARE` shows \
-                 each); nothing is merged until every share is triaged",
-                dir.id(),
-                unfinished.len(),
-                unfinished.join("\n  ")
-            ),
-            status,
-        ));
+    if let Some(ended) = unfinished(dir, n, &shares, &reports) {
+        return Ok(ended);
     }
     let spent: f64 = reports.iter().map(|r| r.spent_usd).sum();
     let merged = merge_shares(env, project, dir, &shares)?;
@@ -166,7 +123,7 @@ pub(super) fn drive_partitions(
     drop(lock);
     let budget = request.budget.map(|b| b - spent);
     if budget.is_some_and(|left| left <= 0.0) {
-        return Ok((
+        return Ok(Partitioned::Ended(
             format!(
                 "the {n} shares spent ${spent:.2} of --budget ${:.2}: run {merged} is made and \
                  waits; `self-repair drive --budget USD` drives it with what you allow it",
@@ -175,11 +132,50 @@ pub(super) fn drive_partitions(
             ExitStatus::LimitReached,
         ));
     }
-    let mut rest = request.clone();
-    rest.run = Some(merged);
-    rest.partitions = None;
-    rest.budget = budget;
-    drive(env, &rest, progress)
+    Ok(Partitioned::DriveMerged(merged_request(
+        request, merged, budget,
+    )))
+}
+
+/// The end of a `drive --partitions` some of whose shares did not finish triage, naming each;
+/// `None` when every share finished.
+fn unfinished(
+    dir: &RunDir,
+    n: u32,
+    shares: &[RunDir],
+    reports: &[DriveReport],
+) -> Option<Partitioned> {
+    let unfinished: Vec<String> = shares
+        .iter()
+        .zip(reports)
+        .filter(|(_, r)| {
+            r.outcome
+                != DriveOutcome::Finished {
+                    status: "complete".to_owned(),
+                }
+        })
+        .map(|(share, r)| format!("{}: {}", share.id(), r.message.lines().next().unwrap_or("")))
+        .collect();
+    if unfinished.is_empty() {
+        return None;
+    }
+    let status = reports
+        .iter()
+        .map(|r| exit_status(&r.outcome))
+        .find(|s| *s != ExitStatus::Success)
+        // Every share ended as its user left it (a share cancelled): their decision.
+        .unwrap_or(ExitStatus::LimitReached);
+    Some(Partitioned::Ended(
+        format!(
+            "run {} is split into {n} partitions and {} of them did not finish triage:\n  {}\n\
+             `self-repair drive` goes on with them (`self-repair status --run SHARE` shows \
+             each); nothing is merged until every share is triaged",
+            dir.id(),
+            unfinished.len(),
+            unfinished.join("\n  ")
+        ),
+        status,
+    ))
 }
 
 /// Drives every share's sessions at once, one thread each; returns their reports in order.
@@ -396,62 +392,4 @@ fn merge_shares(
     };
     merge(&merge_env, &args)?;
     Ok(merged)
-}
-
-/// One share of a run `drive --partitions` split, as `status` shows it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ShareProgress {
-    pub run: String,
-    /// `K/N`.
-    pub share: String,
-    pub status: RunStatus,
-    pub phase: Phase,
-    /// Findings with their verdict, of the share's findings that go to agents.
-    pub done: u32,
-    pub total: u32,
-    /// What the share's ledger says it spent.
-    pub spent_usd: f64,
-}
-
-/// The shares of the run in `dir`, when `drive --partitions` split it (`status` and `timeline`
-/// show them); an unreadable share is left out.
-pub(crate) fn shares_of(project: &Project, dir: &RunDir) -> Vec<RunDir> {
-    read_plan(dir)
-        .ok()
-        .flatten()
-        .map(|plan| {
-            plan.shares
-                .iter()
-                .filter_map(|id| project.run(id).ok())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Each share's progress.
-pub(crate) fn share_progress(project: &Project, dir: &RunDir) -> Vec<ShareProgress> {
-    let shares = shares_of(project, dir);
-    let n = shares.len();
-    shares
-        .iter()
-        .enumerate()
-        .filter_map(|(k, share)| {
-            let state = load_folded(share, false).ok()?;
-            let counts = state.counts(Phase::Triage);
-            Some(ShareProgress {
-                run: share.id(),
-                share: format!("{}/{n}", k + 1),
-                status: state.status,
-                phase: state.phase,
-                done: counts.done + counts.failed + counts.quarantined,
-                total: counts.done
-                    + counts.failed
-                    + counts.quarantined
-                    + counts.running
-                    + counts.pending,
-                spent_usd: self_repair_cost::CostLedger::load(share.path())
-                    .map_or(0.0, |l| l.total.usd),
-            })
-        })
-        .collect()
 }

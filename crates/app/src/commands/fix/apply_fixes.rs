@@ -76,7 +76,7 @@ pub fn apply_fixes(
         .is_err()
     {
         let run = run.map(|r| format!(" --run {r}")).unwrap_or_default();
-        return Err(super::needs_git(
+        return Err(crate::run::fix_queue::needs_git(
             "apply-fixes",
             "it rewrites the task's files, and git is how you see and undo what it changed",
             Some(&format!(

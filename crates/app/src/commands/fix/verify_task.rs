@@ -16,7 +16,7 @@ use crate::output::Output;
 use crate::run::load::load_folded;
 use crate::run::project_config::load_project_config;
 
-use crate::commands::detect::analyzer_findings;
+use crate::run::detection::analyzer_findings;
 use crate::run::finalize::read_findings;
 
 /// `self-repair verify-task`.

@@ -11,9 +11,9 @@ use self_repair_repair::{RepairEnv, RepairStatus};
 use self_repair_store::{Project, RunDir};
 
 use crate::app_error::AppError;
-use crate::commands::fix::{advance, read_queue, read_repair_state};
-use crate::commands::status::report;
+use crate::run::fix_queue::{advance, read_queue, read_repair_state};
 use crate::run::load::load_folded;
+use crate::run::status_report::report;
 
 /// The triage run whose fix queue `drive` drives: the run named (or active) when it is a
 /// triage run with a queue still in progress (a task open or running), or the triage run of

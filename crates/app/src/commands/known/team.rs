@@ -15,7 +15,6 @@ use self_repair_store::TeamFiles;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::known::usage;
 use crate::output::Output;
 
 /// `self-repair known baseline`.
@@ -56,12 +55,12 @@ pub fn baseline(env: &CommandEnv, request: &BaselineArgs) -> Result<Output, AppE
         .format
         .parse()
         .map_err(|e| AppError::Usage(format!("--format: {e}")))?;
-    let baseline = Baseline::new(verdict, &request.reason, env.now).map_err(usage)?;
+    let baseline = Baseline::new(verdict, &request.reason, env.now)?;
     let project = env.project_or_new();
     let root = project.root().to_path_buf();
     let store = project.store_dir();
     let _registry = self_repair_store::lock_registry(&store)?;
-    let mut known = KnownRegistry::load(&store).map_err(usage)?;
+    let mut known = KnownRegistry::load(&store)?;
     let before = known.entries.len();
     let mut lines = Vec::new();
     let (mut added, mut kept) = (0, 0);
@@ -99,7 +98,7 @@ pub fn baseline(env: &CommandEnv, request: &BaselineArgs) -> Result<Output, AppE
     }
     let team = TeamFiles::ensure(&store)?;
     if added > 0 {
-        known.save(&store).map_err(usage)?;
+        known.save(&store)?;
     }
     let mut text = lines.join("\n");
     text.push_str(&format!(
@@ -132,12 +131,12 @@ fn team_files_line(written: &[PathBuf]) -> String {
 pub fn prune(env: &CommandEnv, runs: usize, dry_run: bool) -> Result<Output, AppError> {
     let project = env.find_project()?;
     let store = project.store_dir();
-    let window = PruneWindow::read(&project, runs).map_err(usage)?;
+    let window = PruneWindow::read(&project, runs)?;
     let _registry = self_repair_store::lock_registry(&store)?;
-    let mut known = KnownRegistry::load(&store).map_err(usage)?;
+    let mut known = KnownRegistry::load(&store)?;
     let outcome = known.prune(&window);
     if !dry_run && !outcome.removed.is_empty() {
-        known.save(&store).map_err(usage)?;
+        known.save(&store)?;
     }
     let verb = if dry_run { "would drop" } else { "dropped" };
     let mut text = format!(

@@ -1,5 +1,8 @@
 //! `self-repair known list|add|accept|reject|remove`: the registry of findings already decided
-//! (`known.json`), which decides them again at every `start` without an agent.
+//! (`known.json`), which decides them again at every `start` without an agent; the team's
+//! subcommands (baseline, prune, merge-driver) are in [`team`].
+
+pub mod team;
 
 use std::path::PathBuf;
 
@@ -11,7 +14,7 @@ use serde::Serialize;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
-use crate::commands::{RunArg, known_team};
+use crate::commands::RunArg;
 use crate::output::Output;
 use crate::run::finalize::read_findings;
 
@@ -60,7 +63,7 @@ pub enum KnownAction {
     },
     /// Record every finding of one or more reports, without any agent (accept today's
     /// findings; the next `start` triages only new ones).
-    Baseline(known_team::BaselineArgs),
+    Baseline(team::BaselineArgs),
     /// Drop the entries whose finding none of the last N triage runs read.
     Prune {
         /// How many of the latest triage runs must have missed a finding.
@@ -110,8 +113,8 @@ pub fn run(env: &CommandEnv, action: KnownAction) -> Result<Output, AppError> {
         KnownAction::Remove { target, run } | KnownAction::Reject { target, run } => {
             known_remove(&env.find_project()?, run.run.as_deref(), &target)?
         }
-        KnownAction::Baseline(args) => return known_team::baseline(env, &args),
-        KnownAction::Prune { runs, dry_run } => return known_team::prune(env, runs, dry_run),
+        KnownAction::Baseline(args) => return team::baseline(env, &args),
+        KnownAction::Prune { runs, dry_run } => return team::prune(env, runs, dry_run),
         // git runs it at the top of the work tree, with no project needed.
         KnownAction::MergeDriver {
             base,
@@ -119,7 +122,7 @@ pub fn run(env: &CommandEnv, action: KnownAction) -> Result<Output, AppError> {
             theirs,
             path,
         } => {
-            return known_team::merge_driver(
+            return team::merge_driver(
                 &env.cwd.join(base),
                 &env.cwd.join(ours),
                 &env.cwd.join(theirs),
@@ -128,13 +131,6 @@ pub fn run(env: &CommandEnv, action: KnownAction) -> Result<Output, AppError> {
         }
     };
     Ok(Output::text(text))
-}
-
-pub(crate) fn usage(e: self_repair_classify::ClassifyError) -> AppError {
-    match e {
-        self_repair_classify::ClassifyError::NoSuchRule(_) => AppError::NotFound(e.to_string()),
-        other => AppError::Usage(other.to_string()),
-    }
 }
 
 /// One registry entry, for `known list`.
@@ -147,7 +143,7 @@ pub struct KnownLine {
 
 /// Every entry of `known.json`.
 pub fn known_list(project: &Project) -> Result<Vec<KnownLine>, AppError> {
-    let known = KnownRegistry::load(&project.store_dir()).map_err(usage)?;
+    let known = KnownRegistry::load(&project.store_dir())?;
     Ok(known
         .entries
         .into_iter()
@@ -210,7 +206,7 @@ pub fn known_add(
     let (fingerprint, summary) = resolve_target(project, run, target)?;
     let store = project.store_dir();
     let _registry = self_repair_store::lock_registry(&store)?;
-    let mut known = KnownRegistry::load(&store).map_err(usage)?;
+    let mut known = KnownRegistry::load(&store)?;
     known.insert_at(
         fingerprint.clone(),
         KnownEntry {
@@ -229,7 +225,7 @@ pub fn known_add(
         },
         now,
     );
-    known.save(&store).map_err(usage)?;
+    known.save(&store)?;
     Ok(format!(
         "known: {fingerprint} is {} from the next `self-repair start`",
         verdict.as_str()
@@ -284,13 +280,13 @@ fn change_known(
     let (fingerprint, _) = resolve_target(project, run, target)?;
     let store = project.store_dir();
     let _registry = self_repair_store::lock_registry(&store)?;
-    let mut known = KnownRegistry::load(&store).map_err(usage)?;
+    let mut known = KnownRegistry::load(&store)?;
     let Some(said) = change(&mut known, &fingerprint) else {
         return Err(AppError::NotFound(format!(
             "known.json has no decision for {fingerprint}; `self-repair known list` shows what it has"
         )));
     };
-    known.save(&store).map_err(usage)?;
+    known.save(&store)?;
     Ok(said)
 }
 

@@ -1,6 +1,8 @@
 //! `self-repair demo`: the whole pipeline on bundled real analyzer outputs, driven through the
 //! Stop hook and the `show`/`submit` protocol by the built-in SIMULATED agent.
 
+pub mod simulated_agent;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -8,12 +10,11 @@ use clap::Args;
 use self_repair_engine::Dispatch;
 use self_repair_store::{Project, RunDir};
 use serde_json::json;
+use simulated_agent::SimulatedAgent;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::commands::show::show;
-use crate::commands::simulated_agent::SimulatedAgent;
-use crate::commands::start::StartOptions;
 use crate::commands::start::start;
 use crate::commands::submit::submit;
 use crate::hooks::stop::hook_stop;
@@ -21,32 +22,33 @@ use crate::output::Output;
 use crate::run::finalize::read_findings;
 use crate::run::inputs::InputSpec;
 use crate::run::load::load_folded;
+use crate::run::start_recipe::StartOptions;
 
 /// The sources the bundled analyzers ran on, at the paths they had (`/home/dev/samples/...`).
 const SOURCES: [(&str, &str); 6] = [
     (
         "py/mod.py",
-        include_str!("../../../../tests/fixtures/formats/python-input-mod.py"),
+        include_str!("../../../../../tests/fixtures/formats/python-input-mod.py"),
     ),
     (
         "rs/src/main.rs",
-        include_str!("../../../../tests/fixtures/formats/rust-input-main.rs"),
+        include_str!("../../../../../tests/fixtures/formats/rust-input-main.rs"),
     ),
     (
         "js/src/bad.js",
-        include_str!("../../../../tests/fixtures/formats/js-input/src/bad.js"),
+        include_str!("../../../../../tests/fixtures/formats/js-input/src/bad.js"),
     ),
     (
         "js/src/index.ts",
-        include_str!("../../../../tests/fixtures/formats/js-input/src/index.ts"),
+        include_str!("../../../../../tests/fixtures/formats/js-input/src/index.ts"),
     ),
     (
         "js/src/util.ts",
-        include_str!("../../../../tests/fixtures/formats/js-input/src/util.ts"),
+        include_str!("../../../../../tests/fixtures/formats/js-input/src/util.ts"),
     ),
     (
         "js/src/orphan.ts",
-        include_str!("../../../../tests/fixtures/formats/js-input/src/orphan.ts"),
+        include_str!("../../../../../tests/fixtures/formats/js-input/src/orphan.ts"),
     ),
 ];
 
@@ -55,37 +57,37 @@ const SOURCES: [(&str, &str); 6] = [
 const FINDINGS: [(&str, &str, &str); 7] = [
     (
         "findings/ruff.json",
-        include_str!("../../../../tests/fixtures/formats/ruff-0.17.6.json"),
+        include_str!("../../../../../tests/fixtures/formats/ruff-0.17.6.json"),
         "py",
     ),
     (
         "findings/eslint.json",
-        include_str!("../../../../tests/fixtures/formats/eslint-10.15.json"),
+        include_str!("../../../../../tests/fixtures/formats/eslint-10.15.json"),
         "js",
     ),
     (
         "findings/knip.json",
-        include_str!("../../../../tests/fixtures/formats/knip-6.44.2.json"),
+        include_str!("../../../../../tests/fixtures/formats/knip-6.44.2.json"),
         "js",
     ),
     (
         "findings/clippy.jsonl",
-        include_str!("../../../../tests/fixtures/formats/cargo-clippy-1.95.jsonl"),
+        include_str!("../../../../../tests/fixtures/formats/cargo-clippy-1.95.jsonl"),
         "rs",
     ),
     (
         "findings/vulture.txt",
-        include_str!("../../../../tests/fixtures/formats/vulture-2.16.txt"),
+        include_str!("../../../../../tests/fixtures/formats/vulture-2.16.txt"),
         ".",
     ),
     (
         "findings/bandit.json",
-        include_str!("../../../../tests/fixtures/formats/bandit-1.9.4.json"),
+        include_str!("../../../../../tests/fixtures/formats/bandit-1.9.4.json"),
         "py",
     ),
     (
         "findings/ts-prune.txt",
-        include_str!("../../../../tests/fixtures/formats/ts-prune-0.10.3.txt"),
+        include_str!("../../../../../tests/fixtures/formats/ts-prune-0.10.3.txt"),
         "js",
     ),
 ];
@@ -280,7 +282,7 @@ fn say_where_it_ended(
     out: &mut dyn Write,
 ) -> Result<(PathBuf, Vec<String>), AppError> {
     let state = load_folded(run_dir, false)?;
-    let status = crate::commands::status::report(project, &state);
+    let status = crate::run::status_report::report(project, &state);
     say(out, &format!("\n{}", status.render()));
     let report = run_dir.path().join("report.md");
     let tasks: Vec<String> = state.tasks.iter().map(|t| t.file.clone()).collect();
