@@ -131,3 +131,32 @@ fn refuses_an_empty_labels_file() {
     let e = LabelSet::parse("empty.jsonl", "").unwrap_err();
     assert!(matches!(e, EvalError::Empty { .. }), "{e}");
 }
+
+fn corpus_labels(name: &str) -> LabelSet {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/eval")
+        .join(name)
+        .join("labels.csv");
+    LabelSet::read(&path).unwrap()
+}
+
+#[test]
+fn the_shipped_corpora_labels_parse_with_a_reason_each() {
+    let bandit = corpus_labels("bandit-bottle-0.13.2");
+    assert_eq!(bandit.labels.len(), 15);
+    assert_eq!(bandit.labels.iter().filter(|l| l.real).count(), 7);
+    let vulture = corpus_labels("vulture-invoke-2.2.0");
+    assert_eq!(vulture.labels.len(), 29);
+    assert!(vulture.labels.iter().all(|l| !l.real));
+    for label in bandit.labels.iter().chain(&vulture.labels) {
+        assert!(label.note.is_some(), "{label:?}");
+        assert!(matches!(
+            label.key,
+            LabelKey::Location {
+                line: Some(_),
+                rule: Some(_),
+                ..
+            }
+        ));
+    }
+}
