@@ -1,0 +1,151 @@
+//! Which label holds for which finding, and the refusal of labels that match nothing.
+
+use std::collections::BTreeMap;
+
+use crate::{Ended, EvalReport, FindingResult, LabelSet, ModelSource, RunOutcome, Spend};
+
+fn finding(
+    fingerprint: &str,
+    path: &str,
+    line: u32,
+    rule: &str,
+    cwe: Option<u32>,
+) -> FindingResult {
+    FindingResult {
+        fingerprint: fingerprint.to_owned(),
+        path: path.to_owned(),
+        line: Some(line),
+        rule: rule.to_owned(),
+        cwe,
+        route: Some("security".to_owned()),
+        tier: Some("sonnet".to_owned()),
+        ended: Ended::Real,
+        items: Vec::new(),
+    }
+}
+
+fn run(findings: Vec<FindingResult>) -> RunOutcome {
+    RunOutcome {
+        run: "r1".to_owned(),
+        corpus: "test".to_owned(),
+        model: ModelSource::Scripted {
+            name: "test".to_owned(),
+        },
+        findings,
+        items: BTreeMap::new(),
+        overhead: Spend::default(),
+        priced: false,
+        wall_seconds: None,
+    }
+}
+
+/// Each finding's label as the report counts it: `Some(real)` or `None`.
+fn truths(run: &RunOutcome, labels: &str) -> Vec<Option<bool>> {
+    let set = LabelSet::parse("labels", labels).unwrap();
+    let matching = crate::label_match::match_labels(&set, run).unwrap();
+    matching.truth
+}
+
+const OWASP: &str = "# test name, category, real vulnerability, cwe
+BenchmarkTest00001,pathtraver,true,22
+BenchmarkTest00002,cmdi,false,78
+";
+
+#[test]
+fn a_case_name_matches_its_file_and_cwe_only() {
+    let dir = "src/main/java/org/owasp/benchmark/testcode";
+    let run = run(vec![
+        finding(
+            "a",
+            &format!("{dir}/BenchmarkTest00001.java"),
+            5,
+            "x",
+            Some(22),
+        ),
+        finding(
+            "b",
+            &format!("{dir}/BenchmarkTest000010.java"),
+            5,
+            "x",
+            Some(22),
+        ),
+        finding(
+            "c",
+            &format!("{dir}/BenchmarkTest00001.java"),
+            9,
+            "x",
+            Some(89),
+        ),
+        finding("d", &format!("{dir}/BenchmarkTest00002.java"), 5, "x", None),
+        finding("e", "BenchmarkTest00002/helper.py", 1, "x", Some(78)),
+    ]);
+    assert_eq!(
+        truths(&run, OWASP),
+        [Some(true), None, None, Some(false), Some(false)]
+    );
+}
+
+#[test]
+fn a_path_matches_from_another_root_at_a_slash() {
+    let run = run(vec![
+        finding("a", "src/pkg/a.py", 3, "B602", None),
+        finding("b", "src/pkg/xa.py", 3, "B602", None),
+        finding("c", "src/pkg/a.py", 4, "B602", None),
+        finding("d", "src/pkg/a.py", 3, "B101", None),
+    ]);
+    let labels = "path,line,rule,label\n/tmp/corpus/proj-1.0/src/pkg/a.py,3,b602,real\n";
+    assert_eq!(truths(&run, labels), [Some(true), None, None, None]);
+    let labels = "path,label\n.\\pkg\\a.py,false\n";
+    assert_eq!(
+        truths(&run, labels),
+        [Some(false), None, Some(false), Some(false)]
+    );
+}
+
+#[test]
+fn the_most_specific_label_wins_and_equal_ones_that_disagree_conflict() {
+    let run = run(vec![
+        finding("fp1", "src/a.py", 3, "B602", None),
+        finding("fp2", "src/a.py", 7, "B602", None),
+    ]);
+    let labels = "{\"fingerprint\":\"fp1\",\"label\":\"false\"}\n\
+                  {\"path\":\"src/a.py\",\"label\":\"real\"}\n\
+                  {\"path\":\"a.py\",\"line\":7,\"label\":\"false\"}\n";
+    assert_eq!(truths(&run, labels), [Some(false), None]);
+    let set = LabelSet::parse("labels", labels).unwrap();
+    let report = EvalReport::of(&run, &set).unwrap();
+    assert_eq!(report.labels.conflicts, 1);
+    assert_eq!(report.labels.matched_labels, 3);
+}
+
+fn refusal(run: &RunOutcome, labels: &str) -> String {
+    let set = LabelSet::parse("labels.csv", labels).unwrap();
+    match EvalReport::of(run, &set) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("labels matched"),
+    }
+}
+
+#[test]
+fn refuses_labels_that_match_nothing_saying_what_each_side_looks_like() {
+    let run = run(vec![
+        finding("3f2a", "flask/app.py", 3, "B602", None),
+        finding("9c1d", "flask/cli.py", 8, "B404", None),
+    ]);
+    insta::assert_snapshot!(
+        "no_match_paths",
+        refusal(
+            &run,
+            "path,line,rule,label\nsrc/main.py,3,B602,real\nlib/x.py,1,B101,false\n"
+        )
+    );
+    insta::assert_snapshot!(
+        "no_match_near_miss",
+        refusal(&run, "path,line,rule,label\nflask/app.py,4,B602,real\n")
+    );
+    insta::assert_snapshot!(
+        "no_match_fingerprints",
+        refusal(&run, "fingerprint,label\nsha1:aa,real\n")
+    );
+    insta::assert_snapshot!("no_match_cases", refusal(&run, OWASP));
+}
