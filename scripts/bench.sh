@@ -24,6 +24,9 @@
 #      2c. a stalled run: 10,000 findings of 37 rules (default settings), a later stop of the
 #          session with nothing running: allowed silently, nothing written (target: <= 5 ms)
 #      2d. `statusline` (Claude Code's status line) and `status` on the same runs  (statusline: as the hook)
+#      2e. a run of 10,000 findings at the default batches, driven to its end: the stop after a
+#          wave of 20 batch results (fold 160 verdicts, dispatch 20; goal <= 5 ms), and the stop
+#          that finalizes it (`--until triage`; reported)
 #   3. `submit` at 1,000 vs 100,000 items                              (target: ratio <= 1.5)
 #   4. `start` on 100,000 SARIF results over 1,000 source files        (target: <= 3 s, <= 300 MB RSS)
 #   5. `known baseline` on the same 100,000 results: into an empty registry, and again over the
@@ -406,6 +409,52 @@ bench hook-stalled-10000 --warmup 3 --runs "$((hook_runs * 2))" \
 [[ -z $("$bin" hook stop <"$work/stall.json") ]] || die "a stop of the stalled run printed something"
 callgrind "hook-stalled-10000" "$work/stall.json"
 
+# --- 2e. a real run's heavy stops: a wave of batch results, and the finalize -------------------
+
+# A triage run of 10,000 findings at the default settings (batches of 8, 20 at a time), driven
+# to its end by answering every batch: the stop after a wave of 20 batch results (it folds
+# about 160 verdicts and dispatches the next 20 batches) and the stop that finalizes the run
+# (`start --until triage`: the verdicts, the report, the registry and the cost ledger written).
+say "2e. hook stop at 10,000 findings in batches: a wave of 20 batch results; the finalize"
+wave_dir="$work/wave10000"
+mkdir -p "$wave_dir/.self-repair"
+ln -s "$base/src" "$wave_dir/src"
+printf '%s\n' '{"survey_min": 0, "confirm_above_usd": null}' >"$wave_dir/.self-repair/config.json"
+CLAUDE_CODE_SESSION_ID=s1 "$bin" -C "$wave_dir" start "$work/10000.jsonl" --format jsonl --run-id rw \
+    --until triage >"$work/start-rw.log" 2>&1 || { cat "$work/start-rw.log" >&2; die "start failed for rw"; }
+wave_run="$wave_dir/.self-repair/runs/rw"
+cd "$wave_dir"
+hook_json "$wave_dir" >"$work/wave.json"
+answer_wave() { python3 "$here/answer_wave.py" "$bin" "$wave_dir" "$wave_run" "$1"; }
+"$bin" hook stop <"$work/wave.json" >"$work/wave.0.out"
+[[ $(answer_wave "$work/wave.0.out") -eq 20 ]] || die "the first stop on rw did not dispatch 20 batches"
+mkdir -p "$work/snapwave"
+cp "$wave_run/state.json" "$wave_run/journal.jsonl" "$work/snapwave/"
+mapfile -t cmd < <(fed "$work/wave.json" "$bin hook stop")
+bench hook-wave-10000 --warmup 3 --runs "$((hook_runs * 2))" \
+    --prepare "rm -f $wave_run/state.json $wave_run/journal.jsonl && cp $work/snapwave/state.json $work/snapwave/journal.jsonl $wave_run/" \
+    -n "hook stop at 10000 findings: fold a wave of 20 batch results (160 verdicts) + dispatch 20 (block; write)" "${cmd[@]}"
+cp "$work/snapwave/state.json" "$work/snapwave/journal.jsonl" "$wave_run/"
+callgrind "hook-wave-10000" "$work/wave.json"
+cp "$work/snapwave/state.json" "$work/snapwave/journal.jsonl" "$wave_run/"
+# The rest of the run, wave by wave, until the stop that finalizes it; the project's store as
+# it was before that stop is kept (the finalize writes the report, the registry, the ledger).
+waves=0
+while :; do
+    rm -rf "$work/snapfinal" && cp -a "$wave_dir/.self-repair" "$work/snapfinal"
+    "$bin" hook stop <"$work/wave.json" >"$work/wave.out"
+    grep -q 'tb-' "$work/wave.out" || break
+    answer_wave "$work/wave.out" >/dev/null
+    waves=$((waves + 1))
+    ((waves < 200)) || die "rw did not finish triage within 200 waves"
+done
+grep -q 'complete' "$work/wave.out" || die "the last stop on rw did not finalize the run"
+restore_final="rm -rf $wave_dir/.self-repair && cp -a $work/snapfinal $wave_dir/.self-repair"
+bench hook-finalize-10000 --warmup 1 --runs "$hook_runs" --prepare "$restore_final" \
+    -n "hook stop at 10000 findings: the finalize (report, registry, ledger; allow)" "${cmd[@]}"
+eval "$restore_final"
+callgrind "hook-finalize-10000" "$work/wave.json"
+
 if ((profile)); then
     say "in-process state.json codec timings at 100,000 items"
     (cd "$root" && cargo build --release --quiet -p self-repair-bench-support --example state_codec)
@@ -544,6 +593,8 @@ table=$(
         hook-gate) target="(reported: ${r_gate}× /bin/true, same start-up as hook stop)" verdict="" ;;
         hook-steady-10000 | hook-dispatch-10000 | hook-cost-steady-10000 | hook-cost-grow-10000 | hook-stalled-10000 | statusline-10000) target="≤ 5 ms" verdict=$(check "$median" 5) ;;
         hook-steady-100000 | hook-dispatch-100000 | statusline-100000) target="≤ 50 ms" verdict=$(check "$median" 50) ;;
+        hook-wave-10000) target="≤ 5 ms (goal)" verdict=$(check "$median" 5) ;;
+        hook-finalize-10000) target="(reported)" verdict="" ;;
         submit-100000) target="≤ 1.5× submit at 1,000" verdict="$(check "$r_submit" 1.5) (${r_submit}×)" ;;
         start-sarif | start-auto) target="≤ 3 s" verdict=$(check "$median" 3000) ;;
         baseline-empty | baseline-again) target="(reported)" verdict="" ;;

@@ -51,9 +51,7 @@ pub use repair_state::{
     RepairStatus, Step,
 };
 pub use repair_status::{RepairStatusReport, repair_status};
-pub use repair_stop::{
-    StopAnswer, StopInput, adopt_repair, cancel_repair, repair_stop, repair_stop_failure,
-};
+pub use repair_stop::{adopt_repair, cancel_repair, repair_stop, repair_stop_failure};
 pub use show_fix::{FixShown, show_fix};
 pub use start_check::start_check;
 pub use tick::{RepairReply, tick};

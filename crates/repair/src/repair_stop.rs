@@ -4,9 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use self_repair_engine::{Audience, continue_with, say_line};
+use self_repair_stop::{StopAnswer, StopInput, StopPipeline, answer_stop};
 use self_repair_store::{Project, RunDir, StoreError};
-use serde_json::json;
 
 use crate::repair_run::{Budget, Pause, RepairRun, load_repair_state};
 use crate::{FixTier, RepairError, RepairEvent, render_dispatch, render_feedback, report_path};
@@ -14,119 +13,73 @@ use crate::{FixTier, RepairError, RepairEvent, render_dispatch, render_feedback,
 /// Requests for `self-repair tick` without a check running before the hook lets the session stop.
 const TICK_REQUESTS: u32 = 3;
 
-/// What the hook prints: at most one JSON object on stdout; lines for stderr.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StopAnswer {
-    pub stdout: Option<String>,
-    pub stderr: Vec<String>,
+/// A repair run's pipeline through the one Stop frame: its own decision rules
+/// (reference/repair.md), the frame's lock, load, binding, save and answer.
+pub(crate) struct RepairStop<'a> {
+    project: &'a Project,
+    /// When the hook started: the check it may run in this stop is bounded from here.
+    started: Instant,
 }
 
-impl StopAnswer {
-    fn allow() -> StopAnswer {
-        StopAnswer::default()
-    }
-
-    fn tell(message: &str) -> StopAnswer {
-        StopAnswer {
-            stdout: Some(json!({ "systemMessage": message }).to_string()),
-            stderr: Vec::new(),
-        }
-    }
-
-    /// Says once how the run ended (or stalled): at a terminal the user reads it once and the
-    /// stop is allowed; unattended the session is asked to end its turn with the line, so
-    /// `claude -p` shows it too (the engine's `say_line`, as a triage run says its line).
-    fn relay(line: &str, audience: Audience) -> StopAnswer {
-        StopAnswer {
-            stdout: Some(say_line(line, audience).to_string()),
-            stderr: Vec::new(),
-        }
-    }
-
-    /// Keeps the session going with an instruction: the Stop event's `additionalContext`,
-    /// which the client shows as "Stop hook says", not as a problem (design note 48).
-    fn block(reason: &str) -> StopAnswer {
-        StopAnswer {
-            stdout: Some(continue_with(reason).to_string()),
-            stderr: Vec::new(),
-        }
-    }
-
-    fn note(line: String) -> StopAnswer {
-        StopAnswer {
-            stdout: None,
-            stderr: vec![line],
-        }
+impl<'a> RepairStop<'a> {
+    /// The pipeline for a stop in `project`, the hook having started at `started`.
+    #[must_use]
+    pub(crate) fn new(project: &'a Project, started: Instant) -> RepairStop<'a> {
+        RepairStop { project, started }
     }
 }
 
-/// What the hook input says, reduced to what the repair hook needs.
-#[derive(Debug, Clone, Default)]
-pub struct StopInput {
-    pub session: String,
-    /// Descriptions of the background tasks still running; `None` when the client sent none.
-    pub running: Option<Vec<String>>,
-    /// Whether a user watches the terminal (`CLAUDE_CODE_SESSION_ATTENDED`).
-    pub audience: Audience,
-}
+impl StopPipeline for RepairStop<'_> {
+    type Run = RepairRun;
 
-fn names_item(descriptions: &[String], item: &str) -> bool {
-    descriptions.iter().any(|d| {
-        d.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-            .any(|token| token == item)
-    })
-}
-
-/// `self-repair hook stop` for a repair run.
-pub fn repair_stop(project: &Project, dir: RunDir, now: u64, input: &StopInput) -> StopAnswer {
-    let started = Instant::now();
-    let lock = match dir.lock() {
-        Ok(lock) => lock,
-        Err(e) => {
-            return StopAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
-        }
-    };
-    // Row 2 before anything is written: a foreign session's stop changes nothing.
-    match load_repair_state(&dir) {
-        Ok(state) if state.session.as_ref().is_some_and(|s| *s != input.session) => {
-            return StopAnswer::allow();
-        }
-        Ok(_) => {}
-        Err(e @ RepairError::Store(StoreError::CorruptState { .. })) => {
-            return StopAnswer {
-                stderr: vec![format!("self-repair hook stop: {e}")],
-                ..StopAnswer::tell(&format!("self-repair: {e}"))
-            };
-        }
-        Err(e) => {
-            return StopAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
+    fn open(&self, dir: &RunDir, input: &StopInput) -> Result<RepairRun, StopAnswer> {
+        match RepairRun::load(self.project.root(), dir.clone(), input.now) {
+            Ok(run) => Ok(run),
+            Err(RepairError::Store(e @ StoreError::CorruptState { .. })) => {
+                Err(StopAnswer::needs_doctor(&e))
+            }
+            Err(e) => Err(StopAnswer::failed(e)),
         }
     }
-    let mut run = match RepairRun::load(project.root(), dir, now) {
-        Ok(run) => run,
-        Err(e) => {
-            return StopAnswer::note(format!("self-repair hook stop: {e}; allowing the stop"));
-        }
-    };
-    let mut answer = match drive(project, &mut run, input, started) {
-        Ok(answer) => answer,
-        Err(e) => {
-            let _ = run.record(&RepairEvent::InfraFailure {
-                error: e.to_string(),
-            });
-            StopAnswer::tell(&format!(
-                "self-repair check: stopped on an error of self-repair itself: {e}. Hand-off report: {}",
-                report_path(project.root(), &run.dir).display()
-            ))
-        }
-    };
-    if run.dirty
-        && let Err(e) = run.save()
-    {
-        answer.stderr.push(format!("self-repair hook stop: {e}"));
+
+    /// Another session's stop; a run bound to none is bound by this one.
+    fn not_ours(&self, run: &RepairRun, session: &str) -> bool {
+        run.state.session.as_ref().is_some_and(|s| s != session)
     }
-    drop(lock);
-    answer
+
+    fn decide(&self, _dir: &RunDir, run: &mut RepairRun, input: &StopInput) -> StopAnswer {
+        match drive(self.project, run, input, self.started) {
+            Ok(answer) => answer,
+            Err(e) => {
+                let _ = run.record(&RepairEvent::InfraFailure {
+                    error: e.to_string(),
+                });
+                StopAnswer::tell(&format!(
+                    "self-repair check: stopped on an error of self-repair itself: {e}. Hand-off report: {}",
+                    report_path(self.project.root(), &run.dir).display()
+                ))
+            }
+        }
+    }
+
+    fn save(&self, _dir: &RunDir, run: &mut RepairRun) -> Result<(), String> {
+        if run.dirty {
+            run.save().map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+/// `self-repair hook stop` for a repair run, through the one Stop frame; `started`: when the
+/// hook started (the check it may run in this stop is bounded from then).
+pub fn repair_stop(
+    project: &Project,
+    dir: &RunDir,
+    input: &StopInput,
+    started: Instant,
+) -> StopAnswer {
+    let pipeline = RepairStop::new(project, started);
+    answer_stop(&pipeline, dir, input)
 }
 
 fn drive(
@@ -161,8 +114,7 @@ fn drive(
             Pause::AwaitFix(n) => {
                 let item = format!("fix-{n}");
                 let by_fixer = matches!(run.state.spec.tier_of(n), FixTier::Agent(_));
-                let running = input.running.as_deref().unwrap_or(&[]);
-                if by_fixer && names_item(running, &item) {
+                if by_fixer && input.names_running(&item) {
                     // Its completion notification wakes the session; nothing to do until then.
                     return Ok(StopAnswer::allow());
                 }

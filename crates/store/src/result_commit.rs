@@ -118,6 +118,53 @@ impl RunDir {
         lines
     }
 
+    /// Leaves `items/<id>.dispatched`, the cheap proof `submit` checks that this run launched
+    /// an agent for the item (design note 4: `submit` never reads the state). Empty and not
+    /// synced: at most the fan-out's worth of small creates per block.
+    pub fn mark_dispatched(&self, item: &str) -> Result<(), StoreError> {
+        let Some(path) = self.item_file(item, "dispatched") else {
+            return Ok(());
+        };
+        if path.exists() {
+            return Ok(());
+        }
+        if let Err(first) = std::fs::write(&path, b"") {
+            // A run created before `items/` existed: make it once and retry.
+            std::fs::create_dir_all(self.items_dir())
+                .map_err(StoreError::io("create", self.items_dir()))?;
+            std::fs::write(&path, b"").map_err(|_| StoreError::Io {
+                action: "write",
+                path: path.clone(),
+                source: first,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A verifier dispatched again had its answer set aside (its launch ran below its dispatch,
+    /// reference/state-machine.md): `items/<id>.json` moves to `items/<id>.set-aside.json`, so
+    /// `submit` takes the new answer instead of refusing it as a second, different result. Only
+    /// a `vf-` item with an answer on file can be dispatched again; for any other, nothing to do.
+    pub fn set_aside_answer(&self, item: &str) -> Result<(), StoreError> {
+        if ItemKind::of_id(item) != Some(ItemKind::Verify) {
+            return Ok(());
+        }
+        let (Some(answer), Some(aside)) = (
+            self.item_file(item, "json"),
+            self.item_file(item, "set-aside.json"),
+        ) else {
+            return Ok(());
+        };
+        match std::fs::rename(&answer, &aside) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Io {
+                action: "move aside",
+                path: answer,
+                source: e,
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Journals a rejected submission (identical failures across agents are recognised by it).
     pub fn record_rejection(&self, item: &str, error: String, now: u64) -> Result<(), StoreError> {
         let _lock = self.lock()?;

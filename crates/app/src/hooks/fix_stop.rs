@@ -6,7 +6,7 @@ use self_repair_repair::RepairEnv;
 use self_repair_store::{Project, RunDir};
 
 use crate::command_env::CommandEnv;
-use crate::hooks::answer::HookAnswer;
+use crate::hooks::answer::StopAnswer;
 use crate::run::fix_queue::continue_fix;
 use crate::run::in_progress::run_in_progress;
 
@@ -20,8 +20,8 @@ pub(crate) fn after_repair_stop(
     env: &CommandEnv,
     repair: &RunDir,
     session: &str,
-    mut answer: HookAnswer,
-) -> HookAnswer {
+    mut answer: StopAnswer,
+) -> StopAnswer {
     let repair_env = RepairEnv {
         now: env.now,
         session: env.session.clone(),
@@ -38,7 +38,7 @@ pub(crate) fn after_repair_stop(
         let one_line = line.split_whitespace().collect::<Vec<_>>().join(" ");
         let mut said = say_line(&one_line, env.installation.audience);
         said["systemMessage"] = line.into();
-        return HookAnswer {
+        return StopAnswer {
             stdout: Some(said.to_string()),
             stderr: answer.stderr,
         };
@@ -55,7 +55,7 @@ pub(crate) fn after_repair_stop(
             "{line}\n\nEnd your turn now: the Stop hook gives the next task's instruction."
         ));
         going["systemMessage"] = line.into();
-        return HookAnswer {
+        return StopAnswer {
             stdout: Some(going.to_string()),
             stderr: answer.stderr,
         };

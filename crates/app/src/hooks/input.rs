@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use self_repair_engine::ItemKind;
-use self_repair_store::is_safe_item_id;
 use serde::Deserialize;
 
 /// One entry of `background_tasks`.
@@ -59,26 +57,5 @@ impl HookInput {
         }
         serde_json::from_slice(stdin)
             .map_err(|e| format!("stdin is not the hook's JSON object ({e})"))
-    }
-
-    /// Item ids named in the descriptions of running background tasks.
-    pub fn running_items(&self) -> Option<Vec<String>> {
-        let tasks = self.background_tasks.as_ref()?;
-        let mut ids = Vec::new();
-        for task in tasks {
-            if task.status.as_deref().is_some_and(|s| s != "running") {
-                continue;
-            }
-            let Some(description) = &task.description else {
-                continue;
-            };
-            ids.extend(
-                description
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-                    .filter(|token| is_safe_item_id(token) && ItemKind::of_id(token).is_some())
-                    .map(str::to_owned),
-            );
-        }
-        Some(ids)
     }
 }

@@ -1,7 +1,6 @@
 //! The Claude Code hook entry points: each reads the hook's JSON from stdin and answers with at
 //! most one JSON object; a hook always exits 0 (reference/cli.md, the `hook` rows).
 
-pub mod agent_launches;
 pub mod answer;
 pub mod fix_stop;
 pub mod input;
@@ -16,7 +15,7 @@ pub mod stop_failure;
 use clap::Subcommand;
 
 use crate::command_env::CommandEnv;
-use crate::hooks::answer::HookAnswer;
+use crate::hooks::answer::StopAnswer;
 
 /// Hook events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
@@ -50,7 +49,7 @@ impl HookEvent {
 }
 
 /// Answers one hook event from the hook's JSON input.
-pub fn run(event: HookEvent, env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
+pub fn run(event: HookEvent, env: &CommandEnv, stdin: &[u8]) -> StopAnswer {
     match event {
         HookEvent::Stop => stop::hook_stop(env, stdin),
         HookEvent::StopFailure => stop_failure::hook_stop_failure(env, stdin),

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::command_env::CommandEnv;
-use crate::hooks::answer::HookAnswer;
+use crate::hooks::answer::StopAnswer;
 
 /// The fields of a `PostToolUse` input this hook reads; unknown fields are ignored.
 #[derive(Debug, Default, Deserialize)]
@@ -35,16 +35,16 @@ struct AgentInput {
 /// Answers a `PostToolUse` hook: for an `Agent` call whose prompt is exactly one of our item
 /// prompts (`self-repair item ID --run RUN`, the run existing in this project), replaces the
 /// agent's hand-back with `ID: finished`; anything else is left alone. Never blocks.
-pub fn hook_post_tool_use(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
+pub fn hook_post_tool_use(env: &CommandEnv, stdin: &[u8]) -> StopAnswer {
     let Ok(input) = serde_json::from_slice::<PostToolUseInput>(stdin) else {
-        return HookAnswer::default();
+        return StopAnswer::default();
     };
     let prompt = match (&input.tool_name, &input.tool_input) {
         (Some(tool), Some(AgentInput { prompt: Some(p) })) if tool == "Agent" => p,
-        _ => return HookAnswer::default(),
+        _ => return StopAnswer::default(),
     };
     let Some((item, run)) = our_item_prompt(prompt) else {
-        return HookAnswer::default();
+        return StopAnswer::default();
     };
     let start = env
         .project_dir
@@ -52,7 +52,7 @@ pub fn hook_post_tool_use(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         .or(input.cwd.as_deref())
         .unwrap_or(&env.cwd);
     if !run_exists(start, run) {
-        return HookAnswer::default();
+        return StopAnswer::default();
     }
     // The client checks the replacement against the Agent tool's own output shape: keep it,
     // and change only what the client renders into the main context.
@@ -60,11 +60,11 @@ pub fn hook_post_tool_use(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         .tool_response
         .filter(|r| r.get("status") == Some(&json!("completed")))
     else {
-        return HookAnswer::default();
+        return StopAnswer::default();
     };
     output["content"] = json!([{"type": "text", "text": format!("{item}: finished")}]);
     output["canContinueAgent"] = json!(false);
-    HookAnswer {
+    StopAnswer {
         stdout: Some(
             json!({"hookSpecificOutput": {
                 "hookEventName": "PostToolUse",

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::command_env::CommandEnv;
-use crate::hooks::answer::HookAnswer;
+use crate::hooks::answer::StopAnswer;
 
 /// The fields of a `PreToolUse` input the gate reads; unknown fields are ignored.
 #[derive(Debug, Default, Deserialize)]
@@ -32,11 +32,11 @@ struct ToolInput {
 
 /// Answers a `PreToolUse` hook: `allow` or `deny` for a Bash call the gate recognises, nothing
 /// (the client's own rules decide) otherwise. Bad input is no decision, never a block.
-pub fn hook_pre_tool_use(env: &CommandEnv, stdin: &[u8], own_exe: Option<&Path>) -> HookAnswer {
+pub fn hook_pre_tool_use(env: &CommandEnv, stdin: &[u8], own_exe: Option<&Path>) -> StopAnswer {
     let input: PreToolUseInput = match serde_json::from_slice(stdin) {
         Ok(input) => input,
         Err(e) => {
-            return HookAnswer {
+            return StopAnswer {
                 stdout: None,
                 stderr: vec![format!(
                     "self-repair hook pre-tool-use: stdin is not the hook's JSON object ({e})"
@@ -46,7 +46,7 @@ pub fn hook_pre_tool_use(env: &CommandEnv, stdin: &[u8], own_exe: Option<&Path>)
     };
     let command = match (&input.tool_name, &input.tool_input) {
         (Some(tool), Some(ToolInput { command: Some(c) })) if tool == "Bash" => c,
-        _ => return HookAnswer::default(),
+        _ => return StopAnswer::default(),
     };
     let project = env
         .project_dir
@@ -57,9 +57,9 @@ pub fn hook_pre_tool_use(env: &CommandEnv, stdin: &[u8], own_exe: Option<&Path>)
     let (decision, reason) = match decide_bash(command, caller, Some(project), own_exe) {
         GateDecision::Allow(reason) => ("allow", format!("self-repair: {reason}")),
         GateDecision::Deny(reason) => ("deny", reason),
-        GateDecision::Abstain => return HookAnswer::default(),
+        GateDecision::Abstain => return StopAnswer::default(),
     };
-    HookAnswer {
+    StopAnswer {
         stdout: Some(
             json!({"hookSpecificOutput": {
                 "hookEventName": "PreToolUse",

@@ -5,11 +5,11 @@ use self_repair_engine::{PROTOCOL, RunState, RunStatus};
 use serde_json::json;
 
 use crate::command_env::CommandEnv;
-use crate::hooks::answer::{HookAnswer, active_run};
+use crate::hooks::answer::{StopAnswer, active_run};
 use crate::hooks::input::HookInput;
 
 /// The context and user message for a session that does not drive the project's run.
-fn waiting_run_notice(state: &RunState) -> HookAnswer {
+fn waiting_run_notice(state: &RunState) -> StopAnswer {
     let counts = state.counts(state.phase);
     let driver = if state.session.is_some() {
         "another Claude Code session drives it"
@@ -34,7 +34,7 @@ fn waiting_run_notice(state: &RunState) -> HookAnswer {
         "{summary} To continue it here, ask Claude to continue the self-repair run, or run \
          `self-repair adopt`."
     );
-    HookAnswer {
+    StopAnswer {
         stdout: Some(
             json!({
                 "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context},
@@ -96,18 +96,18 @@ fn how_to_continue(state: &RunState) -> String {
 /// `self-repair hook session-start`: after a compaction or a resume, remind the session of the
 /// run in one paragraph (`SessionStart` stdout becomes context); in any other session, say once
 /// that a run is waiting and how to adopt it.
-pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
+pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> StopAnswer {
     let Ok(input) = HookInput::parse(stdin) else {
-        return HookAnswer::allow();
+        return StopAnswer::allow();
     };
     let Some((_, dir)) = active_run(env, &input) else {
-        return HookAnswer::allow();
+        return StopAnswer::allow();
     };
     let Ok(state) = dir.load_state() else {
-        return HookAnswer::allow();
+        return StopAnswer::allow();
     };
     if matches!(state.status, RunStatus::Complete | RunStatus::Cancelled) {
-        return HookAnswer::allow();
+        return StopAnswer::allow();
     }
     let ours = matches!((&state.session, &input.session_id),
         (Some(bound), Some(session)) if bound == session);
@@ -117,7 +117,7 @@ pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         return waiting_run_notice(&state);
     }
     if !matches!(input.source.as_deref(), Some("compact" | "resume")) {
-        return HookAnswer::allow();
+        return StopAnswer::allow();
     }
     let counts = state.counts(state.phase);
     let context = format!(
@@ -130,7 +130,7 @@ pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         state.status.as_str(),
         how_to_continue(&state)
     );
-    HookAnswer {
+    StopAnswer {
         stdout: Some(
             json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})
                 .to_string(),

@@ -4,34 +4,30 @@
 use self_repair_engine::{Event, JournalEntry, RunStatus};
 
 use crate::command_env::CommandEnv;
-use crate::hooks::answer::{HookAnswer, active_run};
+use crate::hooks::answer::{StopAnswer, active_run};
 use crate::hooks::input::HookInput;
 use crate::run::handle::RunHandle;
 
 /// `self-repair hook stop-failure`: the turn ended on an API error; pause instead of
 /// re-blocking. The next successful stop lifts the pause.
-pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
+pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> StopAnswer {
     let input = match HookInput::parse(stdin) {
         Ok(input) => input,
-        Err(reason) => return HookAnswer::note(format!("self-repair hook stop-failure: {reason}")),
+        Err(reason) => return StopAnswer::note(format!("self-repair hook stop-failure: {reason}")),
     };
     // A sub-agent's failed API call also fires StopFailure (with its agent_id): the main
     // session goes on, and the item's failure is handled at the next stop.
     if input.agent_id.is_some() || input.agent_type.is_some() {
-        return HookAnswer::allow();
+        return StopAnswer::allow();
     }
     let (Some(session), Some((_, dir))) = (input.session_id.clone(), active_run(env, &input))
     else {
-        return HookAnswer::allow();
+        return StopAnswer::allow();
     };
     let dir = match RunHandle::open(dir) {
         RunHandle::Triage(dir) => dir,
         RunHandle::Repair(dir) => {
-            let answer = self_repair_repair::repair_stop_failure(&dir, &session);
-            return HookAnswer {
-                stdout: answer.stdout,
-                stderr: answer.stderr,
-            };
+            return self_repair_repair::repair_stop_failure(&dir, &session);
         }
     };
     let result = (|| -> Result<(), crate::app_error::AppError> {
@@ -64,7 +60,7 @@ pub fn hook_stop_failure(env: &CommandEnv, stdin: &[u8]) -> HookAnswer {
         Ok(())
     })();
     match result {
-        Ok(()) => HookAnswer::allow(),
-        Err(e) => HookAnswer::note(format!("self-repair hook stop-failure: {e}")),
+        Ok(()) => StopAnswer::allow(),
+        Err(e) => StopAnswer::note(format!("self-repair hook stop-failure: {e}")),
     }
 }

@@ -1,15 +1,16 @@
-//! What a run has cost: the Stop hook records it at each stop (`account_stop`, reading only what
-//! the session's transcripts grew by, into the run's `cost.json` / `cost.jsonl`), and `status`
-//! and the reports show it per phase, kind of item, model and item (`run_cost`: the records so
-//! far plus what the transcripts grew by since the last stop, read without saving).
+//! What a run has cost: the Stop hook records it at each stop (`self_repair_stop`, reading only
+//! what the session's transcripts grew by, into the run's `cost.json` / `cost.jsonl`), and
+//! `status` and the reports show it per phase, kind of item, model and item (`run_cost`: the
+//! records so far plus what the transcripts grew by since the last stop, read without saving).
 //! reference/cost.md.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use self_repair_cost::{Attribution, CostLedger, CostSummary, PartCost, PriceTable, read_records};
-use self_repair_engine::{ItemKind, RunHead, RunState, Spend, to_micros};
+use self_repair_engine::{RunState, Spend};
 use self_repair_report::RunCost;
+use self_repair_stop::{part_of, spend};
 use self_repair_store::RunDir;
 use serde::Deserialize;
 
@@ -18,107 +19,9 @@ struct MainTranscript {
     path: PathBuf,
 }
 
-/// The part an item's cost is recorded under: its kind.
-fn part_of(item: &str) -> Option<String> {
-    ItemKind::of_id(item).map(|kind| kind.as_str().to_owned())
-}
-
-/// Records what the session's transcripts grew by since the last stop (the hook, under the run
-/// lock). `running` is what the client listed in `background_tasks`; `run_turn`: this stop ends
-/// a turn the run's own notification started, read even after the run ended (the closing
-/// line may be said again there). Returns what the run has
-/// spent (the budget's input), and a line for stderr when the ledger could not be saved (the
-/// next stop reads the same bytes again).
-pub(crate) fn account_stop(
-    dir: &RunDir,
-    head: &RunHead,
-    transcript: Option<&Path>,
-    running: Option<&[String]>,
-    run_turn: bool,
-) -> (Option<Spend>, Option<String>) {
-    let mut ledger =
-        CostLedger::load(dir.path()).unwrap_or_else(|| CostLedger::new(PriceTable::default()));
-    if run_turn {
-        // Read through this turn and the reply that may follow it.
-        ledger.reads_after_end = 0;
-    }
-    // A run that ended (its closing line said) is read through two more stops, for the reply
-    // to that line (and a notification's turn); the third marks it closed, for `status` too:
-    // what its session does after is not the run's.
-    let ended = head.is_over();
-    if ended && ledger.reads_after_end >= self_repair_cost::READS_AFTER_END {
-        let mut failure = None;
-        if ledger.reads_after_end == self_repair_cost::READS_AFTER_END {
-            ledger.reads_after_end += 1;
-            failure = ledger
-                .save(dir.path(), &self_repair_cost::Accounted::default())
-                .err()
-                .map(|e| format!("self-repair hook stop: cost not recorded: {e}"));
-        }
-        return (Some(spend(&ledger)), failure);
-    }
-    let Some(transcript) = transcript else {
-        return (Some(spend(&ledger)), None);
-    };
-    if ended {
-        ledger.reads_after_end += 1;
-    }
-    let finished = |item: &str| {
-        !head.dispatched.iter().any(|id| id == item)
-            && running.is_none_or(|r| !r.iter().any(|id| id == item))
-    };
-    let who = Attribution {
-        run: &head.run,
-        part_of: &part_of,
-        finished: &finished,
-    };
-    let accounted = ledger.account(dir.path(), transcript, &who);
-    if !accounted.changed && !ended {
-        return (Some(spend(&ledger)), None);
-    }
-    let failure = ledger
-        .save(dir.path(), &accounted)
-        .err()
-        .map(|e| format!("self-repair hook stop: cost not recorded: {e}"));
-    (Some(spend(&ledger)), failure)
-}
-
-/// The run's closing line with what it cost and how long it took, once the hook has read the
-/// session's transcripts (otherwise the line as it is).
-pub(crate) fn with_cost_and_duration(
-    dir: &RunDir,
-    state: &RunState,
-    now: u64,
-    line: &str,
-) -> String {
-    let Some(ledger) = CostLedger::load(dir.path()).filter(|l| l.main.is_some()) else {
-        return line.to_owned();
-    };
-    let secs = now.saturating_sub(state.created_at);
-    format!(
-        "{line} Cost ${:.4} ({} agents; `self-repair status` shows it per phase), {}h{:02}m since start.",
-        ledger.total.usd,
-        ledger.total.agents,
-        secs / 3600,
-        (secs % 3600) / 60
-    )
-}
-
 /// What the run's ledger says was spent and costs per agent (`None` without a ledger).
 pub(crate) fn ledger_spend(dir: &RunDir) -> Option<Spend> {
     CostLedger::load(dir.path()).map(|l| spend(&l))
-}
-
-/// The ledger as the engine's budget reads it.
-fn spend(ledger: &CostLedger) -> Spend {
-    Spend {
-        spent_micros: to_micros(ledger.total.usd),
-        per_agent_micros: ledger
-            .per_agent_usd()
-            .into_iter()
-            .map(|(part, usd)| (part, to_micros(usd)))
-            .collect(),
-    }
 }
 
 /// What the project's earlier runs' finished agents cost, by kind, and their main sessions.

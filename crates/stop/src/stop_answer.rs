@@ -1,0 +1,97 @@
+//! What a Stop hook prints, for both pipelines: at most one JSON object on stdout (a dispatch
+//! or instruction that continues the session, a line relayed once, a message for the user), and
+//! diagnostics for stderr; the hook always exits 0. A hook never fails: every problem becomes an
+//! allow, with a line on stderr and, when the user must act, a `systemMessage`.
+
+use std::fmt::Display;
+
+use self_repair_engine::{Audience, continue_with, say_line};
+use self_repair_store::StoreError;
+use serde_json::json;
+
+/// What a hook prints: at most one JSON object on stdout, diagnostics on stderr; exit 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StopAnswer {
+    pub stdout: Option<String>,
+    pub stderr: Vec<String>,
+}
+
+impl StopAnswer {
+    /// Lets the session stop, saying nothing.
+    #[must_use]
+    pub fn allow() -> StopAnswer {
+        StopAnswer::default()
+    }
+
+    /// Lets the session stop with one line on stderr.
+    #[must_use]
+    pub fn note(line: String) -> StopAnswer {
+        StopAnswer {
+            stdout: None,
+            stderr: vec![line],
+        }
+    }
+
+    /// Lets the session stop after `error` of self-repair itself, said on stderr: the run is
+    /// left as it is, and the next stop tries again.
+    #[must_use]
+    pub fn failed(error: impl Display) -> StopAnswer {
+        StopAnswer::note(format!("self-repair hook stop: {error}; allowing the stop"))
+    }
+
+    /// Lets the session stop and tells the user `message` (`systemMessage`).
+    #[must_use]
+    pub fn tell(message: &str) -> StopAnswer {
+        StopAnswer {
+            stdout: Some(json!({ "systemMessage": message }).to_string()),
+            stderr: Vec::new(),
+        }
+    }
+
+    /// Says once how the run ended, paused or stalled: at a terminal the user reads it once and
+    /// the stop is allowed; unattended the session is asked to end its turn with the line, so
+    /// `claude -p` shows it too (design notes 15 and 48).
+    #[must_use]
+    pub fn relay(line: &str, audience: Audience) -> StopAnswer {
+        StopAnswer {
+            stdout: Some(say_line(line, audience).to_string()),
+            stderr: Vec::new(),
+        }
+    }
+
+    /// Keeps the session going with an instruction: the Stop event's `additionalContext`, which
+    /// the client shows as "Stop hook says", not as a problem (design note 48).
+    #[must_use]
+    pub fn block(reason: &str) -> StopAnswer {
+        StopAnswer {
+            stdout: Some(continue_with(reason).to_string()),
+            stderr: Vec::new(),
+        }
+    }
+
+    /// Allows the stop and tells the user, not only stderr: the run cannot go on until they run
+    /// `self-repair doctor` (the error says so).
+    #[must_use]
+    pub fn needs_doctor(e: &StoreError) -> StopAnswer {
+        StopAnswer {
+            stdout: Some(json!({ "systemMessage": format!("self-repair: {e}") }).to_string()),
+            stderr: vec![format!("self-repair hook stop: {e}")],
+        }
+    }
+
+    /// Adds `message` for the user to whatever this answer prints.
+    pub fn announce(&mut self, message: &str) {
+        let mut object = self
+            .stdout
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+            .and_then(|value| value.as_object().cloned())
+            .unwrap_or_default();
+        let text = match object.get("systemMessage").and_then(|v| v.as_str()) {
+            Some(existing) => format!("{message}\n{existing}"),
+            None => message.to_owned(),
+        };
+        object.insert("systemMessage".to_owned(), text.into());
+        self.stdout = Some(serde_json::Value::Object(object).to_string());
+    }
+}
