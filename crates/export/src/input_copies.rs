@@ -219,6 +219,44 @@ mod tests {
     }
 
     #[test]
+    fn merged_shares_keep_each_findings_alert_number() -> Result<(), Box<dyn std::error::Error>> {
+        let shares = [tempfile::tempdir()?, tempfile::tempdir()?];
+        for (dir, findings, alerts) in [
+            (&shares[0], &[[0, 0], [1, 0]][..], &[12, 10][..]),
+            (&shares[1], &[[0, 0]][..], &[7][..]),
+        ] {
+            save_inputs(
+                dir.path(),
+                &[InputToSave {
+                    source: "alerts.json",
+                    format: "github-alerts",
+                    sarif_text: None,
+                    positions: &[],
+                    findings,
+                    alerts,
+                }],
+            )?;
+        }
+        let merged = tempfile::tempdir()?;
+        let first = |local: u32| Some(local * 2);
+        let second = |local: u32| Some(local * 2 + 1);
+        merge_inputs(
+            merged.path(),
+            &[(shares[0].path(), &first), (shares[1].path(), &second)],
+        )?;
+        let Some((index, _)) = load_inputs(merged.path())? else {
+            return Err("no index".into());
+        };
+        assert_eq!(
+            index.alert_numbers(),
+            [([0, 0], 12), ([2, 0], 10), ([1, 0], 7)]
+                .into_iter()
+                .collect()
+        );
+        Ok(())
+    }
+
+    #[test]
     fn a_run_without_an_index_has_nothing_to_load() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         assert!(load_inputs(dir.path())?.is_none());
