@@ -260,3 +260,62 @@ fn export_sarif_of_a_partitioned_run_copies_the_other_shares_results_through() {
         );
     }
 }
+
+/// Issue 36 item 1: a run started on the code scanning alerts themselves (`gh api --paginate`
+/// output, two pages back to back) keeps each finding's alert number, and its dismissals are
+/// printed by those numbers: nothing to look up, no jq.
+#[test]
+fn export_github_dismissals_of_a_run_over_alerts_dismisses_by_alert_number() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let read = |path: &str| std::fs::read_to_string(fixtures.join(path)).expect("fixture");
+    let project = TestProject::new();
+    project
+        .write("mod.py", &read("formats/python-input-mod.py"))
+        .write("alerts.json", &read("github-alerts/ruff-two-pages.json"));
+    let started = project
+        .cmd(&["start", "alerts.json", "--run-id", "r-1"])
+        .run()
+        .success();
+    assert!(
+        started
+            .stdout
+            .contains("read 2 finding(s) from alerts.json as github-alerts"),
+        "{}",
+        started.stdout
+    );
+    let index = project.read(".self-repair/runs/r-1/inputs/index.json");
+    assert!(index.contains(r#""alerts":[12,10]"#), "{index}");
+    for (item, verdict, reason) in [
+        (
+            "t-00001",
+            "false_positive",
+            "os is imported for its side effect",
+        ),
+        ("t-00002", "intended", "the comparison is on purpose"),
+    ] {
+        project
+            .cmd(&[
+                "known",
+                "add",
+                item,
+                "--verdict",
+                verdict,
+                "--reason",
+                reason,
+            ])
+            .run()
+            .success();
+    }
+    project
+        .cmd(&["start", "alerts.json", "--run-id", "r-2", "--replace"])
+        .run()
+        .success();
+    let out = project
+        .cmd(&["export", "github-dismissals", "--run", "r-2"])
+        .run()
+        .success();
+    assert!(!out.stdout.contains("jq"), "{}", out.stdout);
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    insta::assert_snapshot!("export_github_dismissals_by_alert_number", out.stdout);
+}

@@ -52,6 +52,7 @@ mod review_messages;
 mod revise;
 mod rule_survey;
 mod run_identity;
+mod runs_compare;
 mod scope;
 mod session_habits;
 mod standing_protocol;

@@ -58,6 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             sarif_text: Some(&sarif),
             positions: &positions,
             findings: &placed,
+            alerts: &[],
         }],
     )?;
     let save_ms = ms(started);

@@ -154,6 +154,7 @@ fn codeql_run() -> (String, IndexedInput, Vec<FindingRecord>, RunReport) {
         copy: Some(IndexedInput::copy_name(1)),
         findings: (0..records.len() as u32).map(|r| [r, 0]).collect(),
         results: parsed.positions.iter().map(|p| [p.run, p.result]).collect(),
+        alerts: Vec::new(),
     };
     let verdicts = [
         Decided {
@@ -324,7 +325,7 @@ fn findings_of_other_formats_become_a_run_of_their_tool() {
 #[test]
 fn the_dismissal_script_calls_gh_for_each_dismissed_finding() {
     let (_, _, records, report) = codeql_run();
-    let script = DismissalScript::build(&report, &records);
+    let script = DismissalScript::build(&report, &records, None);
     assert_eq!(script.dismissals, 2);
     assert!(script.text.contains("dismissed_reason=\"$5\""));
     insta::assert_snapshot!("codeql_style_dismissals", script.text);
@@ -353,6 +354,7 @@ fn a_result_with_its_own_properties_and_suppressions_keeps_them() {
         copy: Some(IndexedInput::copy_name(1)),
         findings: vec![[0, 0]],
         results: vec![[0, 0]],
+        alerts: Vec::new(),
     };
     let report = report(
         &records,
@@ -382,4 +384,87 @@ fn a_result_with_its_own_properties_and_suppressions_keeps_them() {
         "false_positive"
     );
     assert!(reread(&export.text).is_empty());
+}
+
+/// A run started on the code scanning alerts themselves: each dismissed finding's alert is
+/// dismissed by the number the run read, with nothing looked up.
+#[test]
+fn a_run_over_github_alerts_dismisses_by_the_alert_numbers_it_read() {
+    let parsed = parse(
+        &fixture("github-alerts/ruff-two-pages.json"),
+        Format::Auto,
+        &IngestOptions::new("alerts.json", project()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(parsed.format, Format::GithubAlerts);
+    let records = records_of(&parsed);
+    let input = IndexedInput {
+        source: "alerts.json".to_owned(),
+        format: "github-alerts".to_owned(),
+        copy: None,
+        findings: (0..records.len() as u32).map(|r| [r, 0]).collect(),
+        results: Vec::new(),
+        alerts: parsed.alerts.clone(),
+    };
+    let index = crate::InputIndex::new(vec![input]);
+    let report = report(
+        &records,
+        &[
+            decided(
+                "false_positive",
+                "agent",
+                "os is imported for its side effect",
+            ),
+            decided("intended", "rule", "the comparison is on purpose"),
+        ],
+        Vec::new(),
+    );
+    let script = DismissalScript::build(&report, &records, Some(&index));
+    assert_eq!((script.dismissals, script.by_number), (2, 2));
+    assert!(!script.text.contains("jq"), "{}", script.text);
+    insta::assert_snapshot!("github_alerts_dismissals", script.text);
+}
+
+/// Alerts and a SARIF file in one run: the alerts' findings by number, the SARIF's looked up.
+#[test]
+fn a_run_over_alerts_and_sarif_dismisses_some_by_number_and_looks_up_the_rest() {
+    let (_, _, mut records, _) = codeql_run();
+    let codeql = records.len() as u32;
+    let alerts = parse(
+        &fixture("github-alerts/list-alerts-docs-example.json"),
+        Format::Auto,
+        &IngestOptions::new("alerts.json", project()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    records.extend(records_of(&alerts));
+    let index = crate::InputIndex::new(vec![IndexedInput {
+        source: "alerts.json".to_owned(),
+        format: "github-alerts".to_owned(),
+        copy: None,
+        findings: vec![[codeql, 0]],
+        results: Vec::new(),
+        alerts: alerts.alerts.clone(),
+    }]);
+    let decisions: Vec<Decided> = (0..records.len())
+        .map(|_| decided("false_positive", "agent", "not reachable"))
+        .collect();
+    let report = report(&records, &decisions, Vec::new());
+    let script = DismissalScript::build(&report, &records, Some(&index));
+    assert_eq!(script.by_number, 1);
+    assert_eq!(script.dismissals, records.len());
+    assert!(
+        script.text.contains("\ndismiss_alert 4 'false positive' "),
+        "{}",
+        script.text
+    );
+    assert!(
+        script.text.contains("\ndismiss 'codeql' "),
+        "{}",
+        script.text
+    );
+    assert!(
+        script.text.contains("dismissed by number"),
+        "{}",
+        script.text
+    );
 }

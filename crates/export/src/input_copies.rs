@@ -20,6 +20,8 @@ pub struct InputToSave<'a> {
     pub positions: &'a [[u32; 2]],
     /// `[record, occurrence]` of each finding in `findings.json`.
     pub findings: &'a [[u32; 2]],
+    /// The GitHub alert number of each finding, for code scanning alerts.
+    pub alerts: &'a [u64],
 }
 
 /// Writes `inputs/<n>.sarif` for each SARIF input and `inputs/index.json` into `run_dir`.
@@ -45,6 +47,11 @@ pub fn save_inputs(run_dir: &Path, inputs: &[InputToSave<'_>]) -> Result<(), std
             },
             copy,
             findings: input.findings.to_vec(),
+            alerts: if input.alerts.len() == input.findings.len() {
+                input.alerts.to_vec()
+            } else {
+                Vec::new()
+            },
         });
     }
     let text = serde_json::to_string(&InputIndex::new(indexed)).map_err(std::io::Error::other)?;
@@ -59,7 +66,7 @@ pub type ShareInputs<'a> = (&'a Path, &'a dyn Fn(u32) -> Option<u32>);
 /// (`shares`: each folder and how its `findings.json` entries are numbered in the merged run).
 /// Every share read the same inputs: the copies are the first share's, and each input's
 /// findings are every share's, renumbered, in the input's order (a SARIF input's by its
-/// `[run, result]`). Shares without an index (made before `start` kept inputs) give none.
+/// `[run, result]`), each with its alert number when the input was code scanning alerts. Shares without an index (made before `start` kept inputs) give none.
 pub fn merge_inputs(run_dir: &Path, shares: &[ShareInputs<'_>]) -> Result<(), ExportError> {
     let mut inputs: Vec<IndexedInput> = Vec::new();
     let mut first_copies: Vec<Option<(std::path::PathBuf, String)>> = Vec::new();
@@ -73,11 +80,14 @@ pub fn merge_inputs(run_dir: &Path, shares: &[ShareInputs<'_>]) -> Result<(), Ex
                 inputs.push(IndexedInput {
                     findings: Vec::new(),
                     results: Vec::new(),
+                    alerts: Vec::new(),
                     ..input.clone()
                 });
             }
             let merged = &mut inputs[n];
             let keep_results = merged.copy.is_some() && input.results.len() == input.findings.len();
+            let keep_alerts =
+                !input.alerts.is_empty() && input.alerts.len() == input.findings.len();
             for (at, [record, occurrence]) in input.findings.iter().copied().enumerate() {
                 let Some(record) = record_of(record) else {
                     continue;
@@ -85,6 +95,9 @@ pub fn merge_inputs(run_dir: &Path, shares: &[ShareInputs<'_>]) -> Result<(), Ex
                 merged.findings.push([record, occurrence]);
                 if keep_results {
                     merged.results.push(input.results[at]);
+                }
+                if keep_alerts {
+                    merged.alerts.push(input.alerts[at]);
                 }
             }
         }
@@ -109,6 +122,9 @@ pub fn merge_inputs(run_dir: &Path, shares: &[ShareInputs<'_>]) -> Result<(), Ex
             (input.results, input.findings) = pairs.into_iter().unzip();
         } else {
             input.results.clear();
+        }
+        if input.alerts.len() != input.findings.len() {
+            input.alerts.clear();
         }
         if let Some((from, name)) = copy {
             std::fs::copy(from, run_dir.join(name)).map_err(io(from))?;
@@ -165,6 +181,7 @@ mod tests {
                     sarif_text: Some(sarif),
                     positions: &[[0, 3]],
                     findings: &[[0, 0]],
+                    alerts: &[],
                 },
                 InputToSave {
                     source: "ruff.json",
@@ -172,6 +189,15 @@ mod tests {
                     sarif_text: None,
                     positions: &[],
                     findings: &[[1, 0], [0, 1]],
+                    alerts: &[],
+                },
+                InputToSave {
+                    source: "alerts.json",
+                    format: "github-alerts",
+                    sarif_text: None,
+                    positions: &[],
+                    findings: &[[2, 0], [1, 1]],
+                    alerts: &[12, 10],
                 },
             ],
         )?;
@@ -182,7 +208,51 @@ mod tests {
         assert_eq!(index.inputs[0].results, vec![[0, 3]]);
         assert_eq!(index.inputs[1].copy, None);
         assert_eq!(index.inputs[1].findings, vec![[1, 0], [0, 1]]);
-        assert_eq!(texts, vec![Some(sarif.to_owned()), None]);
+        assert_eq!(index.inputs[1].alerts, Vec::<u64>::new());
+        assert_eq!(index.inputs[2].alerts, vec![12, 10]);
+        assert_eq!(
+            index.alert_numbers(),
+            [([2, 0], 12), ([1, 1], 10)].into_iter().collect()
+        );
+        assert_eq!(texts, vec![Some(sarif.to_owned()), None, None]);
+        Ok(())
+    }
+
+    #[test]
+    fn merged_shares_keep_each_findings_alert_number() -> Result<(), Box<dyn std::error::Error>> {
+        let shares = [tempfile::tempdir()?, tempfile::tempdir()?];
+        for (dir, findings, alerts) in [
+            (&shares[0], &[[0, 0], [1, 0]][..], &[12, 10][..]),
+            (&shares[1], &[[0, 0]][..], &[7][..]),
+        ] {
+            save_inputs(
+                dir.path(),
+                &[InputToSave {
+                    source: "alerts.json",
+                    format: "github-alerts",
+                    sarif_text: None,
+                    positions: &[],
+                    findings,
+                    alerts,
+                }],
+            )?;
+        }
+        let merged = tempfile::tempdir()?;
+        let first = |local: u32| Some(local * 2);
+        let second = |local: u32| Some(local * 2 + 1);
+        merge_inputs(
+            merged.path(),
+            &[(shares[0].path(), &first), (shares[1].path(), &second)],
+        )?;
+        let Some((index, _)) = load_inputs(merged.path())? else {
+            return Err("no index".into());
+        };
+        assert_eq!(
+            index.alert_numbers(),
+            [([0, 0], 12), ([2, 0], 10), ([1, 0], 7)]
+                .into_iter()
+                .collect()
+        );
         Ok(())
     }
 

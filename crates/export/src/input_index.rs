@@ -1,5 +1,6 @@
-//! `inputs/index.json` in a run's folder: where each finding came from in its input, and a
-//! verbatim copy of each SARIF input, so an export writes the analyzer's own results back.
+//! `inputs/index.json` in a run's folder: where each finding came from in its input (a SARIF
+//! result, a GitHub alert), and a verbatim copy of each SARIF input, so an export writes the
+//! analyzer's own results back and dismisses the very alerts it read.
 
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +33,10 @@ pub struct IndexedInput {
     /// For a SARIF input, `[run, result]` of each finding (parallel to `findings`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub results: Vec<[u32; 2]>,
+    /// For GitHub code scanning alerts, the alert number of each finding (parallel to
+    /// `findings`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alerts: Vec<u64>,
 }
 
 impl IndexedInput {
@@ -42,6 +47,21 @@ impl IndexedInput {
 }
 
 impl InputIndex {
+    /// The GitHub alert number of each `[record, occurrence]` read from code scanning alerts.
+    pub fn alert_numbers(&self) -> std::collections::HashMap<[u32; 2], u64> {
+        self.inputs
+            .iter()
+            .filter(|input| input.alerts.len() == input.findings.len())
+            .flat_map(|input| {
+                input
+                    .findings
+                    .iter()
+                    .copied()
+                    .zip(input.alerts.iter().copied())
+            })
+            .collect()
+    }
+
     /// An index of `inputs`.
     pub fn new(inputs: Vec<IndexedInput>) -> InputIndex {
         InputIndex {

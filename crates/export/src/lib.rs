@@ -10,6 +10,7 @@ mod input_copies;
 mod input_index;
 mod raw_object;
 mod result_entry;
+mod run_categories;
 mod sarif_export;
 
 pub use export_error::ExportError;
@@ -25,6 +26,8 @@ pub use sarif_export::{ExportCounts, SarifExport, SarifSource, export_sarif};
 
 #[cfg(test)]
 mod export_tests;
+#[cfg(test)]
+mod github_upload_checks_tests;
 #[cfg(test)]
 #[cfg(feature = "real-tools")]
 mod multitool_tests;

@@ -99,6 +99,7 @@ fn multitool_finds_no_error_in_the_export_of_real_ruff_sarif_and_json() {
             .iter()
             .map(|p| [p.run, p.result])
             .collect(),
+        alerts: Vec::new(),
     };
     let verdicts: Vec<Decided> = (0..records.len())
         .map(|i| match i % 4 {
@@ -157,6 +158,7 @@ fn multitool_finds_no_error_in_the_export_of_codeql_style_sarif() {
         copy: Some(IndexedInput::copy_name(1)),
         findings: (0..records.len() as u32).map(|r| [r, 0]).collect(),
         results: parsed.positions.iter().map(|p| [p.run, p.result]).collect(),
+        alerts: Vec::new(),
     };
     let verdicts = [
         Decided {

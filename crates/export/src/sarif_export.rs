@@ -1,6 +1,7 @@
 //! `export sarif`: a run's findings as SARIF 2.1.0. A SARIF input's runs are copied through
 //! verbatim (driver, rules, locations, `partialFingerprints`, code flows) with each decided
-//! result given its verdict; findings of other formats become one run per tool.
+//! result given its verdict; findings of other formats become one run per tool. Runs that would
+//! share a tool and a code scanning category get one each (`run_categories`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,6 +17,7 @@ use crate::github_limits::{LOCATIONS_PER_RESULT, LimitNotice, check_file, fit_re
 use crate::input_index::IndexedInput;
 use crate::raw_object::{RawObject, push_key};
 use crate::result_entry::ResultEntry;
+use crate::run_categories::{RunOrigin, distinct_categories};
 
 /// The schema every export names.
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -78,6 +80,7 @@ pub fn export_sarif(
         records,
         dispositions: &dispositions,
         runs: Vec::new(),
+        origins: Vec::new(),
         counts: ExportCounts::default(),
         notices: Vec::new(),
     };
@@ -87,6 +90,8 @@ pub fn export_sarif(
         covered.extend(source.input.findings.iter().copied());
     }
     writer.build_runs(&covered);
+    let categories = distinct_categories(&mut writer.runs, &writer.origins);
+    writer.notices.extend(categories);
     let mut text = String::with_capacity(writer.runs.iter().map(String::len).sum::<usize>() + 128);
     text.push_str(&format!(
         "{{\"$schema\":\"{SCHEMA}\",\"version\":\"2.1.0\",\"runs\":[\n"
@@ -108,6 +113,8 @@ struct Writer<'r> {
     records: &'r [FindingRecord],
     dispositions: &'r [Option<Disposition>],
     runs: Vec<String>,
+    /// Where each of `runs` came from (parallel to it).
+    origins: Vec<RunOrigin>,
     counts: ExportCounts,
     notices: Vec<LimitNotice>,
 }
@@ -216,6 +223,10 @@ impl Writer<'_> {
             }
             out.push('}');
             self.runs.push(out);
+            self.origins.push(RunOrigin::Copied {
+                source: source.input.source.clone(),
+                run: run_index,
+            });
             self.counts.copied_runs += 1;
         }
         Ok(())
@@ -347,6 +358,7 @@ impl Writer<'_> {
             out.push_str(&results);
             out.push('}');
             self.runs.push(out);
+            self.origins.push(RunOrigin::Built);
         }
     }
 }

@@ -28,11 +28,13 @@ pub enum Format {
     Bandit,
     /// `ts-prune` text output.
     TsPrune,
+    /// GitHub code scanning alerts as `gh api --paginate .../code-scanning/alerts` prints them.
+    GithubAlerts,
 }
 
 impl Format {
     /// Every format, in the order help texts list them.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 11] = [
         Format::Auto,
         Format::Jsonl,
         Format::Sarif,
@@ -43,6 +45,7 @@ impl Format {
         Format::Vulture,
         Format::Bandit,
         Format::TsPrune,
+        Format::GithubAlerts,
     ];
 
     /// The kebab-case name used on the command line and in messages.
@@ -58,6 +61,7 @@ impl Format {
             Format::Vulture => "vulture",
             Format::Bandit => "bandit",
             Format::TsPrune => "ts-prune",
+            Format::GithubAlerts => "github-alerts",
         }
     }
 
@@ -74,6 +78,9 @@ impl Format {
             Format::Vulture => "vulture text output",
             Format::Bandit => "bandit -f json",
             Format::TsPrune => "ts-prune text output",
+            Format::GithubAlerts => {
+                "GitHub code scanning alerts: gh api --paginate repos/OWNER/REPO/code-scanning/alerts"
+            }
         }
     }
 
@@ -112,6 +119,7 @@ impl FromStr for Format {
             "json-lines" | "generic" => Some(Format::Jsonl),
             "cargo" | "cargo-json" | "rustc" => Some(Format::Clippy),
             "tsprune" | "ts_prune" => Some(Format::TsPrune),
+            "code-scanning" | "code-scanning-alerts" | "github" => Some(Format::GithubAlerts),
             _ => None,
         };
         alias
@@ -142,6 +150,6 @@ mod tests {
     #[test]
     fn unknown_name_lists_the_choices() {
         let error = "sariff".parse::<Format>().err().map(|e| e.to_string());
-        insta::assert_snapshot!(error.unwrap_or_default(), @"unknown input format `sariff`; use one of auto|jsonl|sarif|clippy|ruff|eslint|knip|vulture|bandit|ts-prune");
+        insta::assert_snapshot!(error.unwrap_or_default(), @"unknown input format `sariff`; use one of auto|jsonl|sarif|clippy|ruff|eslint|knip|vulture|bandit|ts-prune|github-alerts");
     }
 }

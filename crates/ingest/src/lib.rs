@@ -1,7 +1,8 @@
 //! Turns what analyzers print (SARIF, clippy streams, Ruff, `ESLint`, knip, vulture, Bandit,
-//! ts-prune, generic JSONL) into `Finding`s with project-relative paths, and fingerprints
-//! them so a finding is recognised again after unrelated edits; chooses which findings a run
-//! takes (`--changed-since`, `--new-only`, `--partition`).
+//! ts-prune, generic JSONL) and GitHub's code scanning alerts into `Finding`s with
+//! project-relative paths, and fingerprints them so a finding is recognised again after
+//! unrelated edits; chooses which findings a run takes (`--changed-since`, `--new-only`,
+//! `--partition`).
 
 mod changed_lines;
 mod control_character;
@@ -27,6 +28,8 @@ mod symbol_hint;
 mod fix_edit_fixture_tests;
 #[cfg(test)]
 mod fixture_tests;
+#[cfg(test)]
+mod github_alerts_fixture_tests;
 
 pub use changed_lines::ChangedLines;
 pub use edit_anchoring::{MAX_FIX_EDIT_BYTES, MAX_FIX_EDITS};

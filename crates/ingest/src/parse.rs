@@ -3,7 +3,9 @@
 use crate::control_character::finding_control_problem;
 use crate::edit_anchoring::anchor_edits;
 use crate::format::Format;
-use crate::formats::{bandit, clippy, eslint, jsonl, knip, ruff, sarif, ts_prune, vulture};
+use crate::formats::{
+    bandit, clippy, eslint, github_alerts, jsonl, knip, ruff, sarif, ts_prune, vulture,
+};
 use crate::ingest_error::IngestError;
 use crate::ingest_options::IngestOptions;
 use crate::parsed::Parsed;
@@ -36,6 +38,7 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
     let mut rule_texts = Vec::new();
     let mut not_new = 0;
     let mut positions = Vec::new();
+    let mut alerts = Vec::new();
     let (mut findings, edits) = match format {
         Format::Auto | Format::Jsonl => (jsonl::parse_jsonl(input, &paths)?, Vec::new()),
         Format::Sarif => {
@@ -62,6 +65,12 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         Format::Vulture => (vulture::parse_vulture(input, &paths)?, Vec::new()),
         Format::Bandit => (bandit::parse_bandit(input, &paths)?, Vec::new()),
         Format::TsPrune => (ts_prune::parse_ts_prune(input, &paths)?, Vec::new()),
+        Format::GithubAlerts => {
+            let read = github_alerts::parse_github_alerts(input, &paths)?;
+            rule_texts = read.rule_texts;
+            alerts = read.alerts;
+            (read.findings, Vec::new())
+        }
     };
     if options.fix_edits {
         anchor_edits(&mut findings, &edits, &options.project_root);
@@ -90,6 +99,7 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         inferred_base: paths.inferred_base(),
         rule_texts,
         positions,
+        alerts,
         not_new,
     })
 }

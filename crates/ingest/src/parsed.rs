@@ -24,6 +24,9 @@ pub struct Parsed {
     /// `positions[i]`), so an export can write the analyzer's own result back with the verdict;
     /// empty for other formats.
     pub positions: Vec<ResultPosition>,
+    /// For GitHub code scanning alerts, each finding's alert number (`findings[i]` came from
+    /// alert `alerts[i]`), so an export dismisses the very alert; empty for other formats.
+    pub alerts: Vec<u64>,
 }
 
 /// Where a finding's result sits in a SARIF log: `runs[run].results[result]`.

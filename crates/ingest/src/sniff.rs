@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::format::Format;
 use crate::formats::text_location::split_location;
@@ -17,7 +17,9 @@ const PREFIX_BYTES: usize = 4096;
 /// File names ending in `.sarif` or `.sarif.json` are SARIF. Otherwise the top-level keys of
 /// the first JSON object decide (without building the document): `reason` → clippy stream,
 /// `runs` → SARIF, `tool` + `rule_id` → generic JSONL, `issues` → knip, `results` + `metrics`
-/// or `generated_at` → Bandit. A top-level array is `ESLint` (`filePath`) or Ruff (`filename`).
+/// or `generated_at` → Bandit, `number` + `rule` + `most_recent_instance` → GitHub code
+/// scanning alerts (`gh api --jq '.[]'`). A top-level array is `ESLint` (`filePath`) or Ruff
+/// (`filename`), else alerts when its first object (inside pages, `gh api --slurp`) is one.
 /// Text is vulture (`(N% confidence)`) or ts-prune (`path:line - name`). Empty input is JSONL
 /// with no findings.
 pub(crate) fn sniff(text: &str, source: &str) -> Result<Format, IngestError> {
@@ -38,9 +40,13 @@ pub(crate) fn sniff(text: &str, source: &str) -> Result<Format, IngestError> {
         return Ok(Format::Jsonl);
     }
     // `[package]` (a TOML file given by mistake) is not a JSON array.
-    if trimmed.starts_with('[') && trimmed[1..].trim_start().starts_with(['{', ']']) {
+    if trimmed.starts_with('[') && trimmed[1..].trim_start().starts_with(['{', ']', '[']) {
         return sniff_array(trimmed).ok_or_else(|| {
-            unrecognized("a JSON array whose objects have neither `filePath` nor `filename`".into())
+            unrecognized(
+                "a JSON array whose objects have neither `filePath` nor `filename` nor \
+                 `most_recent_instance`"
+                    .into(),
+            )
         });
     }
     if trimmed.starts_with('{') {
@@ -109,12 +115,64 @@ fn sniff_keys(keys: &TopLevelKeys) -> Option<Format> {
         Some(Format::Knip)
     } else if has("results") && (has("metrics") || has("generated_at")) {
         Some(Format::Bandit)
+    } else if is_alert(keys) {
+        Some(Format::GithubAlerts)
     } else {
         None
     }
 }
 
-/// `ESLint` and Ruff both print arrays; their first object's keys tell them apart.
+/// Whether an object's keys are those of a code scanning alert.
+fn is_alert(keys: &TopLevelKeys) -> bool {
+    ["number", "rule", "most_recent_instance"]
+        .iter()
+        .all(|key| keys.0.contains(*key))
+}
+
+/// The keys of the first object in a JSON value, looking into arrays (pages of pages); the rest
+/// of the value is skipped, not built. `None` for an empty array.
+struct FirstObjectKeys(Option<TopLevelKeys>);
+
+impl<'de> Deserialize<'de> for FirstObjectKeys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(FirstObjectVisitor)
+    }
+}
+
+struct FirstObjectVisitor;
+
+impl<'de> Visitor<'de> for FirstObjectVisitor {
+    type Value = FirstObjectKeys;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON array or object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        KeysVisitor
+            .visit_map(map)
+            .map(|keys| FirstObjectKeys(Some(keys)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let first = seq.next_element::<FirstObjectKeys>()?.and_then(|f| f.0);
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(FirstObjectKeys(first))
+    }
+}
+
+/// Whether the first object of an array-shaped input is a code scanning alert. Only the first
+/// JSON value is read: `gh api --paginate` prints more pages after it.
+fn first_object_is_alert(text: &str) -> bool {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    FirstObjectKeys::deserialize(&mut deserializer)
+        .ok()
+        .and_then(|first| first.0)
+        .is_some_and(|keys| is_alert(&keys))
+}
+
+/// `ESLint` and Ruff both print arrays; their first object's keys tell them apart. Neither:
+/// code scanning alerts, when the first object is one.
 fn sniff_array(text: &str) -> Option<Format> {
     let end = (0..=PREFIX_BYTES.min(text.len()))
         .rev()
@@ -131,6 +189,7 @@ fn sniff_array(text: &str) -> Option<Format> {
         (None, Some(_)) => Some(Format::Ruff),
         // `[]`: no findings whichever it is.
         (None, None) if text[1..].trim_start().starts_with(']') => Some(Format::Ruff),
+        (None, None) if first_object_is_alert(text) => Some(Format::GithubAlerts),
         (None, None) => None,
     }
 }

@@ -1,5 +1,5 @@
 //! Outputs of a run: Backlog.md task files (idempotent by group fingerprint), `report.json`
-//! and `report.md`.
+//! and `report.md`; and two runs compared finding by finding.
 
 mod analyzer_fix_task;
 mod backlog;
@@ -7,6 +7,7 @@ mod backlog_task;
 mod next_steps;
 mod proposal;
 mod report_error;
+mod run_comparison;
 mod run_cost;
 mod run_report;
 mod suppression;
@@ -18,6 +19,10 @@ pub use backlog_task::{BacklogTask, GROUP_MARKER, sanitize_title};
 pub use next_steps::NextSteps;
 pub use proposal::{KnownProposal, RuleProposal};
 pub use report_error::ReportError;
+pub use run_comparison::{
+    COMPARISON_SCHEMA_VERSION, ChangeCounts, ComparedFinding, FindingChange, RunComparison,
+    RunFindings, SeenFinding,
+};
 pub use run_cost::{CostLine, RunCost};
 pub use run_report::{
     FindingOutcome, GroupOutcome, PhaseCost, QuarantinedItem, REPORT_SCHEMA_VERSION, RunReport,

@@ -32,8 +32,9 @@ pub enum ExportAction {
     /// real findings linked to their task. Fits GitHub code scanning's upload limits.
     Sarif(SarifArgs),
     /// Print the `gh api` calls that dismiss the GitHub code scanning alerts of the findings the
-    /// run dismissed (false positive, won't fix, used in tests). Nothing is sent: run them
-    /// yourself, in a clone of the repository, with gh and jq.
+    /// run dismissed (false positive, won't fix, used in tests): by number for alerts the run
+    /// read, else found by tool, rule, path and line. Nothing is sent: run them yourself, in a
+    /// clone of the repository, with gh (and jq to find alerts).
     GithubDismissals(DismissalArgs),
 }
 
@@ -59,9 +60,13 @@ pub fn run(env: &CommandEnv, args: ExportArgs) -> Result<Output, AppError> {
     match args.action {
         ExportAction::Sarif(args) => sarif(env, &args),
         ExportAction::GithubDismissals(args) => {
-            let (_, report, findings) = open(env, &args.run)?;
+            let (dir, report, findings) = open(env, &args.run)?;
+            let loaded = load_inputs(dir.path()).map_err(|e| {
+                AppError::Usage(format!("run {} ({}): {e}", dir.id(), dir.path().display()))
+            })?;
+            let index = loaded.as_ref().map(|(index, _)| index);
             Ok(Output::text(
-                DismissalScript::build(&report, &findings).text,
+                DismissalScript::build(&report, &findings, index).text,
             ))
         }
     }

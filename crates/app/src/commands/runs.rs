@@ -1,17 +1,23 @@
 //! `self-repair runs`: the project's runs, one line each; with `--cost`, the triage runs side by
 //! side: findings, agents launched, findings decided without an agent, dollars. The figure the project's learning is
 //! judged by: a later run on the same findings launches far fewer agents (reference/cost.md).
+//! With `--compare`, two triage runs finding by finding (the comparison is the report crate's).
+
+use std::collections::HashSet;
 
 use clap::Args;
 use self_repair_cost::CostLedger;
 use self_repair_engine::{Phase, timestamp};
+use self_repair_report::{RunComparison, RunFindings};
 use self_repair_store::{Project, RunDir};
 use serde::Serialize;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
+use crate::run::finalize::{build_report, read_findings};
 use crate::run::handle::RunHandle;
+use crate::run::load::load_folded;
 
 /// `self-repair runs`.
 #[derive(Debug, Args)]
@@ -23,11 +29,19 @@ pub struct RunsArgs {
     /// dollars.
     #[arg(long)]
     pub cost: bool,
+    /// Compare two triage runs finding by finding, A the earlier (default: the project's last
+    /// two): each fingerprint new, persisting, resolved or reappeared, with its verdict in each.
+    #[arg(long, num_args = 0..=2, value_names = ["A", "B"], conflicts_with = "cost")]
+    pub compare: Option<Vec<String>>,
 }
 
 /// Runs `runs`.
 pub fn run(env: &CommandEnv, args: &RunsArgs) -> Result<Output, AppError> {
     let project = env.find_project()?;
+    if let Some(ids) = &args.compare {
+        let comparison = compare_runs(&project, ids)?;
+        return Output::json_or(args.json, &comparison, RunComparison::render_text);
+    }
     if args.cost {
         let lines = runs_cost(&project)?;
         return Output::json_or(args.json, &lines, |l| render_runs_cost(l));
@@ -101,6 +115,73 @@ pub fn render_runs_cost(lines: &[RunCostLine]) -> String {
         ));
     }
     out
+}
+
+/// The project's triage runs, oldest first.
+fn triage_runs_in_order(project: &Project) -> Result<Vec<String>, AppError> {
+    let mut runs = Vec::new();
+    for id in project.run_ids()? {
+        let RunHandle::Triage(dir) = RunHandle::open(project.run(&id)?) else {
+            continue;
+        };
+        if let Ok(state) = dir.load_state() {
+            runs.push((state.created_at, id));
+        }
+    }
+    runs.sort();
+    Ok(runs.into_iter().map(|(_, id)| id).collect())
+}
+
+/// `runs --compare [A B]`: run A (the earlier) against run B, by default the last two.
+fn compare_runs(project: &Project, ids: &[String]) -> Result<RunComparison, AppError> {
+    let order = triage_runs_in_order(project)?;
+    let (a, b) = match ids {
+        [a, b] => (a.clone(), b.clone()),
+        [] => match order.as_slice() {
+            [.., a, b] => (a.clone(), b.clone()),
+            _ => {
+                return Err(AppError::Usage(format!(
+                    "runs --compare needs two triage runs and this project has {}: start \
+                     another on the analyzer's new output (`self-repair start FILE --replace`), \
+                     or name two runs (`self-repair runs --compare A B`)",
+                    order.len()
+                )));
+            }
+        },
+        _ => {
+            return Err(AppError::Usage(
+                "runs --compare takes two runs (the earlier first) or none (the last two): \
+                 `self-repair runs --compare A B`; `self-repair runs` lists them"
+                    .to_owned(),
+            ));
+        }
+    };
+    let earlier = run_findings(project, &a)?;
+    let later = run_findings(project, &b)?;
+    // What the runs before A held tells a finding that came back from a new one.
+    let mut seen_before = HashSet::new();
+    for id in order.iter().take_while(|id| **id != a) {
+        let RunHandle::Triage(dir) = RunHandle::open(project.run(id)?) else {
+            continue;
+        };
+        if let Ok(records) = read_findings(&dir) {
+            seen_before.extend(records.into_iter().map(|r| r.fingerprint));
+        }
+    }
+    Ok(RunComparison::compare(&earlier, &later, &seen_before))
+}
+
+/// A triage run's findings with the verdicts it has so far.
+fn run_findings(project: &Project, id: &str) -> Result<RunFindings, AppError> {
+    let RunHandle::Triage(dir) = RunHandle::open(project.run(id)?) else {
+        return Err(AppError::Usage(format!(
+            "run {id} is a repair run (`self-repair check`): it has no findings to compare; \
+             `self-repair runs` lists the triage runs"
+        )));
+    };
+    let state = load_folded(&dir, false)?;
+    let findings = read_findings(&dir)?;
+    Ok(RunFindings::of(&build_report(&dir, &state, &findings)))
 }
 
 /// One line of `runs`.

@@ -36,7 +36,8 @@ pub use crate::run::start_recipe::StartOptions;
 pub struct StartArgs {
     /// Findings files; `-` or none reads standard input.
     pub files: Vec<PathBuf>,
-    /// Input format: auto, jsonl, sarif, clippy, ruff, eslint, knip, vulture, bandit, ts-prune.
+    /// Input format: auto, jsonl, sarif, clippy, ruff, eslint, knip, vulture, bandit, ts-prune,
+    /// github-alerts.
     #[arg(long, default_value = "auto")]
     pub format: String,
     /// Run id (default `r-YYYYMMDD-HHMM`).
@@ -678,10 +679,11 @@ struct ReadInputs {
 }
 
 /// An input as the run keeps it for `export` (reference/export.md): a SARIF log's text and
-/// where each of its findings sat in it.
+/// where each of its findings sat in it, or the GitHub alert number of each finding.
 struct KeptInput {
     sarif_text: Option<String>,
     positions: Vec<[u32; 2]>,
+    alerts: Vec<u64>,
     findings: usize,
 }
 
@@ -767,6 +769,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
         kept.push(KeptInput {
             sarif_text: sarif.then(|| spec.text.clone()),
             positions: parsed.positions.iter().map(|p| [p.run, p.result]).collect(),
+            alerts: parsed.alerts.clone(),
             findings: parsed.findings.len(),
         });
         not_new += parsed.not_new;
@@ -782,7 +785,7 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
     })
 }
 
-/// Keeps each SARIF input's text and every finding's place for `export sarif`
+/// Keeps each SARIF input's text, every finding's place and each alert's number for `export`
 /// (`inputs/index.json`, reference/export.md).
 fn keep_inputs(
     dir: &RunDir,
@@ -796,6 +799,7 @@ fn keep_inputs(
         let last = (first + keep.findings).min(placed.len());
         let mut positions = Vec::new();
         let mut findings = Vec::new();
+        let mut alerts = Vec::new();
         for (n, at) in placed[first..last].iter().enumerate() {
             if *at == OUT_OF_SCOPE {
                 continue;
@@ -804,21 +808,27 @@ fn keep_inputs(
             if let Some(position) = keep.positions.get(n) {
                 positions.push(*position);
             }
+            if let Some(alert) = keep.alerts.get(n) {
+                alerts.push(*alert);
+            }
         }
-        in_scope.push((positions, findings));
+        in_scope.push((positions, findings, alerts));
         first = last;
     }
     let saved: Vec<InputToSave<'_>> = inputs
         .iter()
         .zip(kept)
         .zip(&in_scope)
-        .map(|((input, keep), (positions, findings))| InputToSave {
-            source: &input.source,
-            format: &input.format,
-            sarif_text: keep.sarif_text.as_deref(),
-            positions,
-            findings,
-        })
+        .map(
+            |((input, keep), (positions, findings, alerts))| InputToSave {
+                source: &input.source,
+                format: &input.format,
+                sarif_text: keep.sarif_text.as_deref(),
+                positions,
+                findings,
+                alerts,
+            },
+        )
         .collect();
     let path = dir.path().join(self_repair_export::INDEX_FILE);
     save_inputs(dir.path(), &saved).map_err(AppError::io("write", &path))

@@ -4,6 +4,7 @@ pub(crate) mod bandit;
 pub(crate) mod borrowed_text;
 pub(crate) mod clippy;
 pub(crate) mod eslint;
+pub(crate) mod github_alerts;
 pub(crate) mod jsonl;
 pub(crate) mod knip;
 pub(crate) mod ruff;

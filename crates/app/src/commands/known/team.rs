@@ -29,7 +29,8 @@ pub struct BaselineArgs {
     /// Why, for the next reader (`accepted debt, 2026-11`).
     #[arg(long)]
     pub reason: String,
-    /// Input format: auto, jsonl, sarif, clippy, ruff, eslint, knip, vulture, bandit, ts-prune.
+    /// Input format: auto, jsonl, sarif, clippy, ruff, eslint, knip, vulture, bandit, ts-prune,
+    /// github-alerts.
     #[arg(long, default_value = "auto")]
     pub format: String,
     /// Absolute prefix to strip from paths an analyzer wrote on another machine (default:
