@@ -118,7 +118,7 @@ run_client() {
     --backlog "$BACKLOG_BIN" \
     --py-tools "$PY_TOOLS_BIN" \
     --sarif-multitool "$SARIF_MULTITOOL_BIN" \
-    --plugin-dir "$repo" \
+    --plugin-dir "$repo/plugin" \
     --work "$dir" \
     --table "$dir/table.md" \
     ${wheel_args[@]+"${wheel_args[@]}"} \

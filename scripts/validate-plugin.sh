@@ -2,11 +2,12 @@
 # Validate the Claude Code plugin bundle of this repository with the real Claude Code CLI.
 #
 # Usage: scripts/validate-plugin.sh [REPO_DIR]
-#   REPO_DIR  the plugin/marketplace root to check (default: this repository).
+#   REPO_DIR  the marketplace root to check (default: this repository); the plugin is its
+#             `plugin/` folder, the one the marketplace lists.
 #
 # 1. Installs the pinned CLI with scripts/install-tools.sh unless CLAUDE_BIN is already set.
-# 2. Runs `claude plugin validate --strict` on the plugin manifest (.claude-plugin/plugin.json)
-#    and on the marketplace (the repo root, whose marketplace.json lists the root as the plugin),
+# 2. Runs `claude plugin validate --strict` on the plugin manifest (plugin/.claude-plugin/plugin.json)
+#    and on the marketplace (the repo root, whose marketplace.json lists `./plugin` as the plugin),
 #    offline, with a throw-away CLAUDE_CONFIG_DIR. Any error or warning fails.
 # 3. Checks the bundle: the ten agents exist, each agents/*.md has `name` equal to its file
 #    stem and a `description`; every template only uses the placeholders `self-repair show`
@@ -17,6 +18,7 @@ set -euo pipefail
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "${1:-$script_dir/..}" && pwd)"
+plugin="$repo/plugin"
 
 readonly AGENTS=(triage-investigator rule-surveyor triage-aggregator rule-reviewer fix-planner
   plan-synthesizer plan-reviewer plan-reviser task-writer fixer)
@@ -59,17 +61,19 @@ command -v node >/dev/null 2>&1 || {
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# Runs the validator on $2 (label $1); on failure prints its human-readable report.
+# Runs the validator on $2 (label $1); on failure prints its human-readable report. With $3 =
+# "contents", also checks what it says the target provides (agents, skill, hooks): the plugin
+# does; the marketplace lists it by its folder and provides nothing of its own.
 passed=0
 failed=0
 validate() {
-  local label="$1" target="$2" json rc=0
+  local label="$1" target="$2" contents="${3:-}" json rc=0
   json="$(cd "$work" && CLAUDE_CONFIG_DIR="$work/config" DISABLE_AUTOUPDATER=1 \
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
     "$CLAUDE_BIN" plugin validate --strict --json "$target" </dev/null 2>"$work/stderr")" || rc=$?
   local verdict
   # shellcheck disable=SC2016 # the ${...} below are JavaScript template literals
-  verdict="$(printf '%s' "$json" | EXPECT_AGENTS="${AGENTS[*]}" node -e '
+  verdict="$(printf '%s' "$json" | EXPECT_AGENTS="${AGENTS[*]}" EXPECT_CONTENTS="$contents" node -e '
     let text = "";
     process.stdin.on("data", (c) => (text += c));
     process.stdin.on("end", () => {
@@ -82,6 +86,7 @@ validate() {
         for (const kind of ["errors", "warnings"])
           for (const p of part[kind] || []) out.push(`${kind.slice(0, -1)} ${part.file || ""} ${p.path}: ${p.message}`);
       }
+      if (process.env.EXPECT_CONTENTS !== "contents") { console.log(out.join("\n")); return; }
       const p = d.provides || {};
       const want = process.env.EXPECT_AGENTS.split(" ").map((a) => "self-repair:" + a).sort();
       const got = [...(p.agents || [])].sort();
@@ -104,7 +109,7 @@ validate() {
     "$CLAUDE_BIN" plugin validate --strict "$target" </dev/null 2>&1 | sed 's/^/  | /' >&2) || true
 }
 
-validate "plugin" "$repo/.claude-plugin/plugin.json"
+validate "plugin" "$plugin" contents
 validate "marketplace" "$repo"
 
 # Frontmatter value of key $2 in file $1 (first `---` block only; surrounding quotes dropped).
@@ -120,10 +125,10 @@ front() {
 }
 
 for agent in "${AGENTS[@]}"; do
-  [[ -f "$repo/agents/$agent.md" ]] || problem "agents/$agent.md is missing"
+  [[ -f "$plugin/agents/$agent.md" ]] || problem "agents/$agent.md is missing"
 done
 shopt -s nullglob
-for file in "$repo"/agents/*.md; do
+for file in "$plugin"/agents/*.md; do
   stem="$(basename "$file" .md)"
   name="$(front "$file" name)"
   [[ "$name" == "$stem" ]] || problem "agents/$stem.md: frontmatter name is '${name}', expected '$stem'"
@@ -131,7 +136,7 @@ for file in "$repo"/agents/*.md; do
   [[ -n "$(front "$file" model)" ]] || problem "agents/$stem.md: no model in the frontmatter"
 done
 
-templates="$repo/skill/self-repair/templates"
+templates="$plugin/skill/self-repair/templates"
 for tpl in "${!TEMPLATE_VARS[@]}"; do
   [[ -f "$templates/$tpl" ]] || problem "skill/self-repair/templates/$tpl is missing"
 done
@@ -150,6 +155,16 @@ for file in "$templates"/*.md; do
     grep -q "{{$var}}" "$file" || problem "skill/self-repair/templates/$tpl: never uses {{$var}}"
   done
 done
+
+# The plugin folder is what the client copies into its cache: only what it loads.
+for entry in "$plugin"/* "$plugin"/.[!.]*; do
+  case "$(basename "$entry")" in
+  .claude-plugin | agents | hooks | skill) ;;
+  *) problem "plugin/$(basename "$entry"): not something the client loads; keep the plugin folder to its manifest, agents, hooks and skill" ;;
+  esac
+done
+bytes=$(du -sb "$plugin" | cut -f1)
+((bytes < 2000000)) || problem "plugin/ is $bytes bytes: the client copies all of it into every install"
 
 echo "plugin validate: $passed passed, $failed failed"
 if [[ $problems -gt 0 ]]; then

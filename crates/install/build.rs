@@ -1,4 +1,5 @@
-//! Embeds every file under the repository's `agents/` and `skill/` directories into the crate,
+//! Embeds every file under the plugin's `agents/` and `skill/` directories (`plugin/` in the
+//! repository) into the crate,
 //! so `self-repair install` can copy the bundle without the source tree at run time.
 
 use std::env;
@@ -9,10 +10,12 @@ use std::path::{Path, PathBuf};
 
 /// Bundle roots, relative to the repository root.
 const ROOTS: [&str; 2] = ["agents", "skill"];
+/// Where the plugin lives in the repository: the bundle roots are inside it.
+const PLUGIN: &str = "plugin";
 
 fn main() -> Result<(), Box<dyn Error>> {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR")?);
-    let repo_root = manifest_dir.join("..").join("..");
+    let repo_root = manifest_dir.join("..").join("..").join(PLUGIN);
     let mut files = Vec::new();
     for root in ROOTS {
         let dir = repo_root.join(root);

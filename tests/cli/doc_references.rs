@@ -15,9 +15,9 @@ fn repo() -> PathBuf {
 fn docs() -> Vec<PathBuf> {
     let mut docs = vec![
         repo().join("README.md"),
-        repo().join("skill/self-repair/SKILL.md"),
+        repo().join("plugin/skill/self-repair/SKILL.md"),
     ];
-    for dir in ["reference", "skill/self-repair/reference"] {
+    for dir in ["reference", "plugin/skill/self-repair/reference"] {
         for entry in std::fs::read_dir(repo().join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "md") {

@@ -18,7 +18,7 @@ const EVENTS: [&str; 5] = [
 ];
 
 fn launcher() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks/self-repair-hook.sh")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/hooks/self-repair-hook.sh")
 }
 
 /// The launcher as hooks/hooks.json runs it: `sh LAUNCHER EVENT`, hook input on stdin.

@@ -92,7 +92,7 @@ fn identical_findings_become_one_item_listing_every_occurrence() {
 #[test]
 fn plugin_hooks_file_is_what_install_writes_for_the_plugin() {
     let committed = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks/hooks.json"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/hooks/hooks.json"),
     )
     .unwrap();
     assert_eq!(committed, self_repair_install::hooks_json_for_plugin());

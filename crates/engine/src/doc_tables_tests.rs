@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::template::{COMMON_PLACEHOLDERS, TEMPLATE_PLACEHOLDERS};
 use crate::{ItemKind, KindTiers};
 
-const SKILL_REFERENCE: &str = "skill/self-repair/reference/state-and-config.md";
+const SKILL_REFERENCE: &str = "plugin/skill/self-repair/reference/state-and-config.md";
 
 fn repo_file(path: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -119,7 +119,8 @@ fn skill_reference_lists_the_placeholders_the_binary_supplies() {
 
 #[test]
 fn bundled_templates_and_validate_plugin_match_the_placeholder_table() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skill/self-repair/templates");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugin/skill/self-repair/templates");
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::{Caller, GateDecision, decide_bash};
 
-const SKILL_MD: &str = include_str!("../../../skill/self-repair/SKILL.md");
+const SKILL_MD: &str = include_str!("../../../plugin/skill/self-repair/SKILL.md");
 
 /// The `Bash(...)` patterns of SKILL.md's `allowed-tools` front-matter line.
 fn bash_rules(skill_md: &str) -> Vec<String> {

@@ -243,7 +243,7 @@ mod tests {
         code.sort();
         for doc in [
             "reference/config.md",
-            "skill/self-repair/reference/state-and-config.md",
+            "plugin/skill/self-repair/reference/state-and-config.md",
         ] {
             let mut documented = documented_keys(&repo_file(doc));
             documented.sort();
@@ -279,7 +279,7 @@ mod tests {
     fn tiers_rows_name_every_tier_key() {
         for doc in [
             "reference/config.md",
-            "skill/self-repair/reference/state-and-config.md",
+            "plugin/skill/self-repair/reference/state-and-config.md",
         ] {
             let text = repo_file(doc);
             let row = text
