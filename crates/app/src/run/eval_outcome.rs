@@ -216,3 +216,27 @@ pub fn default_corpus(report: &RunReport, root: &Path) -> String {
     );
     format!("{} on {project}", tools.join(", "))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::cwe_of;
+
+    #[test]
+    fn a_findings_cwe_is_read_from_bandit_and_from_sarif_tags() {
+        assert_eq!(
+            cwe_of(
+                &json!({"cwe": {"id": 502, "link": "https://cwe.mitre.org/data/definitions/502.html"}})
+            ),
+            Some(502)
+        );
+        assert_eq!(cwe_of(&json!({"cwe": 78})), Some(78));
+        assert_eq!(
+            cwe_of(&json!({"tags": ["security", "external/cwe/cwe-022"]})),
+            Some(22)
+        );
+        assert_eq!(cwe_of(&json!({"tags": ["maintainability"]})), None);
+        assert_eq!(cwe_of(&json!({"cwe": null})), None);
+    }
+}
