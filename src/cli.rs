@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use self_repair_app::commands::{
-    RunArg, check, demo, detect, doctor, drive, export, finalize, fix, init, install, known, merge,
-    next, refs, rules, runs, show, start, status, statusline, steer, submit,
+    RunArg, check, demo, detect, doctor, drive, eval, export, finalize, fix, init, install, known,
+    merge, next, refs, rules, runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::HookEvent;
 
@@ -92,6 +92,12 @@ pub(crate) enum Command {
     /// links (`export sarif`), or the `gh api` calls that dismiss GitHub code scanning alerts
     /// (`export github-dismissals`, printed, never sent). See reference/export.md.
     Export(export::ExportArgs),
+    /// Score a run's verdicts against a labels file, with what they cost (reference/eval.md).
+    ///
+    /// Precision, recall, unsafe closures, false alarms, abstentions, agents, tokens and dollars
+    /// per route, per tier and in all. Prints the table (or `--json`) and writes `eval.md` and
+    /// `eval.svg` into the run folder.
+    Eval(eval::EvalArgs),
     /// References to a symbol in the project (word boundaries, `.gitignore` honoured).
     Refs(refs::RefsArgs),
     /// Run the whole pipeline on bundled real findings with a SIMULATED agent (no model).

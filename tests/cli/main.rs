@@ -26,6 +26,7 @@ mod doc_references;
 mod drive;
 mod drive_fix;
 mod drive_partitions;
+mod eval;
 mod export;
 #[cfg(feature = "real-tools")]
 mod export_multitool;

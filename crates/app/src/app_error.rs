@@ -148,6 +148,9 @@ pub enum AppError {
     Drive(#[from] self_repair_drive::DriveError),
     #[error(transparent)]
     Cost(#[from] self_repair_cost::CostError),
+    /// A labels file `eval` cannot read, parse or match to the run (exit 2).
+    #[error(transparent)]
+    Eval(#[from] self_repair_eval::EvalError),
 }
 
 impl AppError {
@@ -166,6 +169,7 @@ impl AppError {
             AppError::Store(StoreError::BadRunId(_))
             | AppError::Ingest(_)
             | AppError::Usage(_)
+            | AppError::Eval(_)
             | AppError::Config { .. }
             | AppError::Drive(
                 self_repair_drive::DriveError::Usage(_)

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod detect;
 pub mod doctor;
 pub mod drive;
+pub mod eval;
 pub mod export;
 pub mod finalize;
 pub mod fix;

@@ -5,6 +5,7 @@
 pub mod confirm;
 pub mod cost;
 pub mod detection;
+pub mod eval_outcome;
 pub mod finalize;
 pub mod fix_queue;
 pub mod handle;

@@ -1,0 +1,242 @@
+//! A run as `eval` scores it (reference/eval.md, "What the app fills"): each finding's end so
+//! far, its route, the tier whose answer stood and the items that worked on it, from the run's
+//! report as of now and its state; what each item cost, from its launches and the cost ledger;
+//! the main session's model and the run's wall time.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use self_repair_engine::{FindingRecord, ItemKind, ItemStatus, RunState, WorkItem};
+use self_repair_eval::{Ended, FindingResult, ModelSource, RunOutcome, Spend};
+use self_repair_report::{FindingOutcome, RunReport};
+use self_repair_store::RunDir;
+
+/// What `eval` reads of one run, beside the labels: its folder, its state folded, its report
+/// as of now (`build_report`) and its findings (`findings.json`, same order as the report's).
+pub struct OutcomeInputs<'a> {
+    pub dir: &'a RunDir,
+    pub state: &'a RunState,
+    pub report: &'a RunReport,
+    pub findings: &'a [FindingRecord],
+}
+
+/// The run as the scorer reads it, naming `corpus` and `model`.
+pub fn run_outcome(inputs: &OutcomeInputs<'_>, corpus: String, model: ModelSource) -> RunOutcome {
+    let OutcomeInputs {
+        dir,
+        state,
+        report,
+        findings,
+    } = inputs;
+    let results = report
+        .findings
+        .iter()
+        .zip(findings.iter())
+        .map(|(outcome, record)| finding_result(state, outcome, record))
+        .collect();
+    let (items, overhead) = item_spend(state, report);
+    RunOutcome {
+        run: report.run.clone(),
+        corpus,
+        model,
+        findings: results,
+        items,
+        overhead,
+        priced: report.spend.is_some(),
+        wall_seconds: last_journal_time(dir).map(|last| last.saturating_sub(state.created_at)),
+    }
+}
+
+/// One finding: how it ended, by which route and tier, and the items that worked on it.
+fn finding_result(
+    state: &RunState,
+    outcome: &FindingOutcome,
+    record: &FindingRecord,
+) -> FindingResult {
+    let item = outcome.item.as_deref().and_then(|id| state.item(id));
+    let mut ended = Ended::from_verdict(outcome.verdict.as_deref()).unwrap_or(Ended::Pending);
+    if item.is_some_and(|i| i.status == ItemStatus::Quarantined) {
+        ended = Ended::Quarantined;
+    }
+    let by_agent = !matches!(outcome.decided_by.as_str(), "known" | "rule");
+    let verification = outcome.verification.as_ref();
+    let tier = if ended == Ended::Pending || !by_agent {
+        None
+    } else if let Some(second) = verification.and_then(|v| v.second.as_ref()) {
+        Some(second.model.clone())
+    } else {
+        outcome.ran_model.clone().or_else(|| {
+            // The agent that answered: its survey, its batch, else the item itself.
+            let answered = outcome
+                .survey
+                .as_deref()
+                .or(outcome.batch.as_deref())
+                .and_then(|id| state.item(id))
+                .or(item);
+            answered.map(|i| tier_of(i).to_owned())
+        })
+    };
+    let items = [
+        outcome.item.as_deref(),
+        outcome.batch.as_deref(),
+        outcome.survey.as_deref(),
+        verification.map(|v| v.item.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .map(str::to_owned)
+    .collect();
+    FindingResult {
+        fingerprint: outcome.fingerprint.clone(),
+        path: outcome.path.clone(),
+        line: outcome.line,
+        rule: outcome.rule_id.clone(),
+        cwe: record.finding.raw.as_ref().and_then(cwe_of),
+        route: item
+            .filter(|_| by_agent)
+            .and_then(|i| i.route.as_deref())
+            .map(str::to_owned),
+        tier,
+        ended,
+        items,
+    }
+}
+
+/// The tier an item's latest launch ran at (the transcript's evidence), else the one it was
+/// dispatched at.
+fn tier_of(item: &WorkItem) -> &'static str {
+    item.ran.unwrap_or(item.tier).as_str()
+}
+
+/// The CWE an analyzer gave a finding: Bandit's `cwe.id` (or a number), a SARIF tag
+/// `external/cwe/cwe-78`.
+fn cwe_of(raw: &serde_json::Value) -> Option<u32> {
+    let number = |v: &serde_json::Value| v.as_u64().and_then(|n| u32::try_from(n).ok());
+    if let Some(cwe) = raw.get("cwe") {
+        return number(cwe).or_else(|| cwe.get("id").and_then(number));
+    }
+    raw.get("tags")?.as_array()?.iter().find_map(|tag| {
+        tag.as_str()?
+            .to_ascii_lowercase()
+            .strip_prefix("external/cwe/cwe-")?
+            .parse()
+            .ok()
+    })
+}
+
+/// Each item's launches (as `report.json`'s cost counts them: a batch's findings launch
+/// nothing of their own) with the tokens and dollars the ledger gave it, and the spend no item
+/// of the state owns (the main session's).
+fn item_spend(state: &RunState, report: &RunReport) -> (BTreeMap<String, Spend>, Spend) {
+    let batch_of = self_repair_engine::batch_of(state);
+    let mut items: BTreeMap<String, Spend> = BTreeMap::new();
+    for item in &state.items {
+        let answered_alone = item.kind != ItemKind::TriageBatch
+            && item.status == ItemStatus::Done
+            && !batch_of.contains_key(item.id.as_str());
+        let agents = item.dispatches.max(u32::from(answered_alone));
+        if agents > 0 {
+            items.insert(
+                item.id.to_string(),
+                Spend {
+                    agents,
+                    ..Spend::default()
+                },
+            );
+        }
+    }
+    let mut overhead = Spend::default();
+    let Some(spend) = &report.spend else {
+        return (items, overhead);
+    };
+    let in_state: HashSet<&str> = state.items.iter().map(|i| i.id.as_str()).collect();
+    for line in &spend.items {
+        let tokens = line.usage.total_tokens();
+        if in_state.contains(line.part.as_str()) {
+            let entry = items.entry(line.part.clone()).or_default();
+            entry.tokens += tokens;
+            entry.usd += line.usd;
+        } else {
+            overhead += Spend {
+                agents: line.agents,
+                tokens,
+                usd: line.usd,
+            };
+        }
+    }
+    if let Some(main) = spend
+        .lines
+        .iter()
+        .find(|l| l.part == self_repair_cost::MAIN_SESSION)
+    {
+        overhead += Spend {
+            agents: 0,
+            tokens: main.usage.total_tokens(),
+            usd: main.usd,
+        };
+    }
+    (items, overhead)
+}
+
+/// The time of the journal's last event (Unix seconds): the last line that reads.
+fn last_journal_time(dir: &RunDir) -> Option<u64> {
+    let text = std::fs::read_to_string(dir.journal().path()).ok()?;
+    text.lines().rev().find_map(|line| {
+        serde_json::from_str::<serde_json::Value>(line)
+            .ok()?
+            .get("at")?
+            .as_u64()
+    })
+}
+
+/// The model id the main session used most (by tokens), from the cost ledger's records;
+/// `None` when the hook never read its transcript.
+pub fn main_session_model(dir: &RunDir) -> Option<String> {
+    let mut tokens: BTreeMap<String, u64> = BTreeMap::new();
+    for record in self_repair_cost::read_records(dir.path()) {
+        if record.part == self_repair_cost::MAIN_SESSION {
+            *tokens.entry(record.model).or_default() += record.usage.total_tokens();
+        }
+    }
+    tokens
+        .into_iter()
+        .max_by_key(|(_, t)| *t)
+        .map(|(model, _)| model)
+}
+
+/// What the run read, when `eval` is not told: its analyzers and the project's folder name
+/// (`bandit on bottle`).
+pub fn default_corpus(report: &RunReport, root: &Path) -> String {
+    let mut tools: Vec<&str> = report.findings.iter().map(|f| f.tool.as_str()).collect();
+    tools.sort_unstable();
+    tools.dedup();
+    let project = root.file_name().map_or_else(
+        || root.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("{} on {project}", tools.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::cwe_of;
+
+    #[test]
+    fn a_findings_cwe_is_read_from_bandit_and_from_sarif_tags() {
+        assert_eq!(
+            cwe_of(
+                &json!({"cwe": {"id": 502, "link": "https://cwe.mitre.org/data/definitions/502.html"}})
+            ),
+            Some(502)
+        );
+        assert_eq!(cwe_of(&json!({"cwe": 78})), Some(78));
+        assert_eq!(
+            cwe_of(&json!({"tags": ["security", "external/cwe/cwe-022"]})),
+            Some(22)
+        );
+        assert_eq!(cwe_of(&json!({"tags": ["maintainability"]})), None);
+        assert_eq!(cwe_of(&json!({"cwe": null})), None);
+    }
+}
