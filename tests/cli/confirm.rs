@@ -77,10 +77,20 @@ fn a_run_above_confirm_above_usd_dispatches_nothing_until_resume_confirm() {
     }
     let status = project.cmd(&["status"]).run().success().stdout;
     assert!(status.contains("waits for your go"), "{status}");
+    // Waiting is its own state wherever a person reads it (`state.json` keeps `paused`).
+    assert!(status.contains("status waiting,"), "{status}");
+    let json = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(json["status"], "waiting");
+    let next = project.cmd(&["next"]).run().success().stdout;
+    assert!(next.contains("waiting for your go"), "{next}");
 
-    // A plain `resume` is not the go; `resume --confirm` is.
-    let plain = project.cmd(&["resume"]).run().success().stdout;
-    assert!(plain.contains("resume --confirm"), "{plain}");
+    // A plain `resume` is not the go: it changes nothing, exits 23 and names the go.
+    let plain = project.cmd(&["resume"]).run().code(ExitStatus::NeedsGo);
+    assert!(
+        plain.stderr.contains("resume --confirm"),
+        "{}",
+        plain.stderr
+    );
     assert_eq!(state(&project)["status"], "paused");
     let go = project.cmd(&["resume", "--confirm"]).run().success().stdout;
     assert!(go.contains("confirmed"), "{go}");
@@ -177,4 +187,31 @@ fn resume_confirm_budget_starts_a_waiting_run_with_that_cap_and_budget_alone_doe
     assert_eq!(after["status"], "active");
     assert_eq!(after["config"]["budget_usd"], 3.0);
     assert!(project.stop("s2", &[]).stdout.contains(r#"\"launch\":["#));
+}
+
+/// A run started from a terminal and waiting for the go: the go does not start anything by
+/// itself, so it says how the run gets driven (a session adopts it, or `drive`).
+#[test]
+fn the_go_on_a_run_no_session_drives_says_how_to_drive_it() {
+    let project = project(12, r#"{"confirm_above_usd": 0.5}"#);
+    project
+        .terminal(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let line = project
+        .terminal(&["status", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(line["status"], "waiting");
+    let go = project
+        .terminal(&["resume", "--confirm"])
+        .run()
+        .success()
+        .stdout;
+    assert!(go.contains("confirmed"), "{go}");
+    assert!(
+        go.contains("self-repair adopt") && go.contains("self-repair drive"),
+        "{go}"
+    );
 }

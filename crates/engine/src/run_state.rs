@@ -224,6 +224,19 @@ pub struct RunState {
     pub merged_from: Vec<crate::MergedShare>,
 }
 
+impl RunState {
+    /// The status a person is shown: `waiting` for a run that waits for the user's go on its
+    /// estimate (`paused`, by `confirm`, in `state.json`: nothing has run, nothing is paused),
+    /// else the status itself.
+    #[must_use]
+    pub fn shown_status(&self) -> &'static str {
+        match (self.status, &self.pause) {
+            (RunStatus::Paused, Some(PauseReason::Confirm { .. })) => "waiting",
+            (status, _) => status.as_str(),
+        }
+    }
+}
+
 /// Items of one phase by status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct PhaseCounts {

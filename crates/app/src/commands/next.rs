@@ -63,9 +63,14 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
                 "nothing new to dispatch: {} agent(s) still running; their notifications wake the session",
                 state.in_flight()
             ),
-            status => format!(
+            _ if crate::run::confirm::waits_for_go(&state) => {
+                "the run is waiting for your go on its estimate: nothing is dispatched until \
+                 `self-repair resume --confirm` (`self-repair status` shows the estimate)"
+                    .to_owned()
+            }
+            _ => format!(
                 "the next stop is allowed silently (run {})",
-                status.as_str()
+                state.shown_status()
             ),
         },
     })

@@ -22,6 +22,8 @@ const HEAD_BYTES: u64 = 4096;
 pub struct StatusLine {
     pub run: String,
     pub status: RunStatus,
+    /// The status as a person is shown it (`waiting` for the user's go).
+    pub shown: &'static str,
     pub phase: Phase,
     /// The current phase's items done and in all (`status`'s table).
     pub phase_done: u32,
@@ -141,6 +143,7 @@ fn of_shares(project: &Project, state: &RunState, shares: &[RunDir], now: u64) -
     let mut line = StatusLine {
         run: state.run.clone(),
         status: state.status,
+        shown: state.shown_status(),
         phase: Phase::Triage,
         phase_done: 0,
         phase_total: 0,
@@ -186,6 +189,7 @@ pub(crate) fn of_state(project: &Project, dir: &RunDir, state: &RunState, now: u
     StatusLine {
         run: state.run.clone(),
         status: state.status,
+        shown: state.shown_status(),
         phase: state.phase,
         phase_done: counts.done,
         phase_total: counts.total(),
@@ -231,7 +235,7 @@ impl StatusLine {
     pub fn render(&self) -> String {
         let mut line = format!("self-repair {}", self.run);
         if self.status != RunStatus::Active {
-            line.push_str(&format!(" ({})", self.status.as_str()));
+            line.push_str(&format!(" ({})", self.shown));
         }
         if self.partitions > 0 {
             line.push_str(&format!(" · {} partitions", self.partitions));
@@ -280,6 +284,7 @@ mod tests {
         StatusLine {
             run: "r-1".to_owned(),
             status: RunStatus::Active,
+            shown: "active",
             phase: Phase::Triage,
             phase_done: 8,
             phase_total: 60,
@@ -331,6 +336,7 @@ mod tests {
     fn a_paused_run_says_so_and_a_run_with_nothing_ahead_is_a_full_bar_without_eta() {
         let mut paused = line();
         paused.status = RunStatus::Paused;
+        paused.shown = "paused";
         paused.budget_usd = None;
         paused.eta_minutes = Some(4.2);
         assert_eq!(

@@ -27,7 +27,9 @@ pub struct StatusReport {
     pub run: String,
     pub project: PathBuf,
     pub created_at: String,
-    pub status: RunStatus,
+    /// `active`, `waiting` (for the user's go on the estimate), `paused`, `stalled`,
+    /// `complete`, `cancelled`.
+    pub status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause: Option<PauseReason>,
     pub phase: Phase,
@@ -114,7 +116,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         run: state.run.clone(),
         project: project.root().to_path_buf(),
         created_at: timestamp::rfc3339(state.created_at),
-        status: state.status,
+        status: state.shown_status(),
         pause: state.pause.clone(),
         phase: state.phase,
         session: state.session.clone(),
@@ -234,7 +236,7 @@ impl StatusReport {
             .map_or_else(|| "no session yet".to_owned(), |s| format!("session {s}"));
         out.push_str(&format!(
             "status {}, phase {}, {session}, created {}\n",
-            self.status.as_str(),
+            self.status,
             self.phase.as_str(),
             self.created_at
         ));

@@ -30,12 +30,21 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
         ("pause", true) => {
             format!("paused run {run}: the hook allows every stop until `self-repair resume`")
         }
+
+        ("resume", false) if crate::run::confirm::waits_for_go(&state) => {
+            return Err(AppError::NeedsGo(format!(
+                "run {run} waits for the user's go on its estimate, not a plain resume; \
+                 nothing changed. `self-repair resume --confirm` starts it (`self-repair status` \
+                 shows the estimate; add `--budget USD` to cap it)"
+            )));
+        }
+        ("confirm", true) if state.session.is_none() => format!(
+            "run {run} confirmed; no Claude Code session drives it yet: in the session that \
+             should, ask Claude to continue the self-repair run (or run `self-repair adopt` \
+             there) and end your turn, or run `self-repair drive` to drive it unattended"
+        ),
         ("confirm", true) => format!(
             "run {run} confirmed: end your turn and the Stop hook dispatches its first agents"
-        ),
-        ("resume", false) if crate::run::confirm::waits_for_go(&state) => format!(
-            "run {run} waits for the user's go on its estimate, not a plain resume: \
-             `self-repair resume --confirm` starts it (`self-repair status` shows the estimate)"
         ),
         ("confirm", false) => format!(
             "run {run} is {} and waits for no go: nothing to confirm",
