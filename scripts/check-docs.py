@@ -20,6 +20,7 @@ The docs: README.md, CONTRIBUTING.md, ARCHITECTURE.md, docs/*.md and reference/*
 Links and citations inside fenced code blocks and `code spans` are read too (a path in a code
 span is still a citation), except that links are only links outside code.
 """
+import os
 import pathlib
 import re
 import sys
@@ -128,11 +129,15 @@ def cited_exists(doc, word):
                for crate in (ROOT / "crates").iterdir())
 
 
+SKIPPED_FOLDERS = {".git", "target", ".cache", "node_modules"}
+
+
 def repo_basenames():
+    """The names of the repository's markdown files (build output and tool caches left out)."""
     names = set()
-    for path in ROOT.rglob("*.md"):
-        if "target" not in path.relative_to(ROOT).parts and ".git" not in path.parts:
-            names.add(path.name)
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [d for d in subfolders if d not in SKIPPED_FOLDERS]
+        names.update(f for f in files if f.endswith(".md"))
     return names
 
 
