@@ -41,11 +41,16 @@ lint:
     # The real-client and real-tools tests too (they build only under their features).
     cargo clippy --workspace --all-targets --all-features -- -D warnings
     python3 scripts/layout-figures.py --check
+    python3 scripts/check-docs.py
 
 # The layout figures of issues 25 and 33: lines of src/, longest functions, file cycles of every
 # crate, command -> command and upward imports (`--check` exits 1 when one is over its target).
 layout:
     python3 scripts/layout-figures.py
+
+# The docs' links, anchors and citations, offline (scripts/check-docs.py).
+docs:
+    python3 scripts/check-docs.py
 
 # Everything CI runs.
 ci:

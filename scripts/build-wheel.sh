@@ -46,7 +46,7 @@ die() {
 }
 
 command -v python3 >/dev/null 2>&1 || die "python3 not found on PATH; install Python >= 3.8 with its venv module (e.g. apt-get install -y python3 python3-venv) and rerun"
-command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH; building the wheel needs Rust >= 1.85 (https://rustup.rs)"
+command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH; building the wheel needs Rust >= 1.89 (https://rustup.rs)"
 
 # maturin, pinned, in its own venv (idempotent: a stamp names the installed version).
 venv="$tools_dir/maturin"

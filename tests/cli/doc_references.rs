@@ -1,6 +1,6 @@
-//! The docs against the binary and the tree: every `self-repair <command>` that README.md,
-//! reference/ and the skill name is a command of `--help` (and of its subcommand's `--help`),
-//! and every repository path they or the binary's messages name exists.
+//! The docs against the binary and the tree: every `self-repair <command>` that README.md, the
+//! contributor docs, reference/ and the skill name is a command of `--help` (and of its
+//! subcommand's `--help`), and every repository path they or the binary's messages name exists.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -11,10 +11,13 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The user docs: README.md, reference/*.md, the skill's SKILL.md and its reference.
+/// The docs: README.md, the contributor docs (CONTRIBUTING.md, ARCHITECTURE.md), reference/*.md,
+/// the skill's SKILL.md and its reference.
 fn docs() -> Vec<PathBuf> {
     let mut docs = vec![
         repo().join("README.md"),
+        repo().join("CONTRIBUTING.md"),
+        repo().join("ARCHITECTURE.md"),
         repo().join("plugin/skill/self-repair/SKILL.md"),
     ];
     for dir in ["reference", "plugin/skill/self-repair/reference"] {
