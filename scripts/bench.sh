@@ -451,7 +451,7 @@ done
 grep -q 'complete' "$work/wave.out" || die "the last stop on rw did not finalize the run"
 restore_final="rm -rf $wave_dir/.self-repair && cp -a $work/snapfinal $wave_dir/.self-repair"
 bench hook-finalize-10000 --warmup 1 --runs "$hook_runs" --prepare "$restore_final" \
-    -n "hook stop at 10000 findings: the finalize (report, registry, ledger; allow)" "${cmd[@]}"
+    -n "hook stop at 10000 findings: the finalize (report + registry + ledger; allow)" "${cmd[@]}"
 eval "$restore_final"
 callgrind "hook-finalize-10000" "$work/wave.json"
 

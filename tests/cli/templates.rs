@@ -114,7 +114,7 @@ const CLIENT_SUB_AGENT_TOOLS: [&str; 4] = ["Bash", "Read", "Edit", "Write"];
 fn no_agent_definition_or_template_names_a_tool_the_client_does_not_offer() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<std::path::PathBuf> = Vec::new();
-    for dir in ["agents", "skill/self-repair/templates"] {
+    for dir in ["plugin/agents", "plugin/skill/self-repair/templates"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             files.push(entry.unwrap().path());
         }
