@@ -13,7 +13,7 @@ use self_repair_fix::{
     TaskPullRequest, TaskTarget, replay_task_commit,
 };
 use self_repair_process::{Captured, Git, ProcessRequest, SpawnError, run_process};
-use self_repair_repair::shell_words;
+use self_repair_repair::{RepairState, shell_words};
 use self_repair_store::{Project, RunDir};
 
 use crate::app_error::AppError;
@@ -188,42 +188,8 @@ fn task_evidence(
     let target = TaskTarget::find(&triage, &findings, &task.task_id)?;
     let path = project.root().join(&task.file);
     let task_text = std::fs::read_to_string(&path).map_err(AppError::io("read task", &path))?;
-    let config = load_project_config(&project.store_dir(), None).ok();
-    let analyzer_commands = config
-        .as_ref()
-        .map(|c| {
-            c.detectors
-                .iter()
-                .filter(|d| queue.detector.as_ref().is_none_or(|n| *n == d.name))
-                .map(|d| shell_words(&d.argv))
-                .collect()
-        })
-        .unwrap_or_default();
-    let test_command = queue
-        .test
-        .clone()
-        .or_else(|| {
-            config
-                .as_ref()?
-                .checks
-                .get("test")
-                .map(|c| c.command.clone())
-        })
-        .filter(|c| !c.is_empty())
-        .map(|c| shell_words(&c));
-    let mut files: Vec<String> = state
-        .attempts
-        .iter()
-        .flat_map(|a| a.files_changed.clone())
-        .chain(state.autofix.iter().flat_map(|a| a.files_changed.clone()))
-        .collect();
-    files.sort();
-    files.dedup();
-    let mut tiers: Vec<String> = Vec::new();
-    if state.autofix.as_ref().is_some_and(|a| a.exit_code == 0) {
-        tiers.push("autofix".to_owned());
-    }
-    tiers.extend(state.attempts.iter().map(|a| a.tier.as_str().to_owned()));
+    let (analyzer_commands, test_command) = verifying_commands(project, queue);
+    let (files, tiers) = files_and_tiers(&state);
     let check_report = state
         .checks
         .iter()
@@ -260,6 +226,53 @@ fn task_evidence(
             })
             .collect(),
     })
+}
+
+/// The analyzers the check re-ran (the queue's detector, else every one) and its test command,
+/// as typed.
+fn verifying_commands(project: &Project, queue: &FixQueue) -> (Vec<String>, Option<String>) {
+    let config = load_project_config(&project.store_dir(), None).ok();
+    let analyzers = config
+        .as_ref()
+        .map(|c| {
+            c.detectors
+                .iter()
+                .filter(|d| queue.detector.as_ref().is_none_or(|n| *n == d.name))
+                .map(|d| shell_words(&d.argv))
+                .collect()
+        })
+        .unwrap_or_default();
+    let test = queue
+        .test
+        .clone()
+        .or_else(|| {
+            config
+                .as_ref()?
+                .checks
+                .get("test")
+                .map(|c| c.command.clone())
+        })
+        .filter(|c| !c.is_empty())
+        .map(|c| shell_words(&c));
+    (analyzers, test)
+}
+
+/// The files the repair run changed, and who changed them (`autofix`, then each attempt's tier).
+fn files_and_tiers(state: &RepairState) -> (Vec<String>, Vec<String>) {
+    let mut files: Vec<String> = state
+        .attempts
+        .iter()
+        .flat_map(|a| a.files_changed.clone())
+        .chain(state.autofix.iter().flat_map(|a| a.files_changed.clone()))
+        .collect();
+    files.sort();
+    files.dedup();
+    let mut tiers: Vec<String> = Vec::new();
+    if state.autofix.as_ref().is_some_and(|a| a.exit_code == 0) {
+        tiers.push("autofix".to_owned());
+    }
+    tiers.extend(state.attempts.iter().map(|a| a.tier.as_str().to_owned()));
+    (files, tiers)
 }
 
 /// A command as people type it: this binary as `self-repair`, not its full path.
