@@ -78,6 +78,9 @@ pub(crate) enum Command {
     /// Fix a triage run's tasks one at a time, each a repair run checked by `verify-task`
     /// (reference/fix.md). Exit 0 while it goes on or once all are fixed, 6 when one was not.
     Fix(fix::FixArgs),
+    /// After `fix --commit`: each fixed task as its own branch and draft pull request, through
+    /// `gh`; run again, it updates them (reference/fix.md). Exit 0, or 6 when one could not.
+    PullRequests(fix::pull_requests::PullRequestsArgs),
     /// The error catalog of the driven sessions (`errors.jsonl`).
     Errors(drive::RunViewArgs),
     /// The run's journal, drive log and cost records as one time-ordered view.

@@ -58,6 +58,7 @@ fn dispatch(command: Command, env: &CommandEnv) -> Result<Output, AppError> {
         Command::VerifyTask(args) => fix::verify_task::run(env, args),
         Command::ApplyFixes(args) => fix::apply_fixes::run(env, &args),
         Command::Fix(args) => fix::run(env, args),
+        Command::PullRequests(args) => fix::pull_requests::run(env, &args),
         Command::Errors(args) => drive::errors(env, &args),
         Command::Timeline(args) => drive::timeline_command(env, &args),
         Command::Runs(args) => runs::run(env, &args),

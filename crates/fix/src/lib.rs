@@ -11,6 +11,8 @@ mod finding_key;
 mod fix_error;
 mod fix_queue;
 mod task_check;
+mod task_commit_replay;
+mod task_pull_request;
 mod task_target;
 mod task_update;
 mod test_run;
@@ -38,6 +40,11 @@ pub use fix_queue::{
     QueuedTask,
 };
 pub use task_check::{TASK_CHECK_FAILED_EXIT, TaskCheck};
+pub use task_commit_replay::replay_task_commit;
+pub use task_pull_request::{
+    ClosedFinding, OpenPullRequest, PULL_REQUEST_BODY_LIMIT, PullRequestEvidence, TaskPullRequest,
+    pull_request_branch, render_pull_request_body,
+};
 pub use task_target::TaskTarget;
 pub use task_update::{FixRecord, mark_task_done};
 pub use test_run::{TestRun, run_test_command};

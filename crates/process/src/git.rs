@@ -2,6 +2,7 @@
 //! error shape (git missing, or the command failing with its stderr).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::process_run::{Captured, ProcessRequest, SpawnError, run_process};
 
@@ -23,12 +24,26 @@ pub enum GitError {
 #[derive(Debug, Clone, Copy)]
 pub struct Git<'a> {
     root: &'a Path,
+    timeout: Option<Duration>,
 }
 
 impl<'a> Git<'a> {
     /// git for the work tree (or any folder inside it) at `root`.
     pub fn at(root: &'a Path) -> Git<'a> {
-        Git { root }
+        Git {
+            root,
+            timeout: None,
+        }
+    }
+
+    /// The same git, its commands killed once `timeout` has passed (a push that waits on the
+    /// network or on credentials).
+    #[must_use]
+    pub fn within(self, timeout: Duration) -> Git<'a> {
+        Git {
+            timeout: Some(timeout),
+            ..self
+        }
     }
 
     /// Runs `git args`; its stdout when it exits 0.
@@ -46,9 +61,20 @@ impl<'a> Git<'a> {
             argv: &command,
             cwd: self.root,
             stdin: None,
-            timeout: None,
+            timeout: self.timeout,
             output: Captured::Separately,
         })?;
+        if outcome.timed_out {
+            return Err(GitError::Failed {
+                args: args.join(" "),
+                root: self.root.to_path_buf(),
+                code: outcome.exit_code,
+                stderr: format!(
+                    "no answer within {} s (killed)",
+                    self.timeout.map_or(0, |t| t.as_secs())
+                ),
+            });
+        }
         if ok_codes.contains(&outcome.exit_code) {
             return Ok(outcome.stdout);
         }

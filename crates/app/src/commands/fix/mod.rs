@@ -4,6 +4,7 @@
 //! shares (the Stop hook, `tick`, `drive`, `status`), is `run::fix_queue`.
 
 pub mod apply_fixes;
+pub mod pull_requests;
 pub mod verify_task;
 
 use std::path::PathBuf;

@@ -36,6 +36,8 @@ fn context() -> Vec<(String, String)> {
         ("secrets.ANTHROPIC_API_KEY", "e2e-not-a-key"),
         ("github.base_ref", BASE),
         ("github.run_id", RUN_ID),
+        ("github.ref_name", BASE),
+        ("github.token", "e2e-not-a-token"),
     ]
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .to_vec()
@@ -320,7 +322,8 @@ fn shop_fixes(project: &E2eProject) -> Vec<FixScript> {
 
 /// `ci-recipe-fix`: `fix.yml`: the detectors' findings triaged into tasks by `drive`, then the
 /// fix queue driven headless by `drive` under the user's own rules (`Edit`, `Write`): every
-/// task fixed, one commit each, pushed to a branch of `origin`.
+/// task fixed, one commit each, then a draft pull request per task through a scripted `gh`
+/// (each branch its task's commit alone on `main`); run again, it edits them and opens none.
 pub(crate) fn fix(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let workflow = recipe(ctx, "fix.yml")?;
     let project = scratch_clone(ctx, "ci-recipe-fix")?;
@@ -329,6 +332,7 @@ pub(crate) fn fix(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         Scenario::fix_script,
     );
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+    let gh_state = install_scripted_gh(&project)?;
     let steps = run_job(ctx, &project, &server, &workflow, "fix")?;
     check_all_passed(ctx, &steps);
     let run = only_run(&project)?;
@@ -350,25 +354,7 @@ pub(crate) fn fix(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         &statuses,
         &vec!["fixed"; 4],
     );
-    let branch = format!("self-repair/fixes-{RUN_ID}");
-    let origin = project.root().join("origin.git");
-    let pushed = project
-        .git(&[
-            "--git-dir",
-            &origin.display().to_string(),
-            "log",
-            "--format=%s",
-            &branch,
-        ])
-        .unwrap_or_default();
-    let fixes = pushed
-        .lines()
-        .filter(|l| l.starts_with("fix: TASK-"))
-        .count();
-    ctx.checks.that(
-        fixes == 4 && pushed.contains("self-repair: triage tasks"),
-        || format!("origin's {branch}: {pushed:?}"),
-    );
+    check_pull_requests(ctx, &project, &run, &gh_state)?;
     // The fix queue ran in sessions `drive` started: lines of the triage run's drive log.
     let log = fs::read_to_string(project.run(&run).dir().join("drive.jsonl")).unwrap_or_default();
     let fix_sessions = log
@@ -385,6 +371,111 @@ pub(crate) fn fix(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     });
     ctx.notes
         .push(format!("fix queue: {fix_sessions} drive session(s)"));
+    Ok(())
+}
+
+/// The scripted GitHub CLI of the fix recipe, in the runner's `ci-bin`: every call appended to
+/// `gh-state/calls.log` (each argument cut to 60 characters, on one line); `pr list --head
+/// BRANCH` answered from the branches `pr create` saw (`gh-state/prs`, one a line: the line
+/// number is the pull request's number). Returns the state folder.
+fn install_scripted_gh(project: &E2eProject) -> Result<std::path::PathBuf, E2eError> {
+    use std::os::unix::fs::PermissionsExt;
+    let state = project.root().join("gh-state");
+    let bin = project.root().join("ci-bin");
+    for dir in [&state, &bin] {
+        fs::create_dir_all(dir).map_err(E2eError::io(dir))?;
+    }
+    let script = format!(
+        r#"#!/bin/sh
+# The recipe test's `gh` (e2e/mock-api/src/e2e/scenarios/ci_recipes.rs): records, never the network.
+state="{state}"
+{{ printf 'gh'; for a in "$@"; do printf ' %s' "$(printf '%s' "$a" | head -c 60 | tr '\n' ' ')"; done; printf '\n'; }} >> "$state/calls.log"
+case "$1 $2" in
+  "pr list")
+    n=$(grep -F -x -n -- "$4" "$state/prs" 2>/dev/null | head -n 1 | cut -d: -f1)
+    if [ -n "$n" ]; then printf '[{{"number":%s,"url":"https://github.com/o/r/pull/%s"}}]\n' "$n" "$n"; else echo '[]'; fi ;;
+  "pr create")
+    echo "$5" >> "$state/prs"
+    n=$(wc -l < "$state/prs" | tr -d ' ')
+    echo "https://github.com/o/r/pull/$n" ;;
+  "pr edit") echo "https://github.com/o/r/pull/$3" ;;
+  *) echo "scripted gh: unexpected call: $*" >&2; exit 1 ;;
+esac
+"#,
+        state = state.display()
+    );
+    let gh = bin.join("gh");
+    fs::write(&gh, script).map_err(E2eError::io(&gh))?;
+    fs::set_permissions(&gh, fs::Permissions::from_mode(0o755)).map_err(E2eError::io(&gh))?;
+    Ok(state)
+}
+
+/// The fix recipe's pull requests: one draft per fixed task, each on its branch of `origin`
+/// with its commit alone on `main`; `pull-requests` run again (as the step runs it) edits them
+/// and opens none.
+fn check_pull_requests(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    run: &str,
+    gh_state: &Path,
+) -> Result<(), E2eError> {
+    let calls = fs::read_to_string(gh_state.join("calls.log")).unwrap_or_default();
+    let creates: Vec<&str> = calls
+        .lines()
+        .filter(|l| l.starts_with("gh pr create --draft --head self-repair/"))
+        .collect();
+    ctx.checks.that(creates.len() == 4, || {
+        format!("4 draft pull requests (one per fixed task): {calls}")
+    });
+    let origin = project.root().join("origin.git");
+    let git_dir = origin.display().to_string();
+    for n in 1..=4 {
+        let branch = format!("self-repair/{run}/task-{n}");
+        let parent = project
+            .git(&["--git-dir", &git_dir, "rev-parse", &format!("{branch}^")])
+            .unwrap_or_default();
+        let main = project
+            .git(&["--git-dir", &git_dir, "rev-parse", BASE])
+            .unwrap_or_default();
+        ctx.checks.that(!parent.is_empty() && parent == main, || {
+            format!("origin's {branch} is its task's commit alone on {BASE}: parent {parent:?}, {BASE} {main:?}")
+        });
+    }
+    // Run again: the same step, as the recipe runs it.
+    let path = format!(
+        "{}:/usr/local/bin:/usr/bin:/bin",
+        project.root().join("ci-bin").display()
+    );
+    let again = std::process::Command::new(&project.tools().self_repair)
+        .args(["pull-requests", "--base", BASE])
+        .current_dir(project.path())
+        .env("PATH", &path)
+        .env("HOME", project.root().join("ci-home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|source| E2eError::Spawn {
+            program: project.tools().self_repair.display().to_string(),
+            source,
+        })?;
+    ctx.checks.that(again.status.success(), || {
+        format!(
+            "pull-requests again: {:?} {}",
+            again.status.code(),
+            String::from_utf8_lossy(&again.stderr)
+        )
+    });
+    let calls = fs::read_to_string(gh_state.join("calls.log")).unwrap_or_default();
+    ctx.checks.equal(
+        "pull requests opened after the rerun (none added)",
+        &calls.matches("gh pr create").count(),
+        &4,
+    );
+    ctx.checks.equal(
+        "pull requests edited by the rerun",
+        &calls.matches("gh pr edit").count(),
+        &4,
+    );
     Ok(())
 }
 
