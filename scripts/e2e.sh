@@ -119,6 +119,7 @@ run_client() {
     --py-tools "$PY_TOOLS_BIN" \
     --sarif-multitool "$SARIF_MULTITOOL_BIN" \
     --plugin-dir "$repo/plugin" \
+    --repo "$repo" \
     --work "$dir" \
     --table "$dir/table.md" \
     ${wheel_args[@]+"${wheel_args[@]}"} \

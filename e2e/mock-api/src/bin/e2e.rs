@@ -31,9 +31,13 @@ struct Args {
     /// recipe scenarios validate the SARIF they upload with it, and fail without it.
     #[arg(long)]
     sarif_multitool: Option<PathBuf>,
-    /// The plugin directory (the repository root).
+    /// The plugin directory (the repository's `plugin/`).
     #[arg(long)]
     plugin_dir: PathBuf,
+    /// The repository root, whose fixtures, corpora and recipes the scenarios read (default:
+    /// the checkout this runner was built from).
+    #[arg(long)]
+    repo: Option<PathBuf>,
     /// An empty folder for the scenarios' projects.
     #[arg(long)]
     work: PathBuf,
@@ -68,6 +72,9 @@ fn main() -> ExitCode {
         python_bin: args.py_tools,
         sarif_multitool: args.sarif_multitool,
         plugin_dir: args.plugin_dir,
+        repo: args
+            .repo
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")),
         work: args.work,
         claude_timeout: args.timeout,
         wheel: args.wheel_venv.map(|venv| WheelInstall {

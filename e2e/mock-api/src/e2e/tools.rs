@@ -19,8 +19,10 @@ pub struct Tools {
     /// Microsoft's SARIF Multitool (`Sarif.Multitool`): the CI recipes' stand-in for
     /// `github/codeql-action/upload-sarif` validates with it; those scenarios fail without it.
     pub sarif_multitool: Option<PathBuf>,
-    /// The repository root: the plugin directory for `--plugin-dir`.
+    /// The plugin directory for `--plugin-dir` (the repository's `plugin/`).
     pub plugin_dir: PathBuf,
+    /// The repository root: the fixtures, corpora and recipes the scenarios read.
+    pub repo: PathBuf,
     /// A folder scenarios create their projects in.
     pub work: PathBuf,
     /// Seconds a single `claude -p` may take before it is killed.

@@ -47,7 +47,7 @@ fn context() -> Vec<(String, String)> {
 fn recipe(ctx: &mut ScenarioContext, name: &str) -> Result<Workflow, E2eError> {
     let path = ctx
         .tools
-        .plugin_dir
+        .repo
         .join("examples/github-actions")
         .join(name);
     let text = fs::read_to_string(&path).map_err(E2eError::io(&path))?;
@@ -61,7 +61,7 @@ fn scratch_clone(ctx: &ScenarioContext, name: &str) -> Result<E2eProject, E2eErr
     let project = E2eProject::new(&ctx.tools, name, InstallMode::Plugin, 0)?;
     let findings = project.path().join("findings.jsonl");
     fs::remove_file(&findings).map_err(E2eError::io(&findings))?;
-    project.copy_in(&ctx.tools.plugin_dir.join(FIXTURE), ".")?;
+    project.copy_in(&ctx.tools.repo.join(FIXTURE), ".")?;
     project.write(".self-repair/config.json", CONFIG)?;
     let origin = project.root().join("origin.git");
     project.git(&[

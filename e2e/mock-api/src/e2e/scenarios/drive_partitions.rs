@@ -258,7 +258,7 @@ fn drive_side(
     triaged: impl Fn(&E2eProject, &DriveRun) -> bool,
 ) -> Result<Side, E2eError> {
     let project = E2eProject::new(&ctx.tools, name, InstallMode::Project, 0)?;
-    let corpus = ctx.tools.plugin_dir.join(CORPUS);
+    let corpus = ctx.tools.repo.join(CORPUS);
     project.copy_in(&corpus.join("src"), "src")?;
     project.write("ruff.sarif", &slice(&corpus.join(SARIF))?)?;
     project.write(".self-repair/config.json", CONFIG)?;

@@ -63,7 +63,7 @@ pub(super) fn setup(
     .map_err(E2eError::io(&gitconfig))?;
     fs::remove_file(project.path().join("findings.jsonl"))
         .map_err(E2eError::io(project.path().join("findings.jsonl")))?;
-    project.copy_in(&ctx.tools.plugin_dir.join(FIXTURE), ".")?;
+    project.copy_in(&ctx.tools.repo.join(FIXTURE), ".")?;
     project.write(".self-repair/config.json", CONFIG)?;
     project.write(".claude/settings.local.json", USER_RULES)?;
     project.git(&["init", "-q"])?;
@@ -178,7 +178,7 @@ fn check_hooks(ctx: &mut ScenarioContext, session: &str, outcome: &ClaudeOutcome
 
 /// The fixture file `relative` as committed.
 pub(super) fn fixture_text(ctx: &ScenarioContext, relative: &str) -> Result<String, E2eError> {
-    let path = ctx.tools.plugin_dir.join(FIXTURE).join(relative);
+    let path = ctx.tools.repo.join(FIXTURE).join(relative);
     fs::read_to_string(&path).map_err(E2eError::io(&path))
 }
 

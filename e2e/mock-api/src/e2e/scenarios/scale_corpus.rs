@@ -81,7 +81,7 @@ pub(crate) fn large(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
 }
 
 fn run_corpus(ctx: &mut ScenarioContext, spec: &Corpus) -> Result<(), E2eError> {
-    let corpus = ctx.tools.plugin_dir.join(spec.dir);
+    let corpus = ctx.tools.repo.join(spec.dir);
     let project = E2eProject::new(&ctx.tools, spec.scenario, InstallMode::Project, 0)?;
     // `E2E_CORPUS_CONFIG` replaces the project config (a JSON object), to measure a lever.
     let (path, config) = FOREGROUND_CONFIG;
