@@ -31,6 +31,9 @@ pub struct AgentCall {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsyncLaunch {
     pub tool_use: String,
+    /// The client's id for the agent (`agentId`): its transcript is
+    /// `<session>/subagents/agent-<id>.jsonl`.
+    pub agent_id: Option<String>,
     pub description: String,
     pub prompt: String,
 }
@@ -174,6 +177,7 @@ fn async_launch(row: &Value) -> Option<AsyncLaunch> {
         .to_owned();
     Some(AsyncLaunch {
         tool_use,
+        agent_id: result["agentId"].as_str().map(str::to_owned),
         description: result["description"]
             .as_str()
             .unwrap_or_default()
@@ -308,6 +312,7 @@ mod tests {
             first.async_launches,
             [AsyncLaunch {
                 tool_use: "toolu_7".to_owned(),
+                agent_id: Some("a4dea45dcc48337db".to_owned()),
                 description: "write task tw-g2".to_owned(),
                 prompt: "self-repair item tw-g2 --run r".to_owned(),
             }]
