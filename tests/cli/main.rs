@@ -45,6 +45,7 @@ mod merge;
 mod permission_gate;
 mod pipeline;
 mod plugin_launcher;
+mod provider_refusal;
 mod repair;
 mod report_next_steps;
 mod resume;
