@@ -90,6 +90,14 @@ pub fn agents_since_last_stop(
             Err(_) => return SessionAgents::default(),
         },
     };
+    // A foreground agent ends before the stop that reads its launch: its error result says
+    // whether the provider's safeguards stopped it.
+    let foreground_refused: Vec<String> = activity
+        .calls
+        .iter()
+        .filter(|call| call.provider_refused && names_run(&call.prompt, run))
+        .filter_map(|call| item_of(&call.description))
+        .collect();
     let launched = activity
         .calls
         .into_iter()
@@ -115,7 +123,9 @@ pub fn agents_since_last_stop(
             });
         }
     }
-    let provider_refused = refused_by_provider(transcript, &awaiting, &activity.notified, running);
+    let mut provider_refused =
+        refused_by_provider(transcript, &awaiting, &activity.notified, running);
+    provider_refused.extend(foreground_refused);
     let awaited = awaiting.len();
     awaiting.retain(|agent| !activity.notified.contains(&agent.tool_use));
     let notified = u32::try_from(awaited - awaiting.len()).unwrap_or(u32::MAX);

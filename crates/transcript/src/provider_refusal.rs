@@ -15,9 +15,14 @@ use crate::new_lines::contains;
 /// How much of an agent transcript's end is read: its last responses, not its history.
 const TAIL_BYTES: u64 = 64 * 1024;
 
-/// What the client writes in place of a refused answer (2.1.x: "API Error: Claude Code is unable
-/// to respond to this request, which appears to violate our Usage Policy (...)").
-const POLICY_WORDS: &str = "violate our Usage Policy";
+/// What older clients wrote in place of a refused answer ("API Error: Claude Code is unable to
+/// respond to this request, which appears to violate our Usage Policy (...)").
+pub(crate) const POLICY_WORDS: &str = "violate our Usage Policy";
+
+/// What 2.1.330 hands the main session as a foreground agent's result when the provider's
+/// safeguards stopped it (measured: "Agent terminated early due to an API error: API Error:
+/// Opus 4.8's safeguards flagged this message. ... Safeguards stopped this agent. ...").
+pub(crate) const SAFEGUARDS_WORDS: &str = "Safeguards stopped this agent";
 
 /// The transcript of sub-agent `agent_id` (the `agentId` of its launch) of the session whose
 /// transcript is `main`.
@@ -61,6 +66,11 @@ fn response_refused(row: &Value) -> Option<bool> {
     }
     let message = &row["message"];
     if message["model"] == "<synthetic>" {
+        // 2.1.330, once its own retries are spent: a `<synthetic>` message with
+        // `stop_reason: "refusal"` ("API Error: Opus 4.8's safeguards flagged this message ...").
+        if message["stop_reason"] == "refusal" {
+            return Some(true);
+        }
         let says_policy = message["content"].as_array().is_some_and(|blocks| {
             blocks
                 .iter()
@@ -109,6 +119,13 @@ mod tests {
     #[test]
     fn a_response_that_ended_with_stop_reason_refusal_is_a_refusal_by_the_provider() {
         assert!(refused_by_provider(&fixture("agent-refused.jsonl")).unwrap());
+    }
+
+    /// Recorded: the real 2.1.330 client against the scripted API refusing the agent of
+    /// `t-00001` at every request (tests/fixtures/README.md).
+    #[test]
+    fn the_real_clients_transcript_of_a_refused_agent_is_a_refusal() {
+        assert!(refused_by_provider(&fixture("agent-refused-2.1.330.jsonl")).unwrap());
     }
 
     #[test]
