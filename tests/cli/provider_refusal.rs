@@ -92,6 +92,8 @@ fn an_agent_the_provider_refused_is_quarantined_unescalated_and_named_by_status_
         status.contains("refused by the model provider: 1 agent(s)"),
         "{status}"
     );
+    let status_json = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(status_json["provider_refusals"], 1);
     project.cmd(&["finalize", "--partial"]).run().success();
     let report = project.read(".self-repair/runs/r-test/report.md");
     assert!(
@@ -99,6 +101,10 @@ fn an_agent_the_provider_refused_is_quarantined_unescalated_and_named_by_status_
         "{report}"
     );
     assert!(report.contains("- `t-00001` "), "{report}");
+    assert!(
+        !report.contains("(refused by the model provider): refused by the model provider"),
+        "said once: {report}"
+    );
     let json: Value =
         serde_json::from_str(&project.read(".self-repair/runs/r-test/report.json")).unwrap();
     assert_eq!(json["provider_refusals"], 1);

@@ -493,17 +493,16 @@ impl RunReport {
         if !self.quarantined.is_empty() {
             out.push_str("\n## Quarantined items\n\n");
             for q in &self.quarantined {
-                let refused = if q.refused_by_provider {
+                let last = q.errors.last().map_or("", String::as_str);
+                // Said once: the reason already opens with it.
+                let refused = if q.refused_by_provider
+                    && !last.starts_with(self_repair_engine::REFUSED_BY_PROVIDER)
+                {
                     " (refused by the model provider)"
                 } else {
                     ""
                 };
-                out.push_str(&format!(
-                    "- `{}` ({}){refused}: {}\n",
-                    q.item,
-                    q.kind,
-                    q.errors.last().map_or("", String::as_str)
-                ));
+                out.push_str(&format!("- `{}` ({}){refused}: {last}\n", q.item, q.kind));
             }
         }
         let verified: Vec<(&str, &crate::Verification)> = self
