@@ -46,6 +46,7 @@ mod merge;
 mod permission_gate;
 mod pipeline;
 mod plugin_launcher;
+mod provider_refusal;
 mod pull_requests;
 mod repair;
 mod report_next_steps;

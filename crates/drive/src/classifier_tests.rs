@@ -10,6 +10,8 @@ const RATE_LIMIT_NO_RESET: &str =
 const OVERLOADED: &str = include_str!("../tests/fixtures/stream/overloaded.jsonl");
 const AUTH: &str = include_str!("../tests/fixtures/stream/auth.jsonl");
 const NORMAL: &str = include_str!("../tests/fixtures/stream/normal.jsonl");
+const REFUSAL: &str = include_str!("../tests/fixtures/stream/refusal.jsonl");
+const REFUSAL_RECOVERED: &str = include_str!("../tests/fixtures/stream/refusal-recovered.jsonl");
 
 const EXIT_1: ProcessExit = ProcessExit {
     code: Some(1),
@@ -157,4 +159,37 @@ fn lines_that_are_not_json_are_counted_not_fatal() {
     let facts = StreamFacts::from_stream(&stream);
     assert_eq!(facts.unreadable_lines, 2);
     assert_eq!(classify(&facts, EXIT_0, None, false), SessionEnd::Ended);
+}
+
+#[test]
+fn a_main_session_the_provider_refused_is_a_refusal_not_an_api_error() {
+    let facts = StreamFacts::from_stream(REFUSAL);
+    assert!(facts.main_refused);
+    assert_eq!(facts.refusal_fallbacks, 1);
+    let result = facts.result.as_ref().expect("a result line");
+    // The client reports it as an error result with no API status: read as any error, it was
+    // `ApiError { status: None }`.
+    assert!(result.is_error);
+    assert_eq!(result.api_error_status, None);
+    assert_eq!(result.stop_reason.as_deref(), Some("refusal"));
+    assert_eq!(classified(REFUSAL, EXIT_1), SessionEnd::Refused);
+    assert_eq!(SessionEnd::Refused.category(), "refused");
+    assert!(SessionEnd::Refused.is_error(), "recorded in errors.jsonl");
+}
+
+#[test]
+fn a_refusal_the_client_recovered_from_is_a_normal_end() {
+    let facts = StreamFacts::from_stream(REFUSAL_RECOVERED);
+    assert!(!facts.main_refused);
+    assert_eq!(classified(REFUSAL_RECOVERED, EXIT_0), SessionEnd::Ended);
+}
+
+#[test]
+fn a_sub_agents_refusal_in_the_stream_is_not_the_main_sessions() {
+    let init = NORMAL.lines().next().unwrap_or_default();
+    let result = NORMAL.lines().last().unwrap_or_default();
+    let agent = r#"{"type":"assistant","message":{"model":"<synthetic>","role":"assistant","stop_reason":"refusal","content":[{"type":"text","text":"API Error: Opus 4.8's safeguards flagged this message."}]},"parent_tool_use_id":"toolu_mock_0003_0","session_id":"s"}"#;
+    let stream = format!("{init}\n{agent}\n{result}\n");
+    assert!(!StreamFacts::from_stream(&stream).main_refused);
+    assert_eq!(classified(&stream, EXIT_0), SessionEnd::Ended);
 }

@@ -17,6 +17,10 @@ pub(crate) const RATE_LIMIT_FIRST_SECS: u64 = 60;
 pub(crate) const OVERLOAD_FIRST_SECS: u64 = 10;
 /// The first backoff after two quick sessions in a row.
 pub(crate) const HOT_LOOP_FIRST_SECS: u64 = 10;
+/// Sessions in a row the model provider refused that stop driving: the first starts afresh
+/// (the refused turn is not in the new session); a second in a row means the run's own text is
+/// refused, and more sessions would only be billed for it.
+pub(crate) const REFUSAL_LIMIT: u32 = 2;
 /// Added to a reset time: the limit is lifted at the reset, not a moment before.
 pub(crate) const RESET_MARGIN_SECS: u64 = 2;
 
@@ -53,6 +57,8 @@ pub enum StopReason {
     MaxSessions { sessions: u32 },
     /// Sessions in a row made no progress.
     NoProgress { sessions: u32 },
+    /// Sessions in a row were refused by the model provider.
+    Refused { sessions: u32 },
     /// The summed cost reached `--budget`.
     Budget { spent_usd: f64, budget_usd: f64 },
     /// `--until` passed (or the next wait would pass it).
@@ -83,6 +89,7 @@ pub(crate) struct DrivePolicy {
     rate_streak: u32,
     overload_streak: u32,
     hot_streak: u32,
+    refusal_streak: u32,
 }
 
 /// `first` doubled `streak - 1` times, capped at [`BACKOFF_CAP_SECS`].
@@ -108,6 +115,7 @@ impl DrivePolicy {
             rate_streak: 0,
             overload_streak: 0,
             hot_streak: 0,
+            refusal_streak: 0,
         }
     }
 
@@ -156,6 +164,16 @@ impl DrivePolicy {
         self.spent_usd += session.cost_usd;
         let quick = session.seconds < QUICK_SESSION_SECS;
         self.quick = if quick { self.quick + 1 } else { 0 };
+        if session.end == SessionEnd::Refused {
+            self.refusal_streak += 1;
+            if self.refusal_streak >= REFUSAL_LIMIT {
+                return NextStep::Stop(StopReason::Refused {
+                    sessions: self.refusal_streak,
+                });
+            }
+        } else {
+            self.refusal_streak = 0;
+        }
         let (waiting_limit, counts_as_stuck) = match &session.end {
             SessionEnd::Interrupted => return NextStep::Stop(StopReason::Interrupted),
             SessionEnd::AuthFailed { .. } => return NextStep::Stop(StopReason::AuthRequired),
@@ -178,6 +196,7 @@ impl DrivePolicy {
             }
             SessionEnd::ContextExhausted
             | SessionEnd::ApiError { .. }
+            | SessionEnd::Refused
             | SessionEnd::Crashed { .. }
             | SessionEnd::Ended => {
                 self.rate_streak = 0;

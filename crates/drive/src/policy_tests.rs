@@ -208,3 +208,27 @@ fn max_sessions_budget_and_until_stop_driving() {
         NextStep::Stop(StopReason::Until { until: NOW + 100 })
     );
 }
+
+#[test]
+fn a_refused_main_session_starts_afresh_once_and_a_second_refusal_in_a_row_stops() {
+    let mut policy = DrivePolicy::new(DriveLimits::default(), 1.0);
+    // Refused once: the next session at once, without the refused turn.
+    assert_eq!(
+        policy.after(&session(SessionEnd::Refused, 100, true), NOW),
+        NextStep::Relaunch { wait_secs: 0 }
+    );
+    // A session that was not refused clears the streak.
+    assert!(matches!(
+        policy.after(&session(SessionEnd::Ended, 100, true), NOW),
+        NextStep::Relaunch { .. }
+    ));
+    assert!(matches!(
+        policy.after(&session(SessionEnd::Refused, 100, true), NOW),
+        NextStep::Relaunch { .. }
+    ));
+    // Refused again at once: the run's own text is declined; another session would be too.
+    assert_eq!(
+        policy.after(&session(SessionEnd::Refused, 100, false), NOW),
+        NextStep::Stop(StopReason::Refused { sessions: 2 })
+    );
+}

@@ -31,6 +31,10 @@ pub enum SessionEnd {
     ContextExhausted,
     /// Another API error (400, 404, ...): a new session.
     ApiError { status: Option<u16> },
+    /// The model provider refused the main session's request (`stop_reason: "refusal"`, the
+    /// client's Usage Policy message): not an API error. A new session starts without the
+    /// refused turn; refused again at once, driving stops (the same text would be refused).
+    Refused,
     /// The process died without a result (a crash, a kill, a signal): a new session.
     Crashed {
         code: Option<i32>,
@@ -51,6 +55,7 @@ impl SessionEnd {
             SessionEnd::AuthFailed { .. } => "auth_failed",
             SessionEnd::ContextExhausted => "context_exhausted",
             SessionEnd::ApiError { .. } => "api_error",
+            SessionEnd::Refused => "refused",
             SessionEnd::Crashed { .. } => "crashed",
             SessionEnd::Ended => "ended",
             SessionEnd::Interrupted => "interrupted",
@@ -74,6 +79,7 @@ impl SessionEnd {
             SessionEnd::AuthFailed { status: s } => format!("API {} authentication", status(s)),
             SessionEnd::ContextExhausted => "context window exhausted".to_owned(),
             SessionEnd::ApiError { status: s } => format!("API error {}", status(s)),
+            SessionEnd::Refused => "refused by the model provider (stop_reason refusal)".to_owned(),
             SessionEnd::Crashed { code, signal } => match (signal, code) {
                 (Some(sig), _) => format!("claude killed by signal {sig}"),
                 (None, Some(code)) => format!("claude exited {code} without a result"),
@@ -166,6 +172,11 @@ pub fn classify(
                 limit_type: rate.limit_type.clone(),
             };
         }
+    }
+    // Before the result's `is_error`: the client reports a refusal as an error result (with no
+    // API status), and it is no API error.
+    if facts.main_refused {
+        return SessionEnd::Refused;
     }
     if let Some(result) = &facts.result {
         if says_context_exhausted(facts) {

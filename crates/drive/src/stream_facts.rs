@@ -30,6 +30,8 @@ pub struct ResultLine {
     pub api_error_status: Option<u16>,
     pub api_error_type: Option<String>,
     pub terminal_reason: Option<String>,
+    /// The last response's `stop_reason` (`end_turn`, `refusal`, ...; 2.1.330 writes it).
+    pub stop_reason: Option<String>,
     pub total_cost_usd: f64,
     pub tokens: SessionTokens,
     /// The result text, cut to 300 characters.
@@ -54,10 +56,55 @@ pub struct StreamFacts {
     pub last_retry_error: Option<String>,
     /// `error` of the last assistant message that carried one (`rate_limit`, `server_error`).
     pub assistant_error: Option<String>,
+    /// The main session's last response was refused by the model provider: its `stop_reason`
+    /// was `refusal`, or the client's own message said the request "appears to violate our
+    /// Usage Policy". A later response that ended otherwise (the client's
+    /// `model_refusal_fallback` retry on another model) clears it. Sub-agents' messages
+    /// (`parent_tool_use_id` set) never count.
+    pub main_refused: bool,
+    /// `system/model_refusal_fallback` lines: the client retried a refused request on another
+    /// model.
+    pub refusal_fallbacks: u32,
     /// The last `result` line.
     pub result: Option<ResultLine>,
     /// Lines that were not JSON objects.
     pub unreadable_lines: u32,
+}
+
+/// What the client says in place of a refused answer ("API Error: Claude Code is unable to
+/// respond to this request, which appears to violate our Usage Policy (...)").
+const POLICY_WORDS: &str = "violate our Usage Policy";
+
+/// Whether a stream `assistant` line of the main session ends a refused response: `Some(true)`
+/// for `stop_reason: "refusal"` or the client's Usage Policy message, `Some(false)` for another
+/// finished response, `None` for a sub-agent's line or one that finishes nothing.
+fn main_response_refused(value: &Value) -> Option<bool> {
+    if value
+        .get("parent_tool_use_id")
+        .is_some_and(|p| !p.is_null())
+    {
+        return None;
+    }
+    let message = value.get("message")?;
+    if message.get("model").and_then(Value::as_str) == Some("<synthetic>") {
+        // 2.1.330, once its own retries are spent: `stop_reason: "refusal"` on the client's
+        // message ("API Error: Opus 4.8's safeguards flagged this message ...").
+        if message.get("stop_reason").and_then(Value::as_str) == Some("refusal") {
+            return Some(true);
+        }
+        let says_policy = message
+            .get("content")
+            .and_then(Value::as_array)
+            .is_some_and(|blocks| {
+                blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .any(|t| t.contains(POLICY_WORDS))
+            });
+        return says_policy.then_some(true);
+    }
+    let reason = message.get("stop_reason").and_then(Value::as_str)?;
+    Some(reason == "refusal")
 }
 
 fn text(value: &Value, key: &str) -> Option<String> {
@@ -140,12 +187,24 @@ impl StreamFacts {
                 self.last_retry_status = status(&value, "error_status");
                 self.last_retry_error = text(&value, "error");
             }
+            (Some("system"), Some("model_refusal_fallback")) => self.refusal_fallbacks += 1,
             (Some("assistant"), _) => {
                 if let Some(error) = text(&value, "error") {
                     self.assistant_error = Some(error);
                 }
+                if let Some(refused) = main_response_refused(&value) {
+                    self.main_refused = refused;
+                }
             }
-            (Some("result"), _) => self.result = Some(Self::result_line(&value)),
+            (Some("result"), _) => {
+                let result = Self::result_line(&value);
+                if result.stop_reason.as_deref() == Some("refusal")
+                    || (result.is_error && result.text.contains(POLICY_WORDS))
+                {
+                    self.main_refused = true;
+                }
+                self.result = Some(result);
+            }
             _ => {}
         }
     }
@@ -171,6 +230,7 @@ impl StreamFacts {
             api_error_status: status(value, "api_error_status"),
             api_error_type: text(value, "api_error_type"),
             terminal_reason: text(value, "terminal_reason"),
+            stop_reason: text(value, "stop_reason"),
             total_cost_usd: value
                 .get("total_cost_usd")
                 .and_then(Value::as_f64)

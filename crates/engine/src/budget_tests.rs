@@ -57,6 +57,7 @@ fn stop(spent: f64, each: f64) -> StopEvent {
         launched: Vec::new(),
         unnotified: Vec::new(),
         notified: 0,
+        provider_refused: Vec::new(),
         last_message: None,
         new_turn: false,
         spend: Some(Spend {

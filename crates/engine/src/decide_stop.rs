@@ -99,6 +99,9 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     }
     changed |= note_launches(state, &stop.launched);
     let refused = take_back_refused(state, &stop.launched);
+    // Before reconcile: an agent the provider refused ended without a result too, and must not
+    // be charged as one that failed.
+    changed |= end_refused_by_provider(state, &stop.provider_refused);
     changed |= reconcile(state, stop.running.as_deref(), now);
     // In the interactive UI a "No" at the permission prompt interrupts the turn: no stop comes
     // until the user answers the client's "What should Claude do instead?", so a refusal first
@@ -343,6 +346,62 @@ fn take_back_refused(
         taken.push((launch.item.clone(), denial.clone()));
     }
     taken
+}
+
+/// The reason an item refused by the model provider ends with (`status`, report.md and
+/// report.json name it).
+pub const REFUSED_BY_PROVIDER: &str = "refused by the model provider";
+
+/// Items whose agent the model provider refused (`stop_reason: "refusal"`): the provider's
+/// safety classifier declined the text, so sending the same text again a tier up would be
+/// refused again, and billed again. Each dispatched one ends `quarantined` with the reason
+/// [`REFUSED_BY_PROVIDER`]: no attempt charged, no escalation, no part in the failure circuit
+/// (its own counter, [`RunState::provider_refusals`]), and the run goes on. A batch of several
+/// findings is split in halves at the same tier instead (each half is another text; one finding
+/// the classifier objects to cannot take the others with it); a batch of one is quarantined
+/// with its finding. No retry otherwise (reference/state-machine.md, "Bounds"). Returns true
+/// when anything changed.
+fn end_refused_by_provider(state: &mut RunState, refused: &[String]) -> bool {
+    let mut changed = false;
+    for id in refused {
+        let Some(index) = state.index_of(id) else {
+            continue;
+        };
+        let item = &mut state.items[index];
+        if item.status != ItemStatus::Dispatched {
+            continue;
+        }
+        item.lease = None;
+        item.seen_running = false;
+        item.clear_rejection();
+        item.record_error(format!(
+            "{REFUSED_BY_PROVIDER}: its agent's response ended with stop_reason \"refusal\" on \
+             {}; not escalated, not charged as a failed attempt",
+            item.tier.as_str()
+        ));
+        state.provider_refusals += 1;
+        if item.kind == ItemKind::TriageBatch && item.inputs().len() > 1 {
+            let tier = item.tier;
+            crate::triage_batch::split(state, index, tier);
+        } else {
+            quarantine(state, index);
+            if state.items[index].kind == ItemKind::TriageBatch {
+                mark_members_refused(state, index);
+            }
+        }
+        changed = true;
+    }
+    changed
+}
+
+/// The finding of a quarantined batch of one says why: the provider refused it.
+fn mark_members_refused(state: &mut RunState, index: usize) {
+    let members = state.items[index].inputs().to_vec();
+    for member in members {
+        if let Some(item) = state.item_mut(&member) {
+            item.record_error(format!("quarantined: {REFUSED_BY_PROVIDER}"));
+        }
+    }
 }
 
 /// After refused launches: pauses the run (the user decides whether it goes on) and says once
@@ -663,9 +722,13 @@ pub fn summary(state: &RunState) -> String {
         .filter(|i| i.status == ItemStatus::Quarantined)
         .count();
     let written = state.tasks.iter().filter(|t| !t.existing).count();
+    let refused = match state.provider_refusals {
+        0 => String::new(),
+        n => format!(" ({n} {REFUSED_BY_PROVIDER})"),
+    };
     format!(
         "self-repair run {} complete: {} findings ({} triaged by agents, {} real) in {} groups; \
-         {} tasks written, {} already existed; {} items quarantined. Report: \
+         {} tasks written, {} already existed; {} items quarantined{refused}. Report: \
          .self-repair/runs/{}/report.md",
         state.run,
         state.intake.unique,

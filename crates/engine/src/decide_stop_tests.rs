@@ -918,3 +918,114 @@ fn a_refusal_first_seen_after_the_users_next_prompt_goes_on_without_a_second_pro
     );
     assert_eq!(state.status, RunStatus::Paused);
 }
+
+/// A stop after the agents of `refused` ended refused by the model provider (no longer running).
+fn stop_after_provider_refusal(running: &[&str], refused: &[&str]) -> StopEvent {
+    StopEvent {
+        provider_refused: refused.iter().map(|id| (*id).to_owned()).collect(),
+        ..stop("s1", Some(running))
+    }
+}
+
+#[test]
+fn an_agent_refused_by_the_provider_is_quarantined_unescalated_and_uncharged() {
+    let mut state = run(2);
+    let first = ids(block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)));
+    assert_eq!(first, ["t-00001", "t-00002"]);
+    decide_stop(&mut state, &stop("s1", Some(&["t-00001", "t-00002"])), NOW);
+    submit(&mut state, "t-00002", real("unused import"));
+    let out = decide_stop(
+        &mut state,
+        &stop_after_provider_refusal(&[], &["t-00001"]),
+        NOW,
+    );
+    let item = &state.items[0];
+    assert_eq!(item.status, ItemStatus::Quarantined);
+    assert_eq!(
+        (item.attempts, item.tier),
+        (0, Tier::Haiku),
+        "not escalated"
+    );
+    assert!(
+        item.errors()
+            .last()
+            .is_some_and(|e| e.starts_with(REFUSED_BY_PROVIDER)),
+        "{:?}",
+        item.errors()
+    );
+    assert_eq!(state.provider_refusals, 1);
+    assert!(
+        state.streak.items.is_empty(),
+        "kept out of the failure circuit"
+    );
+    // The run goes on: nothing of triage is left, so it moves to the next phase.
+    assert_eq!(state.status, RunStatus::Active);
+    assert!(
+        !matches!(&out.decision, Decision::Allow { message: Some(m) } if m.contains("paused")),
+        "{:?}",
+        out.decision
+    );
+}
+
+#[test]
+fn provider_refusals_never_open_the_circuit_and_the_run_completes() {
+    let mut state = run(6);
+    let first = ids(block(&decide_stop(&mut state, &stop("s1", Some(&[])), NOW)));
+    let running: Vec<&str> = first.iter().map(String::as_str).collect();
+    decide_stop(&mut state, &stop("s1", Some(&running)), NOW);
+    // Every agent refused at once: six identical endings, where three failures open the circuit.
+    decide_stop(&mut state, &stop_after_provider_refusal(&[], &running), NOW);
+    assert_eq!(state.provider_refusals, 6);
+    assert_eq!(state.status, RunStatus::Active);
+    assert!(state.pause.is_none(), "{:?}", state.pause);
+    assert!(
+        state.items[..6]
+            .iter()
+            .all(|i| i.status == ItemStatus::Quarantined && i.attempts == 0 && i.dispatches == 1)
+    );
+    // Nothing real: the run finalizes without another agent.
+    let mut finalize = false;
+    for _ in 0..5 {
+        match decide_stop(&mut state, &stop("s1", Some(&[])), NOW).decision {
+            Decision::Finalize => {
+                finalize = true;
+                break;
+            }
+            Decision::Block(d) => panic!("nothing should be sent again: {:?}", d.launch),
+            Decision::Allow { .. } => {}
+        }
+    }
+    assert!(finalize, "the run reaches finalize");
+    apply(
+        &mut state,
+        &JournalEntry {
+            at: NOW,
+            event: Event::Finalized { tasks: Vec::new() },
+        },
+    );
+    let Decision::Allow {
+        message: Some(line),
+    } = decide_stop(&mut state, &stop("s1", Some(&[])), NOW).decision
+    else {
+        panic!("expected the closing line");
+    };
+    assert!(
+        line.contains("6 items quarantined (6 refused by the model provider)"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_refusal_reported_for_an_item_no_longer_in_flight_changes_nothing() {
+    let mut state = run(1);
+    decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    submit(&mut state, "t-00001", real("unused import"));
+    let before = state.clone();
+    decide_stop(
+        &mut state,
+        &stop_after_provider_refusal(&[], &["t-00001"]),
+        NOW,
+    );
+    assert_eq!(state.items[0], before.items[0]);
+    assert_eq!(state.provider_refusals, 0);
+}

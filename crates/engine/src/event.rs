@@ -26,6 +26,12 @@ pub struct StopEvent {
     /// This run's notifications the transcript showed since the previous stop.
     #[serde(default, skip_serializing_if = "crate::item::is_zero")]
     pub notified: u32,
+    /// Items of this run whose agent the model provider refused: the last response of its
+    /// transcript (`subagents/agent-<id>.jsonl`) ended with `stop_reason: "refusal"`, or the
+    /// client wrote its Usage Policy refusal there. Not the agent's failure: the item ends
+    /// quarantined with no attempt charged, no escalation and no part in the failure circuit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provider_refused: Vec<String>,
     /// The session's last message (`last_assistant_message`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_message: Option<String>,

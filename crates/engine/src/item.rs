@@ -556,6 +556,16 @@ impl WorkItem {
         true
     }
 
+    /// Whether the item ended quarantined because the model provider refused its agent (or its
+    /// batch's): its errors name [`crate::REFUSED_BY_PROVIDER`].
+    pub fn refused_by_provider(&self) -> bool {
+        self.status == ItemStatus::Quarantined
+            && self
+                .errors()
+                .iter()
+                .any(|e| e.contains(crate::REFUSED_BY_PROVIDER))
+    }
+
     /// The `description` of its dispatch entry; it always contains the id.
     pub fn description(&self) -> String {
         format!("{} {}", self.kind.verb(), self.id)

@@ -60,7 +60,7 @@ pub use config::{
 };
 pub use confirm::{wait_for_go, waiting_line};
 pub use create_run::{RoutedFinding, create_run, triage_id};
-pub use decide_stop::{Decision, Outcome, decide_stop, settle, summary};
+pub use decide_stop::{Decision, Outcome, REFUSED_BY_PROVIDER, decide_stop, settle, summary};
 pub use dispatch::{
     DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL, RELAY_INSTRUCTION, THEN,
     progress_note, relay_reason,

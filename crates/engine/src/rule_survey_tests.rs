@@ -50,6 +50,7 @@ fn stop() -> StopEvent {
         launched: Vec::new(),
         unnotified: Vec::new(),
         notified: 0,
+        provider_refused: Vec::new(),
         last_message: None,
         new_turn: false,
         spend: None,

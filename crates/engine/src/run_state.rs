@@ -196,6 +196,11 @@ pub struct RunState {
     pub stalled_at: Option<u64>,
     #[serde(default)]
     pub streak: FailureStreak,
+    /// Items whose agent the model provider refused (`stop_reason: "refusal"`), each ended
+    /// quarantined "refused by the model provider": counted apart from failed attempts, never
+    /// part of [`RunState::streak`].
+    #[serde(default, skip_serializing_if = "crate::item::is_zero")]
+    pub provider_refusals: u32,
     /// True once the completion summary was shown to the user.
     #[serde(default)]
     pub announced: bool,
@@ -305,6 +310,7 @@ impl RunState {
             stalled_at: None,
             launch_headroom: 0,
             streak: crate::FailureStreak::default(),
+            provider_refusals: 0,
             announced: false,
             triage_items: 0,
             proposals: Vec::new(),

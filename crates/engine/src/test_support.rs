@@ -19,6 +19,7 @@ pub(crate) fn stop_event(session: &str, running: Option<&[&str]>) -> StopEvent {
         launched: Vec::new(),
         unnotified: Vec::new(),
         notified: 0,
+        provider_refused: Vec::new(),
         last_message: None,
         new_turn: false,
         spend: None,

@@ -312,3 +312,55 @@ fn a_batch_launch_the_user_refused_is_neither_split_nor_charged() {
         (ItemStatus::Pending, 0, Tier::Haiku)
     );
 }
+
+/// A stop after the model provider refused the agents of `items`.
+fn refused(items: &[&str]) -> StopEvent {
+    StopEvent {
+        provider_refused: items.iter().map(|i| (*i).to_owned()).collect(),
+        ..stop(Some(&[]))
+    }
+}
+
+#[test]
+fn a_batch_the_provider_refused_is_split_at_the_same_tier_and_a_refused_finding_alone_is_quarantined()
+ {
+    let mut state = run_of(&[("security", "bandit B602", "a.py"); 2], 8);
+    assert_eq!(dispatched(&mut state, Some(&[])), ["triage tb-00001"]);
+    let tier = state.item("tb-00001").unwrap().tier;
+    // The provider refused the batch: each half is a new text, sent at the same tier.
+    let out = decide_stop(&mut state, &refused(&["tb-00001"]), NOW);
+    let Decision::Block(d) = out.decision else {
+        panic!("expected the halves, got {:?}", out.decision);
+    };
+    let halves: Vec<(String, String)> = d.launch.into_iter().map(|l| (l.item, l.model)).collect();
+    assert_eq!(
+        halves,
+        [
+            ("tb-00002".to_owned(), tier.as_str().to_owned()),
+            ("tb-00003".to_owned(), tier.as_str().to_owned())
+        ]
+    );
+    assert_eq!(state.item("tb-00001").unwrap().attempts, 0);
+    // The half holding t-00001 is refused again: quarantined with its finding, not escalated.
+    submit(
+        &mut state,
+        "tb-00003",
+        json!({"verdicts": [verdict("t-00002")]}),
+    );
+    let _ = decide_stop(&mut state, &refused(&["tb-00002"]), NOW);
+    let member = state.item("t-00001").unwrap();
+    assert_eq!(member.status, ItemStatus::Quarantined);
+    assert_eq!(member.tier, tier, "not escalated");
+    assert!(
+        member
+            .errors()
+            .iter()
+            .any(|e| e.contains(crate::REFUSED_BY_PROVIDER)),
+        "{:?}",
+        member.errors()
+    );
+    assert_eq!(state.provider_refusals, 2);
+    assert!(state.streak.items.is_empty());
+    assert_eq!(state.item("t-00002").unwrap().verdict, Some(Verdict::Real));
+    assert_ne!(state.phase, crate::Phase::Triage, "the phase went on");
+}

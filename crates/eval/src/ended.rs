@@ -42,6 +42,16 @@ impl Ended {
         })
     }
 
+    /// A `report.json` finding's end: its `ended` (`refused`: the model provider refused its
+    /// agent; `quarantined`) when it has one, else its `verdict` ([`Ended::from_verdict`]).
+    pub fn from_report(verdict: Option<&str>, ended: Option<&str>) -> Option<Ended> {
+        match ended {
+            Some("refused") => Some(Ended::Refused),
+            Some("quarantined") => Some(Ended::Quarantined),
+            _ => Ended::from_verdict(verdict),
+        }
+    }
+
     /// The run kept the finding open as a problem (`real`, `duplicate`).
     pub fn kept(self) -> bool {
         matches!(self, Ended::Real | Ended::Duplicate)
@@ -55,5 +65,25 @@ impl Ended {
     /// The run declined to decide (`unsure`, quarantined, refused).
     pub fn abstained(self) -> bool {
         matches!(self, Ended::Unsure | Ended::Quarantined | Ended::Refused)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ended;
+
+    #[test]
+    fn a_report_finding_the_provider_refused_is_a_refusal_not_a_pending_finding() {
+        assert_eq!(
+            Ended::from_report(None, Some("refused")),
+            Some(Ended::Refused)
+        );
+        assert_eq!(
+            Ended::from_report(None, Some("quarantined")),
+            Some(Ended::Quarantined)
+        );
+        assert_eq!(Ended::from_report(None, None), Some(Ended::Pending));
+        assert_eq!(Ended::from_report(Some("real"), None), Some(Ended::Real));
+        assert!(Ended::Refused.abstained());
     }
 }

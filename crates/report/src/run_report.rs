@@ -29,6 +29,12 @@ pub struct FindingOutcome {
     /// `agent`, `survey` (its rule's policy), `known`, `rule`, or `none` when the item was
     /// quarantined.
     pub decided_by: String,
+    /// How an undecided finding's item ended: `quarantined` (its tiers exhausted, its inputs
+    /// lost), or `refused` (the model provider refused its agent: `stop_reason: "refusal"`).
+    /// Absent for a decided or pending finding. `eval` scores both as abstentions
+    /// (`Ended::Quarantined`, `Ended::Refused`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,6 +91,9 @@ pub struct QuarantinedItem {
     pub item: String,
     pub kind: String,
     pub errors: Vec<String>,
+    /// The model provider refused its agent (`stop_reason: "refusal"`): not a failure.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub refused_by_provider: bool,
 }
 
 /// Agent launches of one phase.
@@ -122,6 +131,10 @@ pub struct RunReport {
     pub groups: Vec<GroupOutcome>,
     pub tasks: Vec<TaskRecord>,
     pub quarantined: Vec<QuarantinedItem>,
+    /// Agents the model provider refused (`state.json`'s `provider_refusals`), counted apart
+    /// from failed attempts; `findings[].ended` is `refused` for the findings they left open.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub provider_refusals: u32,
     pub cost: BTreeMap<String, PhaseCost>,
     /// Tokens and dollars, read from the session's transcripts (absent when the hook never saw
     /// them: a run driven outside Claude Code).
@@ -187,6 +200,20 @@ impl RunReport {
                 *verdicts
                     .entry(verdict.clone().unwrap_or_else(|| "undecided".to_owned()))
                     .or_default() += 1;
+                let ended = record
+                    .item
+                    .as_deref()
+                    .filter(|_| verdict.is_none())
+                    .and_then(|id| state.item(id))
+                    .filter(|item| item.status == ItemStatus::Quarantined)
+                    .map(|item| {
+                        if item.refused_by_provider() {
+                            "refused"
+                        } else {
+                            "quarantined"
+                        }
+                        .to_owned()
+                    });
                 let batch = record
                     .item
                     .as_deref()
@@ -204,6 +231,7 @@ impl RunReport {
                     occurrences: record.occurrences.len(),
                     item: record.item.clone(),
                     decided_by,
+                    ended,
                     verdict,
                     root_cause,
                     reason,
@@ -250,6 +278,7 @@ impl RunReport {
                 item: i.id.to_string(),
                 kind: i.kind.as_str().to_owned(),
                 errors: i.errors().to_vec(),
+                refused_by_provider: i.refused_by_provider(),
             })
             .collect();
         let mut cost: BTreeMap<String, PhaseCost> = BTreeMap::new();
@@ -288,6 +317,7 @@ impl RunReport {
             groups,
             tasks: state.tasks.clone(),
             quarantined,
+            provider_refusals: state.provider_refusals,
             cost,
             spend: None,
             suppressions: crate::Suppression::of(state),
@@ -349,6 +379,41 @@ impl RunReport {
             }
         }
         self
+    }
+
+    /// report.md's section on the agents the model provider refused, naming the findings they
+    /// left open; empty when it refused none.
+    fn render_refused(&self) -> String {
+        if self.provider_refusals == 0 {
+            return String::new();
+        }
+        let mut out = format!(
+            "\n## Refused by the model provider\n\n{} agent(s) ended with `stop_reason: \
+             \"refusal\"`: the provider's safety classifier declined the text, not a weak \
+             model's failure. Their items are quarantined, neither escalated nor sent again \
+             (a batch of several was split in halves at its tier); triage these findings \
+             yourself:\n\n",
+            self.provider_refusals
+        );
+        let refused: Vec<&FindingOutcome> = self
+            .findings
+            .iter()
+            .filter(|f| f.ended.as_deref() == Some("refused"))
+            .collect();
+        if refused.is_empty() {
+            out.push_str("- none left open (a later answer decided them)\n");
+        }
+        for f in refused {
+            let line = f.line.map(|l| format!(":{l}")).unwrap_or_default();
+            out.push_str(&format!(
+                "- `{}` {} `{}{line}` ({})\n",
+                f.item.as_deref().unwrap_or("-"),
+                cell(&f.rule_id),
+                cell(&f.path),
+                f.tool
+            ));
+        }
+        out
     }
 
     /// `report.md`.
@@ -424,15 +489,20 @@ impl RunReport {
         out.push_str(&self.render_suppressions());
         out.push_str(&self.render_rule_proposals());
         out.push_str(&self.render_known_proposals());
+        out.push_str(&self.render_refused());
         if !self.quarantined.is_empty() {
             out.push_str("\n## Quarantined items\n\n");
             for q in &self.quarantined {
-                out.push_str(&format!(
-                    "- `{}` ({}): {}\n",
-                    q.item,
-                    q.kind,
-                    q.errors.last().map_or("", String::as_str)
-                ));
+                let last = q.errors.last().map_or("", String::as_str);
+                // Said once: the reason already opens with it.
+                let refused = if q.refused_by_provider
+                    && !last.starts_with(self_repair_engine::REFUSED_BY_PROVIDER)
+                {
+                    " (refused by the model provider)"
+                } else {
+                    ""
+                };
+                out.push_str(&format!("- `{}` ({}){refused}: {last}\n", q.item, q.kind));
             }
         }
         let verified: Vec<(&str, &crate::Verification)> = self
@@ -665,4 +735,12 @@ fn longest_backticks(text: &str) -> usize {
 /// Text safe inside a markdown table cell.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -67,6 +67,7 @@ mod tests {
             groups: Vec::new(),
             tasks: Vec::new(),
             quarantined: Vec::new(),
+            provider_refusals: 0,
             cost: BTreeMap::new(),
             spend: None,
             suppressions: vec![Suppression {

@@ -1,8 +1,10 @@
 //! Which `Agent` calls the main session made since the previous stop, and at which model,
 //! read from its transcript (`transcript_path`): the evidence of what really ran when a launch
-//! drops the dispatch's `model`; and which of this run's background agents have ended without
-//! their notification reaching the session yet (each will wake it once more). The read position
-//! and those agents are kept in the run's `transcript.json`.
+//! drops the dispatch's `model`; which of this run's background agents have ended without
+//! their notification reaching the session yet (each will wake it once more); and which of those
+//! that ended the model provider refused (their own transcript, `subagents/agent-<id>.jsonl`,
+//! ends with `stop_reason: "refusal"`). The read position and the awaited agents are kept in the
+//! run's `transcript.json`.
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +29,9 @@ struct TranscriptCursor {
 struct AwaitedAgent {
     tool_use: String,
     item: String,
+    /// The client's `agentId`: names the agent's own transcript.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    agent: Option<String>,
 }
 
 /// What the main transcript showed since the previous stop.
@@ -39,13 +44,22 @@ pub struct SessionAgents {
     pub unnotified: Vec<String>,
     /// This run's notifications read at this stop.
     pub notified: u32,
+    /// Items whose background agent ended (its notification read at this stop, or no longer
+    /// listed as running) refused by the model provider.
+    pub provider_refused: Vec<String>,
 }
 
 /// The launches of this run's items since the last call, and the background ones not yet
 /// notified; nothing when the transcript is unknown or unreadable (the evidence is then missing,
 /// never invented). The first time a transcript is seen it is read from its end: no item of the
-/// run was launched before.
-pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str) -> SessionAgents {
+/// run was launched before. `running`: the items the client lists as running (`None`: it sent
+/// no `background_tasks`).
+pub fn agents_since_last_stop(
+    dir: &RunDir,
+    transcript: Option<&Path>,
+    run: &str,
+    running: Option<&[String]>,
+) -> SessionAgents {
     let Some(transcript) = transcript else {
         return SessionAgents::default();
     };
@@ -76,6 +90,14 @@ pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str
             Err(_) => return SessionAgents::default(),
         },
     };
+    // A foreground agent ends before the stop that reads its launch: its error result says
+    // whether the provider's safeguards stopped it.
+    let foreground_refused: Vec<String> = activity
+        .calls
+        .iter()
+        .filter(|call| call.provider_refused && names_run(&call.prompt, run))
+        .filter_map(|call| item_of(&call.description))
+        .collect();
     let launched = activity
         .calls
         .into_iter()
@@ -97,9 +119,13 @@ pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str
             awaiting.push(AwaitedAgent {
                 tool_use: launch.tool_use,
                 item,
+                agent: launch.agent_id,
             });
         }
     }
+    let mut provider_refused =
+        refused_by_provider(transcript, &awaiting, &activity.notified, running);
+    provider_refused.extend(foreground_refused);
     let awaited = awaiting.len();
     awaiting.retain(|agent| !activity.notified.contains(&agent.tool_use));
     let notified = u32::try_from(awaited - awaiting.len()).unwrap_or(u32::MAX);
@@ -120,7 +146,32 @@ pub fn agents_since_last_stop(dir: &RunDir, transcript: Option<&Path>, run: &str
         launched,
         unnotified: awaiting.into_iter().map(|agent| agent.item).collect(),
         notified,
+        provider_refused,
     }
+}
+
+/// The items of `awaiting` whose agent ended (notified at this stop, or no longer running) and
+/// whose own transcript shows the model provider refused it. An agent still running is not
+/// read; an unreadable transcript is no evidence.
+fn refused_by_provider(
+    transcript: &Path,
+    awaiting: &[AwaitedAgent],
+    notified: &[String],
+    running: Option<&[String]>,
+) -> Vec<String> {
+    awaiting
+        .iter()
+        .filter(|agent| {
+            notified.contains(&agent.tool_use) || running.is_some_and(|r| !r.contains(&agent.item))
+        })
+        .filter(|agent| {
+            agent.agent.as_deref().is_some_and(|id| {
+                let path = self_repair_transcript::agent_transcript(transcript, id);
+                self_repair_transcript::refused_by_provider(&path).unwrap_or(false)
+            })
+        })
+        .map(|agent| agent.item.clone())
+        .collect()
 }
 
 /// The client writes a call's result row a moment behind the session: measured on 2.1.330, a
@@ -184,6 +235,7 @@ mod tests {
             "toolUseResult": {"status": "completed"}});
         if background {
             result["toolUseResult"] = serde_json::json!({"status": "async_launched",
+                "agentId": format!("agent{id}"),
                 "description": input["description"], "prompt": input["prompt"]});
         }
         format!("{call}\n{result}\n")
@@ -213,31 +265,71 @@ mod tests {
         let transcript = root.path().join("session.jsonl");
         append(&transcript, "{\"type\":\"user\"}\n");
         // First sight: read from the end.
-        let first = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        let first = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
         assert!(first.launched.is_empty() && first.unnotified.is_empty());
         append(&transcript, &call("toolu_1", "tw-g1", true));
         append(&transcript, &call("toolu_2", "tw-g2", true));
         append(&transcript, &call("toolu_3", "t-00001", false));
-        let launches = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        let launches = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
         assert_eq!(launches.launched.len(), 3);
         assert_eq!(launches.unnotified, ["tw-g1", "tw-g2"]);
         append(&transcript, &notification("toolu_1"));
-        let one_left = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        let one_left = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
         assert!(one_left.launched.is_empty());
         assert_eq!(
             one_left.unnotified,
             ["tw-g2"],
             "kept in transcript.json between stops"
         );
-        let unchanged = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        let unchanged = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
         assert_eq!(
             unchanged.unnotified,
             ["tw-g2"],
             "a stop with nothing new keeps it"
         );
         append(&transcript, &notification("toolu_2"));
-        let none = agents_since_last_stop(&dir, Some(&transcript), "r-t");
+        let none = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
         assert!(none.unnotified.is_empty());
         assert_eq!(none.notified, 1);
+    }
+
+    #[test]
+    fn a_background_agent_the_provider_refused_is_named_once_it_ended() {
+        let root = tempfile::tempdir().unwrap();
+        let run_path = root.path().join(".self-repair/runs/r-t");
+        std::fs::create_dir_all(&run_path).unwrap();
+        std::fs::write(run_path.join("state.json"), "{}").unwrap();
+        let dir = Project::find_or_choose(root.path()).run("r-t").unwrap();
+        let transcript = root.path().join("session.jsonl");
+        append(&transcript, "{\"type\":\"user\"}\n");
+        agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
+        append(&transcript, &call("toolu_1", "t-00001", true));
+        append(&transcript, &call("toolu_2", "t-00002", true));
+        let running = ["t-00001".to_owned(), "t-00002".to_owned()];
+        let launched = agents_since_last_stop(&dir, Some(&transcript), "r-t", Some(&running));
+        assert!(launched.provider_refused.is_empty());
+        // Each agent's own transcript: t-00001's ends refused (the transcript crate's fixture),
+        // t-00002's answered.
+        let agents = root.path().join("session/subagents");
+        std::fs::create_dir_all(&agents).unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../transcript/tests/fixtures");
+        std::fs::copy(
+            fixtures.join("agent-refused.jsonl"),
+            agents.join("agent-agenttoolu_1.jsonl"),
+        )
+        .unwrap();
+        std::fs::copy(
+            fixtures.join("agent-refused-then-answered.jsonl"),
+            agents.join("agent-agenttoolu_2.jsonl"),
+        )
+        .unwrap();
+        // Still running: not read yet.
+        let still = agents_since_last_stop(&dir, Some(&transcript), "r-t", Some(&running));
+        assert!(still.provider_refused.is_empty());
+        // Both ended; t-00001's notification is read, t-00002's not yet.
+        append(&transcript, &notification("toolu_1"));
+        let ended = agents_since_last_stop(&dir, Some(&transcript), "r-t", Some(&[]));
+        assert_eq!(ended.provider_refused, ["t-00001"]);
+        assert_eq!(ended.unnotified, ["t-00002"]);
     }
 }

@@ -191,8 +191,12 @@ fn triage_stop_event(
     input: &StopInput,
 ) -> (StopEvent, Option<String>) {
     let running = input.running_items();
-    let agents =
-        crate::session_agents::agents_since_last_stop(dir, input.transcript.as_deref(), &head.run);
+    let agents = crate::session_agents::agents_since_last_stop(
+        dir,
+        input.transcript.as_deref(),
+        &head.run,
+        running.as_deref(),
+    );
     // A turn one of the run's background agents started (its notification) is the run's work,
     // even after the closing line: the cost is read on through it.
     let run_turn = input.new_turn && (agents.notified > 0 || !agents.unnotified.is_empty());
@@ -209,6 +213,7 @@ fn triage_stop_event(
         launched: agents.launched,
         unnotified: agents.unnotified,
         notified: agents.notified,
+        provider_refused: agents.provider_refused,
         last_message: input.last_message.clone(),
         // Journaled with the stop: only a run with a budget needs it.
         spend: spend.filter(|_| head.budget),

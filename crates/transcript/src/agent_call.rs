@@ -24,6 +24,9 @@ pub struct AgentCall {
     /// True once a tool result naming the call was read (its agent's answer, a background
     /// launch, a refusal).
     pub answered: bool,
+    /// The model provider refused the (foreground) agent: its error result says the provider's
+    /// safeguards stopped it (or, on older clients, the Usage Policy refusal).
+    pub provider_refused: bool,
 }
 
 /// An `Agent` call the client ran in the background (its tool result says `async_launched`):
@@ -31,6 +34,9 @@ pub struct AgentCall {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsyncLaunch {
     pub tool_use: String,
+    /// The client's id for the agent (`agentId`): its transcript is
+    /// `<session>/subagents/agent-<id>.jsonl`.
+    pub agent_id: Option<String>,
     pub description: String,
     pub prompt: String,
 }
@@ -76,6 +82,11 @@ pub fn read_more(path: &Path, activity: &mut AgentActivity) -> Result<(), Transc
         if contains(line, b"\"tool_result\"") {
             for call in activity.calls.iter_mut().filter(|c| !c.answered) {
                 call.answered = !call.id.is_empty() && contains(line, call.id.as_bytes());
+            }
+            let safeguards = contains(line, crate::provider_refusal::SAFEGUARDS_WORDS.as_bytes())
+                || contains(line, crate::provider_refusal::POLICY_WORDS.as_bytes());
+            if safeguards && let Ok(row) = serde_json::from_slice::<Value>(line) {
+                mark_provider_refused(&row, &mut activity.calls);
             }
         }
         if !call_row && !notice_row && !async_row && !denial_row {
@@ -130,6 +141,39 @@ fn denial(row: &Value) -> Option<(String, String)> {
     Some((tool_use.to_owned(), kind.to_owned()))
 }
 
+/// Marks the calls whose error result in this user row says the provider's safeguards stopped
+/// their agent.
+fn mark_provider_refused(row: &Value, calls: &mut [AgentCall]) {
+    if row["type"] != "user" {
+        return;
+    }
+    let Some(blocks) = row["message"]["content"].as_array() else {
+        return;
+    };
+    for block in blocks {
+        if block["type"] != "tool_result" || block["is_error"] != true {
+            continue;
+        }
+        let text = match &block["content"] {
+            Value::String(text) => text.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => continue,
+        };
+        let refused = text.contains(crate::provider_refusal::SAFEGUARDS_WORDS)
+            || text.contains(crate::provider_refusal::POLICY_WORDS);
+        if let Some(call) = calls
+            .iter_mut()
+            .find(|c| refused && block["tool_use_id"] == c.id.as_str())
+        {
+            call.provider_refused = true;
+        }
+    }
+}
+
 /// How the client wraps a background agent's completion in the main session.
 const NOTIFICATION_TAG: &str = "<task-notification>";
 
@@ -155,6 +199,7 @@ fn push_calls(row: &Value, calls: &mut Vec<AgentCall>) {
             model: input["model"].as_str().map(str::to_owned),
             refused: None,
             answered: false,
+            provider_refused: false,
         });
     }
 }
@@ -174,6 +219,7 @@ fn async_launch(row: &Value) -> Option<AsyncLaunch> {
         .to_owned();
     Some(AsyncLaunch {
         tool_use,
+        agent_id: result["agentId"].as_str().map(str::to_owned),
         description: result["description"]
             .as_str()
             .unwrap_or_default()
@@ -273,6 +319,33 @@ mod tests {
         assert_eq!(calls[1].refused, None);
     }
 
+    /// Recorded: the real 2.1.330 client's main transcript, a foreground `Agent` call and its
+    /// error result after the provider's safeguards stopped the agent (tests/fixtures/README.md).
+    #[test]
+    fn a_foreground_agent_the_provider_refused_is_read_from_its_error_result() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/main-foreground-refused-2.1.330.jsonl");
+        let calls = read_agent_activity(&path, 0).unwrap().calls;
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].description, "triage t-00001");
+        assert!(calls[0].answered && calls[0].provider_refused);
+        assert_eq!(calls[0].refused, None, "not the user's refusal");
+    }
+
+    #[test]
+    fn an_agent_that_answered_is_not_refused_by_the_provider() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let call = row(
+            "toolu_1",
+            r#"{"description":"triage t-00001","prompt":"self-repair item t-00001 --run r"}"#,
+        );
+        let answer = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"t-00001: submitted.","tool_use_id":"toolu_1"}]},"toolUseResult":{"status":"completed"}}"#;
+        std::fs::write(&path, format!("{call}{answer}\n")).unwrap();
+        let calls = read_agent_activity(&path, 0).unwrap().calls;
+        assert!(calls[0].answered && !calls[0].provider_refused);
+    }
+
     #[test]
     fn a_refusal_written_after_the_read_is_found_by_reading_on() {
         let dir = tempfile::tempdir().unwrap();
@@ -308,6 +381,7 @@ mod tests {
             first.async_launches,
             [AsyncLaunch {
                 tool_use: "toolu_7".to_owned(),
+                agent_id: Some("a4dea45dcc48337db".to_owned()),
                 description: "write task tw-g2".to_owned(),
                 prompt: "self-repair item tw-g2 --run r".to_owned(),
             }]

@@ -56,6 +56,10 @@ pub enum FaultKind {
         /// Seconds from the first rejected request to the reset.
         reset_secs: u64,
     },
+    /// Answer 200 with the provider's refusal (`stop_reason: "refusal"`, no content, and
+    /// `stop_details` on the `message_delta`) instead of the scripted answer: a safety
+    /// classifier declining the request, which the client reports as a refusal, not an error.
+    Refusal,
     /// Read the request, send nothing for `millis`, then close the connection.
     Hang {
         /// How long to hold the connection silent.
@@ -125,6 +129,16 @@ impl Fault {
             skip: 0,
             count: usize::MAX,
             kind: FaultKind::UsageLimit { reset_secs },
+        }
+    }
+
+    /// `count` refusals by the provider on `thread` (the API's `stop_reason: "refusal"`).
+    pub fn refusal(thread: ThreadSelector, count: usize) -> Fault {
+        Fault {
+            thread,
+            skip: 0,
+            count,
+            kind: FaultKind::Refusal,
         }
     }
 

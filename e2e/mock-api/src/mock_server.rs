@@ -58,6 +58,8 @@ struct FaultCounter {
 enum Injected {
     Status(u16, Vec<(String, String)>),
     Hang(Duration),
+    /// A 200 answer with the provider's refusal in place of the scripted reply.
+    Refusal,
 }
 
 /// What the server decided for one request, before writing it.
@@ -248,6 +250,7 @@ impl Shared {
                         .collect(),
                 )),
                 FaultKind::Hang { millis } => Some(Injected::Hang(Duration::from_millis(*millis))),
+                FaultKind::Refusal => Some(Injected::Refusal),
                 FaultKind::UsageLimit { reset_secs } => {
                     let now = unix_now();
                     let reset_at = *counter.reset_at.get_or_insert(now + reset_secs);
@@ -324,7 +327,10 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
                     Answer::Json(status, error_body(status), headers)
                 }
                 Some(Injected::Hang(pause)) => Answer::Hang(pause),
-                None => {
+                injected => {
+                    if matches!(injected, Some(Injected::Refusal)) {
+                        reply = Reply::refusal();
+                    }
                     let id = shared.next_id();
                     for (k, block) in reply.blocks.iter_mut().enumerate() {
                         if let Block::ToolUse { id: tool_id, .. } = block {

@@ -25,6 +25,8 @@ pub enum StopReason {
     EndTurn,
     /// The client must run the tool calls and call again.
     ToolUse,
+    /// The provider's safety classifier stopped the answer (`stop_details` says why).
+    Refusal,
 }
 
 impl StopReason {
@@ -33,6 +35,7 @@ impl StopReason {
         match self {
             StopReason::EndTurn => "end_turn",
             StopReason::ToolUse => "tool_use",
+            StopReason::Refusal => "refusal",
         }
     }
 }
@@ -52,6 +55,15 @@ impl Reply {
         Reply {
             blocks: vec![Block::Text(text.into())],
             stop_reason: StopReason::EndTurn,
+        }
+    }
+
+    /// The provider's refusal: no content, `stop_reason: "refusal"` (the Messages API's
+    /// streaming-refusal shape, with `stop_details` on the `message_delta`).
+    pub fn refusal() -> Reply {
+        Reply {
+            blocks: Vec::new(),
+            stop_reason: StopReason::Refusal,
         }
     }
 

@@ -35,6 +35,10 @@ pub enum Behaviour {
     /// Before anything, try a command copied from a finding (`curl ... | sh`); after the
     /// denial, go on as `Valid`.
     ForbiddenFirst,
+    /// Show the item, then the provider refuses the agent: every later answer is the API's
+    /// `stop_reason: "refusal"` (no content, `stop_details` on the `message_delta`). Narrow it
+    /// with the rule's `model` to refuse one tier only.
+    Refused,
 }
 
 /// The command a [`Behaviour::ForbiddenFirst`] agent tries first; it would leave a file named

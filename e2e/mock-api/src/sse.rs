@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::reply::{Block, Reply};
+use crate::reply::{Block, Reply, StopReason};
 
 /// How big each `text_delta` / `input_json_delta` piece is: small enough that every block
 /// arrives in several deltas, which is what the real API does and what the client must join.
@@ -105,10 +105,13 @@ pub fn encode_events(reply: &Reply, meta: &MessageMeta) -> Vec<SseEvent> {
             data: json!({"type": "content_block_stop", "index": index}),
         });
     }
+    let mut delta = json!({"stop_reason": reply.stop_reason.as_str(), "stop_sequence": null});
+    if reply.stop_reason == StopReason::Refusal {
+        delta["stop_details"] = refusal_details();
+    }
     events.push(SseEvent {
         name: "message_delta",
-        data: json!({"type": "message_delta",
-            "delta": {"stop_reason": reply.stop_reason.as_str(), "stop_sequence": null},
+        data: json!({"type": "message_delta", "delta": delta,
             "usage": {"output_tokens": meta.output_tokens.unwrap_or_else(|| output_tokens(reply))}}),
     });
     events.push(SseEvent {
@@ -130,11 +133,21 @@ pub fn encode_message(reply: &Reply, meta: &MessageMeta) -> Value {
             }
         })
         .collect();
-    json!({"id": meta.id, "type": "message", "role": "assistant", "model": meta.model,
+    let mut message = json!({"id": meta.id, "type": "message", "role": "assistant", "model": meta.model,
         "content": content, "stop_reason": reply.stop_reason.as_str(), "stop_sequence": null,
         "usage": {"input_tokens": meta.input_tokens,
                   "output_tokens": meta.output_tokens.unwrap_or_else(|| output_tokens(reply)),
-                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}})
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}});
+    if reply.stop_reason == StopReason::Refusal {
+        message["stop_details"] = refusal_details();
+    }
+    message
+}
+
+/// The `stop_details` of a refusal, as the Messages API documents it.
+fn refusal_details() -> Value {
+    json!({"type": "refusal", "category": "cyber",
+        "explanation": "This request was declined because it could enable cyber harm."})
 }
 
 /// Frames `payload` as one HTTP/1.1 chunk (`Transfer-Encoding: chunked`).

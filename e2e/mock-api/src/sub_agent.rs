@@ -147,6 +147,7 @@ pub fn sub_agent_reply(
     let Some((_, show_result)) = calls.iter().find(|(c, _)| c.command() == show_command) else {
         return Reply::bash(show_command, "Read the work item");
     };
+
     let Some(show) = show_result
         .as_ref()
         .filter(|o| !o.is_error)
@@ -154,6 +155,14 @@ pub fn sub_agent_reply(
     else {
         return Reply::text(format!("{id}: could not read the item; stopping."));
     };
+    if scenario
+        .rule_for(id, &show.kind, conversation.model())
+        .behaviour
+        == Behaviour::Refused
+    {
+        // It read the finding's code; the classifier declines what comes next.
+        return Reply::refusal();
+    }
     let submit_prefix = format!("{}{id}", Scenario::prefix_of(&scenario.submit_command));
     let submits: Vec<&ToolOutcome> = calls
         .iter()

@@ -41,6 +41,7 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
         launched: Vec::new(),
         unnotified: Vec::new(),
         notified: 0,
+        provider_refused: Vec::new(),
         last_message: None,
         new_turn: false,
         // What the hook would see: the spend so far, for a run with a budget.

@@ -51,6 +51,10 @@ pub struct StatusReport {
     pub blocks: u64,
     /// Agents launched against the run's ceiling and bound (issue 32).
     pub launches: self_repair_engine::LaunchCeiling,
+    /// Agents the model provider refused (`stop_reason: "refusal"`): their items ended
+    /// quarantined, neither escalated nor charged; counted apart from failures.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub provider_refusals: u32,
     pub next: String,
     /// Tokens and dollars so far, from the transcripts of the session that drives the run
     /// (absent until the Stop hook has seen that session).
@@ -137,6 +141,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         tasks: state.tasks.clone(),
         blocks: state.blocks,
         launches: self_repair_engine::LaunchCeiling::of(state),
+        provider_refusals: state.provider_refusals,
         next: next_step(state),
         cost: None,
         fixes: Vec::new(),
@@ -213,6 +218,13 @@ impl StatusReport {
                 c.pending,
                 c.failed,
                 c.quarantined
+            ));
+        }
+        if self.provider_refusals > 0 {
+            out.push_str(&format!(
+                "refused by the model provider: {} agent(s); their items are quarantined, not \
+                 escalated and not counted as failures (report.md names the findings)\n",
+                self.provider_refusals
             ));
         }
         out.push_str(&launches_line(&self.launches));
@@ -313,4 +325,12 @@ fn launches_line(launches: &self_repair_engine::LaunchCeiling) -> String {
         launches.bound,
         self_repair_engine::MAX_LAUNCHES_PER_ITEM
     )
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

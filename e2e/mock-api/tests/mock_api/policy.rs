@@ -280,3 +280,22 @@ fn a_sub_agent_whose_prompt_names_the_run_shows_and_submits_with_that_run() {
         None
     );
 }
+
+#[test]
+fn a_refused_item_shows_then_every_answer_is_the_providers_refusal() {
+    let scenario = Scenario::new().item(ItemRule {
+        item: Some("t-1".into()),
+        behaviour: Behaviour::Refused,
+        ..ItemRule::default()
+    });
+    let (_, first) = respond(&sub_body("claude-sonnet-5-5", vec![]), &scenario);
+    assert_eq!(command_of(&first), "self-repair show t-1 --json");
+    let shown = vec![
+        bash_call("s1", "self-repair show t-1 --json"),
+        result("s1", SHOW, false),
+    ];
+    let (_, refused) = respond(&sub_body("claude-sonnet-5-5", shown), &scenario);
+    assert_eq!(refused, Reply::refusal());
+    assert_eq!(refused.stop_reason, StopReason::Refusal);
+    assert!(refused.blocks.is_empty());
+}

@@ -384,3 +384,25 @@ fn a_delay_spread_gives_each_agent_its_own_wait_the_same_for_all_its_requests() 
         Duration::from_millis(700)
     );
 }
+
+#[test]
+fn a_refusal_fault_answers_200_with_stop_reason_refusal_and_its_details() {
+    let server =
+        MockServer::start(Scenario::new().fault(Fault::refusal(ThreadSelector::Main, 1).after(1)))
+            .unwrap();
+    let mut conn = connect(&server);
+    send(&mut conn, "/v1/messages", &main_request("hi"));
+    let refused = send(&mut conn, "/v1/messages", &main_request("hi"));
+    assert_eq!(refused.status, 200);
+    let delta = events(&refused.body)
+        .into_iter()
+        .find(|e| e["type"] == "message_delta")
+        .unwrap();
+    assert_eq!(delta["delta"]["stop_reason"], "refusal");
+    assert_eq!(delta["delta"]["stop_details"]["type"], "refusal");
+    assert_eq!(delta["delta"]["stop_details"]["category"], "cyber");
+    let answers: Vec<String> = server.requests().iter().map(|r| r.answer.clone()).collect();
+    assert_eq!(answers.last().unwrap(), "refusal text");
+    let after = send(&mut conn, "/v1/messages", &main_request("hi"));
+    assert!(!after.body.contains("\"refusal\""), "one refusal only");
+}

@@ -151,9 +151,9 @@ pub(super) fn exit_status(outcome: &DriveOutcome) -> ExitStatus {
         DriveOutcome::PausedByUser => ExitStatus::LimitReached,
         DriveOutcome::Stopped(reason) => match reason {
             StopReason::AuthRequired => ExitStatus::AuthRequired,
-            StopReason::MaxSessions { .. } | StopReason::NoProgress { .. } => {
-                ExitStatus::CircuitOpen
-            }
+            StopReason::MaxSessions { .. }
+            | StopReason::NoProgress { .. }
+            | StopReason::Refused { .. } => ExitStatus::CircuitOpen,
             StopReason::Budget { .. } | StopReason::Until { .. } => ExitStatus::LimitReached,
             StopReason::Interrupted => ExitStatus::Interrupted,
         },

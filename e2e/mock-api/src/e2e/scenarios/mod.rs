@@ -17,6 +17,7 @@ mod killed_and_adopted;
 mod model_habits;
 mod pipeline_checks;
 mod plugin_checks;
+mod provider_refusal;
 mod rate_limited;
 mod refused_launch;
 mod repair_check;
@@ -35,7 +36,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 44] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 45] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -75,6 +76,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 44] = [
     ("habit-drop-model", model_habits::drop_model),
     ("habit-drop-model-always", model_habits::drop_model_always),
     ("refused-launch", refused_launch::run),
+    ("provider-refusal", provider_refusal::run),
     ("compaction-mid-run", compaction::run),
     ("scale-corpus", scale_corpus::run),
     ("drive-rate-limit-reset", drive::rate_limit_reset),
