@@ -54,8 +54,11 @@ fn finding_result(
     record: &FindingRecord,
 ) -> FindingResult {
     let item = outcome.item.as_deref().and_then(|id| state.item(id));
-    let mut ended = Ended::from_verdict(outcome.verdict.as_deref()).unwrap_or(Ended::Pending);
-    if item.is_some_and(|i| i.status == ItemStatus::Quarantined) {
+    // The report says `refused` for a finding the model provider refused, `quarantined` for
+    // one whose tiers ran out: abstentions counted apart.
+    let mut ended = Ended::from_report(outcome.verdict.as_deref(), outcome.ended.as_deref())
+        .unwrap_or(Ended::Pending);
+    if ended != Ended::Refused && item.is_some_and(|i| i.status == ItemStatus::Quarantined) {
         ended = Ended::Quarantined;
     }
     let by_agent = !matches!(outcome.decided_by.as_str(), "known" | "rule");

@@ -45,11 +45,7 @@ fn context() -> Vec<(String, String)> {
 
 /// The recipe `examples/github-actions/NAME`, read.
 fn recipe(ctx: &mut ScenarioContext, name: &str) -> Result<Workflow, E2eError> {
-    let path = ctx
-        .tools
-        .repo
-        .join("examples/github-actions")
-        .join(name);
+    let path = ctx.tools.repo.join("examples/github-actions").join(name);
     let text = fs::read_to_string(&path).map_err(E2eError::io(&path))?;
     Workflow::parse(&text).map_err(|message| E2eError::Unexpected { path, message })
 }
