@@ -417,14 +417,9 @@ pub(crate) fn finish_task(
 
 /// What the task's repair run did, for the task file's record: the files, who fixed it, and
 /// every command that proved it (the check, the detectors, the tests).
-fn fix_record(
-    project: &Project,
-    detector: Option<&String>,
-    test: Option<Vec<String>>,
-    repair: &RunDir,
-    state: &RepairState,
-    target: &TaskTarget,
-) -> FixRecord {
+/// The files the repair run changed, and who changed them (`autofix`, then each attempt's
+/// tier): what a task's record and its pull request say.
+pub(crate) fn files_and_tiers(state: &RepairState) -> (Vec<String>, Vec<String>) {
     let mut files: Vec<String> = state
         .attempts
         .iter()
@@ -438,6 +433,18 @@ fn fix_record(
         tiers.push("autofix".to_owned());
     }
     tiers.extend(state.attempts.iter().map(|a| a.tier.as_str().to_owned()));
+    (files, tiers)
+}
+
+fn fix_record(
+    project: &Project,
+    detector: Option<&String>,
+    test: Option<Vec<String>>,
+    repair: &RunDir,
+    state: &RepairState,
+    target: &TaskTarget,
+) -> FixRecord {
+    let (files, tiers) = files_and_tiers(state);
     // The check, then what it ran: the detectors and the test command.
     let mut commands: Vec<String> = state.spec.autofix.iter().map(|a| shell_words(a)).collect();
     commands.push(shell_words(&state.spec.command));

@@ -13,14 +13,14 @@ use self_repair_fix::{
     TaskPullRequest, TaskTarget, replay_task_commit,
 };
 use self_repair_process::{Captured, Git, ProcessRequest, SpawnError, run_process};
-use self_repair_repair::{RepairState, shell_words};
+use self_repair_repair::shell_words;
 use self_repair_store::{Project, RunDir};
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
 use crate::run::finalize::read_findings;
-use crate::run::fix_queue::{read_queue, read_repair_state};
+use crate::run::fix_queue::{files_and_tiers, read_queue, read_repair_state};
 use crate::run::handle::RunHandle;
 use crate::run::load::{latest_triage_run, load_folded};
 use crate::run::project_config::load_project_config;
@@ -255,24 +255,6 @@ fn verifying_commands(project: &Project, queue: &FixQueue) -> (Vec<String>, Opti
         .filter(|c| !c.is_empty())
         .map(|c| shell_words(&c));
     (analyzers, test)
-}
-
-/// The files the repair run changed, and who changed them (`autofix`, then each attempt's tier).
-fn files_and_tiers(state: &RepairState) -> (Vec<String>, Vec<String>) {
-    let mut files: Vec<String> = state
-        .attempts
-        .iter()
-        .flat_map(|a| a.files_changed.clone())
-        .chain(state.autofix.iter().flat_map(|a| a.files_changed.clone()))
-        .collect();
-    files.sort();
-    files.dedup();
-    let mut tiers: Vec<String> = Vec::new();
-    if state.autofix.as_ref().is_some_and(|a| a.exit_code == 0) {
-        tiers.push("autofix".to_owned());
-    }
-    tiers.extend(state.attempts.iter().map(|a| a.tier.as_str().to_owned()));
-    (files, tiers)
 }
 
 /// A command as people type it: this binary as `self-repair`, not its full path.
