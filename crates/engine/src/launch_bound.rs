@@ -57,9 +57,24 @@ impl LaunchCeiling {
     }
 }
 
-/// The ready items (indices) the launch ceiling allows, in order.
+/// The ready items (indices) the launch ceiling allows, in order. The estimate behind the
+/// ceiling reads every item, so it is asked only once the run has launched more than
+/// [`CEILING_FLOOR`] agents again (past each item's first launch): a run without retries is
+/// never near its ceiling, and its stops pay one pass over the items' counters instead.
 pub(crate) fn within_ceiling(state: &RunState, ready: Vec<usize>) -> Vec<usize> {
     let mut ready = ready;
+    if ready.is_empty() {
+        return ready;
+    }
+    let (launched, first_launches) = state.items.iter().fold((0u64, 0u64), |(all, first), i| {
+        (
+            all + u64::from(i.dispatches),
+            first + u64::from(i.dispatches > 0),
+        )
+    });
+    if launched <= first_launches + CEILING_FLOOR + state.launch_headroom {
+        return ready;
+    }
     let left = LaunchCeiling::of(state).left();
     ready.truncate(usize::try_from(left).unwrap_or(usize::MAX));
     ready
@@ -125,10 +140,13 @@ pub(crate) fn pause_at_ceiling(state: &mut RunState) -> String {
     )
 }
 
-/// `resume` of a run paused at its ceiling: it may launch the likely figure again.
+/// `resume` of a run paused at its ceiling: from the launches so far, it may launch the likely
+/// figure again.
 pub(crate) fn raise_ceiling(state: &mut RunState) {
-    if let Some(PauseReason::Launches { likely, .. }) = &state.pause {
-        let more = (*likely).max(CEILING_FLOOR);
-        state.launch_headroom += more;
+    if !matches!(state.pause, Some(PauseReason::Launches { .. })) {
+        return;
     }
+    let ceiling = LaunchCeiling::of(state);
+    let past = ceiling.launched.saturating_sub(ceiling.pause_at);
+    state.launch_headroom += past + ceiling.likely.max(CEILING_FLOOR);
 }

@@ -320,3 +320,58 @@ fn a_verifier_always_launched_without_its_model_is_launched_twice() {
     assert_eq!(verifier_sends, 2);
     assert_eq!(state.status, RunStatus::Complete);
 }
+
+/// A run whose launches pass twice the likely agents pauses before dispatching more, naming
+/// the item sent most; `resume` allows the likely figure again; a run without retries never
+/// meets the ceiling.
+#[test]
+fn launches_past_twice_the_likely_figure_pause_the_run_until_resume() {
+    let config = Config {
+        triage_batch: 1,
+        survey_min: 0,
+        launch_mode: LaunchMode::Foreground,
+        confirm_above_usd: None,
+        ..Config::default()
+    };
+    let findings: Vec<(&str, &str, &str)> =
+        (0..4).map(|_| ("generic", "ruff F401", "m.py")).collect();
+    let mut state = run_of_findings("r-ceiling", &findings, config);
+    let stop = crate::test_support::stop_event("s1", Some(&[]));
+    assert!(matches!(
+        decide_stop(&mut state, &stop, NOW).decision,
+        Decision::Block(_)
+    ));
+    // Something sent t-00002 out again and again (each time back, uncharged).
+    for item in &mut state.items {
+        item.status = crate::ItemStatus::Pending;
+    }
+    state.items[1].dispatches = 60;
+    let ceiling = crate::LaunchCeiling::of(&state);
+    assert!(ceiling.launched > ceiling.pause_at, "{ceiling:?}");
+    let out = decide_stop(&mut state, &stop, NOW);
+    let Decision::Allow {
+        message: Some(message),
+    } = out.decision
+    else {
+        panic!("expected the pause, got {:?}", out.decision);
+    };
+    assert!(message.contains("t-00002"), "{message}");
+    assert!(message.contains("self-repair resume"), "{message}");
+    assert!(matches!(
+        state.pause,
+        Some(PauseReason::Launches { ref item, .. }) if item.as_deref() == Some("t-00002")
+    ));
+    // A new turn does not lift it; `resume` does, with room for the likely figure again.
+    let mut new_turn = stop.clone();
+    new_turn.new_turn = true;
+    assert!(matches!(
+        decide_stop(&mut state, &new_turn, NOW).decision,
+        Decision::Allow { message: None }
+    ));
+    journal(&mut state, Event::Resume);
+    assert!(state.launch_headroom > 0);
+    assert!(matches!(
+        decide_stop(&mut state, &stop, NOW).decision,
+        Decision::Block(_)
+    ));
+}
