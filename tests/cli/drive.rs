@@ -313,3 +313,32 @@ fn timeline_of_the_rate_limited_drive_scenario() {
     settings.add_filter(r"resets \d+:\d\d[ap]m", "resets [CLOCK]");
     settings.bind(|| insta::assert_snapshot!("drive_timeline_rate_limited", text));
 }
+
+/// A run paused at its launch ceiling (something kept sending work out again) waits for the
+/// user: `drive` starts no session (it would meet the same pause) and says which pause it is.
+#[test]
+fn a_run_paused_at_its_launch_ceiling_is_not_driven() {
+    let project = started("r-ceiling");
+    let path = ".self-repair/runs/r-ceiling/state.json";
+    let mut state: Value = serde_json::from_str(&project.read(path)).unwrap();
+    state["status"] = "paused".into();
+    state["pause"] =
+        serde_json::json!({"by": "launches", "launched": 60, "likely": 11, "item": "t-00002"});
+    project.write(path, &serde_json::to_string_pretty(&state).unwrap());
+    let _ = std::fs::remove_file(project.run_dir("r-ceiling").join("state.head.json"));
+    let out = drive(&project, "r-ceiling", "normal.jsonl", &[]).code(ExitStatus::LimitReached);
+    assert!(
+        out.stdout
+            .contains("paused at its launch ceiling (60 agents launched, 11 likely"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !project
+            .run_dir("r-ceiling")
+            .join("drive/session-1.jsonl")
+            .exists()
+    );
+    let status = project.cmd(&["status"]).run().success().stdout;
+    assert!(status.contains("t-00002 keeps coming back"), "{status}");
+}

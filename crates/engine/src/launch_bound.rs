@@ -42,7 +42,15 @@ impl LaunchCeiling {
     /// The figures of `state` now.
     pub fn of(state: &RunState) -> LaunchCeiling {
         let ahead = crate::total_agents(&crate::agents_ahead(state)).1;
-        let likely = u64::from(crate::agents_behind(state)) + u64::from(ahead);
+        LaunchCeiling::with_likely(
+            state,
+            u64::from(crate::agents_behind(state)) + u64::from(ahead),
+        )
+    }
+
+    /// The figures of `state` for a caller that has the likely agents already (the status
+    /// line's bar counts them): the estimate reads every item, once is enough.
+    pub fn with_likely(state: &RunState, likely: u64) -> LaunchCeiling {
         LaunchCeiling {
             launched: launched(state),
             likely,

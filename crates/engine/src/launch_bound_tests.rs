@@ -355,8 +355,15 @@ fn launches_past_twice_the_likely_figure_pause_the_run_until_resume() {
     else {
         panic!("expected the pause, got {:?}", out.decision);
     };
-    assert!(message.contains("t-00002"), "{message}");
-    assert!(message.contains("self-repair resume"), "{message}");
+    // The whole line, as the session relays it.
+    assert_eq!(
+        message,
+        "self-repair run r-ceiling: paused — 63 agents launched, more than 2× the 11 the \
+         estimate thinks likely; something keeps sending work out again. The item that keeps \
+         coming back is t-00002 (60 launches, pending haiku). 4 items wait. Read `self-repair \
+         status --items` for what failed; to go on, run `self-repair resume` (it allows 11 more \
+         launches) and end your turn."
+    );
     assert!(matches!(
         state.pause,
         Some(PauseReason::Launches { ref item, .. }) if item.as_deref() == Some("t-00002")

@@ -185,7 +185,9 @@ pub(crate) fn of_state(project: &Project, dir: &RunDir, state: &RunState, now: u
     let spent = crate::run::cost::ledger_spend(dir).map_or(0.0, |s| s.spent_micros as f64 / 1e6);
     let progress = crate::run::progress::progress(project, dir, state, now, Some(spent));
     let counts = state.counts(state.phase);
-    let launches = self_repair_engine::LaunchCeiling::of(state);
+    let behind = agents_behind(state);
+    let likely = u64::from(behind) + u64::from(progress.agents_left);
+    let launches = self_repair_engine::LaunchCeiling::with_likely(state, likely);
     StatusLine {
         run: state.run.clone(),
         status: state.status,
@@ -193,7 +195,7 @@ pub(crate) fn of_state(project: &Project, dir: &RunDir, state: &RunState, now: u
         phase: state.phase,
         phase_done: counts.done,
         phase_total: counts.total(),
-        agents_behind: agents_behind(state),
+        agents_behind: behind,
         agents_ahead: progress.agents_left,
         spent_usd: spent,
         budget_usd: progress.budget_usd,
