@@ -347,6 +347,70 @@ fn a_task_the_detector_does_not_reproduce_is_not_fixed_and_gets_no_repair_run() 
     );
     let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
     assert!(task.contains("status: To Do"), "{task}");
+    // One name for it everywhere: `status` says what `fix` said, not `quarantined`.
+    assert_eq!(queue(&project)["tasks"][0]["status"], "not_reproduced");
+    let status = project.cmd(&["status", "--run", "r-fix"]).run().success();
+    assert!(
+        status.stdout.contains("[not reproduced]") && !status.stdout.contains("[quarantined]"),
+        "{}",
+        status.stdout
+    );
+}
+
+/// Found by a review: `fix 1` printed "2 task(s) in order: task-1", then "0 of 2 task(s)
+/// fixed", counting a task an earlier `fix` had settled; and `status` went on offering
+/// `self-repair fix` for every task, the not-reproduced ones included.
+#[test]
+fn fix_of_one_task_counts_that_task_only_and_status_counts_what_fix_would_take() {
+    let (project, _) = fixed_run_project();
+    ruff_now_without(&project, &["F401", "E711"]);
+    project
+        .cmd(&["fix", "task-2"])
+        .run()
+        .code(ExitStatus::GaveUp);
+    let out = project
+        .cmd(&["fix", "task-1"])
+        .run()
+        .code(ExitStatus::GaveUp);
+    assert!(
+        out.stdout
+            .contains("self-repair fix, run r-fix: 1 task(s) in order: task-1")
+            && out.stdout.contains("fix done: 0 of 1 task(s) fixed"),
+        "{}",
+        out.stdout
+    );
+    let status = project.cmd(&["status", "--run", "r-fix"]).run().success();
+    assert!(
+        !status.stdout.contains("`self-repair fix` for")
+            && status
+                .stdout
+                .contains("2 tasks not reproduced by the detectors"),
+        "{}",
+        status.stdout
+    );
+    // A `fix` naming no task leaves them, and says how to try one again.
+    let again = project.cmd(&["fix"]).run().success();
+    assert!(
+        again
+            .stdout
+            .contains("but 2 not reproduced by the detectors (task-2, task-1)")
+            && again.stdout.contains("`self-repair fix task-2`"),
+        "{}",
+        again.stdout
+    );
+    // Once the detector reports it again, naming it fixes it in a new queue.
+    ruff_now_without(&project, &["E711"]);
+    let named = project
+        .cmd(&["fix", "task-1", "--tiers", "main"])
+        .run()
+        .success();
+    assert!(
+        named
+            .stdout
+            .contains("task-1: repair run fix-r-fix-task-1-1 started"),
+        "{}",
+        named.stdout
+    );
 }
 
 #[test]

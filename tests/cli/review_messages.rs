@@ -7,14 +7,19 @@ use crate::harness::TestProject;
 use crate::pipeline::dispatched;
 use crate::scripted_agent::ScriptedAgent;
 
-/// `status` in a project with no run sent the user to a `FINDINGS.jsonl` nobody has.
+/// `status` in a project with no run sent the user to a `FINDINGS.jsonl` nobody has; then
+/// (review of 2026-11-29) to a report in the project's root, where the skill, the README and
+/// the recipes keep it under `.self-repair/`.
 #[test]
 fn status_without_a_run_says_how_to_make_a_findings_file() {
     let project = TestProject::new();
     let out = project.cmd(&["status"]).run().code(ExitStatus::NotFound);
     assert!(
         out.stderr
-            .contains("ruff check --output-format json . > ruff.json")
+            .contains("ruff check --output-format json . > .self-repair/ruff.json")
+            && out
+                .stderr
+                .contains("self-repair start .self-repair/ruff.json")
             && !out.stderr.contains("FINDINGS.jsonl"),
         "{}",
         out.stderr
@@ -32,7 +37,9 @@ fn start_on_a_missing_findings_file_names_where_it_looked_and_how_to_make_it() {
     assert!(
         out.stderr.contains("ruff.json does not exist")
             && out.stderr.contains(project.path().to_str().unwrap())
-            && out.stderr.contains("ruff check --output-format json"),
+            && out
+                .stderr
+                .contains("ruff check --output-format json . > .self-repair/ruff.json"),
         "{}",
         out.stderr
     );

@@ -191,6 +191,34 @@ fn a_detector_that_does_not_report_the_group_before_any_change_proves_nothing() 
     );
 }
 
+/// Found by a review: a findings file kept untracked in the project (`start ruff.json` in the
+/// root) counted as a file the fix added, so a task with no change at all looked changed,
+/// and its detector's silence passed it.
+#[test]
+fn the_findings_file_the_run_read_is_never_a_change_of_the_fix() {
+    let (project, task) = fixed_run_project();
+    git(&project, &["rm", "-q", "--cached", "ruff.json"]);
+    ruff_now(&project, Some("F401"));
+    git(
+        &project,
+        &[
+            "commit",
+            "-qam",
+            "ruff.json untracked; F401 no longer selected",
+        ],
+    );
+    assert!(project.path().join("ruff.json").is_file());
+    let out = verify(&project, &task, &[]).code(ExitStatus::GaveUp);
+    assert!(
+        out.stdout.contains("files changed: none")
+            && out
+                .stdout
+                .contains("FAILED: not reproduced: nothing changed since the base"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn an_unknown_task_names_the_run_s_tasks() {
     let (project, _) = fixed_run_project();

@@ -22,6 +22,10 @@ pub enum FixStatus {
     Fixed,
     /// Its repair run gave up (quarantined, escalated, infra failure, cancelled): see the hand-off.
     Quarantined,
+    /// The detectors do not report its findings before any change (another rule selection, a
+    /// stale run), so their re-run cannot verify a fix: no repair run was made. A `fix` that
+    /// names no task leaves it; naming it tries again (after the detector changed).
+    NotReproduced,
 }
 
 impl FixStatus {
@@ -32,6 +36,7 @@ impl FixStatus {
             FixStatus::Running => "running",
             FixStatus::Fixed => "fixed",
             FixStatus::Quarantined => "quarantined",
+            FixStatus::NotReproduced => "not reproduced",
         }
     }
 }
@@ -82,6 +87,11 @@ pub struct FixQueue {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_attempts: Option<u32>,
     pub tasks: Vec<QueuedTask>,
+    /// The tasks the latest `fix` asked for, in order: what its closing line counts and its
+    /// exit code judges (the queue also keeps earlier `fix`es' settled tasks). Empty in a queue
+    /// written before it existed: every task counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<String>,
 }
 
 impl FixQueue {
@@ -95,6 +105,13 @@ impl FixQueue {
     /// The next task to start.
     pub fn next_open(&self) -> Option<usize> {
         self.tasks.iter().position(|t| t.status == FixStatus::Open)
+    }
+
+    /// The tasks the latest `fix` asked for (every task of a queue that does not say).
+    pub fn asked_tasks(&self) -> impl Iterator<Item = &QueuedTask> {
+        self.tasks
+            .iter()
+            .filter(|t| self.asked.is_empty() || self.asked.contains(&t.task_id))
     }
 }
 

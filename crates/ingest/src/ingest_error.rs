@@ -81,7 +81,7 @@ pub enum IngestError {
 
     /// `--format auto` could not tell what the input is.
     #[error(
-        "{input}: cannot tell which analyzer wrote this input ({clue}); pass --format with one of {expected}. If it is not an analyzer's report, run the analyzer with JSON output and give that file instead (e.g. `ruff check --output-format json . > ruff.json`, then `self-repair start ruff.json`; `self-repair start --help` lists the formats)"
+        "{input}: cannot tell which analyzer wrote this input ({clue}); pass --format with one of {expected}. If it is not an analyzer's report, run the analyzer with JSON output and give that file instead (e.g. `ruff check --output-format json . > .self-repair/ruff.json`, then `self-repair start .self-repair/ruff.json`; `self-repair start --help` lists the formats)"
     )]
     Unrecognized {
         /// The input's name.

@@ -9,8 +9,12 @@ use serde::Serialize;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct NextSteps {
     pub run: String,
-    /// Backlog tasks of the run (written, or found already written).
+    /// Backlog tasks of the run `self-repair fix` would take (written, or found already
+    /// written; after a `fix`, those not fixed, not Done and not found not reproduced).
     pub tasks: usize,
+    /// Tasks `fix` found not reproduced: the detectors do not report their findings.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_reproduced: usize,
     /// Rules the run's rule review proposed, still `proposed` in `rules.json`.
     pub rule_proposals: usize,
     /// Dismissals of the run `known.json` keeps as proposals.
@@ -22,7 +26,12 @@ pub struct NextSteps {
 impl NextSteps {
     /// True when there is nothing left to do.
     pub fn is_empty(&self) -> bool {
-        self.tasks + self.rule_proposals + self.known_proposals + self.config_changes == 0
+        self.tasks
+            + self.not_reproduced
+            + self.rule_proposals
+            + self.known_proposals
+            + self.config_changes
+            == 0
     }
 
     /// One sentence for the closing line (`None` when nothing applies): "Next: `self-repair
@@ -40,6 +49,12 @@ impl NextSteps {
             steps.push(format!(
                 "`self-repair fix` for {}",
                 counted(self.tasks, "task", "tasks")
+            ));
+        }
+        if self.not_reproduced > 0 {
+            steps.push(format!(
+                "{} not reproduced by the detectors (reference/fix.md, then `self-repair fix TASK`)",
+                counted(self.not_reproduced, "task", "tasks")
             ));
         }
         if self.rule_proposals > 0 {
@@ -105,6 +120,14 @@ impl NextSteps {
         out.push('\n');
         out
     }
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// `1 task`, `4 tasks`.

@@ -343,6 +343,7 @@ impl RunReport {
         crate::NextSteps {
             run: self.run.clone(),
             tasks: self.tasks.len(),
+            not_reproduced: 0,
             rule_proposals: self.rule_proposals.len(),
             known_proposals: self.known_proposals.len(),
             config_changes: self.suppressions.len(),

@@ -12,6 +12,7 @@ mod proposed_detector;
 mod proposed_test;
 mod python_project;
 mod setup_error;
+mod tool_install;
 
 pub use config_merge::{ConfigChange, MergedConfig, merge_into_config};
 pub use config_text::config_text;
@@ -19,3 +20,4 @@ pub use project_setup::ProjectSetup;
 pub use proposed_detector::ProposedDetector;
 pub use proposed_test::ProposedTest;
 pub use setup_error::SetupError;
+pub use tool_install::{find_program, install_hint};

@@ -18,13 +18,68 @@ pub struct ProjectSetup {
     pub notes: Vec<String>,
 }
 
+/// One ecosystem's reader: proposes what the folder it is given holds (its manifests read
+/// there, not below).
+type Reader = fn(&Path, &mut ProjectSetup);
+
+/// The ecosystems, in the order their detectors are proposed.
+const READERS: [Reader; 3] = [
+    python_project::propose,
+    node_project::propose,
+    cargo_project::propose,
+];
+
+/// Folders never read for manifests: dependencies, build outputs, environments, our own.
+const SKIPPED_FOLDERS: [&str; 9] = [
+    "node_modules",
+    "target",
+    "venv",
+    "env",
+    "__pycache__",
+    "dist",
+    "build",
+    "vendor",
+    "backlog",
+];
+
 impl ProjectSetup {
-    /// Reads the manifests and tool configuration at `root` (not below it).
+    /// Reads the manifests and tool configuration at `root`; for an ecosystem whose detector
+    /// the root does not give (no manifest there, or a package.json without `ESLint`), the
+    /// folders one and two levels down (a monorepo's `py/`, a workspace's `packages/web/`),
+    /// each proposal then running in its folder (`cwd`).
     pub fn detect(root: &Path) -> ProjectSetup {
+        let folders = subfolders(root);
         let mut setup = ProjectSetup::default();
-        python_project::propose(root, &mut setup);
-        node_project::propose(root, &mut setup);
-        cargo_project::propose(root, &mut setup);
+        for read in READERS {
+            let mut at_root = ProjectSetup::default();
+            read(root, &mut at_root);
+            if !at_root.detectors.is_empty() {
+                setup.absorb(at_root, "");
+                continue;
+            }
+            let mut below = ProjectSetup::default();
+            let mut taken: Vec<&str> = Vec::new();
+            for folder in &folders {
+                if taken.iter().any(|t| folder.starts_with(&format!("{t}/"))) {
+                    continue;
+                }
+                let mut found = ProjectSetup::default();
+                read(&root.join(folder), &mut found);
+                if !found.detectors.is_empty() {
+                    taken.push(folder);
+                    below.absorb(found, folder);
+                }
+            }
+            if below.detectors.is_empty() {
+                setup.absorb(at_root, "");
+            } else {
+                // The root's test command stays (a workspace's `npm test`); its note that it
+                // has no detector does not.
+                at_root.notes.clear();
+                setup.absorb(at_root, "");
+                setup.absorb(below, "");
+            }
+        }
         if setup.tests.len() > 1 {
             let all: Vec<String> = setup.tests.iter().map(ProposedTest::command_line).collect();
             setup.notes.push(format!(
@@ -38,6 +93,27 @@ impl ProjectSetup {
         setup
     }
 
+    /// Adds what was found in `folder` (`""`: the root), each detector and test command made
+    /// to run there and each reason and note naming it.
+    fn absorb(&mut self, found: ProjectSetup, folder: &str) {
+        let named = |text: String| {
+            if folder.is_empty() {
+                text
+            } else {
+                format!("{folder}/: {text}")
+            }
+        };
+        for mut detector in found.detectors {
+            detector.reason = named(detector.reason);
+            self.detectors.push(detector.in_folder(folder));
+        }
+        for mut test in found.tests {
+            test.reason = named(test.reason);
+            self.tests.push(test.in_folder(folder));
+        }
+        self.notes.extend(found.notes.into_iter().map(named));
+    }
+
     /// The test command the config gets: the first one found.
     pub fn test(&self) -> Option<&ProposedTest> {
         self.tests.first()
@@ -49,6 +125,44 @@ impl ProjectSetup {
     }
 }
 
+/// The folders one and two levels below `root` a manifest may sit in, relative, sorted:
+/// neither hidden nor a dependency or build folder, and named plainly (letters, digits, `.`,
+/// `_`, `-`), so a test command can `cd` there without quoting.
+fn subfolders(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for first in plain_folders(root) {
+        let seconds = plain_folders(&root.join(&first));
+        out.push(first.clone());
+        out.extend(
+            seconds
+                .into_iter()
+                .map(|second| format!("{first}/{second}")),
+        );
+    }
+    out
+}
+
+/// The plain subfolders of `dir` (see [`subfolders`]), sorted.
+fn plain_folders(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|name| {
+            !name.starts_with('.')
+                && !SKIPPED_FOLDERS.contains(&name.as_str())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        })
+        .collect();
+    names.sort();
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,9 +170,91 @@ mod tests {
     fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         for (name, text) in files {
-            std::fs::write(dir.path().join(name), text).unwrap_or_else(|e| panic!("{e}"));
+            let path = dir.path().join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+            }
+            std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
         }
         dir
+    }
+
+    /// Found with the bundled demo's layout (py/, js/, rs/): `init` read the root only and
+    /// proposed nothing for a monorepo.
+    #[test]
+    fn a_monorepo_s_subfolders_get_their_detectors_each_run_in_its_folder() {
+        let dir = project(&[
+            ("py/pyproject.toml", "[tool.pytest.ini_options]\n"),
+            (
+                "js/package.json",
+                r#"{"devDependencies": {"eslint": "^9"}}"#,
+            ),
+            ("rs/Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n"),
+            ("rs/crates/core/Cargo.toml", "[package]\nname = \"core\"\n"),
+            (
+                "js/node_modules/left-pad/package.json",
+                r#"{"eslintConfig": {}}"#,
+            ),
+            (".venv/pyproject.toml", ""),
+        ]);
+        let setup = ProjectSetup::detect(dir.path());
+        assert_eq!(names(&setup), ["ruff-py", "eslint-js", "clippy-rs"]);
+        let ruff = setup.detectors[0].to_json();
+        assert_eq!(ruff["cwd"], "py", "{ruff}");
+        assert!(setup.detectors[0].reason.starts_with("py/: "), "{setup:?}");
+        assert_eq!(
+            setup.test().map(|t| t.command.clone()),
+            Some(vec![
+                "sh".to_owned(),
+                "-c".to_owned(),
+                "cd py && pytest -q".to_owned()
+            ])
+        );
+        assert!(
+            setup
+                .notes
+                .iter()
+                .any(|n| n.contains("(cd py && pytest -q) && (cd rs && cargo test)")),
+            "{:?}",
+            setup.notes
+        );
+    }
+
+    #[test]
+    fn a_workspace_root_without_eslint_gets_its_members_eslint_and_keeps_its_own_tests() {
+        let dir = project(&[
+            (
+                "package.json",
+                r#"{"workspaces": ["packages/*"], "scripts": {"test": "vitest run"}}"#,
+            ),
+            ("packages/web/package.json", "{}"),
+            ("packages/web/eslint.config.js", "export default [];\n"),
+            ("packages/api/package.json", "{}"),
+        ]);
+        let setup = ProjectSetup::detect(dir.path());
+        assert_eq!(names(&setup), ["eslint-packages-web"]);
+        assert_eq!(setup.detectors[0].cwd.as_deref(), Some("packages/web"));
+        assert_eq!(
+            setup.test().map(ProposedTest::command_line).as_deref(),
+            Some("npm test")
+        );
+        assert!(
+            !setup
+                .notes
+                .iter()
+                .any(|n| n.starts_with("package.json: no ESLint")),
+            "{:?}",
+            setup.notes
+        );
+    }
+
+    #[test]
+    fn a_root_python_project_covers_its_subfolders() {
+        let dir = project(&[
+            ("pyproject.toml", "[project]\n"),
+            ("tools/pyproject.toml", "[project]\n"),
+        ]);
+        assert_eq!(names(&ProjectSetup::detect(dir.path())), ["ruff"]);
     }
 
     fn names(setup: &ProjectSetup) -> Vec<&str> {

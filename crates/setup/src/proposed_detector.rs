@@ -9,6 +9,9 @@ pub struct ProposedDetector {
     pub name: String,
     /// Run as given, never through a shell.
     pub argv: Vec<String>,
+    /// The folder it runs in, relative to the project root (`None`: the root); its output's
+    /// relative paths are read under it.
+    pub cwd: Option<String>,
     /// The exit codes the tool uses when it ran fine, findings or not.
     pub ok_exit_codes: Vec<i32>,
     /// The input format of its output (`start --format`).
@@ -20,20 +23,38 @@ pub struct ProposedDetector {
 }
 
 impl ProposedDetector {
-    /// The `detectors` entry, in the keys `detect` reads (`name`, `argv`, `ok_exit_codes`,
-    /// `format`; `cwd` and `timeout_secs` keep their defaults).
+    /// The `detectors` entry, in the keys `detect` reads (`name`, `argv`, `cwd` for a
+    /// subfolder, `ok_exit_codes`, `format`; `timeout_secs` keeps its default).
     pub fn to_json(&self) -> Value {
         let mut entry = Map::new();
         entry.insert("name".to_owned(), json!(self.name));
         entry.insert("argv".to_owned(), json!(self.argv));
+        if let Some(cwd) = &self.cwd {
+            entry.insert("cwd".to_owned(), json!(cwd));
+        }
         entry.insert("ok_exit_codes".to_owned(), json!(self.ok_exit_codes));
         entry.insert("format".to_owned(), json!(self.format));
         Value::Object(entry)
     }
 
-    /// The argv as one line (for the summary; never run through a shell).
+    /// The argv as one line, with the folder it runs in (for the summary; never run through a
+    /// shell).
     pub fn command_line(&self) -> String {
-        self.argv.join(" ")
+        match &self.cwd {
+            Some(cwd) => format!("{} (in {cwd}/)", self.argv.join(" ")),
+            None => self.argv.join(" "),
+        }
+    }
+
+    /// The same detector for the project's subfolder `folder`: its name gets the folder
+    /// (`ruff-py`, `clippy-crates-core`), so a project's detectors keep distinct names.
+    #[must_use]
+    pub(crate) fn in_folder(mut self, folder: &str) -> ProposedDetector {
+        if !folder.is_empty() {
+            self.name = format!("{}-{}", self.name, folder.replace('/', "-"));
+            self.cwd = Some(folder.to_owned());
+        }
+        self
     }
 }
 
@@ -49,6 +70,7 @@ pub(crate) fn detector(
     ProposedDetector {
         name: name.to_owned(),
         argv: argv.iter().map(|a| (*a).to_owned()).collect(),
+        cwd: None,
         ok_exit_codes: ok_exit_codes.to_vec(),
         format: format.to_owned(),
         reason,

@@ -12,7 +12,7 @@ pub enum StoreError {
         source: std::io::Error,
     },
     #[error(
-        "no self-repair run here: no `.self-repair/` in {0} or above. Start one on an analyzer's JSON or SARIF report: `ruff check --output-format json . > ruff.json`, then `self-repair start ruff.json`"
+        "no self-repair run here: no `.self-repair/` in {0} or above. Start one on an analyzer's JSON or SARIF report: `mkdir -p .self-repair && ruff check --output-format json . > .self-repair/ruff.json`, then `self-repair start .self-repair/ruff.json`"
     )]
     NoProject(PathBuf),
     #[error("no active run in {0}; list runs with `self-repair runs`, or start one")]

@@ -7,7 +7,10 @@ use std::path::Path;
 
 use clap::Args;
 use self_repair_process::Git;
-use self_repair_setup::{ConfigChange, MergedConfig, ProjectSetup, config_text, merge_into_config};
+use self_repair_setup::{
+    ConfigChange, MergedConfig, ProjectSetup, config_text, find_program, install_hint,
+    merge_into_config,
+};
 use self_repair_store::{Project, write_atomic};
 
 use crate::app_error::AppError;
@@ -34,8 +37,15 @@ pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
     let root = project.root();
     let setup = ProjectSetup::detect(root);
     if setup.is_empty() {
+        // A manifest was read but gave nothing (a package.json without ESLint or a real test
+        // script): its notes say why, and "found no package.json" would be wrong.
+        let found = if setup.notes.is_empty() {
+            "found no pyproject.toml, ruff.toml, setup.cfg, package.json or Cargo.toml"
+        } else {
+            "found no detector or test command to propose"
+        };
         let mut message = format!(
-            "found no pyproject.toml, ruff.toml, setup.cfg, package.json or Cargo.toml in {}: nothing written; run init in the project's root (`-C DIR`), or write the detectors by hand (reference/config.md, \"Detectors\")",
+            "{found} in {} or the folders one and two levels below: nothing written; run init in the project's root (`-C DIR`), or write the detectors by hand (reference/config.md, \"Detectors\")",
             root.display()
         );
         for note in &setup.notes {
@@ -57,6 +67,7 @@ pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
             .map_err(AppError::io("create", project.store_dir()))?;
         write_atomic(&path, json.as_bytes())?;
     }
+    let missing = missing_programs(&setup, env.path_var.as_deref());
     Ok(Output::text(render(
         &setup,
         &merged,
@@ -64,7 +75,48 @@ pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
         existed,
         args.dry_run,
         has_commit(root),
+        &missing,
     )))
+}
+
+/// A warning for each program the proposals run that is not on `PATH` (the detectors' and the
+/// test command's first word; a subfolder's `sh -c "cd ... && CMD"` is read as CMD), with the
+/// command that installs it when it is one we know.
+fn missing_programs(setup: &ProjectSetup, path_var: Option<&std::ffi::OsStr>) -> Vec<String> {
+    let mut programs: Vec<String> = setup
+        .detectors
+        .iter()
+        .filter_map(|d| d.argv.first().cloned())
+        .collect();
+    if let Some(test) = setup.test() {
+        let program = match test.command.as_slice() {
+            [sh, c, line] if sh == "sh" && c == "-c" => line
+                .split("&& ")
+                .nth(1)
+                .and_then(|cmd| cmd.split_whitespace().next())
+                .map(str::to_owned),
+            command => command.first().cloned(),
+        };
+        programs.extend(program);
+    }
+    let mut seen = Vec::new();
+    programs
+        .into_iter()
+        .filter(|p| {
+            let new = !seen.contains(p);
+            seen.push(p.clone());
+            new
+        })
+        .filter(|p| find_program(path_var, p).is_none())
+        .map(|p| match install_hint(&p) {
+            Some(hint) => format!(
+                "warning: `{p}` is not on PATH: install it ({hint}) before `self-repair detect`"
+            ),
+            None => format!(
+                "warning: `{p}` is not on PATH: install it, or put its folder on PATH, before `self-repair detect`"
+            ),
+        })
+        .collect()
 }
 
 /// The config already there, checked the way every command reads it: a file that does not
@@ -90,6 +142,32 @@ fn has_commit(root: &Path) -> bool {
         .is_ok()
 }
 
+/// What the merge did, one line per entry (`would add` under `--dry-run`); returns the
+/// entries kept as the file has them.
+fn render_changes<'a>(out: &mut String, merged: &'a MergedConfig, dry_run: bool) -> Vec<&'a str> {
+    let (added, replaced) = if dry_run {
+        ("would add", "would replace (--force)")
+    } else {
+        ("added", "replaced (--force)")
+    };
+    let mut kept = Vec::new();
+    for change in &merged.changes {
+        match change {
+            ConfigChange::Added(what) => {
+                let _ = writeln!(out, "{added}: {what}");
+            }
+            ConfigChange::Replaced(what) => {
+                let _ = writeln!(out, "{replaced}: {what}");
+            }
+            ConfigChange::Kept(what) => {
+                let _ = writeln!(out, "kept: {what}, as the file has it");
+                kept.push(what.as_str());
+            }
+        }
+    }
+    kept
+}
+
 /// The report: each proposal with why, the notes, what the merge did, the file, what next.
 fn render(
     setup: &ProjectSetup,
@@ -98,6 +176,7 @@ fn render(
     existed: bool,
     dry_run: bool,
     has_commit: bool,
+    missing: &[String],
 ) -> String {
     let mut out = String::new();
     for d in &setup.detectors {
@@ -123,21 +202,10 @@ fn render(
             "note: not a git work tree with a commit: `fix` and `apply-fixes` need one (`git init`, `git commit`)"
         );
     }
-    let mut kept = Vec::new();
-    for change in &merged.changes {
-        match change {
-            ConfigChange::Added(what) => {
-                let _ = writeln!(out, "added: {what}");
-            }
-            ConfigChange::Replaced(what) => {
-                let _ = writeln!(out, "replaced (--force): {what}");
-            }
-            ConfigChange::Kept(what) => {
-                let _ = writeln!(out, "kept: {what}, as the file has it");
-                kept.push(what.as_str());
-            }
-        }
+    for warning in missing {
+        let _ = writeln!(out, "{warning}");
     }
+    let kept = render_changes(&mut out, merged, dry_run);
     let file = ".self-repair/config.json";
     if !merged.changed() {
         let _ = writeln!(
@@ -166,7 +234,7 @@ fn render(
     }
     let _ = writeln!(
         out,
-        "next: `self-repair detect` runs the detectors; `self-repair start --detect` triages what they find; `self-repair fix` then re-runs the same detectors and the test command to check each fix (give `start` findings made some other way, another rule selection, and `fix` skips their tasks as not reproduced)"
+        "next: `self-repair detect` runs the detectors; `self-repair start --detect` triages what they find; `self-repair fix` then re-runs the same detectors and the test command to check each fix (findings made some other way, with another rule selection, give tasks the detectors do not report: `fix` marks those not reproduced)"
     );
     out
 }

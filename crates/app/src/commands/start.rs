@@ -650,9 +650,10 @@ fn no_findings(inputs: &[InputSummary]) -> AppError {
         .collect();
     AppError::Usage(format!(
         "no findings in {}: no run was created and the active run, if any, is untouched. Give \
-         the analyzer's report, e.g. `ruff check --output-format json . > ruff.json` then \
-         `self-repair start ruff.json` (formats: `self-repair start --help`), or configure \
-         detectors and run `self-repair start --detect`.",
+         the analyzer's report, e.g. `ruff check --output-format json . > \
+         .self-repair/ruff.json` then `self-repair start .self-repair/ruff.json` (formats: \
+         `self-repair start --help`), or configure detectors (`self-repair init`) and run \
+         `self-repair start --detect`.",
         if read.is_empty() {
             "the input".to_owned()
         } else {
@@ -725,8 +726,10 @@ fn read_findings_file(file: &Path) -> Result<String, AppError> {
             let here = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
             format!(
                 " ({} does not exist). Run the analyzer with JSON output first, e.g. \
-                 `ruff check --output-format json . > ruff.json`, then `self-repair start \
-                 ruff.json`; `self-repair start --help` lists the formats",
+                 `mkdir -p .self-repair && ruff check --output-format json . > \
+                 .self-repair/ruff.json`, then `self-repair start .self-repair/ruff.json` (under \
+                 .self-repair/ the report is none of your sources); `self-repair start --help` \
+                 lists the formats",
                 here.display()
             )
         } else {

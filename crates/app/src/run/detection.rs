@@ -39,7 +39,7 @@ pub fn run_detectors(
     if chosen.is_empty() {
         return Err(AppError::Usage(match only {
             Some(name) => format!("no detector `{name}` in .self-repair/config.json"),
-            None => "no detectors in .self-repair/config.json: add {\"detectors\": [{\"name\": ..., \"argv\": [...]}]} (reference/config.md)".to_owned(),
+            None => "no detectors in .self-repair/config.json: `self-repair init` writes them (and the test command) from the project's files; `self-repair init --dry-run` shows them first. Or add {\"detectors\": [{\"name\": ..., \"argv\": [...]}]} by hand (reference/config.md)".to_owned(),
         }));
     }
     chosen.into_iter().map(|d| run_one(root, d)).collect()
@@ -62,13 +62,30 @@ fn run_one(root: &Path, detector: &Detector) -> Result<Detection, AppError> {
         timeout: Some(Duration::from_secs(detector.timeout_secs)),
         output: Captured::Separately,
     })
-    .map_err(|e| match e {
-        SpawnError::Log { .. } => AppError::Tool(format!("detector `{}`: {e}", detector.name)),
-        _ => AppError::Usage(format!(
-            "detector `{}` in {}: {e}; fix its argv in .self-repair/config.json (reference/config.md)",
-            detector.name,
-            dir.display()
-        )),
+    .map_err(|e| {
+        let place = detector
+            .cwd
+            .as_deref()
+            .map(|cwd| format!(" (in {cwd}/)"))
+            .unwrap_or_default();
+        match &e {
+            SpawnError::Log { .. } => {
+                AppError::Tool(format!("detector `{}`: {e}", detector.name))
+            }
+            SpawnError::NotFound { program } => {
+                let install = self_repair_setup::install_hint(program)
+                    .map(|hint| format!(": install it ({hint})"))
+                    .unwrap_or_default();
+                AppError::Usage(format!(
+                    "detector `{}`{place}: {e}{install}, or put its folder on PATH; or fix its argv in .self-repair/config.json (reference/config.md)",
+                    detector.name
+                ))
+            }
+            _ => AppError::Usage(format!(
+                "detector `{}`{place}: {e}; fix its argv in .self-repair/config.json (reference/config.md)",
+                detector.name
+            )),
+        }
     })?;
     if outcome.timed_out {
         return Err(AppError::Tool(format!(

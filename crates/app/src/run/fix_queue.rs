@@ -131,17 +131,17 @@ pub(crate) fn advance(
             continue;
         }
         let Some(i) = queue.next_open() else {
+            // This `fix`'s tasks only: an earlier `fix`'s are in the queue too.
+            let asked = queue.asked_tasks().count();
             let fixed = queue
-                .tasks
-                .iter()
+                .asked_tasks()
                 .filter(|t| t.status == FixStatus::Fixed)
                 .count();
             lines.push(format!(
-                "fix done: {fixed} of {} task(s) fixed; `self-repair status --run {}` lists them",
-                queue.tasks.len(),
+                "fix done: {fixed} of {asked} task(s) fixed; `self-repair status --run {}` lists them",
                 queue.run
             ));
-            return Ok(fixed < queue.tasks.len());
+            return Ok(fixed < asked);
         };
         let started = start_task(project, env, dir, &mut queue, i)?;
         write_json(&queue_path(dir), &queue)?;
@@ -181,7 +181,7 @@ pub(crate) fn start_task(
             probe.gone,
             probe.gone + probe.remaining.len()
         );
-        queue.tasks[i].status = FixStatus::Quarantined;
+        queue.tasks[i].status = FixStatus::NotReproduced;
         queue.tasks[i].reason = Some(reason.clone());
         return Ok(StartedTask::NotReproduced(reason));
     }
@@ -378,7 +378,7 @@ pub(crate) fn finish_task(
     let triage = load_folded(dir, false)?;
     let findings = read_findings(dir)?;
     let target = TaskTarget::find(&triage, &findings, &task.task_id)?;
-    let record = fix_record(
+    let mut record = fix_record(
         project,
         queue.detector.as_ref(),
         queue.test.clone(),
@@ -386,6 +386,9 @@ pub(crate) fn finish_task(
         state,
         &target,
     );
+    // The run's own findings files are never part of the fix (nor of its commit).
+    let inputs = crate::run::inputs::run_input_paths(Some(dir));
+    record.files_changed.retain(|f| !inputs.contains(f));
     let files = record.files_changed.clone();
     let path = project.root().join(&task.file);
     let text = std::fs::read_to_string(&path).map_err(AppError::io("read task", &path))?;
@@ -597,6 +600,33 @@ pub(crate) fn read_repair_state(dir: &RunDir) -> Result<RepairState, AppError> {
             dir.id()
         ))
     })
+}
+
+/// The run's tasks a `fix` that names none would take (neither fixed, nor Done, nor found not
+/// reproduced), and those found not reproduced: what `status`'s next steps count.
+pub(crate) fn tasks_left(
+    root: &Path,
+    dir: &RunDir,
+    state: &self_repair_engine::RunState,
+) -> (usize, usize) {
+    let queue = read_queue(dir).ok().flatten();
+    let status = |id: &str| {
+        queue
+            .as_ref()
+            .and_then(|q| q.tasks.iter().find(|t| t.task_id == id))
+            .map(|t| t.status)
+    };
+    let mut left = 0;
+    let mut not_reproduced = 0;
+    for task in &state.tasks {
+        match status(&task.task_id) {
+            Some(FixStatus::Fixed) => {}
+            Some(FixStatus::NotReproduced) => not_reproduced += 1,
+            _ if task_file_done(root, &task.file) => {}
+            _ => left += 1,
+        }
+    }
+    (left, not_reproduced)
 }
 
 /// True when the task file's front matter says `status: Done`.

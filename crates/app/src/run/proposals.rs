@@ -71,6 +71,7 @@ pub(crate) fn next_steps(dir: &RunDir, state: &RunState) -> NextSteps {
     NextSteps {
         run: state.run.clone(),
         tasks: state.tasks.len(),
+        not_reproduced: 0,
         rule_proposals: rules.len(),
         known_proposals: known.len(),
         config_changes: Suppression::of(state).len(),

@@ -43,9 +43,8 @@ pub(crate) fn fix_queue_run(project: &Project, dir: &RunDir) -> Result<Option<Ru
 pub(crate) fn queue_left_a_task(dir: &RunDir) -> Result<bool, AppError> {
     Ok(read_queue(dir)?.is_some_and(|queue| {
         queue
-            .tasks
-            .iter()
-            .any(|t| t.status == FixStatus::Quarantined)
+            .asked_tasks()
+            .any(|t| matches!(t.status, FixStatus::Quarantined | FixStatus::NotReproduced))
     }))
 }
 
@@ -103,7 +102,12 @@ impl FixQueueProbe {
         let settled = queue
             .tasks
             .iter()
-            .filter(|t| matches!(t.status, FixStatus::Fixed | FixStatus::Quarantined))
+            .filter(|t| {
+                matches!(
+                    t.status,
+                    FixStatus::Fixed | FixStatus::Quarantined | FixStatus::NotReproduced
+                )
+            })
             .count() as u64;
         // Progress is an attempt made or a task settled: the driver's circuit counts it as a
         // triage run's submissions.

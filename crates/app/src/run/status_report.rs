@@ -73,7 +73,10 @@ pub fn status(project: &Project, dir: &RunDir, now: u64) -> Result<StatusReport,
     let state = load_folded(dir, true)?;
     let mut report = report(project, &state);
     if state.status == RunStatus::Complete {
-        let steps = crate::run::proposals::next_steps(dir, &state).steps();
+        let mut next = crate::run::proposals::next_steps(dir, &state);
+        (next.tasks, next.not_reproduced) =
+            crate::run::fix_queue::tasks_left(project.root(), dir, &state);
+        let steps = next.steps();
         if !steps.is_empty() {
             report.next = format!("{}; then {}", report.next, steps.join("; "));
         }

@@ -119,10 +119,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
     let chosen = tasks_to_fix(&project, &state, &findings, earlier.as_ref(), request)?;
     if chosen.is_empty() {
         return Ok(FixReply {
-            text: format!(
-                "run {}: no open task to fix (every task is fixed or Done)\n",
-                state.run
-            ),
+            text: nothing_to_fix(&state.run, earlier.as_ref()),
             gave_up: false,
         });
     }
@@ -137,7 +134,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
     lines.push(format!(
         "self-repair fix, run {}: {} task(s) in order: {}",
         queue.run,
-        queue.tasks.len(),
+        chosen.len(),
         chosen.join(", ")
     ));
     let gave_up = advance(&project, &repair_env, &dir, &mut lines)?;
@@ -170,7 +167,27 @@ fn run_to_fix(project: &Project, request: &FixRequest) -> Result<RunDir, AppErro
     }
 }
 
-/// The tasks named, else every task not yet fixed nor Done, in order.
+/// `fix` with nothing to do: why, and the not-reproduced tasks it left (naming one tries it
+/// again, once the detectors report its findings).
+fn nothing_to_fix(run: &str, earlier: Option<&FixQueue>) -> String {
+    let left: Vec<&str> = earlier
+        .into_iter()
+        .flat_map(|q| &q.tasks)
+        .filter(|t| t.status == FixStatus::NotReproduced)
+        .map(|t| t.task_id.as_str())
+        .collect();
+    if left.is_empty() {
+        return format!("run {run}: no open task to fix (every task is fixed or Done)\n");
+    }
+    format!(
+        "run {run}: no open task to fix: every task is fixed or Done but {} not reproduced by the detectors ({}); once they report a task's findings again (reference/fix.md), name it: `self-repair fix {}`\n",
+        left.len(),
+        left.join(", "),
+        left[0]
+    )
+}
+
+/// The tasks named, else every task not yet fixed nor Done nor found not reproduced, in order.
 fn tasks_to_fix(
     project: &Project,
     state: &RunState,
@@ -187,9 +204,9 @@ fn tasks_to_fix(
     }
     let fixed = |id: &str| {
         earlier.is_some_and(|q| {
-            q.tasks
-                .iter()
-                .any(|t| t.task_id == id && t.status == FixStatus::Fixed)
+            q.tasks.iter().any(|t| {
+                t.task_id == id && matches!(t.status, FixStatus::Fixed | FixStatus::NotReproduced)
+            })
         })
     };
     Ok(state
@@ -240,5 +257,6 @@ fn new_queue(
         tiers: request.tiers.clone(),
         max_attempts: request.max_attempts,
         tasks,
+        asked: chosen.to_vec(),
     }
 }

@@ -115,16 +115,22 @@ fn publish_task(
     remote: &str,
 ) -> Result<String, AppError> {
     if task.status != FixStatus::Fixed {
+        let status = task.status.as_str();
         let why = task
             .reason
-            .clone()
+            .as_deref()
+            // The reason of a not-reproduced task starts with its status: say it once.
+            .map(|r| {
+                r.strip_prefix(&format!("{status}: "))
+                    .unwrap_or(r)
+                    .to_owned()
+            })
             .or_else(|| task.handoff.as_ref().map(|h| format!("hand-off: {h}")))
             .map(|w| format!(" ({w})"))
             .unwrap_or_default();
         return Ok(format!(
-            "{}: not fixed, no pull request: {}{why}",
-            task.task_id,
-            task.status.as_str()
+            "{}: not fixed, no pull request: {status}{why}",
+            task.task_id
         ));
     }
     let Some(commit) = &task.commit else {

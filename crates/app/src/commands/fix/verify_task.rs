@@ -83,7 +83,11 @@ pub fn verify_task(env: &CommandEnv, request: &VerifyTaskRequest) -> Result<Task
     let target = TaskTarget::find(&state, &findings, &request.task)?;
     let (current, detectors) = analyzer_findings(&project, request.detector.as_deref())?;
     let base = request.base.clone().unwrap_or_else(|| "HEAD".to_owned());
-    let changed = tree_changes(&root, &base)?;
+    let mut changed = tree_changes(&root, &base)?;
+    // The findings file the run was started from is no change of the fix's, wherever it lies
+    // (an untracked report in the project's root would count as a file the fix added).
+    let inputs = crate::run::inputs::run_input_paths(Some(&dir));
+    changed.retain(|c| !inputs.contains(&c.path));
     let touched: BTreeSet<String> = changed.iter().map(|c| c.path.clone()).collect();
     let analyzer = AnalyzerVerdict::judge(&target.findings, &findings, &current, &touched);
     let test_command = match &request.test {
