@@ -265,6 +265,19 @@ fn the_demo_runs_the_whole_pipeline_and_says_where_the_outputs_are() {
     assert_eq!(tasks, 8);
     assert!(out.stdout.contains("tasks (8):"));
     assert!(out.stdout.contains("report: "));
+    // Its three parts are a monorepo `init` reads (the review found it proposed nothing).
+    let init = crate::harness::TestProject::new()
+        .terminal(&["init", "--dry-run"])
+        .current_dir(&demo)
+        .run()
+        .success();
+    assert!(
+        ["ruff-py", "eslint-js", "clippy-rs"].iter().all(|name| init
+            .stdout
+            .contains(&format!("would add: detector `{name}`"))),
+        "{}",
+        init.stdout
+    );
     let again = crate::harness::TestProject::new()
         .cmd(&["demo", "--dir", demo.to_str().unwrap()])
         .run()

@@ -24,8 +24,22 @@ use crate::run::inputs::InputSpec;
 use crate::run::load::load_folded;
 use crate::run::start_recipe::StartOptions;
 
-/// The sources the bundled analyzers ran on, at the paths they had (`/home/dev/samples/...`).
-const SOURCES: [(&str, &str); 6] = [
+/// The sources the bundled analyzers ran on, at the paths they had (`/home/dev/samples/...`),
+/// and each part's manifest, so `self-repair init` in the demo finds the detectors a monorepo
+/// of three parts has.
+const SOURCES: [(&str, &str); 9] = [
+    (
+        "py/pyproject.toml",
+        "[project]\nname = \"demo-py\"\nversion = \"0.1.0\"\n",
+    ),
+    (
+        "rs/Cargo.toml",
+        "[package]\nname = \"demo-rs\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    ),
+    (
+        "js/package.json",
+        "{\"name\": \"demo-js\", \"private\": true, \"devDependencies\": {\"eslint\": \"^9.39.0\"}}\n",
+    ),
     (
         "py/mod.py",
         include_str!("../../../../../tests/fixtures/formats/python-input-mod.py"),
