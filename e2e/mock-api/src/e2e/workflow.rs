@@ -1,5 +1,6 @@
 //! A GitHub Actions workflow file, read as far as the CI recipes' scenarios run it: the
-//! workflow's and each job's `env`, `needs` and `strategy.matrix`, and each job's steps (`name`, `if`, `env`, `run` or `uses`
+//! workflow's and each job's `env`, `needs`, `strategy.matrix` and job-level `if` (an equality
+//! of two values: [`condition_holds`]), and each job's steps (`name`, `if`, `env`, `run` or `uses`
 //! with its `with`). The `${{ ... }}` expressions are substituted from a table the scenario
 //! documents; an expression outside it is an error, so a recipe cannot use a context the test
 //! does not give a value.
@@ -27,6 +28,8 @@ pub struct WorkflowJob {
     pub needs: Vec<String>,
     /// `strategy.matrix`: each variable and its values, in the file's order (empty: no matrix).
     pub matrix: Vec<(String, Vec<String>)>,
+    /// The job's `if` (absent: the job runs).
+    pub condition: Option<String>,
     pub env: Vec<(String, String)>,
     pub steps: Vec<WorkflowStep>,
 }
@@ -137,6 +140,7 @@ impl Workflow {
                 env: pairs(&job["env"], &format!("job {id}: env"))?,
                 needs: needs(&job["needs"]).map_err(|e| format!("job {id}: {e}"))?,
                 matrix: matrix(&job["strategy"]["matrix"]).map_err(|e| format!("job {id}: {e}"))?,
+                condition: scalar(&job["if"]),
                 id,
                 steps,
             });
@@ -229,9 +233,41 @@ pub fn substitute(text: &str, context: &[(impl AsRef<str>, String)]) -> Result<S
     Ok(out)
 }
 
+/// Whether a job's `if:` holds: `A == B` or `A != B` (optionally inside `${{ }}`), each side
+/// an expression `context` gives a value or a quoted `'literal'`. Anything else is an error
+/// naming it, so a recipe cannot use a condition the test does not read.
+pub(crate) fn condition_holds(
+    expression: &str,
+    context: &[(impl AsRef<str>, String)],
+) -> Result<bool, String> {
+    let inner = expression.trim();
+    let inner = inner
+        .strip_prefix("${{")
+        .and_then(|e| e.strip_suffix("}}"))
+        .unwrap_or(inner)
+        .trim();
+    let (left, right, equal) = match (inner.split_once(" == "), inner.split_once(" != ")) {
+        (Some((l, r)), None) => (l, r, true),
+        (None, Some((l, r))) => (l, r, false),
+        _ => {
+            return Err(format!(
+                "`if: {expression}` is not one the recipe test reads"
+            ));
+        }
+    };
+    let value = |side: &str| -> Result<String, String> {
+        let side = side.trim();
+        if let Some(literal) = side.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+            return Ok(literal.to_owned());
+        }
+        substitute(&format!("${{{{ {side} }}}}"), context)
+    };
+    Ok((value(left)? == value(right)?) == equal)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Workflow, substitute};
+    use super::{Workflow, condition_holds, substitute};
 
     #[test]
     fn a_workflow_reads_into_jobs_and_steps_in_order_with_their_env() {
@@ -303,6 +339,30 @@ mod tests {
                 .unwrap_err()
                 .contains("exactly one")
         );
+    }
+
+    #[test]
+    fn a_job_s_if_compares_two_values_and_anything_else_is_an_error() {
+        let workflow = Workflow::parse(
+            "jobs:\n  j:\n    if: github.repository == 'o/r'\n    steps:\n      - run: x\n",
+        )
+        .unwrap();
+        let condition = workflow.job("j").unwrap().condition.clone().unwrap();
+        let context = [
+            ("github.repository", "o/r".to_owned()),
+            ("head", "fork/r".to_owned()),
+        ];
+        assert_eq!(condition_holds(&condition, &context), Ok(true));
+        assert_eq!(
+            condition_holds("${{ head != github.repository }}", &context),
+            Ok(true)
+        );
+        assert_eq!(
+            condition_holds("head == github.repository", &context),
+            Ok(false)
+        );
+        assert!(condition_holds("a && b", &context).is_err());
+        assert!(condition_holds("github.actor == 'x'", &context).is_err());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! each `run:` step in order as `bash --noprofile --norc -eo pipefail` in the checkout, with the
 //! env the workflow, the job and the step set, its `${{ ... }}` expressions substituted from the
 //! scenario's documented values, and the `if:` conditions `success()` (the default),
-//! `always()` and `failure()`. What a hosted runner has and the test cannot reach is served
+//! `always()` and `failure()`; a job whose own `if:` does not hold has every step skipped. What a hosted runner has and the test cannot reach is served
 //! locally, and only that (reference/e2e.md, "The CI recipes"):
 //!
 //! - the runner's environment: a fresh `HOME`, `CI=true`, `GITHUB_ACTIONS=true`,
@@ -11,7 +11,9 @@
 //!   `PATH` is `ci-bin`, the package shims, then `/usr/local/bin:/usr/bin:/bin`;
 //! - `pip install` and `npm install -g` are shims that put the copy under test of each package
 //!   the recipes install (`self-repair`, `ruff`, `vulture`, `pytest`,
-//!   `@anthropic-ai/claude-code`) into `ci-bin`, and fail on any other package;
+//!   `@anthropic-ai/claude-code`) into `ci-bin`, and fail on any other package; `cargo
+//!   install --git URL self-repair` (the build from source a runner does today) puts the
+//!   `self-repair` under test there, and fails on anything else;
 //! - `uses:` steps: `actions/checkout` is the scenario's clone (already checked out),
 //!   `actions/setup-python` and `actions/setup-node` add nothing (the shims serve the packages,
 //!   the client is a native binary), `github/codeql-action/upload-sarif` validates `sarif_file`
@@ -33,7 +35,7 @@ use self_repair_test_support::{kill_group, wait_at_most};
 
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::E2eProject;
-use crate::e2e::workflow::{Workflow, WorkflowStep, substitute};
+use crate::e2e::workflow::{Workflow, WorkflowStep, condition_holds, substitute};
 
 /// How one step went.
 #[derive(Debug, Clone)]
@@ -101,6 +103,17 @@ fn shim(tool: &str, verb: &str, packages: &[(&str, &str, PathBuf)], ci_bin: &Pat
     )
 }
 
+/// The shim for `cargo install [--locked] --git URL self-repair`: links `self_repair` into
+/// `ci-bin`; any other cargo command or crate fails.
+fn cargo_shim(self_repair: &Path, ci_bin: &Path) -> String {
+    let source = std::path::absolute(self_repair).unwrap_or_else(|_| self_repair.to_path_buf());
+    format!(
+        "#!/bin/bash\n# The CI recipes' `cargo` (e2e/mock-api/src/e2e/workflow_job.rs): serves the copy under test, never the network.\nset -e\n[[ \"$1\" == install ]] || {{ echo \"cargo (recipe test): only 'cargo install' is served\" >&2; exit 2; }}\nshift\ncrates=()\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --git) shift 2 ;;\n    -*) shift ;;\n    *) crates+=(\"$1\"); shift ;;\n  esac\ndone\n[[ \"${{crates[*]}}\" == self-repair ]] || {{ echo \"cargo (recipe test): no local copy of ${{crates[*]}}\" >&2; exit 1; }}\nln -sf '{}' '{}/self-repair'\necho \"cargo (recipe test): self-repair installed\"\n",
+        source.display(),
+        ci_bin.display()
+    )
+}
+
 impl WorkflowJobRun<'_> {
     fn root(&self) -> &Path {
         self.project.root()
@@ -135,6 +148,7 @@ impl WorkflowJobRun<'_> {
             ("pip", shim("pip", "install", &pip, &ci_bin)),
             ("pip3", shim("pip", "install", &pip, &ci_bin)),
             ("npm", shim("npm", "install", &npm, &ci_bin)),
+            ("cargo", cargo_shim(&tools.self_repair, &ci_bin)),
         ] {
             let path = shims.join(name);
             fs::write(&path, text).map_err(E2eError::io(&path))?;
@@ -203,6 +217,15 @@ impl WorkflowJobRun<'_> {
                 format!("no job {job_id:?} in the workflow"),
             )]);
         };
+        let holds = job
+            .condition
+            .as_deref()
+            .map_or(Ok(true), |c| condition_holds(c, &self.context));
+        match holds {
+            Ok(true) => {}
+            Ok(false) => return Ok(job.steps.iter().map(skipped).collect()),
+            Err(e) => return Ok(vec![refused("(job if)", e)]),
+        }
         let mut env = self.runner_env();
         for pairs in [&workflow.env, &job.env] {
             match self.substituted(pairs) {
@@ -505,6 +528,17 @@ fn wildcard_match(pattern: &str, name: &str) -> bool {
         }
     }
     rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// A step of a job whose `if:` does not hold.
+fn skipped(step: &WorkflowStep) -> StepRun {
+    StepRun {
+        name: step.name.clone(),
+        code: None,
+        skipped: true,
+        output: String::new(),
+        wall: Duration::ZERO,
+    }
 }
 
 /// A step the test could not run as written: it fails, saying why.

@@ -28,9 +28,14 @@ const FIXTURE: &str = "tests/fixtures/fix-loop/shop";
 const BASE: &str = "main";
 /// `github.run_id` in the recipes.
 const RUN_ID: &str = "4242";
+/// `github.repository`, and the head repository of a pull request made from it.
+const REPOSITORY: &str = "o/shop";
+/// The expression naming a pull request's head repository (a fork's differs).
+const HEAD_REPO: &str = "github.event.pull_request.head.repo.full_name";
 
 /// The values of the expressions the recipes use: the API key the scripted server accepts
-/// (the `ANTHROPIC_API_KEY` secret), the pull request's base branch, a run id.
+/// (the `ANTHROPIC_API_KEY` secret), the pull request's base branch and head repository (this
+/// one), a run id.
 fn context() -> Vec<(String, String)> {
     [
         ("secrets.ANTHROPIC_API_KEY", "e2e-not-a-key"),
@@ -38,6 +43,8 @@ fn context() -> Vec<(String, String)> {
         ("github.run_id", RUN_ID),
         ("github.ref_name", BASE),
         ("github.token", "e2e-not-a-token"),
+        ("github.repository", REPOSITORY),
+        (HEAD_REPO, REPOSITORY),
     ]
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .to_vec()
@@ -88,8 +95,9 @@ fn run_job(
     run_job_with(ctx, project, server, workflow, job, &[], &artifacts)
 }
 
-/// Runs the job with one matrix combination's values (`matrix`), its artifacts in
-/// `artifacts`, and notes how its steps went.
+/// Runs the job with one matrix combination's values (`matrix`, or values that replace the
+/// documented ones, as a fork's head repository), its artifacts in `artifacts`, and notes how
+/// its steps went.
 fn run_job_with(
     ctx: &mut ScenarioContext,
     project: &E2eProject,
@@ -102,10 +110,8 @@ fn run_job_with(
     let runner = WorkflowJobRun {
         project,
         base_url: server.base_url(),
-        context: context()
-            .into_iter()
-            .chain(matrix.iter().cloned())
-            .collect(),
+        // The values given first: the first of a name wins.
+        context: matrix.iter().cloned().chain(context()).collect(),
         artifacts: artifacts.to_owned(),
         step_timeout: ctx.claude_timeout() * 3,
     };
@@ -172,8 +178,17 @@ pub(crate) fn triage(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let project = scratch_clone(ctx, "ci-recipe-triage")?;
     let scenario = Scenario::new().results(|show| triage_results(show, false));
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+    let gh_state = install_scripted_gh(&project)?;
     let steps = run_job(ctx, &project, &server, &workflow, "triage")?;
     check_all_passed(ctx, &steps);
+    // The registries come back as the recipe's default says: a branch and its pull request.
+    let branch = format!("self-repair/registries-{RUN_ID}");
+    let calls = fs::read_to_string(gh_state.join("calls.log")).unwrap_or_default();
+    ctx.checks.that(
+        calls.contains(&format!("gh pr create --head {branch} --base {BASE}")),
+        || format!("triage.yml opened no pull request of the registries: {calls:?}"),
+    );
+    check_registries_pushed(ctx, &project, &branch);
     // Every Ruff result is in the upload with its verdict and, being real, its task.
     let read_json = |relative: &str| -> Result<Value, E2eError> {
         let path = project.path().join(relative);
@@ -183,8 +198,8 @@ pub(crate) fn triage(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
             message: e.to_string(),
         })
     };
-    let ruff = read_json("ruff.sarif")?;
-    let triaged = read_json("triaged.sarif")?;
+    let ruff = read_json(".self-repair/ruff.sarif")?;
+    let triaged = read_json(".self-repair/triaged.sarif")?;
     let results = |log: &Value| -> Vec<Value> {
         log["runs"]
             .as_array()
@@ -214,11 +229,55 @@ pub(crate) fn triage(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     Ok(())
 }
 
+/// The commit at the tip of `origin`'s `branch` holds the run's `known.json` with an entry per
+/// decided finding, and no findings file (they stay ignored under `.self-repair/`).
+fn check_registries_pushed(ctx: &mut ScenarioContext, project: &E2eProject, branch: &str) {
+    let git_dir = project.root().join("origin.git").display().to_string();
+    let files = project
+        .git(&[
+            "--git-dir",
+            &git_dir,
+            "show",
+            "--name-only",
+            "--format=",
+            branch,
+        ])
+        .unwrap_or_default();
+    let known = project
+        .git(&[
+            "--git-dir",
+            &git_dir,
+            "show",
+            &format!("{branch}:.self-repair/known.json"),
+        ])
+        .unwrap_or_default();
+    // known.json: a header line, then one entry a line.
+    let entries = known
+        .lines()
+        .skip(1)
+        .filter(|l| l.contains("fingerprint"))
+        .count();
+    ctx.checks.that(
+        files.lines().any(|f| f == ".self-repair/known.json")
+            && entries >= 3
+            && !files.contains("ruff.sarif"),
+        || {
+            format!(
+                "origin's {branch}: the commit's files {files:?}, known.json's entries {entries}"
+            )
+        },
+    );
+    ctx.notes.push(format!(
+        "registries on origin's {branch}: {entries} entries in known.json"
+    ));
+}
+
 /// `ci-recipe-pull-request`: `pull-request.yml` on a pull request that brings back a `== None`
 /// comparison: only that finding reaches triage, `drive --fail-on-real` fails the job with
 /// exit 24, and the `if: failure()` step says why.
 pub(crate) fn pull_request(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let workflow = recipe(ctx, "pull-request.yml")?;
+    fork_pull_request(ctx, &workflow)?;
     let project = scratch_clone(ctx, "ci-recipe-pull-request")?;
     // The base branch has the comparison right; the pull request's commit makes it `== None`.
     let pricing = project.path().join("shop/pricing.py");
@@ -234,6 +293,10 @@ pub(crate) fn pull_request(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     project.git(&["commit", "-qam", "pricing: simplify"])?;
     let scenario = Scenario::new().results(|show| triage_results(show, false));
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+    let fork_job = run_job(ctx, &project, &server, &workflow, "fork")?;
+    ctx.checks.that(fork_job.iter().all(|s| s.skipped), || {
+        "the `fork` job ran on the repository's own pull request".to_owned()
+    });
     let steps = run_job(ctx, &project, &server, &workflow, "new-findings")?;
     let gate = steps
         .iter()
@@ -269,6 +332,57 @@ pub(crate) fn pull_request(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         "findings triaged",
         &state["triage_items"].as_u64(),
         &Some(1),
+    );
+    Ok(())
+}
+
+/// The same recipe on a pull request from a fork (its head repository another): the triage job
+/// is skipped whole (no run, no API call), and the `fork` job passes with a notice saying why.
+fn fork_pull_request(ctx: &mut ScenarioContext, workflow: &Workflow) -> Result<(), E2eError> {
+    let project = scratch_clone(ctx, "ci-recipe-pull-request-fork")?;
+    let server = MockServer::start_recording(Scenario::new(), &project.records_path(1))?;
+    let artifacts = project.root().join("ci-artifacts");
+    let fork = [(HEAD_REPO.to_owned(), "someone/shop".to_owned())];
+    let triage = run_job_with(
+        ctx,
+        &project,
+        &server,
+        workflow,
+        "new-findings",
+        &fork,
+        &artifacts,
+    )?;
+    ctx.checks.that(
+        !triage.is_empty() && triage.iter().all(|s| s.skipped),
+        || {
+            format!(
+                "a fork's pull request ran the triage: {}",
+                triage
+                    .iter()
+                    .map(StepRun::describe)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        },
+    );
+    ctx.checks
+        .that(!project.path().join(".self-repair/runs").exists(), || {
+            "a fork's pull request made a run".to_owned()
+        });
+    let said = run_job_with(ctx, &project, &server, workflow, "fork", &fork, &artifacts)?;
+    check_all_passed(ctx, &said);
+    ctx.checks.that(
+        said.iter().any(|s| {
+            s.output.contains("::notice title=self-repair skipped::")
+                && s.output.contains("someone/shop")
+                && s.output.contains("no secrets")
+        }),
+        || {
+            format!(
+                "the `fork` job's notice: {:?}",
+                said.iter().map(|s| &s.output).collect::<Vec<_>>()
+            )
+        },
     );
     Ok(())
 }
@@ -490,7 +604,19 @@ fn verdict_column(state: &Value) -> String {
 /// (every share downloaded, `merge`, `drive`, `export sarif`, upload-sarif): one run, every
 /// finding decided once, its groups and tasks formed across both shares.
 pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    let workflow = recipe(ctx, "partitions.yml")?;
+    let mut workflow = recipe(ctx, "partitions.yml")?;
+    // The other way the registries come back (triage.yml's scenario takes the default, a pull
+    // request): a push to the branch the workflow ran on.
+    let mode = workflow
+        .env
+        .iter_mut()
+        .find(|(name, _)| name == "SELF_REPAIR_REGISTRIES");
+    match mode {
+        Some((_, value)) => "push".clone_into(value),
+        None => ctx
+            .checks
+            .fail("partitions.yml: no SELF_REPAIR_REGISTRIES in its env".to_owned()),
+    }
     ctx.checks.that(
         workflow
             .permissions
@@ -548,6 +674,7 @@ pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
     let steps = run_job_with(ctx, &project, &server, &workflow, "merge", &[], &artifacts)?;
     check_all_passed(ctx, &steps);
+    check_registries_pushed(ctx, &project, BASE);
     let run = project.run(&only_run(&project)?);
     let state = run.state()?;
     ctx.checks.equal(
@@ -590,7 +717,7 @@ pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     );
     // The upload holds each Ruff result once, real with its task (the SARIF was validated by
     // the upload-sarif step's Multitool).
-    let path = project.path().join("triaged.sarif");
+    let path = project.path().join(".self-repair/triaged.sarif");
     let triaged: Value = fs::read_to_string(&path)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
