@@ -67,40 +67,40 @@ const SOURCES: [(&str, &str); 9] = [
 ];
 
 /// Verbatim analyzer outputs (tests/fixtures/formats): where each is written in the demo
-/// project, its text, and the project folder the tool ran in (its relative paths are under it).
+/// project (under `.self-repair/`, where findings files live), its text, and the project folder the tool ran in (its relative paths are under it).
 const FINDINGS: [(&str, &str, &str); 7] = [
     (
-        "findings/ruff.json",
+        ".self-repair/ruff.json",
         include_str!("../../../../../tests/fixtures/formats/ruff-0.17.6.json"),
         "py",
     ),
     (
-        "findings/eslint.json",
+        ".self-repair/eslint.json",
         include_str!("../../../../../tests/fixtures/formats/eslint-10.15.json"),
         "js",
     ),
     (
-        "findings/knip.json",
+        ".self-repair/knip.json",
         include_str!("../../../../../tests/fixtures/formats/knip-6.44.2.json"),
         "js",
     ),
     (
-        "findings/clippy.jsonl",
+        ".self-repair/clippy.jsonl",
         include_str!("../../../../../tests/fixtures/formats/cargo-clippy-1.95.jsonl"),
         "rs",
     ),
     (
-        "findings/vulture.txt",
+        ".self-repair/vulture.txt",
         include_str!("../../../../../tests/fixtures/formats/vulture-2.16.txt"),
         ".",
     ),
     (
-        "findings/bandit.json",
+        ".self-repair/bandit.json",
         include_str!("../../../../../tests/fixtures/formats/bandit-1.9.4.json"),
         "py",
     ),
     (
-        "findings/ts-prune.txt",
+        ".self-repair/ts-prune.txt",
         include_str!("../../../../../tests/fixtures/formats/ts-prune-0.10.3.txt"),
         "js",
     ),
