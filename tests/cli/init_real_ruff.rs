@@ -52,3 +52,49 @@ fn the_ruff_detector_init_writes_runs_the_real_ruff_and_reads_its_findings() {
     assert!(out.stdout.contains("2 finding(s)"), "{}", out.stdout);
     assert!(Path::new(&ruff).is_file());
 }
+
+/// A monorepo's Python part, one folder down: the detector `init` writes for it (`ruff-py`,
+/// `cwd: py`) runs the real Ruff there, and its findings are read with their paths under
+/// `py/`, as files of the project.
+#[test]
+fn the_ruff_detector_init_writes_for_a_subfolder_runs_there_and_its_paths_are_the_project_s() {
+    let ruff = installed("RUFF_BIN");
+    let path = format!(
+        "{}:{}",
+        ruff.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let project = TestProject::new();
+    project.write("py/pyproject.toml", "[project]\nname = \"shop\"\n");
+    project.write(
+        "py/shop/cart.py",
+        "import os\n\n\ndef total(x):\n    return x\n",
+    );
+    project.write("README.md", "a monorepo\n");
+    project
+        .terminal(&["init"])
+        .env("PATH", &path)
+        .run()
+        .success();
+    let out = project
+        .terminal(&["detect"])
+        .env("PATH", &path)
+        .run()
+        .success();
+    assert!(
+        out.stdout.starts_with("ruff-py: exit 1, ") && out.stdout.contains(" 1 finding(s) as ruff"),
+        "{}",
+        out.stdout
+    );
+    project
+        .terminal(&["start", "--detect", "--run-id", "r-mono"])
+        .env("PATH", &path)
+        .run()
+        .success();
+    let findings = project.read(".self-repair/runs/r-mono/findings.json");
+    assert!(
+        findings.contains("\"py/shop/cart.py\""),
+        "{}",
+        &findings[..findings.len().min(2000)]
+    );
+}
