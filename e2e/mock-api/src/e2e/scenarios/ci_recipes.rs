@@ -219,6 +219,7 @@ pub(crate) fn triage(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ctx.checks.that(read >= 3 && with_task == read, || {
         format!("triaged.sarif: {with_task} of Ruff's {read} results are real with a task")
     });
+    check_next_run_pays_nothing(ctx, &project, &branch, read)?;
     let run = only_run(&project)?;
     let state = project.run(&run).state()?;
     ctx.checks.equal(
@@ -270,6 +271,50 @@ fn check_registries_pushed(ctx: &mut ScenarioContext, project: &E2eProject, bran
     ctx.notes.push(format!(
         "registries on origin's {branch}: {entries} entries in known.json"
     ));
+}
+
+/// Next week's run, on a fresh clone of the registries' `branch` (as `main` once its pull request
+/// is merged): this week's `read` findings are all decided by the committed `known.json`, and
+/// none goes to an agent (`start --dry-run`).
+fn check_next_run_pays_nothing(
+    ctx: &mut ScenarioContext,
+    project: &E2eProject,
+    branch: &str,
+    read: usize,
+) -> Result<(), E2eError> {
+    let next = project.root().join("next-week");
+    let origin = project.root().join("origin.git").display().to_string();
+    let next_text = next.display().to_string();
+    project.git(&["clone", "-q", "-b", branch, &origin, &next_text])?;
+    let report = project.path().join(".self-repair/ruff.sarif");
+    let out = std::process::Command::new(&project.tools().self_repair)
+        .arg("start")
+        .arg(&report)
+        .arg("--dry-run")
+        .current_dir(&next)
+        .env("HOME", project.root().join("ci-home"))
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|source| E2eError::Spawn {
+            program: project.tools().self_repair.display().to_string(),
+            source,
+        })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    ctx.checks.that(
+        out.status.success()
+            && text.contains(&format!("known registry decided {read},"))
+            && text.contains(" 0 go to triage agents"),
+        || {
+            format!(
+                "next week's run on {branch}: {:?} {text}{}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        },
+    );
+    Ok(())
 }
 
 /// `ci-recipe-pull-request`: `pull-request.yml` on a pull request that brings back a `== None`
