@@ -288,6 +288,37 @@ fn a_group_of_safe_fixes_is_fixed_by_the_analyzer_alone_with_no_attempt() {
     assert!(project.stop("s1", &[]).stdout.is_empty());
 }
 
+/// Its exit code judges the tasks it was given: before, a task an earlier `fix` left not fixed
+/// made `fix task-1` exit 6 though task 1 was fixed.
+#[test]
+fn fix_of_one_task_exits_0_once_it_is_fixed_though_an_earlier_task_was_not() {
+    let (project, _) = fixed_run_project();
+    install_ruff_script(&project);
+    // The detector no longer reports E711 (task 2's finding), fixed or not.
+    for file in ["ruff-all.json", "ruff-fixed.json"] {
+        let mut entries: Vec<Value> = serde_json::from_str(&project.read(file)).unwrap();
+        entries.retain(|e| e["code"] != "E711");
+        project.write(file, &serde_json::to_string(&entries).unwrap());
+    }
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-qm", "ruff"]);
+    project
+        .cmd(&["fix", "task-2"])
+        .run()
+        .code(ExitStatus::GaveUp);
+    let out = project
+        .cmd(&["fix", "task-1", "--tiers", "main", "--commit"])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains("task-1: fixed (0 attempt(s))")
+            && out.stdout.contains("fix done: 1 of 1 task(s) fixed"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(queue(&project)["tasks"][0]["status"], "not_reproduced");
+}
+
 #[test]
 fn cancelling_a_task_s_run_pauses_the_fix_and_another_session_s_stop_moves_nothing() {
     let (project, _) = fixed_run_project();
