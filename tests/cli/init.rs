@@ -206,7 +206,7 @@ fn init_warns_with_the_install_command_when_a_tool_it_writes_is_not_on_path() {
     let out = init(&project, &[], &["pytest"]).run().success();
     assert!(
         out.stdout.contains(
-            "warning: `ruff` is not on PATH: install it (`pip install ruff` or `uv tool install ruff`) before `self-repair detect`"
+            "note: `ruff` is not on PATH: install it (`pip install ruff` or `uv tool install ruff`) before `self-repair detect`"
         ) && !out.stdout.contains("`pytest` is not on PATH"),
         "{}",
         out.stdout

@@ -35,7 +35,9 @@ pub struct InitArgs {
 pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
     let project = Project::find_or_choose(env.start_dir());
     let root = project.root();
-    let setup = ProjectSetup::detect(root);
+    let mut setup = ProjectSetup::detect(root);
+    let missing = missing_programs(&setup, env.path_var.as_deref());
+    setup.notes.extend(missing);
     if setup.is_empty() {
         // A manifest was read but gave nothing (a package.json without ESLint or a real test
         // script): its notes say why, and "found no package.json" would be wrong.
@@ -67,7 +69,6 @@ pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
             .map_err(AppError::io("create", project.store_dir()))?;
         write_atomic(&path, json.as_bytes())?;
     }
-    let missing = missing_programs(&setup, env.path_var.as_deref());
     Ok(Output::text(render(
         &setup,
         &merged,
@@ -75,11 +76,10 @@ pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
         existed,
         args.dry_run,
         has_commit(root),
-        &missing,
     )))
 }
 
-/// A warning for each program the proposals run that is not on `PATH` (the detectors' and the
+/// A note for each program the proposals run that is not on `PATH` (the detectors' and the
 /// test command's first word; a subfolder's `sh -c "cd ... && CMD"` is read as CMD), with the
 /// command that installs it when it is one we know.
 fn missing_programs(setup: &ProjectSetup, path_var: Option<&std::ffi::OsStr>) -> Vec<String> {
@@ -110,10 +110,10 @@ fn missing_programs(setup: &ProjectSetup, path_var: Option<&std::ffi::OsStr>) ->
         .filter(|p| find_program(path_var, p).is_none())
         .map(|p| match install_hint(&p) {
             Some(hint) => format!(
-                "warning: `{p}` is not on PATH: install it ({hint}) before `self-repair detect`"
+                "`{p}` is not on PATH: install it ({hint}) before `self-repair detect`"
             ),
             None => format!(
-                "warning: `{p}` is not on PATH: install it, or put its folder on PATH, before `self-repair detect`"
+                "`{p}` is not on PATH: install it, or put its folder on PATH, before `self-repair detect`"
             ),
         })
         .collect()
@@ -176,7 +176,6 @@ fn render(
     existed: bool,
     dry_run: bool,
     has_commit: bool,
-    missing: &[String],
 ) -> String {
     let mut out = String::new();
     for d in &setup.detectors {
@@ -201,9 +200,6 @@ fn render(
             out,
             "note: not a git work tree with a commit: `fix` and `apply-fixes` need one (`git init`, `git commit`)"
         );
-    }
-    for warning in missing {
-        let _ = writeln!(out, "{warning}");
     }
     let kept = render_changes(&mut out, merged, dry_run);
     let file = ".self-repair/config.json";
