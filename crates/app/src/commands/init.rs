@@ -79,46 +79,6 @@ pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
     )))
 }
 
-/// A note for each program the proposals run that is not on `PATH` (the detectors' and the
-/// test command's first word; a subfolder's `sh -c "cd ... && CMD"` is read as CMD), with the
-/// command that installs it when it is one we know.
-fn missing_programs(setup: &ProjectSetup, path_var: Option<&std::ffi::OsStr>) -> Vec<String> {
-    let mut programs: Vec<String> = setup
-        .detectors
-        .iter()
-        .filter_map(|d| d.argv.first().cloned())
-        .collect();
-    if let Some(test) = setup.test() {
-        let program = match test.command.as_slice() {
-            [sh, c, line] if sh == "sh" && c == "-c" => line
-                .split("&& ")
-                .nth(1)
-                .and_then(|cmd| cmd.split_whitespace().next())
-                .map(str::to_owned),
-            command => command.first().cloned(),
-        };
-        programs.extend(program);
-    }
-    let mut seen = Vec::new();
-    programs
-        .into_iter()
-        .filter(|p| {
-            let new = !seen.contains(p);
-            seen.push(p.clone());
-            new
-        })
-        .filter(|p| find_program(path_var, p).is_none())
-        .map(|p| match install_hint(&p) {
-            Some(hint) => format!(
-                "`{p}` is not on PATH: install it ({hint}) before `self-repair detect`"
-            ),
-            None => format!(
-                "`{p}` is not on PATH: install it, or put its folder on PATH, before `self-repair detect`"
-            ),
-        })
-        .collect()
-}
-
 /// The config already there, checked the way every command reads it: a file that does not
 /// load is refused, never overwritten.
 fn read_existing(store_dir: &Path, path: &Path) -> Result<Option<serde_json::Value>, AppError> {
@@ -233,4 +193,44 @@ fn render(
         "next: `self-repair detect` runs the detectors; `self-repair start --detect` triages what they find; `self-repair fix` then re-runs the same detectors and the test command to check each fix (findings made some other way, with another rule selection, give tasks the detectors do not report: `fix` marks those not reproduced)"
     );
     out
+}
+
+/// A note for each program the proposals run that is not on `PATH` (the detectors' and the
+/// test command's first word; a subfolder's `sh -c "cd ... && CMD"` is read as CMD), with the
+/// command that installs it when it is one we know.
+fn missing_programs(setup: &ProjectSetup, path_var: Option<&std::ffi::OsStr>) -> Vec<String> {
+    let mut programs: Vec<String> = setup
+        .detectors
+        .iter()
+        .filter_map(|d| d.argv.first().cloned())
+        .collect();
+    if let Some(test) = setup.test() {
+        let program = match test.command.as_slice() {
+            [sh, c, line] if sh == "sh" && c == "-c" => line
+                .split("&& ")
+                .nth(1)
+                .and_then(|cmd| cmd.split_whitespace().next())
+                .map(str::to_owned),
+            command => command.first().cloned(),
+        };
+        programs.extend(program);
+    }
+    let mut seen = Vec::new();
+    programs
+        .into_iter()
+        .filter(|p| {
+            let new = !seen.contains(p);
+            seen.push(p.clone());
+            new
+        })
+        .filter(|p| find_program(path_var, p).is_none())
+        .map(|p| match install_hint(&p) {
+            Some(hint) => format!(
+                "`{p}` is not on PATH: install it ({hint}) before `self-repair detect`"
+            ),
+            None => format!(
+                "`{p}` is not on PATH: install it, or put its folder on PATH, before `self-repair detect`"
+            ),
+        })
+        .collect()
 }
