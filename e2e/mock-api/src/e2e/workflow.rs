@@ -1,6 +1,6 @@
 //! A GitHub Actions workflow file, read as far as the CI recipes' scenarios run it: the
 //! workflow's and each job's `env`, `needs`, `strategy.matrix` and job-level `if` (an equality
-//! of two values: [`condition_holds`]), and each job's steps (`name`, `if`, `env`, `run` or `uses`
+//! of two values: [`job_condition_holds`]), and each job's steps (`name`, `if`, `env`, `run` or `uses`
 //! with its `with`). The `${{ ... }}` expressions are substituted from a table the scenario
 //! documents; an expression outside it is an error, so a recipe cannot use a context the test
 //! does not give a value.
@@ -236,7 +236,7 @@ pub fn substitute(text: &str, context: &[(impl AsRef<str>, String)]) -> Result<S
 /// Whether a job's `if:` holds: `A == B` or `A != B` (optionally inside `${{ }}`), each side
 /// an expression `context` gives a value or a quoted `'literal'`. Anything else is an error
 /// naming it, so a recipe cannot use a condition the test does not read.
-pub(crate) fn condition_holds(
+pub(crate) fn job_condition_holds(
     expression: &str,
     context: &[(impl AsRef<str>, String)],
 ) -> Result<bool, String> {
@@ -267,7 +267,7 @@ pub(crate) fn condition_holds(
 
 #[cfg(test)]
 mod tests {
-    use super::{Workflow, condition_holds, substitute};
+    use super::{Workflow, job_condition_holds, substitute};
 
     #[test]
     fn a_workflow_reads_into_jobs_and_steps_in_order_with_their_env() {
@@ -352,17 +352,17 @@ mod tests {
             ("github.repository", "o/r".to_owned()),
             ("head", "fork/r".to_owned()),
         ];
-        assert_eq!(condition_holds(&condition, &context), Ok(true));
+        assert_eq!(job_condition_holds(&condition, &context), Ok(true));
         assert_eq!(
-            condition_holds("${{ head != github.repository }}", &context),
+            job_condition_holds("${{ head != github.repository }}", &context),
             Ok(true)
         );
         assert_eq!(
-            condition_holds("head == github.repository", &context),
+            job_condition_holds("head == github.repository", &context),
             Ok(false)
         );
-        assert!(condition_holds("a && b", &context).is_err());
-        assert!(condition_holds("github.actor == 'x'", &context).is_err());
+        assert!(job_condition_holds("a && b", &context).is_err());
+        assert!(job_condition_holds("github.actor == 'x'", &context).is_err());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! each `run:` step in order as `bash --noprofile --norc -eo pipefail` in the checkout, with the
 //! env the workflow, the job and the step set, its `${{ ... }}` expressions substituted from the
 //! scenario's documented values, and the `if:` conditions `success()` (the default),
-//! `always()` and `failure()`; a job whose own `if:` does not hold has every step skipped. What a hosted runner has and the test cannot reach is served
+//! `always()` and `failure()`. What a hosted runner has and the test cannot reach is served
 //! locally, and only that (reference/e2e.md, "The CI recipes"):
 //!
 //! - the runner's environment: a fresh `HOME`, `CI=true`, `GITHUB_ACTIONS=true`,
@@ -35,7 +35,7 @@ use self_repair_test_support::{kill_group, wait_at_most};
 
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::E2eProject;
-use crate::e2e::workflow::{Workflow, WorkflowStep, condition_holds, substitute};
+use crate::e2e::workflow::{Workflow, WorkflowStep, job_condition_holds, substitute};
 
 /// How one step went.
 #[derive(Debug, Clone)]
@@ -206,9 +206,10 @@ impl WorkflowJobRun<'_> {
             .collect()
     }
 
-    /// Runs job `job_id` of `workflow`; every step's outcome, in order. An error of the file
-    /// itself (no such job, an expression without a value, an `if:` it cannot read) is a
-    /// failed step, so the scenario reports it.
+    /// Runs job `job_id` of `workflow`; every step's outcome, in order (every step skipped when
+    /// the job's own `if:` does not hold). An error of the file itself (no such job, an
+    /// expression without a value, an `if:` it cannot read) is a failed step, so the scenario
+    /// reports it.
     pub fn run(&self, workflow: &Workflow, job_id: &str) -> Result<Vec<StepRun>, E2eError> {
         self.prepare()?;
         let Some(job) = workflow.job(job_id) else {
@@ -220,7 +221,7 @@ impl WorkflowJobRun<'_> {
         let holds = job
             .condition
             .as_deref()
-            .map_or(Ok(true), |c| condition_holds(c, &self.context));
+            .map_or(Ok(true), |c| job_condition_holds(c, &self.context));
         match holds {
             Ok(true) => {}
             Ok(false) => return Ok(job.steps.iter().map(skipped).collect()),
