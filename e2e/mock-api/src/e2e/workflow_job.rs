@@ -50,6 +50,17 @@ pub struct StepRun {
 }
 
 impl StepRun {
+    /// A step of a job whose `if:` does not hold.
+    fn skipped(step: &WorkflowStep) -> StepRun {
+        StepRun {
+            name: step.name.clone(),
+            code: None,
+            skipped: true,
+            output: String::new(),
+            wall: Duration::ZERO,
+        }
+    }
+
     /// Ran and exited 0.
     pub fn passed(&self) -> bool {
         !self.skipped && self.code == Some(0)
@@ -224,7 +235,7 @@ impl WorkflowJobRun<'_> {
             .map_or(Ok(true), |c| job_condition_holds(c, &self.context));
         match holds {
             Ok(true) => {}
-            Ok(false) => return Ok(job.steps.iter().map(skipped).collect()),
+            Ok(false) => return Ok(job.steps.iter().map(StepRun::skipped).collect()),
             Err(e) => return Ok(vec![refused("(job if)", e)]),
         }
         let mut env = self.runner_env();
@@ -529,17 +540,6 @@ fn wildcard_match(pattern: &str, name: &str) -> bool {
         }
     }
     rest.len() >= last.len() && rest.ends_with(last)
-}
-
-/// A step of a job whose `if:` does not hold.
-fn skipped(step: &WorkflowStep) -> StepRun {
-    StepRun {
-        name: step.name.clone(),
-        code: None,
-        skipped: true,
-        output: String::new(),
-        wall: Duration::ZERO,
-    }
 }
 
 /// A step the test could not run as written: it fails, saying why.

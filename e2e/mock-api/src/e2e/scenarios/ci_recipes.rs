@@ -95,9 +95,8 @@ fn run_job(
     run_job_with(ctx, project, server, workflow, job, &[], &artifacts)
 }
 
-/// Runs the job with one matrix combination's values (`matrix`, or values that replace the
-/// documented ones, as a fork's head repository), its artifacts in `artifacts`, and notes how
-/// its steps went.
+/// Runs the job with one matrix combination's values (`matrix`), its artifacts in
+/// `artifacts`, and notes how its steps went.
 fn run_job_with(
     ctx: &mut ScenarioContext,
     project: &E2eProject,
@@ -110,7 +109,8 @@ fn run_job_with(
     let runner = WorkflowJobRun {
         project,
         base_url: server.base_url(),
-        // The values given first: the first of a name wins.
+        // `matrix` first: the first value of a name wins, so a scenario can also give one that
+        // replaces a documented value (a fork's head repository).
         context: matrix.iter().cloned().chain(context()).collect(),
         artifacts: artifacts.to_owned(),
         step_timeout: ctx.claude_timeout() * 3,
@@ -634,6 +634,23 @@ fn check_pull_requests(
     Ok(())
 }
 
+/// The workflow with `SELF_REPAIR_REGISTRIES: push`: the other way the registries come back
+/// (triage.yml's scenario takes the default, a pull request), a push to the branch the
+/// workflow ran on.
+fn registries_pushed(ctx: &mut ScenarioContext, mut workflow: Workflow) -> Workflow {
+    let mode = workflow
+        .env
+        .iter_mut()
+        .find(|(name, _)| name == "SELF_REPAIR_REGISTRIES");
+    match mode {
+        Some((_, value)) => "push".clone_into(value),
+        None => ctx
+            .checks
+            .fail("partitions.yml: no SELF_REPAIR_REGISTRIES in its env".to_owned()),
+    }
+    workflow
+}
+
 /// The verdict column of a run's triage items (`items.triage.verdict`, one character each).
 fn verdict_column(state: &Value) -> String {
     state
@@ -649,19 +666,7 @@ fn verdict_column(state: &Value) -> String {
 /// (every share downloaded, `merge`, `drive`, `export sarif`, upload-sarif): one run, every
 /// finding decided once, its groups and tasks formed across both shares.
 pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    let mut workflow = recipe(ctx, "partitions.yml")?;
-    // The other way the registries come back (triage.yml's scenario takes the default, a pull
-    // request): a push to the branch the workflow ran on.
-    let mode = workflow
-        .env
-        .iter_mut()
-        .find(|(name, _)| name == "SELF_REPAIR_REGISTRIES");
-    match mode {
-        Some((_, value)) => "push".clone_into(value),
-        None => ctx
-            .checks
-            .fail("partitions.yml: no SELF_REPAIR_REGISTRIES in its env".to_owned()),
-    }
+    let workflow = recipe(ctx, "partitions.yml")?;
     ctx.checks.that(
         workflow
             .permissions
@@ -715,6 +720,7 @@ pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         triaged_in_shares += triaged;
     }
     let project = merge_clone;
+    let workflow = registries_pushed(ctx, workflow);
     let scenario = Scenario::new().results(|show| triage_results(show, false));
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
     let steps = run_job_with(ctx, &project, &server, &workflow, "merge", &[], &artifacts)?;
