@@ -197,6 +197,33 @@ fn a_fixer_that_deletes_the_test_is_refused_and_the_task_is_quarantined_with_its
     );
 }
 
+/// The findings file the run was started from, untracked in the project's root, is no change
+/// of the fix: the hand-off's diff of a task not fixed leaves it out (it showed as a new file).
+#[test]
+fn a_quarantined_task_s_hand_off_diff_leaves_out_the_run_s_findings_file() {
+    let (project, _) = fixed_run_project();
+    git(&project, &["rm", "-q", "--cached", "ruff.json"]);
+    git(&project, &["commit", "-qm", "ruff.json untracked"]);
+    project
+        .cmd(&["fix", "task-1", "--tiers", "main", "--max-attempts", "1"])
+        .run()
+        .success();
+    block_reason(&project.stop("s1", &[]));
+    project.write(
+        "mod.py",
+        &project
+            .read("mod.py")
+            .replace("import os\n", "import os, sys\n"),
+    );
+    project.stop("s1", &[]);
+    assert_eq!(queue(&project)["tasks"][0]["status"], "quarantined");
+    let diff = project.read(".self-repair/runs/fix-r-fix-task-1-1/handoff/diff.patch");
+    assert!(
+        diff.contains("mod.py") && !diff.contains("ruff.json"),
+        "{diff}"
+    );
+}
+
 /// Found on the real client (e2e `fix-loop-refused`): the queue's closing line was only a
 /// `systemMessage`, which never reaches `claude -p` output, so the session's last message was the
 /// last task's own outcome and never said how many tasks were fixed.

@@ -41,6 +41,9 @@ pub struct CheckRequest {
     pub tiers: Option<String>,
     pub backoff_secs: Option<f64>,
     pub hook_budget_secs: Option<f64>,
+    /// Project-relative files that are never the repair's change (a `fix` task's triage run's
+    /// findings files): left out of the hand-off's diff.
+    pub exclude: Vec<String>,
 }
 
 /// `checks.<name>` in `.self-repair/config.json`.
@@ -89,6 +92,9 @@ pub struct CheckSpec {
     pub classify: Vec<ClassRule>,
     /// Agent type prefix: `self-repair:` for the plugin, empty after `self-repair install`.
     pub agent_prefix: String,
+    /// Project-relative files that are never the repair's change (`CheckRequest::exclude`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
 }
 
 impl CheckSpec {
@@ -259,6 +265,7 @@ pub fn resolve_spec(
             .unwrap_or(DEFAULT_TRANSIENT_RETRIES),
         classify: config.classify.clone(),
         agent_prefix,
+        exclude: request.exclude.clone(),
     })
 }
 

@@ -82,38 +82,41 @@ impl GitBaseline {
     }
 
     /// Every change since the start (tracked files against the base, then untracked files as
-    /// new), excluding `.self-repair/`. Empty when not a git work tree.
-    pub fn combined_diff(&self, root: &Path) -> String {
+    /// new), excluding `.self-repair/` and the project-relative files of `exclude` (never the
+    /// repair's: a triage run's findings files). Empty when not a git work tree.
+    pub fn combined_diff(&self, root: &Path, exclude: &[String]) -> String {
         if !self.repo {
             return String::new();
         }
         let base = self.base().unwrap_or(EMPTY_TREE);
-        let mut diff = git(
-            root,
-            &[
-                "diff",
-                "--binary",
-                base,
-                "--",
-                ".",
-                ":(exclude).self-repair",
-            ],
-        )
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-        let untracked = git(
-            root,
-            &[
-                "ls-files",
-                "--others",
-                "--exclude-standard",
-                "-z",
-                "--",
-                ".",
-                ":(exclude).self-repair",
-            ],
-        )
-        .unwrap_or_default();
+        let left_out: Vec<String> = std::iter::once(":(exclude).self-repair".to_owned())
+            .chain(
+                exclude
+                    .iter()
+                    .map(|path| format!(":(exclude,literal){path}")),
+            )
+            .collect();
+        let with = |args: &[&str]| -> Vec<String> {
+            args.iter()
+                .map(|a| (*a).to_owned())
+                .chain(left_out.iter().cloned())
+                .collect()
+        };
+        let diff_args = with(&["diff", "--binary", base, "--", "."]);
+        let diff_args: Vec<&str> = diff_args.iter().map(String::as_str).collect();
+        let mut diff = git(root, &diff_args)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let list_args = with(&[
+            "ls-files",
+            "--others",
+            "--exclude-standard",
+            "-z",
+            "--",
+            ".",
+        ]);
+        let list_args: Vec<&str> = list_args.iter().map(String::as_str).collect();
+        let untracked = git(root, &list_args).unwrap_or_default();
         for path in untracked
             .split(|&b| b == 0)
             .filter(|p| !p.is_empty())

@@ -80,7 +80,7 @@ fn write_handoff(run: &RepairRun) -> Result<(), RepairError> {
         let path = errors.join(format!("check-{:02}.md", check.seq));
         write_text(&path, &render_error(state, check))?;
     }
-    let diff = state.git.combined_diff(&run.root);
+    let diff = state.git.combined_diff(&run.root, &state.spec.exclude);
     write_text(&out.join("diff.patch"), &diff)?;
     let metadata = json!({
         "schema_version": 1,

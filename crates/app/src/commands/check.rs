@@ -85,6 +85,7 @@ pub fn run(env: &CommandEnv, args: CheckArgs) -> Result<Output, AppError> {
         tiers: args.tiers,
         backoff_secs: args.backoff,
         hook_budget_secs: args.hook_budget,
+        exclude: Vec::new(),
     };
     let project = env.project_or_new();
     let replaced = replace_run_in_progress(&project, args.replace, &check_again(env), env.now)?;

@@ -207,6 +207,8 @@ pub(crate) fn start_task(
         autofix,
         max_attempts: queue.max_attempts,
         tiers: queue.tiers.clone(),
+        // The triage run's findings files are no change of the fix (its hand-off's diff).
+        exclude: crate::run::inputs::run_input_paths(Some(dir)),
         ..CheckRequest::default()
     };
     queue.tasks[i].status = FixStatus::Running;
