@@ -57,6 +57,7 @@ mod rule_survey;
 mod run_identity;
 mod runs_compare;
 mod scope;
+mod security_economy;
 mod session_habits;
 mod standing_protocol;
 mod statusline;

@@ -47,6 +47,9 @@ pub struct Config {
     /// off. Security dismissals always get a second opinion, and `unsure` always gets a
     /// second look.
     pub verify_below: f64,
+    /// Security dismissals of one rule one second-look agent checks at once, each judged on
+    /// its own (a `tb-` batch of `vf-` items); 1 sends each on its own.
+    pub verify_batch: u32,
     /// Identical failures in a row, within one kind of item, that open the circuit.
     pub circuit_failures: u32,
     /// Starting model tier per kind of item (triage tiers come from the route).
@@ -78,7 +81,7 @@ impl Config {
     /// Every key `config.json` may set for a run, as serde reads them: the tables of
     /// reference/config.md and the skill's reference are checked against this list (a test
     /// fails on a key in one and not the other).
-    pub const KEYS: [&'static str; 21] = [
+    pub const KEYS: [&'static str; 22] = [
         "fan_out",
         "stall_blocks",
         "lease_minutes",
@@ -92,6 +95,7 @@ impl Config {
         "survey_sample",
         "survey_spot_checks",
         "verify_below",
+        "verify_batch",
         "circuit_failures",
         "tiers",
         "launch_mode",
@@ -236,6 +240,7 @@ impl Default for Config {
             survey_sample: 6,
             survey_spot_checks: 2,
             verify_below: 0.8,
+            verify_batch: 20,
             circuit_failures: 3,
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
@@ -318,6 +323,12 @@ impl Config {
             self.triage_batch,
             (1..=50).contains(&self.triage_batch),
             "use 1 (no batching) to 50",
+        )?;
+        check(
+            "verify_batch",
+            self.verify_batch,
+            (1..=50).contains(&self.verify_batch),
+            "use 1 (each second look on its own) to 50",
         )?;
         check(
             "survey_min",

@@ -108,6 +108,6 @@ pub use template::{
 pub use tier::Tier;
 pub use triage_batch::{batch_members_held, batch_of};
 pub use verification::{
-    VerifyOutcome, VerifyReason, needs_verification, settle_verdict, triage_id_of_verify,
-    verification_held, verifier_of, verify_id,
+    VerifyOutcome, VerifyReason, holds_second_looks, needs_verification, settle_verdict,
+    triage_id_of_verify, verification_held, verifier_of, verify_id,
 };

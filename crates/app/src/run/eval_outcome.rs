@@ -3,7 +3,7 @@
 //! report as of now and its state; what each item cost, from its launches and the cost ledger;
 //! the main session's model and the run's wall time.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use self_repair_engine::{FindingRecord, ItemKind, ItemStatus, RunState, WorkItem};
@@ -28,11 +28,12 @@ pub fn run_outcome(inputs: &OutcomeInputs<'_>, corpus: String, model: ModelSourc
         report,
         findings,
     } = inputs;
+    let batch_of = self_repair_engine::batch_of(state);
     let results = report
         .findings
         .iter()
         .zip(findings.iter())
-        .map(|(outcome, record)| finding_result(state, outcome, record))
+        .map(|(outcome, record)| finding_result(state, &batch_of, outcome, record))
         .collect();
     let (items, overhead) = item_spend(state, report);
     RunOutcome {
@@ -50,6 +51,7 @@ pub fn run_outcome(inputs: &OutcomeInputs<'_>, corpus: String, model: ModelSourc
 /// One finding: how it ended, by which route and tier, and the items that worked on it.
 fn finding_result(
     state: &RunState,
+    batch_of: &HashMap<String, String>,
     outcome: &FindingOutcome,
     record: &FindingRecord,
 ) -> FindingResult {
@@ -79,11 +81,14 @@ fn finding_result(
             answered.map(|i| tier_of(i).to_owned())
         })
     };
+    // A second look checked in a batch of second looks: that batch's agent worked on it too.
+    let second_batch = verification.and_then(|v| batch_of.get(&v.item));
     let items = [
         outcome.item.as_deref(),
         outcome.batch.as_deref(),
         outcome.survey.as_deref(),
         verification.map(|v| v.item.as_str()),
+        second_batch.map(String::as_str),
     ]
     .into_iter()
     .flatten()
