@@ -23,6 +23,7 @@ mod refused_launch;
 mod repair_check;
 mod scale_corpus;
 mod scenario_context;
+mod security_second_looks;
 mod shop_triage;
 mod verified;
 mod wheel_installed;
@@ -36,7 +37,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 45] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 46] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -87,6 +88,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 45] = [
     ("budget-mid-triage", budget::run),
     ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
+    ("security-second-looks", security_second_looks::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
     ("interactive-manual", interactive::manual),
