@@ -59,6 +59,8 @@ pub struct Config {
     /// `background` (the client's default: a worker pool, agents seen in `background_tasks`).
     /// See reference/design-notes.md.
     pub launch_mode: LaunchMode,
+    /// How a dispatch continues the session: `context` (default) or `block`.
+    pub dispatch_as: DispatchAs,
     /// Plugin namespace for agent types: `self-repair:` when installed as a plugin, empty when
     /// the agents were copied into `.claude/agents` by `self-repair install`.
     pub agent_prefix: String,
@@ -81,7 +83,7 @@ impl Config {
     /// Every key `config.json` may set for a run, as serde reads them: the tables of
     /// reference/config.md and the skill's reference are checked against this list (a test
     /// fails on a key in one and not the other).
-    pub const KEYS: [&'static str; 22] = [
+    pub const KEYS: [&'static str; 23] = [
         "fan_out",
         "stall_blocks",
         "lease_minutes",
@@ -99,6 +101,7 @@ impl Config {
         "circuit_failures",
         "tiers",
         "launch_mode",
+        "dispatch_as",
         "agent_prefix",
         "security_in_scope",
         "budget_usd",
@@ -148,6 +151,20 @@ pub enum LaunchMode {
     Background,
     #[default]
     Foreground,
+}
+
+/// How a Stop hook's dispatch continues the session (reference/design-notes.md, note 48).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DispatchAs {
+    /// The Stop event's `additionalContext`: the model reads it as a system reminder, the
+    /// terminal shows "Stop hook says" (no "problem" frame).
+    #[default]
+    Context,
+    /// `decision: block` with the dispatch as its `reason`: the model reads it as hook
+    /// feedback, which a model may follow more closely; the terminal shows every dispatch as
+    /// "Stop hook reported a problem".
+    Block,
 }
 
 /// Starting tier for each kind of item.
@@ -244,6 +261,7 @@ impl Default for Config {
             circuit_failures: 3,
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
+            dispatch_as: DispatchAs::Context,
             agent_prefix: "self-repair:".to_owned(),
             security_in_scope: Vec::new(),
             budget_usd: None,

@@ -11,8 +11,8 @@
 //! this frame → the decision (`engine`'s `decide_stop.rs`, or `repair`'s `repair_stop.rs`).
 
 use self_repair_engine::{
-    Decision, Dispatch, Event, JournalEntry, RunHead, RunState, RunStatus, StopEvent,
-    continue_with, decide_stop,
+    Decision, Dispatch, Event, JournalEntry, RunHead, RunState, RunStatus, StopEvent, decide_stop,
+    dispatch_answer,
 };
 use self_repair_store::{RunDir, StoreError};
 use serde_json::json;
@@ -292,9 +292,12 @@ impl TriageStop<'_> {
         input: &StopInput,
     ) -> Option<String> {
         // A dispatch continues the session as the Stop event's `additionalContext` (shown as
-        // "Stop hook says", not as a problem; reference/design-notes.md, note 48).
+        // "Stop hook says", not as a problem; reference/design-notes.md, note 48), or as a block
+        // when the run's `dispatch_as` says so.
         match decision {
-            Decision::Block(dispatch) => Some(continue_with(&dispatch.render_reason()).to_string()),
+            Decision::Block(dispatch) => Some(
+                dispatch_answer(&dispatch.render_reason(), state.config.dispatch_as).to_string(),
+            ),
             // The run just ended, paused or stalled (the engine says so once, at the
             // transition): shown once at a terminal; unattended the session is asked, once, to
             // end its turn with the line (notes 15 and 48).
