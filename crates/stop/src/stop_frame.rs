@@ -248,12 +248,21 @@ impl TriageStop<'_> {
         for _ in 0..3 {
             let outcome = decide_stop(state, stop, input.now);
             if outcome.changed {
-                // Journal the stop so a rebuild replays the same decision.
-                let entry = JournalEntry {
+                // Journal the stop so a rebuild replays the same decision, and what it
+                // dispatched for the record (`eval`'s protocol figures).
+                let mut entries = vec![JournalEntry {
                     at: input.now,
                     event: Event::Stop(stop.clone()),
-                };
-                if let Err(e) = dir.append_applied(state, &[entry]) {
+                }];
+                if let Decision::Block(dispatch) = &outcome.decision {
+                    entries.push(JournalEntry {
+                        at: input.now,
+                        event: Event::Dispatched {
+                            launch: dispatched(dispatch),
+                        },
+                    });
+                }
+                if let Err(e) = dir.append_applied(state, &entries) {
                     return StopAnswer::failed(e);
                 }
                 *dirty = true;
@@ -330,4 +339,17 @@ fn prepare_launches(dir: &RunDir, state: &RunState, dispatch: &Dispatch, stderr:
             stderr.push(format!("self-repair hook stop: {e}"));
         }
     }
+}
+
+/// Each launch of a dispatch as the journal keeps it: the item and the `model` asked for.
+fn dispatched(dispatch: &Dispatch) -> Vec<self_repair_engine::AgentLaunch> {
+    dispatch
+        .launch
+        .iter()
+        .map(|l| self_repair_engine::AgentLaunch {
+            item: l.item.clone(),
+            model: Some(l.model.clone()),
+            refused: None,
+        })
+        .collect()
 }

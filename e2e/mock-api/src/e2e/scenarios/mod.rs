@@ -8,6 +8,7 @@ mod corrupt_state;
 mod drive;
 mod drive_fix_queue;
 mod drive_partitions;
+mod eval_drive;
 mod fix_loop;
 mod foreign_session;
 mod full_pipeline;
@@ -37,7 +38,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 46] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 47] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -89,6 +90,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 46] = [
     ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
     ("security-second-looks", security_second_looks::run),
+    ("eval-drive", eval_drive::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
     ("interactive-manual", interactive::manual),

@@ -137,5 +137,44 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         ),
         &(FINDINGS - 1, 1),
     );
+    check_protocol(ctx, &project)
+}
+
+/// `eval`'s protocol figures, read from the real client's transcripts: every launch the three
+/// dispatches asked for was made as asked (the scripted main session follows the dispatch).
+fn check_protocol(ctx: &mut ScenarioContext, project: &E2eProject) -> Result<(), E2eError> {
+    let labels: String = std::iter::once("path,line,rule,label".to_owned())
+        .chain((1..=FINDINGS).map(|n| format!("app/q{n}.py,2,B608,false")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    project.write("labels.csv", &labels)?;
+    let out = project.self_repair_ok(&[
+        "eval",
+        RUN,
+        "--labels",
+        "labels.csv",
+        "--model",
+        "scripted:e2e",
+        "--json",
+    ])?;
+    let eval: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+    let p = &eval["protocol"];
+    let at = |k: &str| p[k].as_u64().unwrap_or(u64::MAX);
+    ctx.checks.that(
+        p["launches_read"] == true
+            && at("entries") >= 3
+            && at("verbatim") == at("entries")
+            && [
+                "model_changed",
+                "model_dropped",
+                "not_launched",
+                "refused_by_user",
+                "launched_twice",
+            ]
+            .iter()
+            .all(|k| at(k) == 0),
+        || format!("eval's protocol figures should show every dispatch launched verbatim: {p}"),
+    );
+    ctx.notes.push(format!("eval protocol: {p}"));
     Ok(())
 }
