@@ -1,6 +1,7 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
 mod budget;
+mod ci_recipe_alerts;
 mod ci_recipes;
 mod compaction;
 mod confirm_go;
@@ -38,7 +39,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 47] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 48] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -104,6 +105,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 47] = [
     ("ci-recipe-pull-request", ci_recipes::pull_request),
     ("ci-recipe-fix", ci_recipes::fix),
     ("ci-recipe-partitions", ci_recipes::partitions),
+    ("ci-recipe-alerts", ci_recipe_alerts::run),
 ];
 
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
