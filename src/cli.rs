@@ -87,7 +87,11 @@ pub(crate) enum Command {
     Timeline(drive::RunViewArgs),
     /// List the project's runs.
     Runs(runs::RunsArgs),
-    /// Check the store; rebuild unreadable run states from their journals.
+    /// Check the setup, then every run (rebuilding unreadable run states from their journals).
+    ///
+    /// The setup: the binary on PATH, the hooks, the plugin and client versions, the project's
+    /// trust, git, the backlog CLI, the detectors; one ✓/✗ line each with what to do. Exit 10
+    /// when a setup check fails, 5 when a run could not be repaired.
     Doctor(doctor::DoctorArgs),
     /// Write tasks and reports now (normally done by the hook when every phase is done).
     Finalize(finalize::FinalizeArgs),

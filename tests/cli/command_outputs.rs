@@ -96,7 +96,7 @@ fn runs_doctor_known_rules_next_detect_and_status_after_a_finished_run() {
     finish(&project);
     for (name, args) in [
         ("command_runs", &["runs"][..]),
-        ("command_doctor", &["doctor"][..]),
+        ("command_doctor", &["doctor", "--runs-only"][..]),
         ("command_known_list", &["known", "list"][..]),
         ("command_rules_list", &["rules", "list"][..]),
         ("command_next_finished", &["next"][..]),

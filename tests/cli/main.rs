@@ -23,6 +23,7 @@ mod corpus_plan_depth;
 mod cost;
 mod damaged_state;
 mod doc_references;
+mod doctor_setup;
 mod drive;
 mod drive_fix;
 mod drive_partitions;
