@@ -63,6 +63,7 @@ mod standing_protocol;
 mod statusline;
 mod store;
 mod submit;
+mod table_stakes;
 mod templates;
 mod triage_batch;
 mod verification;
