@@ -83,3 +83,45 @@ fn the_help_lists_the_commands_in_groups() {
         "{help}"
     );
 }
+
+#[test]
+fn next_refs_and_detect_answer_in_json_with_a_schema_version() {
+    let project = TestProject::new();
+    project.write("findings.jsonl", &crate::harness::jsonl_findings(3));
+    project.write(
+        ".self-repair/config.json",
+        r#"{"confirm_above_usd": null, "detectors": [{"name": "cat", "argv": ["cat", "findings.jsonl"], "format": "jsonl"}]}"#,
+    );
+    project.write(
+        "src/lib.py",
+        "def parse_config():\n    return parse_config\n",
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-json"])
+        .run()
+        .success();
+
+    let next = project.cmd(&["next", "--json"]).run().success().json();
+    assert_eq!(next["schema_version"], 1);
+    assert_eq!(next["run"], "r-json");
+    assert_eq!(next["decision"], "block");
+    assert!(next["agents"].as_u64().unwrap() >= 1, "{next:#}");
+    let text = project.cmd(&["next"]).run().success().stdout;
+    assert_eq!(next["text"].as_str().unwrap(), text.trim_end());
+
+    let refs = project
+        .cmd(&["refs", "parse_config", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(refs["schema_version"], 1);
+    assert_eq!(refs["total_hits"], 2);
+    assert_eq!(refs["hits"][0]["path"], "src/lib.py");
+    assert_eq!(refs["hits"][1]["line"], 2);
+
+    let detect = project.cmd(&["detect", "--json"]).run().success().json();
+    assert_eq!(detect["schema_version"], 1);
+    assert_eq!(detect["detectors"][0]["name"], "cat");
+    assert_eq!(detect["detectors"][0]["findings"], 3);
+    assert_eq!(detect["detectors"][0]["format"], "jsonl");
+}
