@@ -125,3 +125,62 @@ fn next_refs_and_detect_answer_in_json_with_a_schema_version() {
     assert_eq!(detect["detectors"][0]["findings"], 3);
     assert_eq!(detect["detectors"][0]["format"], "jsonl");
 }
+
+#[test]
+fn init_json_says_what_it_proposed_and_wrote() {
+    let project = TestProject::new();
+    project.write(
+        "pyproject.toml",
+        "[project]\nname = \"shop\"\n\n[tool.ruff]\nline-length = 100\n",
+    );
+    let dry = project
+        .terminal(&["init", "--dry-run", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(dry["schema_version"], 1);
+    assert_eq!(
+        (dry["written"].clone(), dry["dry_run"].clone()),
+        (false.into(), true.into())
+    );
+    assert!(!project.path().join(".self-repair/config.json").exists());
+
+    let wrote = project.terminal(&["init", "--json"]).run().success().json();
+    assert_eq!(wrote["written"], true);
+    assert_eq!(wrote["detectors"][0]["name"], "ruff");
+    assert_eq!(wrote["changes"][0]["change"], "added");
+    assert_eq!(wrote["config"]["detectors"][0]["name"], "ruff");
+    let on_disk: serde_json::Value =
+        serde_json::from_str(&project.read(".self-repair/config.json")).unwrap();
+    assert_eq!(wrote["config"], on_disk);
+
+    let again = project.terminal(&["init", "--json"]).run().success().json();
+    assert_eq!(again["written"], false);
+    assert_eq!(again["changes"][0]["change"], "kept");
+}
+
+#[test]
+fn fix_json_describes_the_queue_it_made() {
+    let (project, _) = crate::verify_task::fixed_run_project();
+    let out = project
+        .cmd(&["fix", "--all", "--tiers", "main", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(out["schema_version"], 1);
+    assert_eq!(out["gave_up"], false);
+    assert_eq!(out["queue"]["run"], "r-fix");
+    let tasks = out["queue"]["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 2, "{out:#}");
+    assert_eq!(tasks[0]["status"], "running");
+    let queue: serde_json::Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-fix/fix.json")).unwrap();
+    assert_eq!(out["queue"], queue);
+    assert!(
+        out["text"]
+            .as_str()
+            .unwrap()
+            .contains("self-repair fix, run r-fix"),
+        "{out:#}"
+    );
+}
