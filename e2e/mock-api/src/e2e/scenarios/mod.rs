@@ -5,6 +5,7 @@ mod ci_recipes;
 mod compaction;
 mod confirm_go;
 mod corrupt_state;
+mod doctor_setup;
 mod drive;
 mod drive_fix_queue;
 mod drive_partitions;
@@ -36,7 +37,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 45] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 46] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -89,6 +90,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 45] = [
     ("verified-dismissals", verified::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
+    ("doctor-plugin-setup", doctor_setup::healthy_plugin),
     ("interactive-manual", interactive::manual),
     ("interactive-auto", interactive::auto),
     (
