@@ -6,6 +6,7 @@ mod ci_recipes;
 mod compaction;
 mod confirm_go;
 mod corrupt_state;
+mod doctor_setup;
 mod drive;
 mod drive_fix_queue;
 mod drive_partitions;
@@ -39,7 +40,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 48] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 49] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -94,6 +95,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 48] = [
     ("eval-drive", eval_drive::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
+    ("doctor-plugin-setup", doctor_setup::healthy_plugin),
     ("interactive-manual", interactive::manual),
     ("interactive-auto", interactive::auto),
     (
