@@ -33,6 +33,9 @@
 #      100,000 it wrote (time and peak RSS, reported)
 #   6. `git merge` of two branches that each baselined 500 findings: union, then merge driver
 #      (0 conflicts and 1,200 entries required, time reported)
+#   7. not speed: the security corpus (OWASP Benchmark for Python, 568 Bandit findings) driven to
+#      its end by a scripted model (scripts/bench/security_eval.py): agents per 1,000 findings,
+#      on opus, unsafe closures (targets <= 200, <= 50, <= 2 %; reference/quality.md)
 #
 # Exits non-zero only when a tool fails (build, hyperfine, a self-repair command); a missed
 # target is reported in the table, not as a failure. Total time is about 1.5 minutes on 2 cores
@@ -565,6 +568,26 @@ read -r merge_driver_ms merge_driver_conflicts merge_driver_entries merge_driver
 [[ $merge_union_conflicts == 0 && $merge_driver_conflicts == 0 ]] || die "the registry merge conflicted: union $merge_union_conflicts, driver $merge_driver_conflicts"
 [[ $merge_union_entries == 1200 && $merge_driver_entries == 1200 ]] || die "the merged registry holds $merge_union_entries (union) / $merge_driver_entries (driver) entries, not 1200"
 
+# --- 7. a security corpus driven to its end: agents and quality -------------------------------------
+# Not a speed figure: what the run on the OWASP Benchmark for Python corpus (Bandit, 568 findings)
+# launches and closes with the scripted model of reference/quality.md, scored by `eval`.
+
+say "7. the security corpus (568 Bandit findings) driven to its end with the scripted model"
+security=$(python3 "$here/security_eval.py" "$bin" "$root/tests/fixtures/eval/owasp-python-0.1" \
+    bandit-1.9.4.json expectedresults-0.1.csv) || die "security_eval.py failed"
+security_row=$(printf '%s' "$security" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = d["eval"]["confusion"]
+real = c["real_kept"] + c["real_closed"]
+false = c["false_kept"] + c["false_closed"]
+ok = d["agents_per_1000"] <= 200 and d["top_tier_per_1000"] <= 50 and c["real_closed"] * 50 <= real
+print("| security corpus: 568 findings, scripted model: agents per 1,000 (opus) | %d (%d) | | | | <= 200 (<= 50), unsafe closures <= 2 %% | %s: %d agents, %d on opus; unsafe closures %d of %d real, false alarms %d of %d; start said %d likely |" % (
+    d["agents_per_1000"], d["top_tier_per_1000"], "met" if ok else "MISSED", d["agents"],
+    d["agents_by_tier"].get("opus", 0), c["real_closed"], real, c["false_kept"], false,
+    d["estimate"]["agents_likely"]))
+')
+
 # --- table ----------------------------------------------------------------------------------------
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
@@ -615,6 +638,7 @@ table=$(
         "$merge_union_ms" "$merge_union_conflicts" "$merge_union_entries" "$merge_union_lines"
     printf '| git merge: 500 + 500 known.json entries, merge driver registered | %s ms | | | | 0 conflicts | %s conflicts, %s entries in %s lines |\n' \
         "$merge_driver_ms" "$merge_driver_conflicts" "$merge_driver_entries" "$merge_driver_lines"
+    printf '%s\n' "$security_row"
 )
 
 machine="$(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null), load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) at end"

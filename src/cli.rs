@@ -3,17 +3,22 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use self_repair_app::commands::{
     RunArg, check, demo, detect, doctor, drive, eval, export, finalize, fix, init, install, known,
     merge, next, refs, rules, runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::HookEvent;
 
+/// `--version`: the semver, then the commit and its date when built in a git clone
+/// (`self-repair 0.1.0 (abc1234 2026-11-29)`; build.rs).
+pub(crate) const VERSION: &str =
+    concat!(env!("CARGO_PKG_VERSION"), env!("SELF_REPAIR_BUILD_SUFFIX"));
+
 /// Works through every analyzer finding inside one Claude Code session: triage by sub-agents,
 /// root-cause groups, reviewed fix plans, backlog tasks. A Stop hook drives it.
 #[derive(Debug, Parser)]
-#[command(name = "self-repair", version, about, max_term_width = 100)]
+#[command(name = "self-repair", version = VERSION, about, max_term_width = 100)]
 pub(crate) struct Cli {
     /// Project root (default: the nearest folder with `.self-repair/`, else the git root).
     #[arg(long = "root", short = 'C', global = true, value_name = "DIR")]
@@ -87,7 +92,11 @@ pub(crate) enum Command {
     Timeline(drive::RunViewArgs),
     /// List the project's runs.
     Runs(runs::RunsArgs),
-    /// Check the store; rebuild unreadable run states from their journals.
+    /// Check the setup, then every run (rebuilding unreadable run states from their journals).
+    ///
+    /// The setup: the binary on PATH, the hooks, the plugin and client versions, the project's
+    /// trust, git, the backlog CLI, the detectors; one ✓/✗ line each with what to do. Exit 10
+    /// when a setup check fails, 5 when a run could not be repaired.
     Doctor(doctor::DoctorArgs),
     /// Write tasks and reports now (normally done by the hook when every phase is done).
     Finalize(finalize::FinalizeArgs),
@@ -126,4 +135,118 @@ pub(crate) enum Command {
     Install(install::InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(install::InstallArgs),
+    /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+    ///
+    /// bash: `self-repair completions bash > ~/.local/share/bash-completion/completions/self-repair`;
+    /// zsh: into a folder of `$fpath` as `_self-repair`; fish: `~/.config/fish/completions/self-repair.fish`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `self-repair man > ~/.local/share/man/man1/self-repair.1`.
+    Man,
+}
+
+/// The commands of `--help`, by what they are for: every command is in one group (a test
+/// checks it), in the order a user meets them.
+const GROUPS: [(&str, &[&str]); 8] = [
+    (
+        "Run a triage",
+        &[
+            "start", "status", "next", "pause", "resume", "cancel", "adopt", "drive", "finalize",
+            "merge",
+        ],
+    ),
+    (
+        "Look at a run",
+        &["runs", "statusline", "errors", "timeline", "eval", "refs"],
+    ),
+    ("Decide findings once", &["known", "rules"]),
+    (
+        "Fix",
+        &["fix", "verify-task", "apply-fixes", "pull-requests"],
+    ),
+    ("Repair a check", &["check", "tick"]),
+    ("Export", &["export"]),
+    (
+        "Set up",
+        &[
+            "init",
+            "detect",
+            "install",
+            "uninstall",
+            "doctor",
+            "demo",
+            "completions",
+            "man",
+        ],
+    ),
+    (
+        "Run by the hooks and the agents",
+        &["hook", "show", "item", "submit"],
+    ),
+];
+
+/// The command line, its `--help` listing the commands in [`GROUPS`].
+pub(crate) fn command() -> clap::Command {
+    let command = Cli::command();
+    let width = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().len())
+        .max()
+        .unwrap_or(0);
+    let mut groups = String::new();
+    for (heading, names) in GROUPS {
+        groups.push_str(&format!("{heading}:\n"));
+        for name in names {
+            let about = command
+                .find_subcommand(name)
+                .and_then(clap::Command::get_about)
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            groups.push_str(&format!("  {name:width$}  {about}\n"));
+        }
+        groups.push('\n');
+    }
+    command.help_template(format!(
+        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{groups}Options:\n{{options}}{{after-help}}"
+    ))
+}
+
+/// `completions SHELL`: the script `clap_complete` writes for the whole command line.
+pub(crate) fn completions(shell: clap_complete::Shell) -> String {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "self-repair", &mut script);
+    String::from_utf8_lossy(&script).into_owned()
+}
+
+/// `man`: the man page `clap_mangen` renders from the same definitions.
+pub(crate) fn man_page() -> String {
+    let mut page = Vec::new();
+    let _ = clap_mangen::Man::new(Cli::command()).render(&mut page);
+    String::from_utf8_lossy(&page).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_is_in_one_group_of_the_help() {
+        let listed: Vec<&str> = GROUPS
+            .iter()
+            .flat_map(|(_, names)| names.iter().copied())
+            .collect();
+        let mut commands: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|sub| sub.get_name().to_owned())
+            .collect();
+        commands.sort();
+        let mut sorted: Vec<String> = listed.iter().map(|name| (*name).to_owned()).collect();
+        sorted.sort();
+        assert_eq!(
+            sorted, commands,
+            "a command missing from GROUPS, or listed twice"
+        );
+    }
 }

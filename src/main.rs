@@ -7,7 +7,7 @@ mod cli;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 use self_repair_app::commands::{
     check, demo, detect, doctor, drive, eval, export, finalize, fix, init, install, known, merge,
     next, refs, rules, runs, show, start, status, statusline, steer, submit,
@@ -25,7 +25,7 @@ fn main() -> ExitCode {
     if let Some(event) = hook_event() {
         return ExitCode::from(run_hook(event, &CommandEnv::from_process(None)).code());
     }
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&cli::command().get_matches()).unwrap_or_else(|e| e.exit());
     let env = CommandEnv::from_process(cli.root.clone());
     let status = match dispatch(cli.command, &env) {
         Ok(output) => print(&output),
@@ -74,6 +74,8 @@ fn dispatch(command: Command, env: &CommandEnv) -> Result<Output, AppError> {
         Command::Hook { event } => Ok(Output::with_status(String::new(), run_hook(event, env))),
         Command::Install(args) => install::install(env, &args),
         Command::Uninstall(args) => install::uninstall(env, &args),
+        Command::Completions { shell } => Ok(Output::text(cli::completions(shell))),
+        Command::Man => Ok(Output::text(cli::man_page())),
     }
 }
 

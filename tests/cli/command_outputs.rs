@@ -9,16 +9,20 @@ use crate::harness::{TestProject, binary, filters, jsonl_findings};
 use crate::scripted_agent::{ScriptedAgent, dispatch_reason, launched};
 use self_repair_test_support::Bounded;
 
-/// The subcommand names listed under a help text's `Commands:` (clap's own `help` left out).
-fn subcommands(help: &str) -> Vec<String> {
-    help.lines()
-        .skip_while(|line| *line != "Commands:")
-        .skip(1)
-        .take_while(|line| line.starts_with("  "))
-        .filter_map(|line| line.split_whitespace().next())
-        .filter(|name| *name != "help")
-        .map(str::to_owned)
-        .collect()
+/// The subcommand names a help text lists: under `Commands:`, or under the groups of the
+/// top-level help (`Run a triage:`, ...); clap's own `help` left out.
+pub(crate) fn subcommands(help: &str) -> Vec<String> {
+    let mut listing = false;
+    let mut names = Vec::new();
+    for line in help.lines() {
+        if !line.starts_with(' ') && !line.is_empty() {
+            listing = line.ends_with(':') && !["Options:", "Arguments:"].contains(&line);
+        } else if listing && line.starts_with("  ") && !line.starts_with("   ") {
+            names.extend(line.split_whitespace().next().map(str::to_owned));
+        }
+    }
+    names.retain(|name| name != "help");
+    names
 }
 
 /// `self-repair WORDS --help`.
@@ -96,7 +100,7 @@ fn runs_doctor_known_rules_next_detect_and_status_after_a_finished_run() {
     finish(&project);
     for (name, args) in [
         ("command_runs", &["runs"][..]),
-        ("command_doctor", &["doctor"][..]),
+        ("command_doctor", &["doctor", "--runs-only"][..]),
         ("command_known_list", &["known", "list"][..]),
         ("command_rules_list", &["rules", "list"][..]),
         ("command_next_finished", &["next"][..]),

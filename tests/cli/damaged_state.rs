@@ -61,7 +61,7 @@ fn a_triage_item_count_larger_than_the_items_held_is_corrupt_not_a_panic() {
         "{}",
         next.stderr
     );
-    let doctor = project.cmd(&["doctor"]).run().success();
+    let doctor = project.cmd(&["doctor", "--runs-only"]).run().success();
     assert!(doctor.stdout.contains("rebuilt"), "{}", doctor.stdout);
     project.cmd(&["next"]).run().success();
     project.cmd(&["status"]).run().success();
@@ -78,14 +78,17 @@ fn the_same_damage_in_the_initial_state_makes_doctor_say_so_not_panic() {
         },
     );
     project.write(STATE, "{}");
-    let doctor = project.cmd(&["doctor"]).run().code(ExitStatus::Conflict);
+    let doctor = project
+        .cmd(&["doctor", "--runs-only"])
+        .run()
+        .code(ExitStatus::Conflict);
     assert!(
         doctor
-            .stderr
+            .stdout
             .contains("state.initial.json cannot rebuild the run")
-            && doctor.stderr.contains("self-repair start"),
+            && doctor.stdout.contains("self-repair start"),
         "{}",
-        doctor.stderr
+        doctor.stdout
     );
 }
 
@@ -100,7 +103,7 @@ fn a_huge_run_length_in_the_triage_columns_is_corrupt_not_a_hang() {
     assert!(started.elapsed() < Duration::from_secs(5));
     reported_as_corrupt(&project, &out, "items.triage.findings");
     project.cmd(&["status"]).run().code(ExitStatus::Failure);
-    project.cmd(&["doctor"]).run().success();
+    project.cmd(&["doctor", "--runs-only"]).run().success();
     project.cmd(&["status"]).run().success();
 }
 
@@ -110,7 +113,7 @@ fn a_run_json_that_calls_a_triage_run_a_repair_run_is_fixed_by_doctor_not_a_circ
     let manifest = ".self-repair/runs/r-test/run.json";
     edit_state(&project, manifest, |m| m["kind"] = "repair".into());
     project.cmd(&["status"]).run().code(ExitStatus::Failure);
-    let doctor = project.cmd(&["doctor"]).run().success();
+    let doctor = project.cmd(&["doctor", "--runs-only"]).run().success();
     assert!(
         doctor
             .stdout
@@ -156,7 +159,7 @@ fn killed_hook_stops_do_not_leave_temporary_copies_of_the_state_forever() {
         .unwrap()
         .set_modified(old)
         .unwrap();
-    let doctor = project.cmd(&["doctor"]).run().success();
+    let doctor = project.cmd(&["doctor", "--runs-only"]).run().success();
     assert!(doctor.stdout.contains("removed"), "{}", doctor.stdout);
     assert_eq!(temps(&run.join("items")), 0);
 }
@@ -168,7 +171,7 @@ fn a_block_count_past_any_real_value_is_corrupt_not_an_overflow_panic() {
     edit_state(&project, STATE, |s| s["blocks"] = u64::MAX.into());
     let out = project.stop("s1", &[]);
     reported_as_corrupt(&project, &out, "`blocks` is 18446744073709551615");
-    project.cmd(&["doctor"]).run().success();
+    project.cmd(&["doctor", "--runs-only"]).run().success();
     project.cmd(&["next"]).run().success();
 }
 
@@ -184,5 +187,5 @@ fn a_journal_time_past_any_real_value_is_skipped_not_an_overflow_panic() {
     let out = project.stop("s1", &[]);
     assert!(out.stderr.contains("past any real value"), "{}", out.stderr);
     project.cmd(&["next"]).run().success();
-    project.cmd(&["doctor"]).run().success();
+    project.cmd(&["doctor", "--runs-only"]).run().success();
 }

@@ -32,18 +32,13 @@ fn docs() -> Vec<PathBuf> {
     docs
 }
 
-/// The subcommands a `--help` lists under "Commands:".
+/// The subcommands a `--help` lists (under "Commands:", or the top-level help's groups).
 fn subcommands(project: &TestProject, args: &[&str]) -> BTreeSet<String> {
     let mut args = args.to_vec();
     args.push("--help");
     let help = project.cmd(&args).run().success().stdout;
-    help.lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|name| *name != "help")
-        .map(str::to_owned)
+    crate::command_outputs::subcommands(&help)
+        .into_iter()
         .collect()
 }
 

@@ -169,3 +169,31 @@ fn a_hook_input_whose_cwd_is_longer_than_the_system_allows_is_answered_at_once()
         );
     }
 }
+
+/// `dispatch_as: block` keeps the original shape one setting away: the same dispatch as a
+/// `decision: block` reason instead of the Stop event's `additionalContext`; the default is
+/// the context.
+#[test]
+fn dispatch_as_block_answers_with_the_same_dispatch_as_a_block() {
+    let dispatch_of = |config: &str| {
+        let project = TestProject::new();
+        project.write(".self-repair/config.json", config);
+        project.write("findings.jsonl", &crate::harness::jsonl_findings(3));
+        project
+            .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+            .run()
+            .success();
+        let out = project.stop("s1", &[]);
+        serde_json::from_str::<Value>(&out.stdout).unwrap()
+    };
+    let context = dispatch_of(r#"{"survey_min": 0}"#);
+    let block = dispatch_of(r#"{"survey_min": 0, "dispatch_as": "block"}"#);
+    assert!(context.get("decision").is_none(), "{context}");
+    assert_eq!(block["decision"], "block", "{block}");
+    assert!(block.get("hookSpecificOutput").is_none(), "{block}");
+    assert_eq!(
+        self_repair_engine::continuation(&block),
+        self_repair_engine::continuation(&context),
+        "the same dispatch text"
+    );
+}

@@ -92,9 +92,11 @@ fn the_plugin_without_the_binary_says_once_at_session_start_how_to_install_it() 
         insta::assert_snapshot!("launcher_without_binary_session_start", started.stdout);
     });
     for named in [
-        "uv tool install self-repair",
-        "pip install self-repair",
+        "cargo install --locked --path .",
+        "https://github.com/self-repair/self-repair",
+        "on the PATH Claude Code starts with",
         "start a new session",
+        "self-repair doctor",
     ] {
         assert!(message.contains(named), "{named}: {message}");
     }
@@ -169,6 +171,55 @@ fn the_launcher_runs_the_binary_from_path_else_from_the_user_bin_folders() {
             from_home.stderr
         );
     }
+}
+
+#[test]
+fn the_session_start_warns_when_the_launcher_found_the_binary_only_in_a_fallback_folder() {
+    let project = TestProject::new();
+    let plugin = plugin_of_version(&project, env!("CARGO_PKG_VERSION"));
+    let home = project.path().join("home");
+    let cargo_bin = bin_dir_with_binary(&home.join(".cargo/bin"));
+    let started = launch(
+        "session-start",
+        &session_start("startup"),
+        "/usr/bin:/bin",
+        &home,
+        &plugin,
+    );
+    assert_eq!(started.code, 0, "{}", started.stderr);
+    let answer: Value = serde_json::from_str(&started.stdout).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "found the self-repair program only in {}, which is not on the PATH",
+            cargo_bin.display()
+        )),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!(
+            "Put {} on the PATH Claude Code starts with",
+            cargo_bin.display()
+        )),
+        "{message}"
+    );
+    // Not after a compaction, and not when the binary is on PATH.
+    let compact = launch(
+        "session-start",
+        &session_start("compact"),
+        "/usr/bin:/bin",
+        &home,
+        &plugin,
+    );
+    assert!(!compact.stdout.contains("only in"), "{}", compact.stdout);
+    let on_path = launch(
+        "session-start",
+        &session_start("startup"),
+        &format!("{}:/usr/bin:/bin", cargo_bin.display()),
+        &home,
+        &plugin,
+    );
+    assert!(!on_path.stdout.contains("only in"), "{}", on_path.stdout);
 }
 
 #[test]

@@ -785,7 +785,7 @@ fn a_corrupt_repair_state_keeps_a_copy_and_doctor_repairs_it() {
         "the copy the message names holds the damaged file"
     );
 
-    let doctor = project.cmd(&["doctor"]).run().success();
+    let doctor = project.cmd(&["doctor", "--runs-only"]).run().success();
     assert!(
         doctor.stdout.contains(
             "r: rebuilt state.json from state.initial.json and 6 journal entries (repair run, status active, 2 checks, 2 attempts)"
@@ -799,7 +799,7 @@ fn a_corrupt_repair_state_keeps_a_copy_and_doctor_repairs_it() {
         damaged,
         "the copy stays"
     );
-    let again = project.cmd(&["doctor"]).run().success();
+    let again = project.cmd(&["doctor", "--runs-only"]).run().success();
     assert!(
         again
             .stdout
@@ -822,7 +822,10 @@ fn a_repair_run_whose_initial_state_is_damaged_too_is_reported_not_rebuilt() {
     start(&project, &[], CHECK);
     project.write(".self-repair/runs/r/state.json", "{");
     project.write(".self-repair/runs/r/state.initial.json", "{");
-    let doctor = project.cmd(&["doctor"]).run().code(ExitStatus::Conflict);
+    let doctor = project
+        .cmd(&["doctor", "--runs-only"])
+        .run()
+        .code(ExitStatus::Conflict);
     let all = format!("{}{}", doctor.stdout, doctor.stderr);
     assert!(
         all.contains("state.initial.json is unusable")

@@ -136,3 +136,51 @@ fn runs_compare_with_one_run_says_how_to_get_a_second() {
     let one = project.cmd(&["runs", "--compare", "r-1"]).run();
     assert!(one.stderr.contains("takes two runs"), "{}", one.stderr);
 }
+
+#[test]
+fn the_report_of_a_run_names_the_counts_against_the_previous_run() {
+    let project = project_with_three_runs();
+    let report = |run: &str| -> (serde_json::Value, String) {
+        project
+            .cmd(&["finalize", "--partial", "--run", run])
+            .run()
+            .success();
+        let json = project.read(&format!(".self-repair/runs/{run}/report.json"));
+        let markdown = project.read(&format!(".self-repair/runs/{run}/report.md"));
+        (serde_json::from_str(&json).expect("JSON"), markdown)
+    };
+    // r-3 against r-2, by hand: E new; C, D persisting; B resolved; A reappeared (in r-1).
+    let (json, markdown) = report("r-3");
+    assert_eq!(
+        json["since_previous"],
+        serde_json::json!({"run": "r-2",
+            "counts": {"new": 1, "persisting": 2, "resolved": 1, "reappeared": 1}})
+    );
+    assert!(
+        markdown.contains(
+            "Since the previous run `r-2`: 1 new, 2 persisting, 1 resolved, 1 reappeared \
+             (`self-repair runs --compare r-2 r-3` lists them)."
+        ),
+        "{markdown}"
+    );
+    // The report's head: title, summary, intake, then the counts.
+    let head: String = markdown
+        .split("\n## ")
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    insta::assert_snapshot!("report_since_previous_run", head);
+    // r-2 against r-1: D new; B, C persisting; A resolved; nothing came back.
+    let (json, _) = report("r-2");
+    assert_eq!(
+        json["since_previous"],
+        serde_json::json!({"run": "r-1",
+            "counts": {"new": 1, "persisting": 2, "resolved": 1, "reappeared": 0}})
+    );
+    // The project's first run has no previous one: the report says nothing of it.
+    let (json, markdown) = report("r-1");
+    assert!(json.get("since_previous").is_none(), "{json}");
+    assert!(!markdown.contains("Since the previous run"), "{markdown}");
+}

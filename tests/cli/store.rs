@@ -85,7 +85,7 @@ fn killing_submit_at_any_moment_never_leaves_a_state_that_fails_to_load() {
             "{id} was acknowledged but lost"
         );
     }
-    project.cmd(&["doctor"]).run().success();
+    project.cmd(&["doctor", "--runs-only"]).run().success();
 }
 
 #[test]
@@ -157,7 +157,7 @@ fn a_corrupt_state_is_reported_kept_aside_and_rebuilt_by_doctor() {
             .is_file()
     );
 
-    let doctor = project.cmd(&["doctor"]).run().success();
+    let doctor = project.cmd(&["doctor", "--runs-only"]).run().success();
     assert!(doctor.stdout.contains("rebuilt"), "{}", doctor.stdout);
     let rebuilt: Value = serde_json::from_str(&project.read(state_path)).unwrap();
     assert_eq!(
@@ -193,7 +193,7 @@ fn a_journal_shorter_than_the_state_says_is_reported_and_rebuilt_by_doctor() {
         status.stderr
     );
 
-    let doctor = project.cmd(&["doctor"]).run().success();
+    let doctor = project.cmd(&["doctor", "--runs-only"]).run().success();
     assert!(doctor.stdout.contains("rebuilt"), "{}", doctor.stdout);
     project.write(".v", &verdict(2));
     project
@@ -369,7 +369,7 @@ fn a_submit_killed_at_any_moment_never_lets_a_different_retry_be_acknowledged_an
             "{item}: the result file is there after the retry"
         );
     }
-    project.cmd(&["doctor"]).run().success();
+    project.cmd(&["doctor", "--runs-only"]).run().success();
 }
 
 #[test]
@@ -444,7 +444,7 @@ fn a_result_whose_copy_was_lost_in_a_crash_is_still_read_from_the_journal() {
         .unwrap()
         .clone();
     assert_eq!(t2["reason"], "only the journal holds this reason", "{t2}");
-    let doctor = project.cmd(&["doctor"]).run().success();
+    let doctor = project.cmd(&["doctor", "--runs-only"]).run().success();
     assert!(doctor.stdout.contains("wrote"), "{}", doctor.stdout);
     assert!(dir.join("items/t-00002.json").is_file());
     assert!(!dir.join("items/t-00002.pending").exists());

@@ -30,6 +30,9 @@ pub enum ExitStatus {
     /// 9: `merge` refused: the folders are not one job's N finished partitions (a share
     /// missing, given twice, or foreign); the message names each and what to do.
     NotOneJob,
+    /// 10: `doctor`: a check of the setup failed (a `✗` line, which says what to do); the runs,
+    /// when there are any, are fine.
+    SetupIncomplete,
     /// 20: `drive` stopped: the API refused the credentials (401/403); a human must act.
     AuthRequired,
     /// 21: `drive` stopped: the circuit opened (`--max-sessions`, or sessions without progress).
@@ -48,7 +51,7 @@ pub enum ExitStatus {
 
 impl ExitStatus {
     /// Every status, in the order of reference/cli.md's table (a test ties the two together).
-    pub const ALL: [ExitStatus; 16] = [
+    pub const ALL: [ExitStatus; 17] = [
         ExitStatus::Success,
         ExitStatus::Failure,
         ExitStatus::Usage,
@@ -59,6 +62,7 @@ impl ExitStatus {
         ExitStatus::RunInProgress,
         ExitStatus::NotDispatched,
         ExitStatus::NotOneJob,
+        ExitStatus::SetupIncomplete,
         ExitStatus::AuthRequired,
         ExitStatus::CircuitOpen,
         ExitStatus::LimitReached,
@@ -80,6 +84,7 @@ impl ExitStatus {
             ExitStatus::RunInProgress => 7,
             ExitStatus::NotDispatched => 8,
             ExitStatus::NotOneJob => 9,
+            ExitStatus::SetupIncomplete => 10,
             ExitStatus::AuthRequired => 20,
             ExitStatus::CircuitOpen => 21,
             ExitStatus::LimitReached => 22,
@@ -280,6 +285,7 @@ mod tests {
             | ExitStatus::RunInProgress
             | ExitStatus::NotDispatched
             | ExitStatus::NotOneJob
+            | ExitStatus::SetupIncomplete
             | ExitStatus::AuthRequired
             | ExitStatus::CircuitOpen
             | ExitStatus::LimitReached

@@ -30,6 +30,9 @@ pub struct Installation {
     pub agent_variable: Option<String>,
     /// `CLAUDE_CODE_SESSION_ATTENDED`: whether a user watches the session's terminal.
     pub audience: self_repair_engine::Audience,
+    /// `SELF_REPAIR_LAUNCHER_FALLBACK`: the plugin's launcher found this binary only in a
+    /// fallback folder (`~/.local/bin`, `~/.cargo/bin`), not on the client's `PATH`.
+    pub launcher_fallback: Option<PathBuf>,
 }
 
 /// Test-only: multiplies every backoff `drive` chooses (never a wait until a reset the API
@@ -119,6 +122,7 @@ impl CommandEnv {
                 audience: self_repair_engine::Audience::from_variable(
                     text("CLAUDE_CODE_SESSION_ATTENDED").as_deref(),
                 ),
+                launcher_fallback: variable("SELF_REPAIR_LAUNCHER_FALLBACK").map(Into::into),
             },
         }
     }

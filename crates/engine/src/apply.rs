@@ -139,7 +139,7 @@ pub fn apply(state: &mut RunState, entry: &JournalEntry) -> Outcome {
             state.progress += 1;
             true
         }
-        Event::Merged { .. } => false,
+        Event::Merged { .. } | Event::Dispatched { .. } => false,
     };
     Outcome {
         decision: Decision::Allow { message: None },

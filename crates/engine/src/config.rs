@@ -47,6 +47,9 @@ pub struct Config {
     /// off. Security dismissals always get a second opinion, and `unsure` always gets a
     /// second look.
     pub verify_below: f64,
+    /// Security dismissals of one rule one second-look agent checks at once, each judged on
+    /// its own (a `tb-` batch of `vf-` items); 1 sends each on its own.
+    pub verify_batch: u32,
     /// Identical failures in a row, within one kind of item, that open the circuit.
     pub circuit_failures: u32,
     /// Starting model tier per kind of item (triage tiers come from the route).
@@ -56,6 +59,8 @@ pub struct Config {
     /// `background` (the client's default: a worker pool, agents seen in `background_tasks`).
     /// See reference/design-notes.md.
     pub launch_mode: LaunchMode,
+    /// How a dispatch continues the session: `context` (default) or `block`.
+    pub dispatch_as: DispatchAs,
     /// Plugin namespace for agent types: `self-repair:` when installed as a plugin, empty when
     /// the agents were copied into `.claude/agents` by `self-repair install`.
     pub agent_prefix: String,
@@ -78,7 +83,7 @@ impl Config {
     /// Every key `config.json` may set for a run, as serde reads them: the tables of
     /// reference/config.md and the skill's reference are checked against this list (a test
     /// fails on a key in one and not the other).
-    pub const KEYS: [&'static str; 21] = [
+    pub const KEYS: [&'static str; 23] = [
         "fan_out",
         "stall_blocks",
         "lease_minutes",
@@ -92,9 +97,11 @@ impl Config {
         "survey_sample",
         "survey_spot_checks",
         "verify_below",
+        "verify_batch",
         "circuit_failures",
         "tiers",
         "launch_mode",
+        "dispatch_as",
         "agent_prefix",
         "security_in_scope",
         "budget_usd",
@@ -144,6 +151,20 @@ pub enum LaunchMode {
     Background,
     #[default]
     Foreground,
+}
+
+/// How a Stop hook's dispatch continues the session (reference/design-notes.md, note 48).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DispatchAs {
+    /// The Stop event's `additionalContext`: the model reads it as a system reminder, the
+    /// terminal shows "Stop hook says" (no "problem" frame).
+    #[default]
+    Context,
+    /// `decision: block` with the dispatch as its `reason`: the model reads it as hook
+    /// feedback, which a model may follow more closely; the terminal shows every dispatch as
+    /// "Stop hook reported a problem".
+    Block,
 }
 
 /// Starting tier for each kind of item.
@@ -236,9 +257,11 @@ impl Default for Config {
             survey_sample: 6,
             survey_spot_checks: 2,
             verify_below: 0.8,
+            verify_batch: 20,
             circuit_failures: 3,
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
+            dispatch_as: DispatchAs::Context,
             agent_prefix: "self-repair:".to_owned(),
             security_in_scope: Vec::new(),
             budget_usd: None,
@@ -318,6 +341,12 @@ impl Config {
             self.triage_batch,
             (1..=50).contains(&self.triage_batch),
             "use 1 (no batching) to 50",
+        )?;
+        check(
+            "verify_batch",
+            self.verify_batch,
+            (1..=50).contains(&self.verify_batch),
+            "use 1 (each second look on its own) to 50",
         )?;
         check(
             "survey_min",

@@ -129,6 +129,9 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     if state.phase == Phase::Finalize {
         return outcome(Decision::Finalize, true);
     }
+    if state.phase == Phase::Triage {
+        changed |= crate::verification::batch_second_looks(state) > 0;
+    }
     let in_flight = state.in_flight();
     let room = (state.config.fan_out as usize).saturating_sub(in_flight);
     let ready = ready_items(state, room);
@@ -612,6 +615,7 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
         let mut held = crate::triage_batch::batch_members_held(state, false);
         held.extend(crate::rule_survey::survey_members_held(state, false));
         held.extend(crate::verification::verification_held(state, false));
+        held.extend(crate::verification::second_looks_waiting(state));
         held
     } else {
         HashSet::new()

@@ -105,6 +105,12 @@ pub enum Event {
     Merged {
         runs: Vec<String>,
     },
+    /// What a stop's answer asked the main session to launch (each item and its `model`),
+    /// journaled beside the stop for the record: `eval`'s protocol figures compare it with the
+    /// launches the transcripts show. Replaying it changes nothing.
+    Dispatched {
+        launch: Vec<AgentLaunch>,
+    },
 }
 
 /// One line of `journal.jsonl`.

@@ -356,12 +356,17 @@ pub struct ItemExtra {
     pub last_rejection: Option<String>,
     /// Errors of failed attempts and rejected submissions, newest last (capped).
     pub errors: Vec<String>,
+    /// The rule (`tool rule_id`) every finding of a triage batch formed by rule shares, and of
+    /// a second look on a dismissal such a batch answered: second looks of one rule are
+    /// checked together once its first looks are all in (reference/state-machine.md).
+    pub rule: Option<String>,
 }
 
 impl ItemExtra {
     fn is_empty(&self) -> bool {
         self.depends_on.is_empty()
             && self.inputs.is_empty()
+            && self.rule.is_none()
             && self.last_rejection.is_none()
             && self.errors.is_empty()
     }
@@ -408,6 +413,8 @@ struct WorkItemFile {
     last_rejection: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     errors: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rule: Option<String>,
 }
 
 impl From<WorkItemFile> for WorkItem {
@@ -437,6 +444,7 @@ impl From<WorkItemFile> for WorkItem {
             inputs: f.inputs,
             last_rejection: f.last_rejection,
             errors: f.errors,
+            rule: f.rule,
         });
         item
     }
@@ -467,6 +475,7 @@ impl From<WorkItem> for WorkItemFile {
             ran: item.ran,
             last_rejection: extra.last_rejection,
             errors: extra.errors,
+            rule: extra.rule,
         }
     }
 }
@@ -509,6 +518,11 @@ impl WorkItem {
     /// The latest rejected submission since the last dispatch.
     pub fn last_rejection(&self) -> Option<&str> {
         self.extra.as_ref()?.last_rejection.as_deref()
+    }
+
+    /// The rule a batch formed by rule, or a second look of its, stands for.
+    pub fn rule(&self) -> Option<&str> {
+        self.extra.as_ref()?.rule.as_deref()
     }
 
     /// Errors of failed attempts and rejected submissions, newest last.

@@ -55,8 +55,8 @@ pub use agent_estimate::{KindAgents, agents_ahead, agents_behind, likely, total_
 pub use apply::{apply, item_input};
 pub use budget::{Spend, default_micros, estimate_micros, to_micros};
 pub use config::{
-    CLIENT_AGENT_LIMIT, Config, ConfigError, DEFAULT_CONFIRM_ABOVE_USD, KindTiers, LaunchMode,
-    SecurityScope,
+    CLIENT_AGENT_LIMIT, Config, ConfigError, DEFAULT_CONFIRM_ABOVE_USD, DispatchAs, KindTiers,
+    LaunchMode, SecurityScope,
 };
 pub use confirm::{wait_for_go, waiting_line};
 pub use create_run::{RoutedFinding, create_run, triage_id};
@@ -95,7 +95,7 @@ pub use run_state::{
 };
 pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
 pub use stable_hash::StableHash;
-pub use stop_answer::{Audience, continuation, continue_with, say_line};
+pub use stop_answer::{Audience, continuation, continue_with, dispatch_answer, say_line};
 pub use submission::{
     AggregateGroup, AggregateResult, BatchVerdict, ItemInput, LabelMerge, LabelMergeResult,
     PointOutcome, Rejection, ReviseResult, RevisedPoint, Submission, TaskDraft, TriageBatchResult,
@@ -108,6 +108,6 @@ pub use template::{
 pub use tier::Tier;
 pub use triage_batch::{batch_members_held, batch_of};
 pub use verification::{
-    VerifyOutcome, VerifyReason, needs_verification, settle_verdict, triage_id_of_verify,
-    verification_held, verifier_of, verify_id,
+    VerifyOutcome, VerifyReason, holds_second_looks, needs_verification, settle_verdict,
+    triage_id_of_verify, verification_held, verifier_of, verify_id,
 };

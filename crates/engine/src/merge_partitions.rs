@@ -507,6 +507,7 @@ fn renamed_item(item: &WorkItem, id: &str, map: &HashMap<String, String>) -> Wor
         inputs: rename(item.inputs()),
         last_rejection: item.last_rejection().map(str::to_owned),
         errors: item.errors().to_vec(),
+        rule: item.rule().map(str::to_owned),
     });
     out
 }

@@ -36,6 +36,17 @@ pub fn continue_with(text: &str) -> Value {
     json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": text}})
 }
 
+/// The answer that keeps the session going with a dispatch, in the shape the run's
+/// `dispatch_as` asks for: [`continue_with`], or the original `decision: block` with the text
+/// as its `reason` (kept one setting away for a model that follows hook feedback better than a
+/// system reminder).
+pub fn dispatch_answer(text: &str, shape: crate::DispatchAs) -> Value {
+    match shape {
+        crate::DispatchAs::Context => continue_with(text),
+        crate::DispatchAs::Block => json!({"decision": "block", "reason": text}),
+    }
+}
+
 /// The answer that says the run's one line `line` (complete, paused, stalled, waiting for the
 /// go). At a terminal the user reads it once, as the hook's `systemMessage`, and the stop is
 /// allowed; unattended, the session is asked to end with it as its reply, because a

@@ -57,7 +57,11 @@ pub(crate) fn form_batches(
     batches.sort_by_key(|b| b.iter().min().copied());
     for (n, members) in batches.into_iter().enumerate() {
         let items: Vec<&WorkItem> = members.iter().map(|&i| &state.items[i]).collect();
-        let batch = new_batch(batch_id(n + 1), &items);
+        let mut batch = new_batch(batch_id(n + 1), &items);
+        let rule = &routed[members[0]].rule;
+        if members.iter().all(|&i| routed[i].rule == *rule) {
+            batch.extra_mut().rule = Some(rule.clone());
+        }
         state.items.push(batch);
     }
 }
@@ -129,11 +133,21 @@ pub(crate) fn decide_members(state: &mut RunState, batch: usize, result: &Triage
         let b = &state.items[batch];
         (b.tier, b.ran, b.id.to_string())
     };
+    let rule = state.items[batch].rule().map(str::to_owned);
     for verdict in &result.verdicts {
         let Some(index) = state.index_of(&verdict.item) else {
             continue;
         };
         let member = &mut state.items[index];
+        if member.kind == ItemKind::Verify {
+            // A batch of second looks: each settles its own finding.
+            if !member.status.is_terminal() {
+                member.ran = ran;
+                member.lease = None;
+                crate::verification::record_answer(state, index, &verdict.result);
+            }
+            continue;
+        }
         // Decided, or held by its verifier with its first verdict.
         if member.kind != ItemKind::Triage
             || member.status == ItemStatus::Done
@@ -156,7 +170,11 @@ pub(crate) fn decide_members(state: &mut RunState, batch: usize, result: &Triage
         member.verdict = Some(triage.verdict);
         member.root_cause = Some(triage.root_cause.as_str().into());
         member.status = ItemStatus::Done;
-        crate::verification::request(state, index, triage);
+        if crate::verification::request(state, index, triage)
+            && let Some(verifier) = state.items.last_mut()
+        {
+            verifier.extra_mut().rule.clone_from(&rule);
+        }
     }
     retire_decided(state, &batch_id);
 }
@@ -168,6 +186,12 @@ pub(crate) fn note_members_ran(state: &mut RunState, batch: usize, ran: crate::T
     let members = state.items[batch].inputs().to_vec();
     let mut changed = false;
     for member in members {
+        if let Some(index) = state.index_of(&member)
+            && state.items[index].kind == ItemKind::Verify
+        {
+            changed |= crate::verification::reopen_if_weaker(state, index, ran);
+            continue;
+        }
         if let Some(item) = state.item_mut(&member)
             && item.kind == ItemKind::Triage
             && item.reroutes == 0
@@ -219,11 +243,13 @@ pub(crate) fn split(state: &mut RunState, index: usize, tier: crate::Tier) {
     let members = state.items[index].inputs().to_vec();
     let half = members.len().div_ceil(2);
     let route = state.items[index].route.clone();
+    let rule = state.items[index].rule().map(str::to_owned);
     let ids = [batch_id(next), batch_id(next + 1)];
     for (id, part) in ids.iter().zip(members.chunks(half)) {
         let mut batch = WorkItem::new(id.clone(), ItemKind::TriageBatch, tier);
         batch.route.clone_from(&route);
         batch.extra_mut().inputs = part.to_vec();
+        batch.extra_mut().rule.clone_from(&rule);
         state.items.push(batch);
     }
     let batch = &mut state.items[index];
@@ -247,6 +273,12 @@ pub(crate) fn quarantine_members(state: &mut RunState, index: usize) {
             item.status = ItemStatus::Quarantined;
             item.tier = tier;
             item.record_error(format!("quarantined with its batch {id}"));
+            if item.kind == ItemKind::Verify
+                && let Some(index) = state.index_of(&member)
+            {
+                // An unconfirmed dismissal: its finding is unsure.
+                crate::verification::unverified(state, index);
+            }
         }
     }
 }

@@ -289,6 +289,98 @@ pub(crate) fn unverified(state: &mut RunState, index: usize) {
     }
 }
 
+/// Whether `batch` is a batch of second looks (its members are `vf-` items), not of first looks.
+#[must_use]
+pub fn holds_second_looks(batch: &WorkItem) -> bool {
+    batch.kind == ItemKind::TriageBatch
+        && batch.inputs().first().is_some_and(|m| m.starts_with("vf-"))
+}
+
+/// A second look on a security dismissal that has never gone out: one that may join a batch of
+/// second looks.
+pub(crate) fn batchable(item: &WorkItem) -> bool {
+    item.kind == ItemKind::Verify
+        && item.status == ItemStatus::Pending
+        && item.route.as_deref() == Some(SECURITY)
+        && item.verdict.is_some_and(is_dismissal)
+        && item.attempts == 0
+        && item.dispatches == 0
+        && item.resends == 0
+}
+
+/// The rules (`None`: findings of batches of mixed rules, or of no batch) whose first looks
+/// are not all in: a live batch of first looks stands for its rule, and for `None`.
+fn rules_still_triaged(state: &RunState) -> HashSet<Option<&str>> {
+    let mut rules = HashSet::new();
+    for batch in &state.items[state.triage_items as usize..] {
+        if batch.kind == ItemKind::TriageBatch
+            && !batch.status.is_terminal()
+            && !holds_second_looks(batch)
+        {
+            rules.insert(batch.rule());
+            rules.insert(None);
+        }
+    }
+    rules
+}
+
+/// Second looks on security dismissals that wait for the other first looks of their rule, to
+/// be checked with them by one agent: never dispatched meanwhile.
+#[must_use]
+pub(crate) fn second_looks_waiting(state: &RunState) -> HashSet<&str> {
+    let rules = rules_still_triaged(state);
+    if rules.is_empty() {
+        return HashSet::new();
+    }
+    let held = crate::triage_batch::batch_members_held(state, false);
+    state.items[state.triage_items as usize..]
+        .iter()
+        .filter(|v| batchable(v) && rules.contains(&v.rule()) && !held.contains(v.id.as_str()))
+        .map(|v| v.id.as_str())
+        .collect()
+}
+
+/// Puts the second looks on security dismissals whose rule's first looks are all in into
+/// batches (`tb-` items of `vf-` members): one agent checks up to `verify_batch` dismissals of
+/// one rule, each judged on its own, balanced so no batch is much smaller than the others. A
+/// second look left alone goes out on its own. Returns the batches formed.
+pub(crate) fn batch_second_looks(state: &mut RunState) -> usize {
+    let size = state.config.verify_batch as usize;
+    if size < 2 {
+        return 0;
+    }
+    let rules = rules_still_triaged(state);
+    let held = crate::triage_batch::batch_members_held(state, false);
+    let mut by_rule: std::collections::BTreeMap<Option<String>, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (index, item) in state
+        .items
+        .iter()
+        .enumerate()
+        .skip(state.triage_items as usize)
+    {
+        if batchable(item) && !rules.contains(&item.rule()) && !held.contains(item.id.as_str()) {
+            by_rule
+                .entry(item.rule().map(str::to_owned))
+                .or_default()
+                .push(index);
+        }
+    }
+    let mut formed = 0;
+    for (rule, members) in by_rule {
+        let count = members.len().div_ceil(size);
+        let each = members.len().div_ceil(count);
+        for part in members.chunks(each).filter(|p| p.len() > 1) {
+            let items: Vec<&WorkItem> = part.iter().map(|&i| &state.items[i]).collect();
+            let mut batch = crate::triage_batch::next_batch(state, &items);
+            batch.extra_mut().rule.clone_from(&rule);
+            state.items.push(batch);
+            formed += 1;
+        }
+    }
+    formed
+}
+
 /// The triage items live verifiers hold: never dispatched on their own.
 /// `dispatched_only` keeps those whose verifier is in flight (what `status` counts as running).
 #[must_use]

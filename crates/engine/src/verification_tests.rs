@@ -360,3 +360,107 @@ fn a_set_aside_answer_is_no_progress_for_the_guard() {
     decide_stop(&mut state, &stop_after_launch("vf-00001", None), NOW);
     assert_eq!(state.progress, before);
 }
+
+/// Four security findings of one rule in two first-look batches of two.
+fn one_security_rule_in_two_batches(verify_batch: u32) -> RunState {
+    let findings = [
+        ("security", "bandit B608", "a.py"),
+        ("security", "bandit B608", "b.py"),
+        ("security", "bandit B608", "c.py"),
+        ("security", "bandit B608", "d.py"),
+    ];
+    let config = Config {
+        triage_batch: 2,
+        verify_batch,
+        launch_mode: LaunchMode::Foreground,
+        survey_min: 0,
+        ..Config::default()
+    };
+    run_of_findings("r-verify", &findings, config)
+}
+
+fn batch_answer(verdicts: &[(&str, &str)]) -> Value {
+    json!({"verdicts": verdicts.iter().map(|(item, verdict)| {
+        let mut one = answer(verdict, 0.9);
+        one["item"] = json!(item);
+        one
+    }).collect::<Vec<_>>()})
+}
+
+/// Issue 34: the dismissals of one security rule wait until every first look of the rule is
+/// in, then one agent at the verify tier checks them all, each with its own verdict; each
+/// settles its own finding (a disagreement keeps that one real, the others stand).
+#[test]
+fn security_dismissals_of_one_rule_are_checked_together_once_its_first_looks_are_in() {
+    let mut state = one_security_rule_in_two_batches(20);
+    let first = launched(&mut state);
+    assert_eq!(first.len(), 2, "{first:?}");
+    let (one, two) = (first[0].0.clone(), first[1].0.clone());
+    let members = |state: &RunState, id: &str| state.item(id).unwrap().inputs().to_vec();
+    let (m1, m2) = (members(&state, &one), members(&state, &two));
+    submit(
+        &mut state,
+        &one,
+        batch_answer(&[(&m1[0], "false_positive"), (&m1[1], "false_positive")]),
+    );
+    let out = decide_stop(&mut state, &stop(), NOW);
+    assert!(
+        !matches!(&out.decision, Decision::Block(d) if d.launch.iter().any(|l| l.item.starts_with("vf-") || l.item != two)),
+        "the second looks wait for the rule's other batch: {:?}",
+        out.decision
+    );
+    submit(
+        &mut state,
+        &two,
+        batch_answer(&[(&m2[0], "false_positive"), (&m2[1], "real")]),
+    );
+    let checks = launched(&mut state);
+    assert_eq!(
+        checks.len(),
+        1,
+        "one agent for the rule's dismissals: {checks:?}"
+    );
+    let (check, model) = &checks[0];
+    assert_eq!(model, "opus");
+    let looks = members(&state, check);
+    assert_eq!(looks, ["vf-00001", "vf-00002", "vf-00003"]);
+    assert_eq!(state.item(check).unwrap().rule(), Some("bandit B608"));
+    submit(
+        &mut state,
+        check,
+        batch_answer(&[
+            ("vf-00001", "false_positive"),
+            ("vf-00002", "real"),
+            ("vf-00003", "intended"),
+        ]),
+    );
+    decide_stop(&mut state, &stop(), NOW);
+    assert_eq!(
+        ["t-00001", "t-00002", "t-00003", "t-00004"].map(|t| status(&state, t)),
+        [
+            (ItemStatus::Done, Some(Verdict::FalsePositive)),
+            (ItemStatus::Done, Some(Verdict::Real)),
+            (ItemStatus::Done, Some(Verdict::Intended)),
+            (ItemStatus::Done, Some(Verdict::Real)),
+        ]
+    );
+    assert_ne!(state.phase, Phase::Triage, "triage is over");
+}
+
+/// `verify_batch: 1` sends each security dismissal's second look on its own, as before.
+#[test]
+fn verify_batch_one_sends_each_second_look_on_its_own() {
+    let mut state = one_security_rule_in_two_batches(1);
+    let first = launched(&mut state);
+    for (batch, _) in &first {
+        let m = state.item(batch).unwrap().inputs().to_vec();
+        submit(
+            &mut state,
+            batch,
+            batch_answer(&[(&m[0], "false_positive"), (&m[1], "false_positive")]),
+        );
+    }
+    let mut checks: Vec<String> = launched(&mut state).into_iter().map(|(i, _)| i).collect();
+    checks.sort();
+    assert_eq!(checks, ["vf-00001", "vf-00002", "vf-00003", "vf-00004"]);
+}

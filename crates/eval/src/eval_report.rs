@@ -44,6 +44,9 @@ pub struct EvalReport {
     pub priced: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wall_seconds: Option<u64>,
+    /// How the main session followed the dispatches (reference/eval.md, "Protocol fidelity").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<crate::Protocol>,
     pub all: ScoreRow,
     /// By diagnosis route, by name (`none` last).
     pub routes: Vec<ScoreRow>,
@@ -101,6 +104,7 @@ impl EvalReport {
             model: run.model.clone(),
             priced: run.priced,
             wall_seconds: run.wall_seconds,
+            protocol: run.protocol.clone(),
             all,
             routes,
             tiers,

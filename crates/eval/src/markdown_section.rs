@@ -27,6 +27,9 @@ impl EvalReport {
         if let Some(seconds) = self.wall_seconds {
             out.push_str(&format!("Wall time {}.\n", duration(seconds)));
         }
+        if let Some(protocol) = &self.protocol {
+            out.push_str(&format!("Protocol: {}.\n", protocol.summary()));
+        }
         out.push_str(
             "Unsafe closures: labelled real, closed as `false_positive` or `intended`. Every \
              figure is defined in reference/eval.md.\n",

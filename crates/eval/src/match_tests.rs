@@ -36,6 +36,7 @@ fn run(findings: Vec<FindingResult>) -> RunOutcome {
         overhead: Spend::default(),
         priced: false,
         wall_seconds: None,
+        protocol: None,
     }
 }
 

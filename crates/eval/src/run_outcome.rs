@@ -80,4 +80,7 @@ pub struct RunOutcome {
     /// Seconds from the run's start to its last event.
     #[serde(default)]
     pub wall_seconds: Option<u64>,
+    /// How the main session followed the dispatches; `None` when the journal was not read.
+    #[serde(default)]
+    pub protocol: Option<crate::Protocol>,
 }

@@ -135,6 +135,7 @@ pub(crate) fn synthetic_run(plans: &[TierPlan]) -> (RunOutcome, LabelSet) {
         },
         priced: true,
         wall_seconds: Some(754),
+        protocol: None,
     };
     let labels = LabelSet::parse("synthetic.jsonl", &labels).expect("synthetic labels parse");
     (run, labels)

@@ -74,6 +74,9 @@ impl EvalReport {
         if let Some(seconds) = self.wall_seconds {
             out.push_str(&format!("wall time {}\n", duration(seconds)));
         }
+        if let Some(protocol) = &self.protocol {
+            out.push_str(&format!("protocol: {}\n", protocol.summary()));
+        }
         out.push_str("definitions: reference/eval.md\n");
         out
     }

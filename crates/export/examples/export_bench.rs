@@ -159,6 +159,7 @@ fn report(records: &[FindingRecord]) -> RunReport {
         scope: None,
         ended_after_triage: false,
         merged_from: Vec::new(),
+        since_previous: None,
     }
 }
 

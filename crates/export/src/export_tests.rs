@@ -126,6 +126,7 @@ pub(crate) fn report(
         scope: None,
         ended_after_triage: false,
         merged_from: Vec::new(),
+        since_previous: None,
     }
 }
 

@@ -107,6 +107,20 @@ impl HookRegistration {
     }
 }
 
+/// True when `settings` (a Claude Code settings file) registers self-repair's Stop hook, as
+/// `install` writes it: `self-repair doctor` reads the user's and the project's settings with it.
+pub fn registers_stop_hook(settings: &Value) -> bool {
+    let stop = OUR_HOOKS[0];
+    settings
+        .pointer("/hooks/Stop")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .any(|entry| stop.is_ours(entry, &[]))
+}
+
 /// True when `entry` is a command hook whose exec-form `args` equal `args`.
 pub(crate) fn entry_has_args(entry: &Value, args: &[&str]) -> bool {
     entry.get("type").and_then(Value::as_str) == Some("command")
@@ -131,6 +145,18 @@ mod tests {
         let other_tool = stop.entry("/usr/bin/cc-stop-hook");
         assert!(!stop.is_ours(&other_tool, &["/usr/bin/self-repair"]));
         assert!(!OUR_HOOKS[1].is_ours(&old, &["/opt/old/bin/self-repair"]));
+    }
+
+    #[test]
+    fn a_settings_file_registers_the_stop_hook_only_with_our_entry() {
+        let ours =
+            json!({"hooks": {"Stop": [OUR_HOOKS[0].group("/home/u/.cargo/bin/self-repair")]}});
+        assert!(registers_stop_hook(&ours));
+        let other = json!({"hooks": {"Stop": [OUR_HOOKS[0].group("/usr/bin/cc-stop-hook")]}});
+        assert!(!registers_stop_hook(&other));
+        let session_only = json!({"hooks": {"SessionStart": [OUR_HOOKS[2].group("self-repair")]}});
+        assert!(!registers_stop_hook(&session_only));
+        assert!(!registers_stop_hook(&json!({})));
     }
 
     #[test]

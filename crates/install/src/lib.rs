@@ -24,6 +24,7 @@ mod uninstall_plan;
 
 pub use bundle_file::{BundleFile, embedded_bundle};
 pub use change_set::FileChange;
+pub use hook_registration::registers_stop_hook;
 pub use install_error::InstallError;
 pub use install_manifest::{
     FileRecord, HookRecord, InstallManifest, MANIFEST_SCHEMA_VERSION, OriginalSettings,

@@ -21,7 +21,7 @@ pub use proposal::{KnownProposal, RuleProposal};
 pub use report_error::ReportError;
 pub use run_comparison::{
     COMPARISON_SCHEMA_VERSION, ChangeCounts, ComparedFinding, FindingChange, RunComparison,
-    RunFindings, SeenFinding,
+    RunFindings, SeenFinding, SincePrevious,
 };
 pub use run_cost::{CostLine, RunCost};
 pub use run_report::{

@@ -63,6 +63,15 @@ pub struct ChangeCounts {
     pub reappeared: usize,
 }
 
+/// What a run's report says of the project's previous triage run: which one, and how many of
+/// the findings are new, persisting, resolved and reappeared since it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SincePrevious {
+    /// The previous run's id.
+    pub run: String,
+    pub counts: ChangeCounts,
+}
+
 /// One run's findings as a comparison reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunFindings {
@@ -83,6 +92,24 @@ pub struct SeenFinding {
 }
 
 impl RunFindings {
+    /// The findings of `records` without their verdicts: enough to count what changed.
+    pub fn unjudged(run: &str, records: &[self_repair_engine::FindingRecord]) -> RunFindings {
+        RunFindings {
+            run: run.to_owned(),
+            findings: records
+                .iter()
+                .map(|r| SeenFinding {
+                    fingerprint: r.fingerprint.clone(),
+                    tool: r.finding.tool.clone(),
+                    rule_id: r.finding.rule_id.clone(),
+                    path: r.finding.path.clone(),
+                    line: r.finding.line,
+                    verdict: None,
+                })
+                .collect(),
+        }
+    }
+
     /// The findings of `report`, with the verdicts it has so far.
     pub fn of(report: &RunReport) -> RunFindings {
         RunFindings {
@@ -178,6 +205,14 @@ impl RunComparison {
             to: later.run.clone(),
             counts,
             findings,
+        }
+    }
+
+    /// The counts a report names, against the earlier run.
+    pub fn since_previous(&self) -> SincePrevious {
+        SincePrevious {
+            run: self.from.clone(),
+            counts: self.counts,
         }
     }
 

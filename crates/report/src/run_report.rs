@@ -126,6 +126,11 @@ pub struct RunReport {
     /// A run `merge` made: the partitions' runs it combined, by share.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<self_repair_engine::MergedShare>,
+    /// Against the project's previous triage run (a partition's share is none): how many
+    /// findings are new, persisting, resolved and reappeared (`self-repair runs --compare`
+    /// lists them). Absent for the project's first run, and for a share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since_previous: Option<crate::SincePrevious>,
     pub verdicts: BTreeMap<String, u32>,
     pub findings: Vec<FindingOutcome>,
     pub groups: Vec<GroupOutcome>,
@@ -312,6 +317,7 @@ impl RunReport {
             scope: state.scope.clone(),
             ended_after_triage: state.until == Some(self_repair_engine::Phase::Triage),
             merged_from: state.merged_from.clone(),
+            since_previous: None,
             verdicts,
             findings: outcomes,
             groups,
@@ -348,6 +354,13 @@ impl RunReport {
             known_proposals: self.known_proposals.len(),
             config_changes: self.suppressions.len(),
         }
+    }
+
+    /// Adds the counts against the project's previous run (`None`: there is none).
+    #[must_use]
+    pub fn with_since_previous(mut self, since: Option<crate::SincePrevious>) -> RunReport {
+        self.since_previous = since;
+        self
     }
 
     /// Adds what the run cost.
@@ -432,6 +445,14 @@ impl RunReport {
         ));
         if let Some(scope) = &self.scope {
             out.push_str(&format!("Scope: {}.\n\n", scope.summary()));
+        }
+        if let Some(since) = &self.since_previous {
+            let c = &since.counts;
+            out.push_str(&format!(
+                "Since the previous run `{}`: {} new, {} persisting, {} resolved, {} reappeared \
+                 (`self-repair runs --compare {} {}` lists them).\n\n",
+                since.run, c.new, c.persisting, c.resolved, c.reappeared, since.run, self.run
+            ));
         }
         if !self.merged_from.is_empty() {
             let shares: Vec<String> = self

@@ -62,6 +62,7 @@ mod tests {
             scope: None,
             ended_after_triage: false,
             merged_from: Vec::new(),
+            since_previous: None,
             verdicts: BTreeMap::new(),
             findings: Vec::new(),
             groups: Vec::new(),

@@ -11,8 +11,8 @@
 //! this frame → the decision (`engine`'s `decide_stop.rs`, or `repair`'s `repair_stop.rs`).
 
 use self_repair_engine::{
-    Decision, Dispatch, Event, JournalEntry, RunHead, RunState, RunStatus, StopEvent,
-    continue_with, decide_stop,
+    Decision, Dispatch, Event, JournalEntry, RunHead, RunState, RunStatus, StopEvent, decide_stop,
+    dispatch_answer,
 };
 use self_repair_store::{RunDir, StoreError};
 use serde_json::json;
@@ -248,12 +248,21 @@ impl TriageStop<'_> {
         for _ in 0..3 {
             let outcome = decide_stop(state, stop, input.now);
             if outcome.changed {
-                // Journal the stop so a rebuild replays the same decision.
-                let entry = JournalEntry {
+                // Journal the stop so a rebuild replays the same decision, and what it
+                // dispatched for the record (`eval`'s protocol figures).
+                let mut entries = vec![JournalEntry {
                     at: input.now,
                     event: Event::Stop(stop.clone()),
-                };
-                if let Err(e) = dir.append_applied(state, &[entry]) {
+                }];
+                if let Decision::Block(dispatch) = &outcome.decision {
+                    entries.push(JournalEntry {
+                        at: input.now,
+                        event: Event::Dispatched {
+                            launch: dispatched(dispatch),
+                        },
+                    });
+                }
+                if let Err(e) = dir.append_applied(state, &entries) {
                     return StopAnswer::failed(e);
                 }
                 *dirty = true;
@@ -292,9 +301,12 @@ impl TriageStop<'_> {
         input: &StopInput,
     ) -> Option<String> {
         // A dispatch continues the session as the Stop event's `additionalContext` (shown as
-        // "Stop hook says", not as a problem; reference/design-notes.md, note 48).
+        // "Stop hook says", not as a problem; reference/design-notes.md, note 48), or as a block
+        // when the run's `dispatch_as` says so.
         match decision {
-            Decision::Block(dispatch) => Some(continue_with(&dispatch.render_reason()).to_string()),
+            Decision::Block(dispatch) => Some(
+                dispatch_answer(&dispatch.render_reason(), state.config.dispatch_as).to_string(),
+            ),
             // The run just ended, paused or stalled (the engine says so once, at the
             // transition): shown once at a terminal; unattended the session is asked, once, to
             // end its turn with the line (notes 15 and 48).
@@ -327,4 +339,17 @@ fn prepare_launches(dir: &RunDir, state: &RunState, dispatch: &Dispatch, stderr:
             stderr.push(format!("self-repair hook stop: {e}"));
         }
     }
+}
+
+/// Each launch of a dispatch as the journal keeps it: the item and the `model` asked for.
+fn dispatched(dispatch: &Dispatch) -> Vec<self_repair_engine::AgentLaunch> {
+    dispatch
+        .launch
+        .iter()
+        .map(|l| self_repair_engine::AgentLaunch {
+            item: l.item.clone(),
+            model: Some(l.model.clone()),
+            refused: None,
+        })
+        .collect()
 }

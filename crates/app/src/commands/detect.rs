@@ -18,6 +18,9 @@ pub struct DetectArgs {
     /// Only this detector.
     #[arg(long, value_name = "NAME")]
     pub only: Option<String>,
+    /// Print what each detector found as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `detect`: every detector (or `--only` one), their outputs saved for `start --detect`,
@@ -28,6 +31,7 @@ pub fn run(env: &CommandEnv, args: &DetectArgs) -> Result<Output, AppError> {
     let detections = run_detectors(project.root(), &config.detectors, args.only.as_deref())?;
     save_detections(&project.store_dir().join("detect"), &detections)?;
     let mut out = String::new();
+    let mut rows = Vec::new();
     for d in &detections {
         let mut options = IngestOptions::new(d.input.source.clone(), project.root());
         if let Some(dir) = &d.input.relative_to {
@@ -39,6 +43,13 @@ pub fn run(env: &CommandEnv, args: &DetectArgs) -> Result<Output, AppError> {
             &options,
         )
         .map_err(|e| AppError::Ingest(Box::new(e)))?;
+        rows.push(serde_json::json!({
+            "name": d.name,
+            "exit_code": d.exit_code,
+            "seconds": d.seconds,
+            "findings": parsed.findings.len(),
+            "format": parsed.format.as_str(),
+        }));
         out.push_str(&format!(
             "{}: exit {}, {:.1} s, {} finding(s) as {}\n",
             d.name,
@@ -49,5 +60,10 @@ pub fn run(env: &CommandEnv, args: &DetectArgs) -> Result<Output, AppError> {
         ));
     }
     out.push_str("outputs saved in .self-repair/detect/; `self-repair start --detect` creates a run from them\n");
-    Ok(Output::text(out))
+    let value = serde_json::json!({
+        "schema_version": 1,
+        "detectors": rows,
+        "saved_in": ".self-repair/detect/",
+    });
+    Output::json_or(args.json, &value, |_| out)
 }

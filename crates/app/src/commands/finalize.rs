@@ -65,7 +65,7 @@ pub fn finalize(project: &Project, dir: &RunDir, now: u64) -> Result<String, App
             ))
         }
         Phase::Complete => {
-            write_reports(dir, &state, &read_findings(dir)?)?;
+            write_reports(project.root(), dir, &state, &read_findings(dir)?)?;
             Ok(format!("run {} was complete; reports rewritten", state.run))
         }
         phase => Err(AppError::Usage(format!(

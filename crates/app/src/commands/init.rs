@@ -28,6 +28,9 @@ pub struct InitArgs {
     /// other key is kept).
     #[arg(long)]
     pub force: bool,
+    /// Print what was proposed and written as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `init`: what it found, the config it wrote (or would write), and what to run next.
@@ -69,14 +72,58 @@ pub fn run(env: &CommandEnv, args: &InitArgs) -> Result<Output, AppError> {
             .map_err(AppError::io("create", project.store_dir()))?;
         write_atomic(&path, json.as_bytes())?;
     }
+    let has_commit = has_commit(root);
+    if args.json {
+        let mut value = init_json(&setup, &merged);
+        value["written"] = write.into();
+        value["dry_run"] = args.dry_run.into();
+        value["existed"] = existed.into();
+        value["git_commit"] = has_commit.into();
+        return Output::json_or(true, &value, |_| String::new());
+    }
     Ok(Output::text(render(
         &setup,
         &merged,
         &json,
         existed,
         args.dry_run,
-        has_commit(root),
+        has_commit,
     )))
+}
+
+/// `init --json`: the proposals with why, what the merge did, and the config (the caller adds
+/// whether the file was written).
+fn init_json(setup: &ProjectSetup, merged: &MergedConfig) -> serde_json::Value {
+    let detectors: Vec<serde_json::Value> = setup
+        .detectors
+        .iter()
+        .map(|d| serde_json::json!({"name": d.name, "argv": d.argv, "ok_exit_codes": d.ok_exit_codes, "reason": d.reason}))
+        .collect();
+    let tests: Vec<serde_json::Value> = setup
+        .tests
+        .iter()
+        .map(|t| serde_json::json!({"command": t.command, "reason": t.reason}))
+        .collect();
+    let changes: Vec<serde_json::Value> = merged
+        .changes
+        .iter()
+        .map(|change| match change {
+            ConfigChange::Added(what) => serde_json::json!({"change": "added", "entry": what}),
+            ConfigChange::Kept(what) => serde_json::json!({"change": "kept", "entry": what}),
+            ConfigChange::Replaced(what) => {
+                serde_json::json!({"change": "replaced", "entry": what})
+            }
+        })
+        .collect();
+    serde_json::json!({
+        "schema_version": 1,
+        "file": ".self-repair/config.json",
+        "detectors": detectors,
+        "tests": tests,
+        "changes": changes,
+        "notes": setup.notes,
+        "config": merged.config,
+    })
 }
 
 /// The config already there, checked the way every command reads it: a file that does not

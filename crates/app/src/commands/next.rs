@@ -3,6 +3,7 @@
 use clap::Args;
 use self_repair_engine::{Decision, RunStatus, StopEvent, decide_stop};
 use self_repair_store::RunDir;
+use serde::Serialize;
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
@@ -15,12 +16,30 @@ use crate::run::load::load_folded;
 pub struct NextArgs {
     #[command(flatten)]
     pub run: RunArg,
+    /// Print the preview as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What the Stop hook would do at the next stop (`next --json`).
+#[derive(Debug, Serialize)]
+pub struct NextPreview {
+    pub schema_version: u32,
+    pub run: String,
+    pub phase: String,
+    /// `block` (agents to launch), `finalize`, or `allow`.
+    pub decision: &'static str,
+    /// The agents the block would launch (0 otherwise).
+    pub agents: usize,
+    /// The text `next` prints.
+    pub text: String,
 }
 
 /// Runs `next`.
 pub fn run(env: &CommandEnv, args: &NextArgs) -> Result<Output, AppError> {
     let (_, dir) = args.run.open_triage(env, "`next`")?;
-    next(&dir, env.now).map(Output::text)
+    let preview = next_preview(&dir, env.now)?;
+    Output::json_or(args.json, &preview, |p| p.text.clone())
 }
 
 /// The first line of `next`'s dispatch preview: a model reading it must not launch from it.
@@ -30,6 +49,11 @@ pub const NEXT_PREVIEW: &str = "PREVIEW ONLY, changes nothing: this is what the 
 
 /// `self-repair next`: the dispatch the hook would give now, without changing anything.
 pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
+    next_preview(dir, now).map(|preview| preview.text)
+}
+
+/// The dispatch the hook would give now, and what kind of answer it is.
+pub fn next_preview(dir: &RunDir, now: u64) -> Result<NextPreview, AppError> {
     let mut state = load_folded(dir, false)?;
     let session = state
         .session
@@ -48,7 +72,25 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
         spend: crate::run::cost::ledger_spend(dir).filter(|_| state.config.budget_usd.is_some()),
     };
     let outcome = decide_stop(&mut state, &stop, now);
-    Ok(match outcome.decision {
+    let (decision, agents) = match &outcome.decision {
+        Decision::Block(dispatch) => ("block", dispatch.launch.len()),
+        Decision::Finalize => ("finalize", 0),
+        Decision::Allow { .. } => ("allow", 0),
+    };
+    let text = preview_text(&state, outcome.decision);
+    Ok(NextPreview {
+        schema_version: 1,
+        run: state.run.clone(),
+        phase: state.phase.as_str().to_owned(),
+        decision,
+        agents,
+        text,
+    })
+}
+
+/// The text `next` prints for `decision`.
+fn preview_text(state: &self_repair_engine::RunState, decision: Decision) -> String {
+    match decision {
         Decision::Block(dispatch) => format!(
             "{NEXT_PREVIEW}\nphase {}: {} agent(s)\n{}",
             state.phase.as_str(),
@@ -64,7 +106,7 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
                 "nothing new to dispatch: {} agent(s) still running; their notifications wake the session",
                 state.in_flight()
             ),
-            _ if crate::run::confirm::waits_for_go(&state) => {
+            _ if crate::run::confirm::waits_for_go(state) => {
                 "the run is waiting for your go on its estimate: nothing is dispatched until \
                  `self-repair resume --confirm` (`self-repair status` shows the estimate)"
                     .to_owned()
@@ -74,5 +116,5 @@ pub fn next(dir: &RunDir, now: u64) -> Result<String, AppError> {
                 state.shown_status()
             ),
         },
-    })
+    }
 }

@@ -17,6 +17,9 @@ pub struct RefsArgs {
     /// Most hits shown.
     #[arg(long, default_value_t = 50)]
     pub max: usize,
+    /// Print the hits as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `refs`.
@@ -35,6 +38,23 @@ pub fn run(env: &CommandEnv, args: &RefsArgs) -> Result<Output, AppError> {
     options.skip_paths.extend(run_input_paths(active.as_ref()));
     let report = self_repair_context::references(&root, &args.symbol, &options)
         .map_err(|e| AppError::Usage(e.to_string()))?;
+    if args.json {
+        let hits: Vec<serde_json::Value> = report
+            .hits
+            .iter()
+            .map(|hit| serde_json::json!({"path": hit.path, "line": hit.line, "text": hit.text}))
+            .collect();
+        let value = serde_json::json!({
+            "schema_version": 1,
+            "symbol": report.symbol,
+            "hits": hits,
+            "total_hits": report.total_hits,
+            "files_with_hits": report.files_with_hits,
+            "truncated": report.is_truncated() || report.stopped_by.is_some(),
+            "summary": report.summary(),
+        });
+        return Output::json_or(true, &value, |_| String::new());
+    }
     Ok(Output::text(format!(
         "{}{}",
         report.render(),

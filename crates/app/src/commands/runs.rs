@@ -18,6 +18,7 @@ use crate::output::Output;
 use crate::run::finalize::{build_report, read_findings};
 use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
+use crate::run::run_history::triage_runs;
 
 /// `self-repair runs`.
 #[derive(Debug, Args)]
@@ -119,17 +120,7 @@ pub fn render_runs_cost(lines: &[RunCostLine]) -> String {
 
 /// The project's triage runs, oldest first.
 fn triage_runs_in_order(project: &Project) -> Result<Vec<String>, AppError> {
-    let mut runs = Vec::new();
-    for id in project.run_ids()? {
-        let RunHandle::Triage(dir) = RunHandle::open(project.run(&id)?) else {
-            continue;
-        };
-        if let Ok(state) = dir.load_state() {
-            runs.push((state.created_at, id));
-        }
-    }
-    runs.sort();
-    Ok(runs.into_iter().map(|(_, id)| id).collect())
+    Ok(triage_runs(project)?.into_iter().map(|r| r.id).collect())
 }
 
 /// `runs --compare [A B]`: run A (the earlier) against run B, by default the last two.

@@ -1,5 +1,6 @@
 //! What `hook session-start` tells the user once per session about the installation itself: a
-//! plugin and a binary of different versions, and a Claude Code outside the tested range.
+//! binary the plugin's launcher found only in a fallback folder, a plugin and a binary of
+//! different versions, and a Claude Code outside the tested range.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::RangeInclusive;
@@ -60,6 +61,9 @@ pub fn session_notices(installation: &Installation, stdin: &[u8]) -> Vec<String>
         return Vec::new();
     }
     let mut notices = Vec::new();
+    if let Some(found) = &installation.launcher_fallback {
+        notices.push(found_only_in_fallback(found));
+    }
     let plugin = installation.plugin_root.as_deref().and_then(plugin_version);
     if let Some(plugin) = plugin.filter(|v| *v != installation.binary_version) {
         notices.push(version_mismatch(&plugin, &installation.binary_version));
@@ -80,13 +84,23 @@ pub fn session_notices(installation: &Installation, stdin: &[u8]) -> Vec<String>
     notices
 }
 
+fn found_only_in_fallback(found: &Path) -> String {
+    let dir = found.parent().unwrap_or(found).display();
+    format!(
+        "self-repair: the hooks found the self-repair program only in {dir}, which is not on the \
+         PATH Claude Code started with: its agents call `self-repair` by name and will fail with \
+         command not found. Put {dir} on the PATH Claude Code starts with (your shell's profile, \
+         or the IDE's environment), then start a new session; `self-repair doctor` checks the \
+         setup."
+    )
+}
+
 fn version_mismatch(plugin: &str, binary: &str) -> String {
     format!(
         "self-repair: the plugin is version {plugin} but the self-repair program is {binary}; \
          its hooks, agents and skill may not match (a hook's instruction or an agent's \
-         submission can be refused). Bring the older one up to date: the program with `uv \
-         tool upgrade self-repair` or `pip install --upgrade self-repair` (or `cargo install` \
-         again), the plugin with `claude plugin update self-repair@self-repair`; then start a \
+         submission can be refused). Bring the older one up to date: the program with `cargo \
+         install --locked --path .` in an updated clone, the plugin with `claude plugin update self-repair@self-repair`; then start a \
          new session."
     )
 }
@@ -129,6 +143,8 @@ fn client_version_in_transcript(path: &Path) -> Option<ClientVersion> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn start(source: &str, transcript: Option<&Path>) -> Vec<u8> {
@@ -175,7 +191,7 @@ mod tests {
         );
         assert!(notices[0].contains("program is 0.2.0"), "{}", notices[0]);
         assert!(
-            notices[0].contains("uv tool upgrade self-repair"),
+            notices[0].contains("cargo install --locked --path ."),
             "{}",
             notices[0]
         );
@@ -185,6 +201,25 @@ mod tests {
             notices[0]
         );
         // Not again after a compaction: the session had it when it started.
+        assert!(session_notices(&here, &start("compact", None)).is_empty());
+    }
+
+    #[test]
+    fn a_binary_found_only_in_a_fallback_folder_is_said_once_with_where_to_put_it() {
+        let mut here = installation(None, Some("claude-code_2-1-331_harness"));
+        here.launcher_fallback = Some(PathBuf::from("/home/u/.cargo/bin/self-repair"));
+        let notices = session_notices(&here, &start("startup", None));
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        assert!(
+            notices[0].contains("only in /home/u/.cargo/bin, which is not on the PATH"),
+            "{}",
+            notices[0]
+        );
+        assert!(
+            notices[0].contains("Put /home/u/.cargo/bin on the PATH Claude Code starts with"),
+            "{}",
+            notices[0]
+        );
         assert!(session_notices(&here, &start("compact", None)).is_empty());
     }
 

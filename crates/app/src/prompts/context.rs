@@ -443,6 +443,19 @@ impl PromptContext<'_> {
     /// claim to check, an `unsure` a look to deepen; a security dismissal is not shown at all,
     /// so the second opinion is independent. Empty for the first investigation.
     fn claim(&self, item: &WorkItem) -> String {
+        if self_repair_engine::holds_second_looks(item) {
+            return format!(
+                "## Independent second opinions\n\nAnother investigator dismissed each of these \
+                 {} findings of one rule. On the security route a dismissal stands only when a \
+                 second investigator, deciding on their own evidence, agrees: closing a real \
+                 vulnerability costs far more than a second look. The first answers are not \
+                 shown to you. Decide each finding from its own code as if you were the first: \
+                 they share a rule, not a verdict. If you cannot tell, answer `unsure`: a \
+                 dismissal two investigators do not share does not stand, and the finding stays \
+                 `real`.\n\n",
+                item.inputs().len()
+            );
+        }
         if item.kind != ItemKind::Verify {
             return String::new();
         }

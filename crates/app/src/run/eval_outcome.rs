@@ -3,11 +3,11 @@
 //! report as of now and its state; what each item cost, from its launches and the cost ledger;
 //! the main session's model and the run's wall time.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use self_repair_engine::{FindingRecord, ItemKind, ItemStatus, RunState, WorkItem};
-use self_repair_eval::{Ended, FindingResult, ModelSource, RunOutcome, Spend};
+use self_repair_eval::{Ended, FindingResult, ModelSource, Protocol, RunOutcome, Spend};
 use self_repair_report::{FindingOutcome, RunReport};
 use self_repair_store::RunDir;
 
@@ -28,11 +28,12 @@ pub fn run_outcome(inputs: &OutcomeInputs<'_>, corpus: String, model: ModelSourc
         report,
         findings,
     } = inputs;
+    let batch_of = self_repair_engine::batch_of(state);
     let results = report
         .findings
         .iter()
         .zip(findings.iter())
-        .map(|(outcome, record)| finding_result(state, outcome, record))
+        .map(|(outcome, record)| finding_result(state, &batch_of, outcome, record))
         .collect();
     let (items, overhead) = item_spend(state, report);
     RunOutcome {
@@ -44,12 +45,91 @@ pub fn run_outcome(inputs: &OutcomeInputs<'_>, corpus: String, model: ModelSourc
         overhead,
         priced: report.spend.is_some(),
         wall_seconds: last_journal_time(dir).map(|last| last.saturating_sub(state.created_at)),
+        protocol: protocol_of(dir),
     }
+}
+
+/// How the main session followed the dispatches, from the journal: each `dispatched` entry
+/// opens its launches; the launches a later stop read from the transcripts close them
+/// (verbatim, another model, no model, refused), a launch of an item with none open was a
+/// second launch, and an entry still open when the item is dispatched again, or when the
+/// journal ends, was never launched. A model is "asked" when the transcript's names it
+/// (`opus` in `claude-opus-…`). `None` when the journal cannot be read.
+fn protocol_of(dir: &RunDir) -> Option<Protocol> {
+    let text = std::fs::read_to_string(dir.journal().path()).ok()?;
+    Some(protocol_from_journal(&text))
+}
+
+/// [`protocol_of`] on the journal's text.
+fn protocol_from_journal(text: &str) -> Protocol {
+    let mut protocol = Protocol::default();
+    let mut open: HashMap<String, String> = HashMap::new();
+    let mut moved = true;
+    // The launches the stop before read, while no dispatch came after them: a stop that reads
+    // the same turn again (after the finalize) shows them twice, which is no second launch.
+    let mut last_read: Vec<(String, Option<String>, bool)> = Vec::new();
+    for line in text.lines() {
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let launches = |key: &str| -> Vec<(String, Option<String>, bool)> {
+            entry
+                .get(key)
+                .and_then(serde_json::Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|l| {
+                    let item = l.get("item")?.as_str()?.to_owned();
+                    let model = l.get("model").and_then(|m| m.as_str()).map(str::to_owned);
+                    Some((item, model, l.get("refused").is_some()))
+                })
+                .collect()
+        };
+        match entry.get("event").and_then(serde_json::Value::as_str) {
+            Some("submitted" | "shown") => moved = true,
+            Some("stop") => {
+                protocol.stops += 1;
+                protocol.stops_without_progress += u32::from(!moved && protocol.stops > 1);
+                moved = false;
+                let read = launches("launched");
+                let again = !read.is_empty() && read == last_read;
+                for (item, model, refused) in read.iter().filter(|_| !again).cloned() {
+                    protocol.launches_read = true;
+                    let Some(asked) = open.remove(&item) else {
+                        protocol.launched_twice += u32::from(!refused);
+                        continue;
+                    };
+                    match (refused, model) {
+                        (true, _) => protocol.refused_by_user += 1,
+                        (false, None) => protocol.model_dropped += 1,
+                        (false, Some(m)) if m.contains(asked.as_str()) => protocol.verbatim += 1,
+                        (false, Some(_)) => protocol.model_changed += 1,
+                    }
+                }
+                if !read.is_empty() {
+                    last_read = read;
+                }
+            }
+            Some("dispatched") => {
+                last_read.clear();
+                protocol.dispatches += 1;
+                for (item, model, _) in launches("launch") {
+                    protocol.entries += 1;
+                    let again = open.insert(item, model.unwrap_or_default());
+                    protocol.not_launched += u32::from(again.is_some());
+                }
+            }
+            _ => {}
+        }
+    }
+    protocol.not_launched += open.len() as u32;
+    protocol
 }
 
 /// One finding: how it ended, by which route and tier, and the items that worked on it.
 fn finding_result(
     state: &RunState,
+    batch_of: &HashMap<String, String>,
     outcome: &FindingOutcome,
     record: &FindingRecord,
 ) -> FindingResult {
@@ -79,11 +159,14 @@ fn finding_result(
             answered.map(|i| tier_of(i).to_owned())
         })
     };
+    // A second look checked in a batch of second looks: that batch's agent worked on it too.
+    let second_batch = verification.and_then(|v| batch_of.get(&v.item));
     let items = [
         outcome.item.as_deref(),
         outcome.batch.as_deref(),
         outcome.survey.as_deref(),
         verification.map(|v| v.item.as_str()),
+        second_batch.map(String::as_str),
     ]
     .into_iter()
     .flatten()
@@ -222,9 +305,63 @@ pub fn default_corpus(report: &RunReport, root: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A known answer: two dispatches of three launches each; the session launches one
+    /// verbatim, one without `model`, one on another model, launches one twice, never launches
+    /// one (dispatched again later) and has one refused; two stops moved nothing; the last
+    /// stop reads the turn before it again (no second launch).
+    #[test]
+    fn protocol_figures_count_each_launch_against_its_dispatch() {
+        let journal = [
+            r#"{"at":1,"event":"stop","launched":[]}"#,
+            r#"{"at":1,"event":"dispatched","launch":[{"item":"t-1","model":"sonnet"},{"item":"t-2","model":"sonnet"},{"item":"t-3","model":"opus"}]}"#,
+            r#"{"at":2,"event":"stop","launched":[{"item":"t-1","model":"sonnet"},{"item":"t-2"},{"item":"t-3","model":"claude-haiku-4-5"}]}"#,
+            r#"{"at":3,"event":"stop","launched":[{"item":"t-1","model":"sonnet"}]}"#,
+            r#"{"at":3,"event":"dispatched","launch":[{"item":"t-4","model":"haiku"},{"item":"t-5","model":"haiku"},{"item":"t-6","model":"haiku"}]}"#,
+            r#"{"at":4,"event":"submitted","item":"t-4","result":{}}"#,
+            r#"{"at":4,"event":"stop","launched":[{"item":"t-4","model":"claude-haiku-4-5"},{"item":"t-5","refused":"user-rejected"}]}"#,
+            r#"{"at":4,"event":"dispatched","launch":[{"item":"t-6","model":"haiku"}]}"#,
+            r#"{"at":5,"event":"stop","launched":[{"item":"t-6","model":"haiku"}]}"#,
+            r#"{"at":5,"event":"stop","launched":[{"item":"t-6","model":"haiku"}]}"#,
+            "not json",
+        ]
+        .join("\n");
+        let p = protocol_from_journal(&journal);
+        assert_eq!(
+            p,
+            Protocol {
+                launches_read: true,
+                stops: 6,
+                stops_without_progress: 4,
+                dispatches: 3,
+                entries: 7,
+                verbatim: 3,
+                model_changed: 1,
+                model_dropped: 1,
+                not_launched: 1,
+                refused_by_user: 1,
+                launched_twice: 1,
+            }
+        );
+        assert!(
+            p.summary()
+                .starts_with("3 dispatches, 7 launches asked: 3 verbatim"),
+            "{}",
+            p.summary()
+        );
+        let unread = protocol_from_journal(
+            r#"{"at":1,"event":"dispatched","launch":[{"item":"t-1","model":"sonnet"}]}"#,
+        );
+        assert!(!unread.launches_read);
+        assert!(
+            unread.summary().contains("launches not read"),
+            "{}",
+            unread.summary()
+        );
+    }
+
     use serde_json::json;
 
-    use super::cwe_of;
+    use super::{Protocol, cwe_of, protocol_from_journal};
 
     #[test]
     fn a_findings_cwe_is_read_from_bandit_and_from_sarif_tags() {

@@ -1,7 +1,7 @@
 //! Finalize: write one backlog task per planned group, then `report.json` and `report.md`.
 //! Idempotent: a task whose group fingerprint is already in the backlog is not written again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use self_repair_classify::{
@@ -12,10 +12,13 @@ use self_repair_engine::{
     Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, SurveyRecord,
     TaskDraft, TriageResult, Verdict, VerifyOutcome,
 };
-use self_repair_report::{AnalyzerFixTask, Backlog, RunReport, TaskToWrite};
-use self_repair_store::{RunDir, write_atomic, write_json};
+use self_repair_report::{
+    AnalyzerFixTask, Backlog, RunComparison, RunFindings, RunReport, SincePrevious, TaskToWrite,
+};
+use self_repair_store::{Project, RunDir, write_atomic, write_json};
 
 use crate::app_error::AppError;
+use crate::run::run_history::{is_share, previous_run, triage_runs};
 
 /// Most findings listed in a task's description; the rest are counted.
 const LISTED_FINDINGS: usize = 20;
@@ -39,7 +42,7 @@ pub fn finalize_run(
             event: Event::Finalized { tasks: records },
         }],
     )?;
-    write_reports(dir, state, &findings)
+    write_reports(root, dir, state, &findings)
 }
 
 /// The tasks of the planned groups whose plan is finished (written by their task writer, or by
@@ -122,7 +125,7 @@ pub fn finalize_partial(
     let planned = state.groups.iter().filter(|g| g.planned).count();
     let mut reported = state.clone();
     reported.tasks.clone_from(&records);
-    write_reports(dir, &reported, &findings)?;
+    write_reports(root, dir, &reported, &findings)?;
     let triage = state.counts(self_repair_engine::Phase::Triage);
     let written = records.iter().filter(|t| !t.existing).count();
     Ok(format!(
@@ -170,13 +173,15 @@ fn written_draft(
 }
 
 /// Rewrites `report.json` and `report.md` from the state (also `self-repair finalize` on a
-/// complete run).
+/// complete run), with the counts against the project's previous triage run.
 pub fn write_reports(
+    root: &Path,
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
 ) -> Result<(), AppError> {
-    let report = build_report(dir, state, findings);
+    let report = build_report(dir, state, findings)
+        .with_since_previous(since_previous(root, state, findings));
     write_json(&dir.path().join("report.json"), &report)?;
     write_atomic(
         &dir.path().join("report.md"),
@@ -293,6 +298,33 @@ pub(crate) fn verification_chains(
         chains.insert(id.to_owned(), chain);
     }
     chains
+}
+
+/// How many of `findings` are new, persisting, resolved and reappeared against the project's
+/// previous triage run (`runs --compare`'s counts; a share has none, and a share is never the
+/// previous run). `None` for the first run, or when the previous run's findings do not read.
+fn since_previous(
+    root: &Path,
+    state: &RunState,
+    findings: &[FindingRecord],
+) -> Option<SincePrevious> {
+    if is_share(state) {
+        return None;
+    }
+    let project = Project::at(root.to_path_buf());
+    let runs = triage_runs(&project).ok()?;
+    let (previous, older) = previous_run(&runs, state)?;
+    let seen =
+        |run: &str| -> Option<Vec<FindingRecord>> { read_findings(&project.run(run).ok()?).ok() };
+    let earlier = RunFindings::unjudged(&previous.id, &seen(&previous.id)?);
+    let later = RunFindings::unjudged(&state.run, findings);
+    let seen_before: HashSet<String> = older
+        .iter()
+        .filter_map(|r| seen(&r.id))
+        .flatten()
+        .map(|r| r.fingerprint)
+        .collect();
+    Some(RunComparison::compare(&earlier, &later, &seen_before).since_previous())
 }
 
 /// The run's `findings.json`.

@@ -2,8 +2,9 @@
 //! each `run:` step in order as `bash --noprofile --norc -eo pipefail` in the checkout, with the
 //! env the workflow, the job and the step set, its `${{ ... }}` expressions substituted from the
 //! scenario's documented values, and the `if:` conditions `success()` (the default),
-//! `always()` and `failure()`. What a hosted runner has and the test cannot reach is served
-//! locally, and only that (reference/e2e.md, "The CI recipes"):
+//! `always()`, `failure()` and an input the scenario gives (`${{ inputs.dismiss }}`). What a
+//! hosted runner has and the test cannot reach is served locally, and only that
+//! (reference/e2e.md, "The CI recipes"):
 //!
 //! - the runner's environment: a fresh `HOME`, `CI=true`, `GITHUB_ACTIONS=true`,
 //!   `GITHUB_WORKSPACE`, `RUNNER_TEMP`, and `ANTHROPIC_BASE_URL` pointing at the scripted
@@ -248,15 +249,10 @@ impl WorkflowJobRun<'_> {
         let mut runs: Vec<StepRun> = Vec::new();
         for (i, step) in job.steps.iter().enumerate() {
             let failed = runs.iter().any(|r| !r.skipped && !r.passed());
-            let go = match step.condition.as_deref().map(str::trim) {
-                None | Some("success()") => !failed,
-                Some("always()") => true,
-                Some("failure()") => failed,
-                Some(other) => {
-                    runs.push(refused(
-                        &step.name,
-                        format!("`if: {other}` is not one the recipe test reads"),
-                    ));
+            let go = match condition_holds(step.condition.as_deref(), failed, &self.context) {
+                Ok(go) => go,
+                Err(why) => {
+                    runs.push(refused(&step.name, why));
                     continue;
                 }
             };
@@ -542,6 +538,39 @@ fn wildcard_match(pattern: &str, name: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
+/// Whether a step with `if: condition` runs, `failed` telling whether a step before it
+/// failed: the status functions `success()` (also no `if:`), `always()` and `failure()`, each
+/// bare or inside `${{ }}`, or one expression of `context` (an input of `workflow_dispatch`:
+/// `inputs.dismiss`), which runs the step when no step failed (GitHub adds `success()` to a
+/// condition without a status function) and the value is truthy (`false`, `0`, `null` and the
+/// empty string are not). Anything else is an error naming it.
+fn condition_holds(
+    condition: Option<&str>,
+    failed: bool,
+    context: &[(String, String)],
+) -> Result<bool, String> {
+    let Some(text) = condition.map(str::trim) else {
+        return Ok(!failed);
+    };
+    let expression = text
+        .strip_prefix("${{")
+        .and_then(|rest| rest.strip_suffix("}}"))
+        .map_or(text, str::trim);
+    match expression {
+        "success()" => Ok(!failed),
+        "always()" => Ok(true),
+        "failure()" => Ok(failed),
+        name => match context.iter().find(|(key, _)| key == name) {
+            Some((_, value)) => {
+                Ok(!failed && !matches!(value.as_str(), "false" | "0" | "null" | ""))
+            }
+            None => Err(format!(
+                "`if: {text}` is not one the recipe test reads (a status function, or an expression it has a value for)"
+            )),
+        },
+    }
+}
+
 /// A step the test could not run as written: it fails, saying why.
 fn refused(name: &str, why: String) -> StepRun {
     StepRun {
@@ -555,7 +584,37 @@ fn refused(name: &str, why: String) -> StepRun {
 
 #[cfg(test)]
 mod tests {
-    use super::{in_hidden_folder, wildcard_match};
+    use super::{condition_holds, in_hidden_folder, wildcard_match};
+
+    #[test]
+    fn a_step_runs_on_its_status_function_or_a_true_input_after_no_failure() {
+        let context = [
+            ("inputs.dismiss".to_owned(), "true".to_owned()),
+            ("inputs.dry".to_owned(), "false".to_owned()),
+        ];
+        assert_eq!(condition_holds(None, false, &context), Ok(true));
+        assert_eq!(condition_holds(None, true, &context), Ok(false));
+        assert_eq!(
+            condition_holds(Some("${{ always() }}"), true, &context),
+            Ok(true)
+        );
+        assert_eq!(condition_holds(Some("failure()"), true, &context), Ok(true));
+        assert_eq!(
+            condition_holds(Some("${{ inputs.dismiss }}"), false, &context),
+            Ok(true)
+        );
+        // success() is implied: a failed step before it skips it.
+        assert_eq!(
+            condition_holds(Some("${{ inputs.dismiss }}"), true, &context),
+            Ok(false)
+        );
+        assert_eq!(
+            condition_holds(Some("inputs.dry"), false, &context),
+            Ok(false)
+        );
+        let unknown = condition_holds(Some("${{ inputs.other }}"), false, &context).unwrap_err();
+        assert!(unknown.contains("inputs.other"), "{unknown}");
+    }
 
     #[test]
     fn a_path_under_a_dot_folder_is_hidden_from_upload_artifact() {

@@ -52,6 +52,9 @@ pub struct FixArgs {
     /// Fix attempts per task before it is quarantined (default 5).
     #[arg(long, value_name = "N")]
     pub max_attempts: Option<u32>,
+    /// Print the queue as JSON: its run, each task and its status.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `fix`: exit 0 while a task's repair run goes on or once every task is fixed, 6 when
@@ -73,8 +76,27 @@ pub fn run(env: &CommandEnv, args: FixArgs) -> Result<Output, AppError> {
         max_attempts: args.max_attempts,
         exe,
     };
+    let json = args.json;
     let reply = fix(env, &request)?;
+    if json {
+        return Ok(Output {
+            status: Output::gave_up_unless("", !reply.gave_up).status,
+            ..fix_json(&reply)?
+        });
+    }
     Ok(Output::gave_up_unless(reply.text, !reply.gave_up))
+}
+
+/// `fix --json`: the queue as written in the run folder (every task and its status), whether a
+/// task gave up, and the text `fix` prints.
+fn fix_json(reply: &FixReply) -> Result<Output, AppError> {
+    let value = serde_json::json!({
+        "schema_version": 1,
+        "queue": reply.queue,
+        "gave_up": reply.gave_up,
+        "text": reply.text,
+    });
+    Output::json_or(true, &value, |_| String::new())
 }
 
 /// `--test CMD`: its words, split at spaces (no shell); nothing for an empty command.
@@ -104,6 +126,8 @@ pub struct FixRequest {
 pub struct FixReply {
     pub text: String,
     pub gave_up: bool,
+    /// The queue after this call (`fix --json`); `None` when there was nothing to fix.
+    pub queue: Option<FixQueue>,
 }
 
 /// Makes the queue of the chosen tasks and starts the first (and the next, while one ends at
@@ -121,6 +145,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
         return Ok(FixReply {
             text: nothing_to_fix(&state.run, earlier.as_ref()),
             gave_up: false,
+            queue: None,
         });
     }
     let queue = new_queue(&state, earlier, &chosen, request);
@@ -141,6 +166,7 @@ pub fn fix(env: &CommandEnv, request: &FixRequest) -> Result<FixReply, AppError>
     Ok(FixReply {
         text: lines.join("\n") + "\n",
         gave_up,
+        queue: read_queue(&dir)?,
     })
 }
 

@@ -51,7 +51,7 @@ fn context() -> Vec<(String, String)> {
 }
 
 /// The recipe `examples/github-actions/NAME`, read.
-fn recipe(ctx: &mut ScenarioContext, name: &str) -> Result<Workflow, E2eError> {
+pub(super) fn recipe(ctx: &mut ScenarioContext, name: &str) -> Result<Workflow, E2eError> {
     let path = ctx.tools.repo.join("examples/github-actions").join(name);
     let text = fs::read_to_string(&path).map_err(E2eError::io(&path))?;
     Workflow::parse(&text).map_err(|message| E2eError::Unexpected { path, message })
@@ -60,7 +60,7 @@ fn recipe(ctx: &mut ScenarioContext, name: &str) -> Result<Workflow, E2eError> {
 /// A clone of a repository holding the `shop` package, its tests and the analyzers' config
 /// (`.self-repair/config.json`, as a team commits it), on branch `main`, with `origin` a bare
 /// repository beside it, as `actions/checkout` leaves a runner's workspace.
-fn scratch_clone(ctx: &ScenarioContext, name: &str) -> Result<E2eProject, E2eError> {
+pub(super) fn scratch_clone(ctx: &ScenarioContext, name: &str) -> Result<E2eProject, E2eError> {
     let project = E2eProject::new(&ctx.tools, name, InstallMode::Plugin, 0)?;
     let findings = project.path().join("findings.jsonl");
     fs::remove_file(&findings).map_err(E2eError::io(&findings))?;
@@ -97,7 +97,7 @@ fn run_job(
 
 /// Runs the job with one matrix combination's values (`matrix`), its artifacts in
 /// `artifacts`, and notes how its steps went.
-fn run_job_with(
+pub(super) fn run_job_with(
     ctx: &mut ScenarioContext,
     project: &E2eProject,
     server: &MockServer,
@@ -143,6 +143,21 @@ fn run_job_with(
     Ok(steps)
 }
 
+/// The workflow grants `security-events: write`, which `what` needs.
+pub(super) fn check_permission(
+    ctx: &mut ScenarioContext,
+    workflow: &Workflow,
+    file: &str,
+    what: &str,
+) {
+    ctx.checks.that(
+        workflow
+            .permissions
+            .contains(&("security-events".to_owned(), "write".to_owned())),
+        || format!("{file}: {what} needs `permissions: security-events: write`"),
+    );
+}
+
 fn check_all_passed(ctx: &mut ScenarioContext, steps: &[StepRun]) {
     for step in steps {
         ctx.checks.that(step.passed(), || step.describe());
@@ -150,7 +165,7 @@ fn check_all_passed(ctx: &mut ScenarioContext, steps: &[StepRun]) {
 }
 
 /// The one triage run the job made.
-fn only_run(project: &E2eProject) -> Result<String, E2eError> {
+pub(super) fn only_run(project: &E2eProject) -> Result<String, E2eError> {
     let dir = project.path().join(".self-repair/runs");
     let mut runs: Vec<String> = fs::read_dir(&dir)
         .map_err(E2eError::io(&dir))?
@@ -169,12 +184,7 @@ fn only_run(project: &E2eProject) -> Result<String, E2eError> {
 /// code scanning's upload would need it, the run folder kept.
 pub(crate) fn triage(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let workflow = recipe(ctx, "triage.yml")?;
-    ctx.checks.that(
-        workflow
-            .permissions
-            .contains(&("security-events".to_owned(), "write".to_owned())),
-        || "triage.yml: upload-sarif needs `permissions: security-events: write`".to_owned(),
-    );
+    check_permission(ctx, &workflow, "triage.yml", "upload-sarif");
     let project = scratch_clone(ctx, "ci-recipe-triage")?;
     let scenario = Scenario::new().results(|show| triage_results(show, false));
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
@@ -667,12 +677,7 @@ fn verdict_column(state: &Value) -> String {
 /// finding decided once, its groups and tasks formed across both shares.
 pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let workflow = recipe(ctx, "partitions.yml")?;
-    ctx.checks.that(
-        workflow
-            .permissions
-            .contains(&("security-events".to_owned(), "write".to_owned())),
-        || "partitions.yml: upload-sarif needs `permissions: security-events: write`".to_owned(),
-    );
+    check_permission(ctx, &workflow, "partitions.yml", "upload-sarif");
     let Some(triage_job) = workflow.job("triage") else {
         ctx.checks
             .fail("partitions.yml: no job `triage`".to_owned());

@@ -89,7 +89,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
             "no state.json.corrupt copy".to_owned()
         });
 
-    let doctor = project.self_repair(&["doctor"])?;
+    let doctor = project.self_repair(&["doctor", "--runs-only"])?;
     ctx.checks.that(doctor.status.success(), || {
         format!(
             "self-repair doctor exited {:?}: {}",

@@ -38,6 +38,12 @@ use crate::mock_server::MockServer;
 /// Findings in `ruff.json`: one triage batch (the default `triage_batch: 8`).
 const FINDINGS: usize = 6;
 
+/// How long each agent of `interactive-manual` thinks before it answers: longer than the
+/// status line's refresh interval (5 s), so the client's timed refresh draws the row at least
+/// once while an agent works and the run is still going. Without it a run of about 9 s could
+/// end between two refreshes, and a complete run's row is empty (one CI run on 2.1.332).
+const AGENT_THINKS: Duration = Duration::from_secs(6);
+
 /// What the client's permission dialog asks.
 const PERMISSION_QUESTION: &str = "Do you want to proceed?";
 
@@ -87,7 +93,10 @@ struct Seen {
 pub(crate) fn manual(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let project = ruff_project(ctx, "interactive-manual", None)?;
     add_status_line(&project)?;
-    let server = MockServer::start_recording(pipeline_scenario(), &project.records_path(1))?;
+    let server = MockServer::start_recording(
+        pipeline_scenario().sub_agent_delay(AGENT_THINKS),
+        &project.records_path(1),
+    )?;
     let (session, debug) =
         project.claude_terminal(&server.base_url(), &["--permission-mode", "default"])?;
     start_run(&session)?;
@@ -348,10 +357,9 @@ fn add_status_line(project: &E2eProject) -> Result<(), E2eError> {
 }
 
 /// The status line showed the run's progress under the prompt while it ran: a row naming the
-/// run, its phase and the bar over the whole run. That the row moves is not asserted: on
-/// 2.1.332 a 9 s run drew it once and never again in 2 of 5 CI runs (at session start; the
-/// timed refresh did not fire before the run ended, and a complete run's row is empty), so
-/// the count is a note. That the row follows the state is `statusline`'s CLI tests.
+/// run, its phase and the bar over the whole run. Each agent thinks `AGENT_THINKS`, past one
+/// refresh interval, so at least one row is drawn while the run goes on. That the row moves is
+/// not asserted (the refresh may land in the same phase twice), so the count is a note. That the row follows the state is `statusline`'s CLI tests.
 fn check_status_line(ctx: &mut ScenarioContext, seen: &Seen, run: &str) {
     let ours =
         |row: &String| row.contains(&format!("self-repair {run} · ")) && row.contains("% of ~");

@@ -1,13 +1,16 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
 mod budget;
+mod ci_recipe_alerts;
 mod ci_recipes;
 mod compaction;
 mod confirm_go;
 mod corrupt_state;
+mod doctor_setup;
 mod drive;
 mod drive_fix_queue;
 mod drive_partitions;
+mod eval_drive;
 mod fix_loop;
 mod foreign_session;
 mod full_pipeline;
@@ -23,6 +26,7 @@ mod refused_launch;
 mod repair_check;
 mod scale_corpus;
 mod scenario_context;
+mod security_second_looks;
 mod shop_triage;
 mod verified;
 mod wheel_installed;
@@ -36,7 +40,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 45] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 49] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -87,8 +91,11 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 45] = [
     ("budget-mid-triage", budget::run),
     ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
+    ("security-second-looks", security_second_looks::run),
+    ("eval-drive", eval_drive::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
+    ("doctor-plugin-setup", doctor_setup::healthy_plugin),
     ("interactive-manual", interactive::manual),
     ("interactive-auto", interactive::auto),
     (
@@ -100,6 +107,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 45] = [
     ("ci-recipe-pull-request", ci_recipes::pull_request),
     ("ci-recipe-fix", ci_recipes::fix),
     ("ci-recipe-partitions", ci_recipes::partitions),
+    ("ci-recipe-alerts", ci_recipe_alerts::run),
 ];
 
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,

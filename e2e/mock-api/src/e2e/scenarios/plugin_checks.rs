@@ -16,7 +16,7 @@ use crate::mock_server::MockServer;
 use crate::scenario::Scenario;
 
 /// What the one message must name.
-const INSTALL_COMMAND: &str = "uv tool install self-repair";
+const INSTALL_COMMAND: &str = "cargo install --locked --path .";
 
 /// The transcript of `session` under the scenario's `CLAUDE_CONFIG_DIR`.
 fn transcript_of(config: &Path, session: &str) -> Option<PathBuf> {

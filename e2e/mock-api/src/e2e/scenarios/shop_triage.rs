@@ -85,7 +85,7 @@ impl Cause {
     /// The cause of the finding `id` in `prompt`: its line (`t-00001 path:line tool RULE ...` in
     /// a triage task, `t-00001 | tool rule | path:line | message | ...` elsewhere) and the
     /// indented lines under it (a triage task puts the message there).
-    fn of_finding(prompt: &str, id: &str) -> Option<Cause> {
+    pub(super) fn of_finding(prompt: &str, id: &str) -> Option<Cause> {
         let lines: Vec<&str> = prompt.lines().collect();
         let at = lines
             .iter()

@@ -113,7 +113,10 @@ fn check_version(
     let printed = project.program("sh", &["-c", "self-repair --version"])?;
     let printed = String::from_utf8_lossy(&printed.stdout).trim().to_owned();
     ctx.checks.that(
-        !installed.is_empty() && printed == format!("self-repair {installed}"),
+        // The semver first; the commit and its date follow when built in a git clone.
+        !installed.is_empty()
+            && (printed == format!("self-repair {installed}")
+                || printed.starts_with(&format!("self-repair {installed} ("))),
         || {
             format!(
                 "self-repair --version printed {printed:?}; pip installed version {installed:?}"

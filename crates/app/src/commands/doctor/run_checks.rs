@@ -1,35 +1,12 @@
-//! `self-repair doctor`: check every run's files and repair what can be repaired.
+//! `self-repair doctor`'s runs: check every run's files and repair what can be repaired.
 
 use std::time::Duration;
 
-use clap::Args;
 use self_repair_engine::RunState;
 use self_repair_store::{Project, RunDir, RunKind, StoreError, write_json};
 
 use crate::app_error::AppError;
-use crate::command_env::CommandEnv;
-use crate::commands::RunArg;
-use crate::output::Output;
 use crate::run::handle::RunHandle;
-
-/// `self-repair doctor`.
-#[derive(Debug, Args)]
-pub struct DoctorArgs {
-    #[command(flatten)]
-    pub run: RunArg,
-}
-
-/// Runs `doctor`: exit 5 when something is still wrong after what it could repair.
-pub fn run(env: &CommandEnv, args: &DoctorArgs) -> Result<Output, AppError> {
-    let project = env.find_project()?;
-    let (lines, healthy) = doctor(&project, args.run.run.as_deref())?;
-    let text = lines.join("\n");
-    if healthy {
-        Ok(Output::text(text))
-    } else {
-        Err(AppError::Conflict(text))
-    }
-}
 
 /// Checks runs (all, or one) and rebuilds unreadable states from the journal. Returns one line
 /// per finding and whether everything is healthy now.

@@ -1,0 +1,63 @@
+//! Protocol fidelity: how closely the main session followed the dispatches. The app counts it
+//! from the run's journal (each stop's dispatch, and the launches the session's transcripts
+//! show at the next stops); this crate only carries and says it.
+
+use serde::{Deserialize, Serialize};
+
+/// What the dispatches asked for against what the main session launched.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Protocol {
+    /// Whether any launch was read from the session's transcripts: false for a run driven
+    /// through the hook alone (a harness), whose launch figures are then unknown.
+    pub launches_read: bool,
+    /// Stops the hook decided, and of them those with no result submitted (and no task shown)
+    /// since the stop before.
+    pub stops: u32,
+    pub stops_without_progress: u32,
+    /// Stops that dispatched, and the launches they asked for in all.
+    pub dispatches: u32,
+    pub entries: u32,
+    /// Launched as asked, with the `model` asked for.
+    pub verbatim: u32,
+    /// Launched with another `model`.
+    pub model_changed: u32,
+    /// Launched without `model` (the agent definition's default tier ran).
+    pub model_dropped: u32,
+    /// Never launched before the item was dispatched again or the run ended.
+    pub not_launched: u32,
+    /// Refused by the user or a permission rule at the launch.
+    pub refused_by_user: u32,
+    /// Launches of an item with no dispatch of it open: the same entry launched twice.
+    pub launched_twice: u32,
+}
+
+impl Protocol {
+    /// One line: `12 dispatches, 40 launches asked: 38 verbatim, ...; 2 of 15 stops without
+    /// progress`.
+    pub fn summary(&self) -> String {
+        let asked = format!(
+            "{} dispatches, {} launches asked",
+            self.dispatches, self.entries
+        );
+        let stops = format!(
+            "{} of {} stops without progress",
+            self.stops_without_progress, self.stops
+        );
+        if !self.launches_read {
+            return format!(
+                "{asked}; launches not read (no transcripts: a run driven through the hook \
+                 alone); {stops}"
+            );
+        }
+        format!(
+            "{asked}: {} verbatim, {} with another model, {} without model, {} never launched, \
+             {} refused at the launch, {} launched twice; {stops}",
+            self.verbatim,
+            self.model_changed,
+            self.model_dropped,
+            self.not_launched,
+            self.refused_by_user,
+            self.launched_twice
+        )
+    }
+}

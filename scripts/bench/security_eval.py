@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Drives a triage run on a labelled corpus to its end through the binary under test, as a
+session and its agents would, with a scripted model whose every look errs at a set rate per
+tier, then scores the run with `eval --json`. Used by scripts/bench.sh (row 5) and by hand:
+
+    security_eval.py BIN CORPUS_DIR INPUT LABELS [--config JSON] [--keep DIR]
+
+prints one JSON object: agents in all, per 1,000 findings and on the top tier, second looks,
+unsafe closures, false alarms, the dollars the cost ledger priced and the estimate `start`
+gave, and `eval`'s figures.
+
+The scripted model (the plan of reference/quality.md): haiku errs on 1 finding in 4, sonnet
+on 1 in 10, opus never. Which findings a tier errs on is fixed by the finding's rank among
+the findings of its truth (the 1st, the n+1-th, ...), so asking the same tier again gives the
+same wrong answer: a second look helps only when it is another tier, as with a real model
+whose errors on one finding are alike from one call to the next. A finding's truth is its
+test case's (`real vulnerability` of the labels file, by the case name in its path), whatever
+its CWE: a finding `eval` leaves unlabelled still needs an answer.
+"""
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+EVERY = {"haiku": 4, "sonnet": 10, "opus": None}
+DISPATCH_START = '{"self_repair":'
+STOPS = 2000
+
+
+def run(binary, project, *args, stdin=None, check=True):
+    out = subprocess.run(
+        [binary, "-C", str(project), *args],
+        input=stdin,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(project / ".home"), "CLAUDE_CODE_SESSION_ID": "s1"},
+    )
+    if check and out.returncode != 0:
+        sys.exit(f"{' '.join(args)}: exit {out.returncode}\n{out.stdout}\n{out.stderr}")
+    return out
+
+
+def truths(labels_file):
+    """Each test case's truth, from the labels file's case, label columns."""
+    cases = {}
+    for line in Path(labels_file).read_text().splitlines():
+        cells = [c.strip() for c in line.split(",")]
+        if line.startswith("#") or len(cells) < 3:
+            continue
+        cases[cells[0]] = cells[2].lower() == "true"
+    return cases
+
+
+class ErringModel:
+    def __init__(self, cases, findings):
+        self.cases = cases
+        rank = {True: 0, False: 0}
+        self.by_location = {}
+        for f in findings:
+            real = self.truth(f["path"])
+            self.by_location[(f["path"], f["line"], f["rule"])] = (real, rank[real])
+            rank[real] += 1
+
+    def truth(self, path):
+        case = re.search(r"(BenchmarkTest\d+)", path)
+        return self.cases.get(case.group(1), True) if case else True
+
+    def says_real(self, path, line, rule, tier):
+        real, rank = self.by_location[(path, line, rule)]
+        every = EVERY[tier]
+        errs = every is not None and rank % every == 0
+        return real != errs
+
+    def verdict(self, prompt, item, tier):
+        row = next(
+            (l for l in prompt.splitlines() if l.split()[:1] == [item]), None
+        )
+        if row is None:
+            sys.exit(f"{item} is not in its task")
+        words = row.split()
+        path, line = words[1].split(":")[:2]
+        rule = words[3]
+        real = self.says_real(path, int(line), rule, tier)
+        return {
+            "confidence": 0.9,
+            "verdict": "real" if real else "false_positive",
+            "root_cause": f"scripted {rule}",
+            "reason": f"scripted ({tier}): {rule} at {path}:{line}",
+        }
+
+
+def dispatch_ids(out):
+    """The items a Stop hook answer dispatches: its continuation (the Stop event's
+    `additionalContext`, or a block's `reason`) holds the dispatch JSON."""
+    try:
+        answer = json.loads(out)
+    except ValueError:
+        return None
+    text = answer.get("hookSpecificOutput", {}).get("additionalContext")
+    if text is None and answer.get("decision") == "block":
+        text = answer.get("reason", "")
+    start = (text or "").find(DISPATCH_START)
+    if start < 0:
+        return None
+    dispatch, _ = json.JSONDecoder().raw_decode(text[start:])
+    return [l["prompt"].split()[2] for l in dispatch["launch"]]
+
+
+def work(binary, project, model, item):
+    shown = json.loads(run(binary, project, "show", item, "--json").stdout)
+    prompt, tier, kind = shown["prompt"], shown["model"], shown["kind"]
+    if kind == "triage":
+        answer = model.verdict(prompt, item, tier)
+    elif kind == "verify":
+        # A second look on its own lists its finding by the triage item's id.
+        answer = model.verdict(prompt, item.replace("vf-", "t-", 1), tier)
+    elif kind == "triage_batch":
+        ids = shown["output_schema"]["properties"]["verdicts"]["items"]["properties"]["item"]["enum"]
+        answer = {"verdicts": [dict(model.verdict(prompt, i, tier), item=i) for i in ids]}
+    else:
+        sys.exit(f"{item}: a run until triage launched a {kind} agent")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(answer, f)
+    run(binary, project, "submit", item, "--file", f.name)
+    Path(f.name).unlink()
+    return tier
+
+
+def main():
+    binary, corpus, input_name, labels_name = sys.argv[1:5]
+    rest = sys.argv[5:]
+    config = rest[rest.index("--config") + 1] if "--config" in rest else None
+    keep = rest[rest.index("--keep") + 1] if "--keep" in rest else None
+    project = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="security-eval-")) / "p"
+    shutil.rmtree(project, ignore_errors=True)
+    shutil.copytree(corpus, project)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".self-repair").mkdir(exist_ok=True)
+    (project / ".self-repair/config.json").write_text(config or '{"survey_min": 0}')
+    started = json.loads(
+        run(binary, project, "start", input_name, "--run-id", "r-eval", "--until", "triage",
+            "--budget", "10000", "--json").stdout
+    )
+    records = [
+        r["finding"]
+        for r in json.loads((project / ".self-repair/runs/r-eval/findings.json").read_text())
+    ]
+    model = ErringModel(
+        truths(project / labels_name),
+        [{"path": r["path"], "line": r["line"], "rule": r["rule_id"]} for r in records],
+    )
+    launches = []
+    tiers = {}
+    hook = json.dumps({"session_id": "s1", "hook_event_name": "Stop", "stop_hook_active": True,
+                       "cwd": str(project)})
+    for _ in range(STOPS):
+        out = run(binary, project, "hook", "stop", stdin=hook).stdout
+        ids = dispatch_ids(out)
+        if not ids:
+            break
+        for item in ids:
+            tier = work(binary, project, model, item)
+            tiers[tier] = tiers.get(tier, 0) + 1
+        launches.extend(ids)
+    status = json.loads(run(binary, project, "status", "--json").stdout)
+    scored = json.loads(
+        run(binary, project, "eval", "r-eval", "--labels", labels_name, "--model",
+            "scripted:errs haiku 25%, sonnet 10%, opus 0%", "--json").stdout
+    )
+    n = len(records)
+    print(json.dumps({
+        "findings": n,
+        "status": status.get("status") or status.get("run", {}).get("status"),
+        "agents": len(launches),
+        "agents_per_1000": round(1000 * len(launches) / n),
+        "agents_by_tier": tiers,
+        "top_tier_per_1000": round(1000 * tiers.get("opus", 0) / n),
+        "second_looks": sum(1 for i in launches if i.startswith("vf-")),
+        "estimate": started.get("estimate"),
+        "eval": scored["all"],
+    }, indent=1))
+    if not keep:
+        shutil.rmtree(project.parent)
+
+
+main()
