@@ -434,4 +434,15 @@ fn uninstall_takes_the_team_files_install_wrote_unless_the_store_is_in_use() {
     );
     assert!(project.path().join(".self-repair/.gitattributes").exists());
     assert!(!project.path().join(".self-repair/install.json").exists());
+
+    // Nothing installed: the team files are `start`'s, and stay even alone.
+    std::fs::remove_file(project.path().join(".self-repair/known.json")).unwrap();
+    let nothing = project
+        .cmd(&["uninstall", "--project"])
+        .env("PATH", &path)
+        .run()
+        .success()
+        .stdout;
+    assert!(nothing.contains("not installed here"), "{nothing}");
+    assert!(project.path().join(".self-repair/.gitignore").exists());
 }

@@ -148,7 +148,9 @@ pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppErro
     }
     let project = scope == Scope::Project && !args.status_line;
     let store = Project::at(root.root().to_path_buf()).store_dir();
-    let team = if project {
+    // Only an uninstall of an install: without its record, the team files are `start`'s.
+    let installed = root.resolve(Scope::Project.manifest_rel_path()).exists();
+    let team = if project && installed {
         TeamFiles::left_behind(&store, &[PROJECT_RECORD])?
     } else {
         TeamFilesLeft::Absent
