@@ -133,7 +133,8 @@ pub(crate) enum Command {
     /// Register the hooks, agents, skill and status line without the plugin manager (no
     /// permission rule: the `PreToolUse` gate decides our commands).
     Install(install::InstallArgs),
-    /// Remove exactly what `install` added.
+    /// Remove what `install` added (`.self-repair/.gitignore` and `.gitattributes` only when
+    /// unedited and alone in `.self-repair/`: a store in use keeps them).
     Uninstall(install::InstallArgs),
     /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
     ///

@@ -259,6 +259,25 @@ fn the_demo_runs_the_whole_pipeline_and_says_where_the_outputs_are() {
         "{}",
         out.stdout
     );
+    // It ends with the next steps `status` shows, as the session's closing line names them.
+    let status = crate::harness::TestProject::new()
+        .cmd(&["-C", demo.to_str().unwrap(), "status"])
+        .run()
+        .success()
+        .stdout;
+    let next = status
+        .lines()
+        .find(|line| line.starts_with("next: "))
+        .unwrap();
+    assert!(
+        next.contains("then `self-repair fix` for 8 tasks"),
+        "{next}"
+    );
+    assert!(
+        out.stdout.contains(&format!("\n{next}\n")),
+        "{}",
+        out.stdout
+    );
     let tasks = std::fs::read_dir(demo.join("backlog/tasks"))
         .unwrap()
         .count();
@@ -283,6 +302,49 @@ fn the_demo_runs_the_whole_pipeline_and_says_where_the_outputs_are() {
         .run()
         .code(ExitStatus::Usage);
     assert!(again.stderr.contains("already holds a self-repair project"));
+}
+
+/// `demo -C DIR` was offered by `demo --help` (`-C` is global) and ignored: the demo went to
+/// the temp folder. It is the demo's folder, as `--dir` is; the two naming different folders
+/// is refused.
+#[test]
+fn demo_takes_its_folder_from_dash_c_as_from_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("by-c");
+    let out = crate::harness::TestProject::new()
+        .cmd(&["-C", demo.to_str().unwrap(), "demo"])
+        .run()
+        .success();
+    assert!(
+        out.stdout
+            .contains(&format!("project: {}\n", demo.display())),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        std::fs::read_dir(demo.join("backlog/tasks"))
+            .unwrap()
+            .count(),
+        8
+    );
+    let other = dir.path().join("other");
+    let both = crate::harness::TestProject::new()
+        .cmd(&[
+            "-C",
+            other.to_str().unwrap(),
+            "demo",
+            "--dir",
+            dir.path().join("third").to_str().unwrap(),
+        ])
+        .run()
+        .code(ExitStatus::Usage);
+    assert!(
+        both.stderr
+            .contains("name two folders: give the demo's folder once"),
+        "{}",
+        both.stderr
+    );
+    assert!(!other.exists() && !dir.path().join("third").exists());
 }
 
 #[test]

@@ -262,7 +262,8 @@ fn the_hook_dispatches_nothing_past_the_budget_and_resume_budget_goes_on() {
         .success()
         .stdout;
     assert!(
-        partial.contains("partial results written: 0 tasks"),
+        partial.contains("partial results written: 0 tasks")
+            && partial.contains("`self-repair resume --budget USD` with more continues"),
         "{partial}"
     );
     let report = std::fs::read_to_string(project.run_dir("r-test").join("report.md")).unwrap();

@@ -197,6 +197,13 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
         .run()
         .success();
     assert!(!project.path().join(".claude").exists());
+    // Nothing was written, and the lines say so.
+    assert!(
+        out.stdout.contains("would create .claude/settings.json\n")
+            && !out.stdout.contains("\ncreated "),
+        "{}",
+        out.stdout
+    );
     let mut settings = filters(&project);
     settings.add_filter(
         &crate::harness::regex_escape(&binary().canonicalize().unwrap().display().to_string()),
@@ -361,4 +368,81 @@ fn uninstall_under_claude_config_dir_removes_an_install_made_in_home_claude_befo
         "{}",
         out.stdout
     );
+}
+
+/// `uninstall` said it removed exactly what `install` added, and left the `.self-repair/`
+/// team files `install` wrote. Unedited and alone in `.self-repair/`, they go (and the folder);
+/// a store in use keeps them, and the output says which and why.
+#[test]
+fn uninstall_takes_the_team_files_install_wrote_unless_the_store_is_in_use() {
+    let project = TestProject::new();
+    std::fs::remove_dir_all(project.path().join(".git")).unwrap();
+    crate::harness::git(project.path(), &["init", "-q"]);
+    let path = path_with_binary(&project);
+    let installed = project
+        .cmd(&["install", "--project"])
+        .env("PATH", &path)
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        installed.contains("wrote .self-repair/.gitignore"),
+        "{installed}"
+    );
+    let dry = project
+        .cmd(&["uninstall", "--project", "--dry-run"])
+        .env("PATH", &path)
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        dry.contains("would remove .self-repair/.gitignore and .self-repair/.gitattributes"),
+        "{dry}"
+    );
+    assert!(project.path().join(".self-repair/.gitignore").exists());
+    let gone = project
+        .cmd(&["uninstall", "--project"])
+        .env("PATH", &path)
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        gone.contains("removed .self-repair/.gitignore and .self-repair/.gitattributes"),
+        "{gone}"
+    );
+    assert!(!project.path().join(".self-repair").exists(), "{gone}");
+
+    // A store in use: the files decide what of it git shares, so they stay.
+    project
+        .cmd(&["install", "--project"])
+        .env("PATH", &path)
+        .run()
+        .success();
+    project.write(".self-repair/known.json", "{\"schema_version\":2}\n");
+    let kept = project
+        .cmd(&["uninstall", "--project"])
+        .env("PATH", &path)
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        kept.contains(
+            "kept .self-repair/.gitignore and .self-repair/.gitattributes: .self-repair/ also \
+             holds known.json"
+        ),
+        "{kept}"
+    );
+    assert!(project.path().join(".self-repair/.gitattributes").exists());
+    assert!(!project.path().join(".self-repair/install.json").exists());
+
+    // Nothing installed: the team files are `start`'s, and stay even alone.
+    std::fs::remove_file(project.path().join(".self-repair/known.json")).unwrap();
+    let nothing = project
+        .cmd(&["uninstall", "--project"])
+        .env("PATH", &path)
+        .run()
+        .success()
+        .stdout;
+    assert!(nothing.contains("not installed here"), "{nothing}");
+    assert!(project.path().join(".self-repair/.gitignore").exists());
 }

@@ -322,3 +322,35 @@ fn the_merge_driver_refuses_a_version_that_does_not_read_and_writes_nothing() {
         "{\"schema_version\":2}\n{\"fingerprint\":\"x\"}\n"
     );
 }
+
+/// `known baseline --dry-run` says what it would record and writes nothing: no registry, no
+/// team files, not even `.self-repair/`.
+#[test]
+fn known_baseline_dry_run_says_what_it_would_record_and_writes_nothing() {
+    let project = TestProject::new();
+    project.write("findings.jsonl", &jsonl_findings(30));
+    let out = project
+        .cmd(&[
+            "known",
+            "baseline",
+            "findings.jsonl",
+            "--verdict",
+            "intended",
+            "--reason",
+            "accepted debt",
+            "--dry-run",
+        ])
+        .run()
+        .success();
+    assert!(
+        out.stdout
+            .contains("findings.jsonl: 30 findings (jsonl): 30 to record, 0 already")
+            && out.stdout.contains(
+                "known baseline --dry-run: would record 30 as intended (\"accepted debt\"), 0 \
+                 kept as decided before; known.json would hold 30 (holds 0). Nothing written"
+            ),
+        "{}",
+        out.stdout
+    );
+    assert!(!project.path().join(".self-repair").exists());
+}

@@ -518,7 +518,10 @@ fn triage_commands_refuse_a_repair_run_clearly_and_cancel_ends_it() {
     ] {
         let out = project.cmd(args).run().code(ExitStatus::Usage);
         assert!(
-            out.stderr.contains("is a repair run"),
+            out.stderr.contains("is a repair run")
+                && out
+                    .stderr
+                    .contains("`self-repair status` shows its attempts and next step"),
             "{args:?}: {}",
             out.stderr
         );

@@ -99,3 +99,39 @@ fn finalize_mid_triage_names_partial_and_runs_has_a_header() {
         "{runs}"
     );
 }
+
+/// `finalize --partial` said "`self-repair resume` continues it" of every run, though `resume`
+/// answers "nothing to resume" on an active one: it names what moves the run on, as `status`.
+#[test]
+fn finalize_partial_names_what_continues_the_run_not_always_resume() {
+    let project = dispatched(3);
+    let active = project
+        .cmd(&["finalize", "--partial"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        active.contains("The run is unchanged; next: the Stop hook dispatches the next agents")
+            && !active.contains("`self-repair resume`"),
+        "{active}"
+    );
+    let report = project.read(".self-repair/runs/r-test/report.md");
+    assert!(
+        report.contains("next: the Stop hook dispatches")
+            && !report.contains("`self-repair resume`"),
+        "{report}"
+    );
+    let resume = project.cmd(&["resume"]).run().success().stdout;
+    assert!(resume.contains("nothing to resume"), "{resume}");
+
+    project.cmd(&["pause"]).run().success();
+    let paused = project
+        .cmd(&["finalize", "--partial"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        paused.contains("next: paused: `self-repair resume` continues"),
+        "{paused}"
+    );
+}

@@ -109,15 +109,19 @@ impl ChangeSet {
         out
     }
 
-    /// One line per change: `created .claude/agents/x.md`, ...
-    pub(crate) fn summary_lines(&self) -> Vec<String> {
+    /// One line per change: `created .claude/agents/x.md`, ...; under `--dry-run`, which
+    /// writes nothing, `would create .claude/agents/x.md`.
+    pub(crate) fn summary_lines(&self, dry_run: bool) -> Vec<String> {
         self.changes
             .iter()
             .map(|change| {
-                let verb = match (&change.before, &change.after) {
-                    (_, None) => "removed",
-                    (None, Some(_)) => "created",
-                    (Some(_), Some(_)) => "updated",
+                let verb = match (&change.before, &change.after, dry_run) {
+                    (_, None, false) => "removed",
+                    (None, Some(_), false) => "created",
+                    (Some(_), Some(_), false) => "updated",
+                    (_, None, true) => "would remove",
+                    (None, Some(_), true) => "would create",
+                    (Some(_), Some(_), true) => "would update",
                 };
                 format!("{verb} {}", change.display_path)
             })

@@ -373,15 +373,24 @@ impl InstallPlan {
         self.changes.render_diff()
     }
 
-    /// What install did (or would do), one line each, then the notes.
+    /// What install did, one line each, then the notes.
     pub fn summary(&self) -> String {
+        self.summary_of(false)
+    }
+
+    /// What install would do (`--dry-run`: `would create ...`), one line each, then the notes.
+    pub fn dry_run_summary(&self) -> String {
+        self.summary_of(true)
+    }
+
+    fn summary_of(&self, dry_run: bool) -> String {
         let mut lines = if self.is_empty() {
             vec![format!(
                 "self-repair is already installed in {}; nothing to change",
                 self.settings_display
             )]
         } else {
-            self.changes.summary_lines()
+            self.changes.summary_lines(dry_run)
         };
         lines.extend(self.notes.iter().map(|note| format!("note: {note}")));
         let mut text = lines.join("\n");

@@ -202,9 +202,18 @@ impl UninstallPlan {
         self.changes.render_diff()
     }
 
-    /// What uninstall did (or would do), one line each, then the notes.
+    /// What uninstall did, one line each, then the notes.
     pub fn summary(&self) -> String {
-        let mut lines = self.changes.summary_lines();
+        self.summary_of(false)
+    }
+
+    /// What uninstall would do (`--dry-run`: `would remove ...`), one line each, then the notes.
+    pub fn dry_run_summary(&self) -> String {
+        self.summary_of(true)
+    }
+
+    fn summary_of(&self, dry_run: bool) -> String {
+        let mut lines = self.changes.summary_lines(dry_run);
         lines.extend(self.notes.iter().map(|note| format!("note: {note}")));
         let mut text = lines.join("\n");
         text.push('\n');

@@ -27,6 +27,6 @@ pub use run_id::{check_run_id, is_safe_item_id};
 pub use run_lock::{RunLock, lock_registry};
 pub use state_head::HEAD_SCHEMA_VERSION;
 pub use store_error::StoreError;
-pub use team_files::{GITATTRIBUTES, GITIGNORE, TeamFiles};
+pub use team_files::{GITATTRIBUTES, GITIGNORE, TeamFiles, TeamFilesLeft};
 pub use versioned_state::VersionedState;
 pub use write_atomic::{replace_rebuildable, write_atomic, write_atomic_with};

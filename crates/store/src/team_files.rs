@@ -37,6 +37,28 @@ rules.json merge=union
 /// The team files of the store at `store_dir`.
 pub struct TeamFiles;
 
+/// What `uninstall` finds of the team files in a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TeamFilesLeft {
+    /// Neither file is there.
+    Absent,
+    /// Each as self-repair writes it, in a folder that holds nothing else: `uninstall` takes
+    /// them (and the folder).
+    Unused(Vec<PathBuf>),
+    /// They stay: `reason` says why (edited, or the store holds what they are about).
+    Kept { files: Vec<PathBuf>, reason: String },
+}
+
+impl TeamFilesLeft {
+    /// The files, whatever becomes of them.
+    pub fn files(&self) -> &[PathBuf] {
+        match self {
+            TeamFilesLeft::Absent => &[],
+            TeamFilesLeft::Unused(files) | TeamFilesLeft::Kept { files, .. } => files,
+        }
+    }
+}
+
 impl TeamFiles {
     /// Writes `.gitignore` and `.gitattributes` into `store_dir` where absent (creating the
     /// folder); returns the paths written.
@@ -52,6 +74,76 @@ impl TeamFiles {
             written.push(path);
         }
         Ok(written)
+    }
+
+    /// Whether the team files of `store_dir` may go with an uninstall: only when each is byte
+    /// for byte what self-repair writes and the folder holds nothing else but `going` (the
+    /// install's own record). `start` and `known baseline` write them too, and a team commits
+    /// them with the registries, so a store in use keeps them.
+    pub fn left_behind(store_dir: &Path, going: &[&str]) -> Result<TeamFilesLeft, StoreError> {
+        let mut files = Vec::new();
+        let mut edited = Vec::new();
+        for (name, text) in [(".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)] {
+            let path = store_dir.join(name);
+            match std::fs::read(&path) {
+                Ok(bytes) => {
+                    if bytes != text.as_bytes() {
+                        edited.push(name);
+                    }
+                    files.push(path);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(StoreError::io("read", &path)(e)),
+            }
+        }
+        if files.is_empty() {
+            return Ok(TeamFilesLeft::Absent);
+        }
+        if !edited.is_empty() {
+            return Ok(TeamFilesLeft::Kept {
+                files,
+                reason: format!("{} edited since self-repair wrote it", edited.join(" and ")),
+            });
+        }
+        let mut others: Vec<String> = std::fs::read_dir(store_dir)
+            .map_err(StoreError::io("read", store_dir))?
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| {
+                ![".gitignore", ".gitattributes"].contains(&name.as_str())
+                    && !going.contains(&name.as_str())
+            })
+            .collect();
+        if others.is_empty() {
+            return Ok(TeamFilesLeft::Unused(files));
+        }
+        others.sort();
+        Ok(TeamFilesLeft::Kept {
+            files,
+            reason: format!(
+                ".self-repair/ also holds {}, whose sharing in git they decide (`start` writes \
+                 them too)",
+                others.join(", ")
+            ),
+        })
+    }
+
+    /// Removes `files` (what [`TeamFiles::left_behind`] found unused), then `store_dir` when
+    /// that left it empty.
+    pub fn remove(store_dir: &Path, files: &[PathBuf]) -> Result<(), StoreError> {
+        for path in files {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(StoreError::io("remove", path)(e));
+                }
+                _ => {}
+            }
+        }
+        let empty = std::fs::read_dir(store_dir).is_ok_and(|mut entries| entries.next().is_none());
+        if empty {
+            std::fs::remove_dir(store_dir).map_err(StoreError::io("remove", store_dir))?;
+        }
+        Ok(())
     }
 }
 
@@ -72,6 +164,44 @@ mod tests {
             "runs/\n"
         );
         assert!(TeamFiles::ensure(&store).unwrap().is_empty());
+    }
+
+    #[test]
+    fn team_files_go_only_unedited_and_alone_in_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join(".self-repair");
+        TeamFiles::ensure(&store).unwrap();
+        std::fs::write(store.join("install.json"), "{}").unwrap();
+        let files = vec![store.join(".gitignore"), store.join(".gitattributes")];
+        assert_eq!(
+            TeamFiles::left_behind(&store, &["install.json"]).unwrap(),
+            TeamFilesLeft::Unused(files.clone())
+        );
+        std::fs::create_dir_all(store.join("runs")).unwrap();
+        std::fs::write(store.join("known.json"), "{}").unwrap();
+        let TeamFilesLeft::Kept { reason, .. } =
+            TeamFiles::left_behind(&store, &["install.json"]).unwrap()
+        else {
+            panic!("a store in use keeps them");
+        };
+        assert!(reason.contains("also holds known.json, runs"), "{reason}");
+        std::fs::remove_dir(store.join("runs")).unwrap();
+        std::fs::remove_file(store.join("known.json")).unwrap();
+        std::fs::write(store.join(".gitignore"), "runs/\n").unwrap();
+        let TeamFilesLeft::Kept { reason, .. } =
+            TeamFiles::left_behind(&store, &["install.json"]).unwrap()
+        else {
+            panic!("an edited file stays");
+        };
+        assert!(reason.contains(".gitignore edited"), "{reason}");
+        std::fs::write(store.join(".gitignore"), GITIGNORE).unwrap();
+        std::fs::remove_file(store.join("install.json")).unwrap();
+        TeamFiles::remove(&store, &files).unwrap();
+        assert!(!store.exists());
+        assert_eq!(
+            TeamFiles::left_behind(&store, &[]).unwrap(),
+            TeamFilesLeft::Absent
+        );
     }
 
     /// What git itself makes of the `.gitignore`: the shared files are tracked, runs are not.

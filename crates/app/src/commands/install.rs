@@ -1,5 +1,6 @@
 //! `self-repair install` and `uninstall`: register the hooks, agents, skill and status line
-//! without the plugin manager, and remove exactly what was added.
+//! without the plugin manager, and remove what was added (the team files of `.self-repair/`
+//! only while unedited and alone there: a store in use keeps them).
 
 use std::path::Path;
 
@@ -9,7 +10,7 @@ use self_repair_install::{
     merge_driver_command, merge_driver_registered, plan_install, plan_uninstall,
     register_merge_driver, unregister_merge_driver,
 };
-use self_repair_store::{Project, TeamFiles};
+use self_repair_store::{Project, TeamFiles, TeamFilesLeft};
 
 use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
@@ -64,7 +65,11 @@ pub fn install(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppError>
     };
     let config_notes = config_dir_notes(&root, record_rel_path(args));
     if args.dry_run {
-        let mut text = format!("{}{}{config_notes}", plan.render_diff(), plan.summary());
+        let mut text = format!(
+            "{}{}{config_notes}",
+            plan.render_diff(),
+            plan.dry_run_summary()
+        );
         if scope == Scope::Project
             && let Some(attributes) = merge_driver_attributes(root.root())?
         {
@@ -142,13 +147,22 @@ pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppErro
         );
     }
     let project = scope == Scope::Project && !args.status_line;
+    let store = Project::at(root.root().to_path_buf()).store_dir();
+    // Only an uninstall of an install: without its record, the team files are `start`'s.
+    let installed = root.resolve(Scope::Project.manifest_rel_path()).exists();
+    let team = if project && installed {
+        TeamFiles::left_behind(&store, &[PROJECT_RECORD])?
+    } else {
+        TeamFilesLeft::Absent
+    };
     if args.dry_run {
-        let mut text = format!("{}{}{notes}", plan.render_diff(), plan.summary());
+        let mut text = format!("{}{}{notes}", plan.render_diff(), plan.dry_run_summary());
         if project && merge_driver_registered(root.root()) {
             text.push_str(
                 "would remove the registries' merge driver from .git/config and .git/info/attributes\n",
             );
         }
+        text.push_str(&team_files_fate(&team, true));
         return Ok(Output::text(text));
     }
     plan.apply()?;
@@ -158,7 +172,37 @@ pub fn uninstall(env: &CommandEnv, args: &InstallArgs) -> Result<Output, AppErro
             "removed the registries' merge driver from .git/config and .git/info/attributes\n",
         );
     }
+    if let TeamFilesLeft::Unused(files) = &team {
+        TeamFiles::remove(&store, files)?;
+    }
+    text.push_str(&team_files_fate(&team, false));
     Ok(Output::text(text))
+}
+
+/// The install record's name in `.self-repair/` (`Scope::Project`'s): it goes with the
+/// uninstall, so it does not keep the team files.
+const PROJECT_RECORD: &str = "install.json";
+
+/// What `uninstall` does with `.self-repair/.gitignore` and `.gitattributes`, which `install`
+/// (and `start`) writes: one line, empty when there are none.
+fn team_files_fate(team: &TeamFilesLeft, dry_run: bool) -> String {
+    let names = |files: &[std::path::PathBuf]| {
+        files
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|n| format!(".self-repair/{}", n.to_string_lossy()))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    match team {
+        TeamFilesLeft::Absent => String::new(),
+        TeamFilesLeft::Unused(files) => format!(
+            "{} {} (as self-repair wrote them, and .self-repair/ holds nothing else)\n",
+            if dry_run { "would remove" } else { "removed" },
+            names(files)
+        ),
+        TeamFilesLeft::Kept { files, reason } => format!("kept {}: {reason}\n", names(files)),
+    }
 }
 
 /// The scope asked for and where it goes: the project, or the home with `.claude/` in

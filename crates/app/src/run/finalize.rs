@@ -111,8 +111,8 @@ fn tasks_to_write(
 /// `finalize --partial`: what a run that did not finish has produced so far (a run paused at
 /// its budget): the tasks of the groups whose plan is finished (idempotent, as at the end),
 /// and the reports with the verdicts so far. The run itself is left as it is (nothing is
-/// journaled, nothing learned): `resume` continues it, and its own finalize later writes
-/// the rest.
+/// journaled, nothing learned): what continues it is what `status` names as its next step
+/// (`resume` only for a paused or stalled run), and its own finalize later writes the rest.
 pub fn finalize_partial(
     root: &Path,
     dir: &RunDir,
@@ -131,14 +131,15 @@ pub fn finalize_partial(
     Ok(format!(
         "run {} ({}, phase {}): partial results written: {written} tasks for finished groups \
          ({} already existed; {} of {planned} planned groups finished), report.md with {} of {} \
-         findings triaged so far. The run is unchanged: `self-repair resume` continues it.",
+         findings triaged so far. The run is unchanged; next: {}",
         state.run,
-        state.status.as_str(),
+        state.shown_status(),
         state.phase.as_str(),
         records.len() - written,
         tasks.len(),
         triage.done,
-        triage.total()
+        triage.total(),
+        crate::run::next_step::next_step(state)
     ))
 }
 
@@ -232,13 +233,14 @@ pub fn build_report(dir: &RunDir, state: &RunState, findings: &[FindingRecord]) 
         let triage = state.counts(self_repair_engine::Phase::Triage);
         report.summary = format!(
             "self-repair run {} is {} in phase {}: a partial report ({} of {} findings triaged \
-             so far, {} tasks written for finished groups); `self-repair resume` continues it.",
+             so far, {} tasks written for finished groups); next: {}.",
             state.run,
-            state.status.as_str(),
+            state.shown_status(),
             state.phase.as_str(),
             triage.done,
             triage.total(),
-            state.tasks.len()
+            state.tasks.len(),
+            crate::run::next_step::next_step(state)
         );
     }
     report

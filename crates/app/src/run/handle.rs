@@ -38,7 +38,7 @@ impl RunHandle {
         match self {
             RunHandle::Triage(dir) => Ok(dir),
             RunHandle::Repair(dir) => Err(AppError::Usage(format!(
-                "run {} is a repair run (`self-repair check`): {what} is for triage runs; use `self-repair status`, `tick` or `cancel`",
+                "run {} is a repair run (`self-repair check`): {what} is for triage runs; `self-repair status` shows its attempts and next step, `self-repair tick` takes that step outside Claude Code, `self-repair cancel` ends it",
                 dir.id()
             ))),
         }

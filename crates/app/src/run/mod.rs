@@ -13,6 +13,7 @@ pub mod in_progress;
 pub mod input_scope;
 pub mod inputs;
 pub mod load;
+pub(crate) mod next_step;
 pub mod partitions;
 pub mod preflight;
 pub mod progress;

@@ -17,8 +17,15 @@ fn dry_run_on_empty_project() {
     let plan = project.plan().unwrap();
     snapshot_settings(&project).bind(|| {
         insta::assert_snapshot!(plan.render_diff());
-        insta::assert_snapshot!(plan.summary());
+        insta::assert_snapshot!(plan.dry_run_summary());
     });
+    // What the same plan says once applied.
+    assert!(
+        plan.summary()
+            .starts_with("created .claude/settings.json\n"),
+        "{}",
+        plan.summary()
+    );
 }
 
 #[test]
@@ -38,6 +45,12 @@ fn uninstall_dry_run_after_install_on_busy_settings() {
     snapshot_settings(&project).bind(|| {
         insta::assert_snapshot!(plan.render_diff());
     });
+    let said = plan.dry_run_summary();
+    assert!(
+        said.contains("would remove .claude/agents/triage-investigator.md")
+            && !said.contains("\nremoved "),
+        "{said}"
+    );
 }
 
 #[test]

@@ -118,16 +118,26 @@ const MAX_STOPS: usize = 10_000;
 /// `self-repair demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Folder for the demo project (default: a new folder under the system temp dir).
+    /// Folder for the demo project, the same as `-C DIR` (default: a new folder under the
+    /// system temp dir).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 }
 
-/// Runs `demo`: its progress goes to standard output as it happens.
+/// Runs `demo`: its progress goes to standard output as it happens. The folder is `--dir`, or
+/// the global `-C DIR` (the project root every command takes), else a new temp folder.
 pub fn run(env: &CommandEnv, args: DemoArgs) -> Result<Output, AppError> {
-    let dir = args
-        .dir
-        .unwrap_or_else(|| default_demo_dir(&env.temp_dir, env.now));
+    let dir = match (args.dir, env.project.clone()) {
+        (Some(dir), Some(root)) if env.cwd.join(&dir) != env.cwd.join(&root) => {
+            return Err(AppError::Usage(format!(
+                "-C {} and --dir {} name two folders: give the demo's folder once",
+                root.display(),
+                dir.display()
+            )));
+        }
+        (Some(dir), _) | (None, Some(dir)) => env.cwd.join(dir),
+        (None, None) => default_demo_dir(&env.temp_dir, env.now),
+    };
     demo(env, &dir, &mut std::io::stdout().lock())?;
     Ok(Output::text(String::new()))
 }
@@ -204,7 +214,7 @@ pub fn demo(env: &CommandEnv, dir: &Path, out: &mut dyn Write) -> Result<DemoRep
             break;
         }
     }
-    let (report, tasks) = say_where_it_ended(&project, &run_dir, dir, out)?;
+    let (report, tasks) = say_where_it_ended(&project, &run_dir, dir, env.now, out)?;
     Ok(DemoReport {
         project: dir.to_path_buf(),
         run: started.run,
@@ -293,10 +303,15 @@ fn say_where_it_ended(
     project: &Project,
     run_dir: &RunDir,
     dir: &Path,
+    now: u64,
     out: &mut dyn Write,
 ) -> Result<(PathBuf, Vec<String>), AppError> {
     let state = load_folded(run_dir, false)?;
-    let status = crate::run::status_report::report(project, &state);
+    // What `self-repair status` in its folder shows, next steps included, but the progress and
+    // money lines: the simulated agent spends nothing and its clock stands still.
+    let mut status = crate::run::status_report::status(project, run_dir, now)?;
+    status.progress = None;
+    status.cost = None;
     say(out, &format!("\n{}", status.render()));
     let report = run_dir.path().join("report.md");
     let tasks: Vec<String> = state.tasks.iter().map(|t| t.file.clone()).collect();
@@ -312,6 +327,13 @@ fn say_where_it_ended(
     for task in &tasks {
         say(out, &format!("  {task}"));
     }
+    say(
+        out,
+        &format!(
+            "the next steps work on the demo's project: run them in {} (or with -C {0})",
+            dir.display()
+        ),
+    );
     Ok((report, tasks))
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use self_repair_classify::{
-    Baseline, KnownRegistry, PruneWindow, RegistryKind, merge_registry_files,
+    Baseline, BaselineCount, KnownRegistry, PruneWindow, RegistryKind, merge_registry_files,
 };
 use self_repair_engine::Verdict;
 use self_repair_ingest::{Format, IngestOptions, fingerprint_all, parse};
@@ -40,6 +40,9 @@ pub struct BaselineArgs {
     /// Project folder the analyzer ran in: relative paths in its output are under it.
     #[arg(long, value_name = "DIR")]
     pub relative_to: Option<String>,
+    /// Print what it would record; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `known baseline FILE... --verdict V --reason TEXT`: every finding of the reports into
@@ -60,48 +63,38 @@ pub fn baseline(env: &CommandEnv, request: &BaselineArgs) -> Result<Output, AppE
     let project = env.project_or_new();
     let root = project.root().to_path_buf();
     let store = project.store_dir();
-    let _registry = self_repair_store::lock_registry(&store)?;
+    // The lock makes `.self-repair/`; a dry run writes nothing, so it only reads.
+    let _registry = if request.dry_run {
+        None
+    } else {
+        Some(self_repair_store::lock_registry(&store)?)
+    };
     let mut known = KnownRegistry::load(&store)?;
     let before = known.entries.len();
     let mut lines = Vec::new();
     let (mut added, mut kept) = (0, 0);
     for file in &request.files {
-        let path = env.cwd.join(file);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| AppError::Usage(format!("cannot read report {}: {e}", file.display())))?;
-        let mut options = IngestOptions::new(file.display().to_string(), &root);
-        if let Some(base) = &request.base {
-            options = options.with_base(base.clone());
-        }
-        if let Some(dir) = &request.relative_to {
-            options = options.with_relative_to(dir.clone());
-        }
-        let parsed = parse(&text, format, &options).map_err(|e| AppError::Ingest(Box::new(e)))?;
-        drop(text);
-        let fingerprints = fingerprint_all(&parsed.findings, &root);
-        let count = baseline.record(
-            &mut known,
-            fingerprints
-                .iter()
-                .map(String::as_str)
-                .zip(parsed.findings.iter()),
-        );
-        lines.push(format!(
-            "{}: {} findings ({}): {} recorded, {} already decided",
-            file.display(),
-            parsed.findings.len(),
-            parsed.format.as_str(),
-            count.added,
-            count.kept
-        ));
+        let (line, count) =
+            baseline_report(env, request, &root, format, &baseline, &mut known, file)?;
+        lines.push(line);
         added += count.added;
         kept += count.kept;
+    }
+    let mut text = lines.join("\n");
+    if request.dry_run {
+        text.push_str(&format!(
+            "\nknown baseline --dry-run: would record {added} as {} (\"{}\"), {kept} kept as \
+             decided before; known.json would hold {} (holds {before}). Nothing written",
+            verdict.as_str(),
+            request.reason.trim(),
+            known.entries.len()
+        ));
+        return Ok(Output::text(text));
     }
     let team = TeamFiles::ensure(&store)?;
     if added > 0 {
         known.save(&store)?;
     }
-    let mut text = lines.join("\n");
     text.push_str(&format!(
         "\nknown baseline: {added} recorded as {} (\"{}\"), {kept} kept as decided before; \
          known.json holds {} (was {before}). The next `self-repair start` triages only findings \
@@ -114,6 +107,52 @@ pub fn baseline(env: &CommandEnv, request: &BaselineArgs) -> Result<Output, AppE
         text.push_str(&team_files_line(&team));
     }
     Ok(Output::text(text))
+}
+
+/// One report of `known baseline` read, parsed and recorded into `known`: its line and count.
+fn baseline_report(
+    env: &CommandEnv,
+    request: &BaselineArgs,
+    root: &Path,
+    format: Format,
+    baseline: &Baseline,
+    known: &mut KnownRegistry,
+    file: &Path,
+) -> Result<(String, BaselineCount), AppError> {
+    let path = env.cwd.join(file);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| AppError::Usage(format!("cannot read report {}: {e}", file.display())))?;
+    let mut options = IngestOptions::new(file.display().to_string(), root);
+    if let Some(base) = &request.base {
+        options = options.with_base(base.clone());
+    }
+    if let Some(dir) = &request.relative_to {
+        options = options.with_relative_to(dir.clone());
+    }
+    let parsed = parse(&text, format, &options).map_err(|e| AppError::Ingest(Box::new(e)))?;
+    drop(text);
+    let fingerprints = fingerprint_all(&parsed.findings, root);
+    let count = baseline.record(
+        known,
+        fingerprints
+            .iter()
+            .map(String::as_str)
+            .zip(parsed.findings.iter()),
+    );
+    let line = format!(
+        "{}: {} findings ({}): {} {}, {} already decided",
+        file.display(),
+        parsed.findings.len(),
+        parsed.format.as_str(),
+        count.added,
+        if request.dry_run {
+            "to record"
+        } else {
+            "recorded"
+        },
+        count.kept
+    );
+    Ok((line, count))
 }
 
 /// The line saying which team files were written.
