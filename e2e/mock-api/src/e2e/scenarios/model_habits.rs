@@ -295,6 +295,21 @@ fn dismissals(show: &ShowOutput) -> Option<Value> {
     match (show.kind.as_str(), show.item.as_str()) {
         ("triage", "t-00003" | "t-00008") => Some(answer("intended")),
         ("verify", _) => Some(answer("false_positive")),
+        ("triage_batch", _) => {
+            // A batch of second looks: every member agrees with its dismissal.
+            let ids = show
+                .output_schema
+                .pointer("/properties/verdicts/items/properties/item/enum")?
+                .as_array()?
+                .iter()
+                .map(|id| {
+                    let mut one = answer("false_positive");
+                    one["item"] = id.clone();
+                    one
+                })
+                .collect::<Vec<_>>();
+            Some(json!({ "verdicts": ids }))
+        }
         _ => None,
     }
 }
@@ -343,10 +358,25 @@ pub(crate) fn drop_model_always(ctx: &mut ScenarioContext) -> Result<(), E2eErro
     .ok()
     .and_then(|t| serde_json::from_str(&t).ok())
     .unwrap_or(Value::Null);
+    // A second look goes out on its own or as a member of a batch of second looks (the two
+    // dismissals of one security rule are checked together): both count as its launches.
+    let state =
+        serde_json::from_value::<self_repair_engine::RunState>(project.run(RUN).state()?).ok();
+    let batches_holding = |verifier: &str| -> usize {
+        state.as_ref().map_or(0, |s| {
+            s.items
+                .iter()
+                .filter(|b| b.inputs().iter().any(|m| m == verifier) && b.id.starts_with("tb-"))
+                .map(|b| per_item.get(b.id.as_str()).copied().unwrap_or(0))
+                .sum()
+        })
+    };
     for (finding, verifier) in [("t-00003", "vf-00003"), ("t-00008", "vf-00008")] {
-        let sent = per_item.get(verifier).copied().unwrap_or(0);
+        let sent = per_item.get(verifier).copied().unwrap_or(0) + batches_holding(verifier);
         ctx.checks.equal(
-            &format!("{verifier} launches (sent once, again once, then ended)"),
+            &format!(
+                "{verifier} launches, alone or in a batch (sent once, again once, then ended)"
+            ),
             &sent,
             &2,
         );
