@@ -35,6 +35,14 @@ impl RunFiles {
         })
     }
 
+    /// `report.json`; `Null` when it is missing or does not parse (the checks then name it).
+    pub fn report(&self) -> Value {
+        fs::read_to_string(self.dir.join("report.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null)
+    }
+
     /// The journal's events (torn lines skipped); empty when there is no journal yet.
     pub fn journal(&self) -> Vec<Value> {
         fs::read_to_string(self.dir.join("journal.jsonl"))

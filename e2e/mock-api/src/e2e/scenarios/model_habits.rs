@@ -350,14 +350,7 @@ pub(crate) fn drop_model_always(ctx: &mut ScenarioContext) -> Result<(), E2eErro
             format!("{id} was launched {n} times, past the bound {bound}")
         });
     }
-    let report: Value = std::fs::read_to_string(
-        project
-            .path()
-            .join(format!(".self-repair/runs/{RUN}/report.json")),
-    )
-    .ok()
-    .and_then(|t| serde_json::from_str(&t).ok())
-    .unwrap_or(Value::Null);
+    let report = project.run(RUN).report();
     // A second look goes out on its own or as a member of a batch of second looks (the two
     // dismissals of one security rule are checked together): both count as its launches.
     let state =

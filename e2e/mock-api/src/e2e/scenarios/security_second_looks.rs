@@ -101,14 +101,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         !models.is_empty() && models.iter().all(|m| m.contains("opus")),
         || format!("the second looks should run on opus; the server saw {models:?}"),
     );
-    let report: Value = std::fs::read_to_string(
-        project
-            .path()
-            .join(format!(".self-repair/runs/{RUN}/report.json")),
-    )
-    .ok()
-    .and_then(|t| serde_json::from_str(&t).ok())
-    .unwrap_or(Value::Null);
+    let report = project.run(RUN).report();
     let outcomes: Vec<(String, String)> = report["findings"]
         .as_array()
         .into_iter()
