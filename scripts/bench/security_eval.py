@@ -18,6 +18,7 @@ test case's (`real vulnerability` of the labels file, by the case name in its pa
 its CWE: a finding `eval` leaves unlabelled still needs an answer.
 """
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -132,6 +133,8 @@ def work(binary, project, model, item):
 
 def main():
     binary, corpus, input_name, labels_name = sys.argv[1:5]
+    # Commands run in the project: a relative path to the binary must not depend on it.
+    binary = os.path.abspath(binary) if os.sep in binary else shutil.which(binary) or binary
     rest = sys.argv[5:]
     config = rest[rest.index("--config") + 1] if "--config" in rest else None
     keep = rest[rest.index("--keep") + 1] if "--keep" in rest else None

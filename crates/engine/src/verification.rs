@@ -324,18 +324,42 @@ fn rules_still_triaged(state: &RunState) -> HashSet<Option<&str>> {
     rules
 }
 
+/// The second looks that may join a batch and are in none yet: most runs have none, and then
+/// nothing else is scanned (this runs at every stop of the triage phase).
+fn unbatched_second_looks(state: &RunState) -> Vec<usize> {
+    let first = state.triage_items as usize;
+    let mut looks: Vec<usize> = (first..state.items.len())
+        .filter(|&i| batchable(&state.items[i]))
+        .collect();
+    if looks.is_empty() {
+        return looks;
+    }
+    let batched: HashSet<&str> = state.items[first..]
+        .iter()
+        .filter(|b| holds_second_looks(b) && !b.status.is_terminal())
+        .flat_map(|b| b.inputs().iter().map(String::as_str))
+        .collect();
+    looks.retain(|&i| !batched.contains(state.items[i].id.as_str()));
+    looks
+}
+
 /// Second looks on security dismissals that wait for the other first looks of their rule, to
-/// be checked with them by one agent: never dispatched meanwhile.
+/// be checked with them by one agent: never dispatched meanwhile. None when `verify_batch` is
+/// 1 (each goes out on its own at once).
 #[must_use]
 pub(crate) fn second_looks_waiting(state: &RunState) -> HashSet<&str> {
-    let rules = rules_still_triaged(state);
-    if rules.is_empty() {
+    if state.config.verify_batch < 2 {
         return HashSet::new();
     }
-    let held = crate::triage_batch::batch_members_held(state, false);
-    state.items[state.triage_items as usize..]
-        .iter()
-        .filter(|v| batchable(v) && rules.contains(&v.rule()) && !held.contains(v.id.as_str()))
+    let looks = unbatched_second_looks(state);
+    if looks.is_empty() {
+        return HashSet::new();
+    }
+    let rules = rules_still_triaged(state);
+    looks
+        .into_iter()
+        .map(|i| &state.items[i])
+        .filter(|v| rules.contains(&v.rule()))
         .map(|v| v.id.as_str())
         .collect()
 }
@@ -349,17 +373,16 @@ pub(crate) fn batch_second_looks(state: &mut RunState) -> usize {
     if size < 2 {
         return 0;
     }
+    let looks = unbatched_second_looks(state);
+    if looks.is_empty() {
+        return 0;
+    }
     let rules = rules_still_triaged(state);
-    let held = crate::triage_batch::batch_members_held(state, false);
     let mut by_rule: std::collections::BTreeMap<Option<String>, Vec<usize>> =
         std::collections::BTreeMap::new();
-    for (index, item) in state
-        .items
-        .iter()
-        .enumerate()
-        .skip(state.triage_items as usize)
-    {
-        if batchable(item) && !rules.contains(&item.rule()) && !held.contains(item.id.as_str()) {
+    for index in looks {
+        let item = &state.items[index];
+        if !rules.contains(&item.rule()) {
             by_rule
                 .entry(item.rule().map(str::to_owned))
                 .or_default()
