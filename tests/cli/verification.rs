@@ -175,3 +175,73 @@ fn a_second_look_shows_what_was_missing_and_a_security_second_opinion_shows_noth
         }
     }
 }
+
+/// A batch of second looks, as its agent reads it: the security dismissals of one rule, each
+/// listed by its `vf-` id, under "Independent second opinions" (why two agents look), none of
+/// the first answers shown; its schema takes one verdict per `vf-` member.
+#[test]
+fn a_batch_of_second_looks_shows_each_dismissal_of_the_rule_and_none_of_the_first_answers() {
+    let project = TestProject::new();
+    let findings: Vec<String> = (1..=4)
+        .map(|n| {
+            serde_json::json!({"tool": "bandit", "rule_id": "B608", "level": "warning",
+                "message": "Possible SQL injection vector through string-based query construction.",
+                "path": format!("app/q{n}.py"), "line": 2})
+            .to_string()
+        })
+        .collect();
+    project.write("findings.jsonl", &findings.join("\n"));
+    for n in 1..=4 {
+        project.write(
+            &format!("app/q{n}.py"),
+            "TABLE = \"users\"\nQUERY = \"SELECT * FROM \" + TABLE\n",
+        );
+    }
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 2, "survey_min": 0}"#,
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    project.stop("s1", &[]);
+    for batch in ["tb-00001", "tb-00002"] {
+        let members = agent.show(batch)["output_schema"]["properties"]["verdicts"]["items"]
+            ["properties"]["item"]["enum"]
+            .clone();
+        let verdicts: Vec<Value> = members
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|id| {
+                serde_json::json!({"item": id, "verdict": "false_positive",
+                    "root_cause": "query from constants", "confidence": 0.95,
+                    "reason": "FIRST ANSWER: only module constants reach the query"})
+            })
+            .collect();
+        agent
+            .submit(
+                batch,
+                &serde_json::json!({ "verdicts": verdicts }).to_string(),
+            )
+            .success();
+    }
+    let out = project.stop("s1", &[]);
+    assert!(out.stdout.contains("tb-00003"), "{}", out.stdout);
+    let shown = agent.show("tb-00003");
+    assert_eq!(shown["model"], "opus");
+    assert_eq!(
+        shown["output_schema"]["properties"]["verdicts"]["items"]["properties"]["item"]["enum"],
+        serde_json::json!(["vf-00001", "vf-00002", "vf-00003", "vf-00004"])
+    );
+    let prompt = shown["prompt"].as_str().unwrap();
+    assert!(!prompt.contains("FIRST ANSWER"), "{prompt}");
+    let settings = filters(&project);
+    let _guard = settings.bind_to_scope();
+    insta::assert_snapshot!("second_looks_batch_show", prompt);
+}
