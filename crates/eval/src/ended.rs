@@ -86,4 +86,38 @@ mod tests {
         assert_eq!(Ended::from_report(Some("real"), None), Some(Ended::Real));
         assert!(Ended::Refused.abstained());
     }
+
+    /// Every verdict string `report.json` may hold, and how each end counts (issue 47: six of
+    /// the eight strings could be dropped with every test passing).
+    #[test]
+    fn every_verdict_string_reads_as_its_end() {
+        for (verdict, ended, kept, closed, abstained) in [
+            ("real", Ended::Real, true, false, false),
+            ("false_positive", Ended::FalsePositive, false, true, false),
+            ("intended", Ended::Intended, false, true, false),
+            ("duplicate", Ended::Duplicate, true, false, false),
+            ("unsure", Ended::Unsure, false, false, true),
+            ("quarantined", Ended::Quarantined, false, false, true),
+            ("refused", Ended::Refused, false, false, true),
+            ("undecided", Ended::Pending, false, false, false),
+            ("pending", Ended::Pending, false, false, false),
+        ] {
+            assert_eq!(Ended::from_verdict(Some(verdict)), Some(ended), "{verdict}");
+            assert_eq!(ended.kept(), kept, "{verdict} kept");
+            assert_eq!(ended.closed(), closed, "{verdict} closed");
+            assert_eq!(ended.abstained(), abstained, "{verdict} abstained");
+        }
+        assert_eq!(Ended::from_verdict(None), Some(Ended::Pending));
+        assert_eq!(Ended::from_verdict(Some("maybe")), None);
+        assert_eq!(Ended::from_verdict(Some("Real")), None);
+        assert_eq!(
+            Ended::from_report(Some("real"), Some("refused")),
+            Some(Ended::Refused),
+            "how it ended wins over its verdict"
+        );
+        assert_eq!(
+            Ended::from_report(Some("duplicate"), Some("done")),
+            Some(Ended::Duplicate)
+        );
+    }
 }

@@ -116,6 +116,54 @@ fn names_the_line_of_a_bad_label() {
     );
 }
 
+/// A header needs both a key column and a label column: either alone is refused at line 1.
+#[test]
+fn refuses_a_csv_header_without_a_key_or_without_a_label_column() {
+    for text in [
+        "fingerprint,note\nabc,x\n",
+        "path,line,rule\na.py,3,F401\n",
+        "label,note\nreal,x\n",
+        "category,cwe\nsqli,89\n",
+    ] {
+        let e = LabelSet::parse("labels.csv", text).unwrap_err();
+        let message = e.to_string();
+        assert!(
+            message.contains("line 1") && message.contains("is not a header naming"),
+            "{text:?}: {message}"
+        );
+    }
+    for text in [
+        "fingerprint,label\nabc,real\n",
+        "path,label\na.py,fp\n",
+        "# test name, category, real vulnerability\nT1,sqli,true\n",
+    ] {
+        assert_eq!(
+            LabelSet::parse("labels.csv", text).unwrap().labels.len(),
+            1,
+            "{text:?}"
+        );
+    }
+}
+
+/// Blank lines and `//` or `#` comment lines of a JSONL labels file are skipped, and the lines
+/// after them keep their own numbers.
+#[test]
+fn jsonl_labels_skip_blank_and_comment_lines() {
+    let text = "// labels of the sample\n\
+                # reviewed by hand\n\
+                \x20\x20\n\
+                {\"fingerprint\":\"a\",\"real\":true}\n\
+                \t# an indented comment\n\
+                {\"fingerprint\":\"b\",\"real\":false}\n";
+    let set = LabelSet::parse("labels.jsonl", text).unwrap();
+    let lines: Vec<usize> = set.labels.iter().map(|l| l.source_line).collect();
+    assert_eq!(lines, [4, 6]);
+    assert_eq!(
+        set.labels.iter().map(|l| l.real).collect::<Vec<_>>(),
+        [true, false]
+    );
+}
+
 #[test]
 fn refuses_a_csv_without_a_header() {
     insta::assert_snapshot!(

@@ -78,3 +78,18 @@ impl ScoreRow {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ratio;
+
+    /// A rate over nothing is no rate (shown as `-`), never 0 % nor a division by zero.
+    #[test]
+    fn a_rate_over_a_zero_denominator_is_none() {
+        assert_eq!(ratio(0, 0), None);
+        assert_eq!(ratio(3, 0), None);
+        assert_eq!(ratio(1, 4), Some(0.25));
+        assert_eq!(ratio(3, 3), Some(1.0));
+        assert_eq!(ratio(0, 2), Some(0.0));
+    }
+}

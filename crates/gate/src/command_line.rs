@@ -65,7 +65,7 @@ const READ_ONLY: [(&str, &[&str]); 18] = [
     ("pwd", &[]),
     ("echo", &[]),
     ("printf", &["-v"]),
-    ("file", &[]),
+    ("file", &["-C", "--compile"]),
     ("stat", &[]),
     ("realpath", &[]),
 ];
@@ -78,8 +78,19 @@ fn unsafe_cluster(program: &str, arg: &str) -> bool {
     match program {
         "rg" => cluster.contains('z'),
         "sort" => cluster.contains('o'),
+        "file" => cluster.contains('C'),
         _ => false,
     }
+}
+
+/// Whether `option` (an argument up to its `=`) names one of the `denied` options: exactly, or
+/// as an abbreviation of a denied long option, which GNU programs accept (`sort --out=FILE` is
+/// `sort --output=FILE`). Any abbreviation is refused, even one the program would find
+/// ambiguous: refusing too much is safe, too little is not.
+fn names_denied(option: &str, denied: &[&str]) -> bool {
+    denied
+        .iter()
+        .any(|d| *d == option || (option.len() > 2 && d.starts_with("--") && d.starts_with(option)))
 }
 
 /// Whether `arg`, read as a path, stays inside `project`: relative with no `..`, or absolute
@@ -133,7 +144,7 @@ fn classify(words: &[String], project: Option<&Path>, own_exe: Option<&Path>) ->
     };
     for arg in args {
         let option = arg.split('=').next().unwrap_or(arg);
-        if denied.contains(&option) || unsafe_cluster(program, arg) {
+        if names_denied(option, denied) || unsafe_cluster(program, arg) {
             return Stage::Other {
                 why: format!("`{program} {arg}` can write or run other programs"),
             };
@@ -206,6 +217,125 @@ mod tests {
             "sh -c id",
             "cd /tmp",
         ] {
+            let stage = &stages(command)[0];
+            assert!(matches!(stage, Stage::Other { .. }), "{command}: {stage:?}");
+        }
+    }
+
+    /// Every way a write or a run can hide in arguments of a read-only program, each one a
+    /// mutant of `classify`, `unsafe_cluster` or `names_denied` lets through (issue 47).
+    #[test]
+    fn a_write_hidden_in_bundled_short_options_is_refused() {
+        for command in [
+            "sort -uo out x",
+            "sort -ouout x",
+            "sort -oout x",
+            "rg -zn foo",
+            "rg -nz foo",
+            "file -C -m magic",
+            "file -zC -m magic",
+        ] {
+            let stage = &stages(command)[0];
+            assert!(matches!(stage, Stage::Other { .. }), "{command}: {stage:?}");
+        }
+    }
+
+    /// GNU's getopt_long takes any unambiguous prefix of a long option: `sort --out=FILE`
+    /// wrote FILE while the gate allowed it as read-only search, as did `sort --co=PROGRAM`
+    /// (runs PROGRAM) and `file --comp` (writes a `.mgc` file), since only the full names were
+    /// refused.
+    #[test]
+    fn an_abbreviated_long_option_that_writes_or_runs_is_refused() {
+        for command in [
+            "sort --out=out x",
+            "sort --outp out x",
+            "sort --outpu=out x",
+            "sort --co=sh x",
+            "sort --compress-prog=sh x",
+            "rg --pre-g '*' foo",
+            "rg --search-z foo",
+            "rg --hostname foo",
+            "file --comp -m magic",
+            "file --compile -m magic",
+        ] {
+            let stage = &stages(command)[0];
+            assert!(matches!(stage, Stage::Other { .. }), "{command}: {stage:?}");
+        }
+    }
+
+    /// What the refusals above must not catch: options that only read, short or long, and the
+    /// bare `-` and `--` (stdin, end of options).
+    #[test]
+    fn read_only_options_near_the_refused_ones_stay_read_only() {
+        for command in [
+            "sort --ignore-case x",
+            "sort --reverse --unique x",
+            "sort -u -r x",
+            "sort - x",
+            "sort -- x",
+            "rg --no-heading -n foo",
+            "file -b x",
+            "file --mime-type x",
+            "cat -",
+            "grep -c -- foo x",
+            "find . -name '*.rs' -type f",
+            "ls",
+            "ls -la src",
+        ] {
+            let stage = &stages(command)[0];
+            assert!(
+                matches!(stage, Stage::ReadOnly { .. }),
+                "{command}: {stage:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn paths_stay_inside_the_project_or_the_stage_is_other() {
+        let inside = Some(Path::new("/p"));
+        for (arg, project, stays) in [
+            ("src/main.rs", inside, true),
+            ("/p/src", inside, true),
+            ("/pq/src", inside, false),
+            ("/etc/passwd", inside, false),
+            ("/p/src", None, false),
+            ("src/../../x", inside, false),
+            ("~/x", inside, false),
+            ("a~b", inside, true),
+        ] {
+            assert_eq!(stays_inside(arg, project), stays, "{arg} in {project:?}");
+        }
+    }
+
+    #[test]
+    fn cd_takes_exactly_one_folder_inside_the_project() {
+        for (command, change_dir) in [
+            ("cd src", true),
+            ("cd /p/src", true),
+            ("cd", false),
+            ("cd src lib", false),
+            ("cd /tmp", false),
+            ("cd ..", false),
+        ] {
+            let stage = &stages(command)[0];
+            assert_eq!(
+                *stage == Stage::ChangeDir,
+                change_dir,
+                "{command}: {stage:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn self_repair_needs_a_subcommand_first() {
+        assert_eq!(
+            stages("self-repair show t-1 --run r-1"),
+            [Stage::SelfRepair {
+                subcommand: "show".to_owned(),
+                args: vec!["t-1".to_owned(), "--run".to_owned(), "r-1".to_owned()],
+            }]
+        );
+        for command in ["self-repair", "self-repair --help show"] {
             let stage = &stages(command)[0];
             assert!(matches!(stage, Stage::Other { .. }), "{command}: {stage:?}");
         }

@@ -195,6 +195,130 @@ mod tests {
 
     const INVESTIGATOR: Option<&str> = Some("self-repair:triage-investigator");
 
+    /// `cd` is allowed only as `cd DIR && COMMAND`: piped into a command, or last, it is not
+    /// the shape the gate reads (issue 47: a mutant making the `&&` guard always true passed).
+    #[test]
+    fn cd_without_and_a_command_after_it_is_denied() {
+        for command in [
+            "cd src | grep -rn foo .",
+            "grep -rn foo . && cd src",
+            "cd src",
+            "cd src && grep foo x | cd src",
+        ] {
+            let decision = decide(command, INVESTIGATOR);
+            assert!(
+                matches!(&decision, GateDecision::Deny(why) if why.contains("`cd` must be followed by `&&`")),
+                "{command}: {decision:?}"
+            );
+        }
+        assert!(matches!(
+            decide("cd src && cd lib && ls", INVESTIGATOR),
+            GateDecision::Allow(_)
+        ));
+    }
+
+    /// A refusal for one of our agents names the reason and what it may run instead.
+    #[test]
+    fn a_denial_says_why_and_what_an_agent_may_run() {
+        let GateDecision::Deny(why) = decide("rm -rf build", INVESTIGATOR) else {
+            panic!("rm is denied to a read-only agent");
+        };
+        assert!(why.starts_with("self-repair's permission gate refused this command: `rm`"));
+        assert!(
+            why.contains("self-repair show|item|submit|refs|status"),
+            "{why}"
+        );
+        assert_eq!(
+            decide("grep -rn foo src", INVESTIGATOR),
+            GateDecision::Allow("read-only search inside the project".to_owned())
+        );
+        assert_eq!(
+            decide("self-repair show t-1 | head", INVESTIGATOR),
+            GateDecision::Allow("a self-repair command".to_owned())
+        );
+    }
+
+    /// Each refusal of a `self-repair` command, for the session and for an agent.
+    #[test]
+    fn self_repair_commands_outside_their_list_or_shape_are_refused() {
+        for (command, agent, reason) in [
+            (
+                "self-repair next",
+                INVESTIGATOR,
+                "`self-repair next` is not among them",
+            ),
+            ("self-repair check -- id", None, ""),
+            (
+                "self-repair start --detect",
+                INVESTIGATOR,
+                "is not among them",
+            ),
+            (
+                "self-repair submit t-1 --file ../x",
+                INVESTIGATOR,
+                "`--file ../x` is outside",
+            ),
+            (
+                "self-repair show t-1 <<'E'\n{}\nE",
+                INVESTIGATOR,
+                "a heredoc may only feed",
+            ),
+            (
+                "grep foo <<'E'\n{}\nE",
+                INVESTIGATOR,
+                "a heredoc may only feed",
+            ),
+        ] {
+            let decision = decide(command, agent);
+            match agent {
+                None => assert_eq!(decision, GateDecision::Abstain, "{command}"),
+                Some(_) => assert!(
+                    matches!(&decision, GateDecision::Deny(why) if why.contains(reason)),
+                    "{command}: {decision:?}"
+                ),
+            }
+        }
+        for command in [
+            "self-repair submit t-1 --file findings/x.json",
+            "self-repair submit t-1 --run r-1 --file",
+            "self-repair refs --file x",
+            "self-repair resume r-1",
+        ] {
+            assert!(
+                matches!(decide(command, None), GateDecision::Allow(_)),
+                "{command}"
+            );
+        }
+    }
+
+    /// The session may pipe our output into a filter, and only after a `|`: a filter first,
+    /// after `&&`, or one that is not among the filters is left to the user's own rules.
+    #[test]
+    fn the_session_pipes_our_output_into_filters_only() {
+        for command in [
+            "self-repair status | grep run | wc -l",
+            "self-repair status | tail -5",
+            "self-repair status | cat",
+        ] {
+            assert!(
+                matches!(decide(command, None), GateDecision::Allow(_)),
+                "{command}"
+            );
+        }
+        for command in [
+            "grep run x | self-repair status",
+            "self-repair status && grep run x",
+            "self-repair status | sort",
+        ] {
+            assert_eq!(decide(command, None), GateDecision::Abstain, "{command}");
+        }
+        assert_eq!(
+            decide("grep -rn foo src | head", Some("fixer")),
+            GateDecision::Abstain,
+            "the fixer's own search is left to the user's rules"
+        );
+    }
+
     #[test]
     fn resume_confirm_is_left_to_the_users_prompt_and_refused_to_agents() {
         assert_eq!(

@@ -388,6 +388,51 @@ mod tests {
         assert_eq!(line.joints, [Joint::And, Joint::Pipe]);
     }
 
+    /// A harmless redirect is one only when a blank, `|` or `&&` ends it: glued to more text it
+    /// is a write (`2>/dev/nullx` creates `/dev/nullx`), each case a mutant of
+    /// `harmless_redirect` lets through (issue 47).
+    #[test]
+    fn a_redirect_glued_to_more_text_is_refused() {
+        for command in [
+            "grep x 2>/dev/nullx",
+            "grep x 2>/dev/null/x",
+            "grep x 2>/dev/null.log | head",
+            "grep x 2>&1x",
+            "grep x 2>&12",
+            "grep x 2>",
+            "grep x 2>/dev/nul",
+            "grep x 2>/dev/null&",
+            "grep x2>/dev/null",
+        ] {
+            assert!(
+                matches!(ShellLine::parse(command), Err(ShellLineError::Forbidden(_))),
+                "{command}: {:?}",
+                ShellLine::parse(command)
+            );
+        }
+    }
+
+    #[test]
+    fn a_harmless_redirect_ends_at_a_blank_a_pipe_an_and_or_the_line() {
+        for command in [
+            "grep x 2>/dev/null",
+            "grep x 2>/dev/null\t| head",
+            "grep x 2>/dev/null|head",
+            "grep x 2>/dev/null&&head x",
+            "grep x 2>&1 | head",
+            "grep x 2>&1|head",
+            "grep x 2>&1\t",
+        ] {
+            let line = ShellLine::parse(command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+            assert_eq!(line.stages[0], ["grep", "x"], "{command:?}");
+        }
+        assert_eq!(
+            words(&ShellLine::parse("grep 2 x2 2").unwrap()),
+            [vec!["grep", "2", "x2", "2"]],
+            "a plain 2 is a word"
+        );
+    }
+
     #[test]
     fn a_heredoc_may_sit_before_a_pipe_and_strip_tabs() {
         let line = ShellLine::parse("self-repair submit t-1 <<-\"E\" 2>&1 | tail -3\n\t{}\n\tE\n")

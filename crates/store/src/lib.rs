@@ -1,6 +1,8 @@
 //! The on-disk store: project and run folders, the run lock, the append-only journal, atomic
 //! state writes, and recovery.
 
+#[cfg(test)]
+mod commit_protocol_tests;
 mod journal;
 mod partition_results;
 mod project;

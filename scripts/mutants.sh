@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Mutation testing of the library crates with cargo-mutants (reference/mutants.md): each mutant
+# changes one spot of a crate's code (a function returns a default, `==` becomes `!=`, a match
+# arm goes), and the crate's own tests must fail on it. Prints one line a crate and a score:
+# caught (timeouts count as caught) out of caught + missed; unviable mutants (they do not build)
+# and the equivalent ones .cargo/mutants.toml excludes, each argued there, do not count.
+#
+# Usage: scripts/mutants.sh [--ci] [CRATE...] [-- CARGO_MUTANTS_ARGS...]
+#   CRATE   a folder under crates/ (gate, store, ...); default: every one of them.
+#   --ci    what CI runs: the gate and the store's commit protocol (result_commit.rs,
+#           journal.rs and the submit markers and fold of run_dir.rs), each at 100 %.
+#   -- ...  passed to cargo-mutants as they are (`-- --file crates/gate/src/shell_line.rs`,
+#           `-- --re harmless_redirect`, `-- --list`): re-run only the mutants a test targets.
+# Env:
+#   SELF_REPAIR_MUTANTS_DIR      scratch folder (default: <repo>/.cache/mutants): tree/ is a copy
+#                                of this checkout (uncommitted changes too) that cargo-mutants
+#                                mutates in place, target/ its build (kept between runs), out/
+#                                one mutants.out folder a crate (missed.txt, caught.txt, ...).
+#   SELF_REPAIR_MUTANTS_FLOOR    the score a crate must reach, in % (default 85; 100 with --ci).
+#   SELF_REPAIR_MUTANTS_TIMEOUT  seconds a mutant's tests may run (default 60).
+#   SELF_REPAIR_TOOLS_DIR        where cargo-mutants is installed (scripts/install-mutants.sh).
+#
+# One mutant at a time (`--jobs 1`), for a two-core machine. Exits 1 when a crate is below the
+# floor or a run fails (its unmutated tests fail, a mutant's build hangs), 2 on a usage error.
+set -euo pipefail
+
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$script_dir/.." && pwd)"
+scratch="${SELF_REPAIR_MUTANTS_DIR:-$repo/.cache/mutants}"
+timeout="${SELF_REPAIR_MUTANTS_TIMEOUT:-60}"
+
+# The store's commit protocol: what decides that a submitted result is acknowledged (the journal
+# append and its sync, the marker an interrupted submit leaves, the answer to a second submit)
+# and the fold that applies it. The other code of run_dir.rs is measured with the whole crate.
+readonly COMMIT_PROTOCOL_RE='^crates/store/src/(result_commit|journal)\.rs:|^crates/store/src/run_dir\.rs:.*RunDir::(fold|record|append_applied|mark_submitting|clear_submitting|committed_without_copy|read_result|items_with_submit_marker|submitting_marker)\b'
+
+ci=0
+crates=()
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --ci) ci=1 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -*) echo "mutants: unknown option '$1' (use --ci, --help or -- before cargo-mutants options)" >&2; exit 2 ;;
+    *)
+      [[ -f "$repo/crates/$1/Cargo.toml" ]] ||
+        { echo "mutants: no crate '$1' under crates/ (name its folder: gate, store, ...)" >&2; exit 2; }
+      crates+=("$1") ;;
+  esac
+  shift
+done
+floor="${SELF_REPAIR_MUTANTS_FLOOR:-$([[ $ci -eq 1 ]] && echo 100 || echo 85)}"
+if [[ $ci -eq 1 && ${#crates[@]} -eq 0 ]]; then
+  crates=(gate store)
+elif [[ ${#crates[@]} -eq 0 ]]; then
+  for dir in "$repo"/crates/*/; do crates+=("$(basename "$dir")"); done
+fi
+
+eval "$(bash "$script_dir/install-mutants.sh" --print-env)"
+
+# Copies the checkout's files (tracked and new, not ignored) into tree/, only those that differ,
+# so cargo rebuilds what changed and nothing else, and drops files the checkout no longer has.
+sync_tree() {
+  local tree="$1" list="$scratch/files"
+  mkdir -p "$tree"
+  (cd "$repo" && git ls-files -z --cached --others --exclude-standard) >"$list"
+  declare -A keep=()
+  local file
+  while IFS= read -r -d '' file; do
+    [[ -f "$repo/$file" ]] || continue
+    keep["$file"]=1
+    if ! cmp -s "$repo/$file" "$tree/$file"; then
+      mkdir -p "$(dirname "$tree/$file")"
+      cp "$repo/$file" "$tree/$file"
+    fi
+  done <"$list"
+  while IFS= read -r -d '' file; do
+    file="${file#./}"
+    [[ -n "${keep[$file]:-}" ]] || rm -f "$tree/$file"
+  done < <(cd "$tree" && find . -type f -print0)
+}
+
+# Prints `caught missed timeout unviable` from a run's outcomes.json.
+counts() {
+  python3 - "$1" <<'EOF'
+import json, sys
+outcomes = json.load(open(sys.argv[1]))["outcomes"]
+n = {"CaughtMutant": 0, "MissedMutant": 0, "Timeout": 0, "Unviable": 0}
+for o in outcomes:
+    summary = o.get("summary")
+    if summary in n and o.get("scenario") != "Baseline":
+        n[summary] += 1
+print(n["CaughtMutant"], n["MissedMutant"], n["Timeout"], n["Unviable"])
+EOF
+}
+
+tree="$scratch/tree"
+sync_tree "$tree"
+export CARGO_TARGET_DIR="$scratch/target"
+failed=()
+listing=0
+for arg in "${extra[@]}"; do [[ "$arg" == --list* ]] && listing=1; done
+for crate in "${crates[@]}"; do
+  package="self-repair-$crate"
+  out="$scratch/out/$crate"
+  args=(--in-place --timeout "$timeout" --package "$package" --test-package "$package" --output "$out")
+  if [[ $ci -eq 1 && "$crate" == store ]]; then
+    args+=(--re "$COMMIT_PROTOCOL_RE")
+  fi
+  mkdir -p "$out"
+  started=$(date +%s)
+  status=0
+  (cd "$tree" && "$CARGO_MUTANTS_BIN" mutants "${args[@]}" "${extra[@]}") || status=$?
+  [[ $listing -eq 1 ]] && continue
+  outcomes="$out/mutants.out/outcomes.json"
+  if [[ ! -f "$outcomes" ]] || [[ $status -ne 0 && $status -ne 2 && $status -ne 3 ]]; then
+    echo "mutants: $crate: cargo-mutants exited $status (see $out/mutants.out/debug.log)" >&2
+    failed+=("$crate")
+    continue
+  fi
+  read -r caught missed timed_out unviable < <(counts "$outcomes")
+  detected=$((caught + timed_out))
+  total=$((detected + missed))
+  score=$(python3 -c "print(f'{100 * $detected / $total:.1f}' if $total else '100.0')")
+  echo "mutants: $crate: $total mutants that build, $caught caught, $timed_out timed out, $missed missed ($unviable unviable); score $score % ($(($(date +%s) - started)) s)"
+  if [[ $missed -gt 0 ]]; then
+    sed 's/^/mutants:   missed: /' "$out/mutants.out/missed.txt"
+  fi
+  if python3 -c "import sys; sys.exit(0 if $detected * 100 >= $floor * $total else 1)"; then :; else
+    failed+=("$crate")
+  fi
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "mutants: below $floor % or failed: ${failed[*]} (reference/mutants.md says how to read it)" >&2
+  exit 1
+fi
