@@ -340,6 +340,35 @@ mod tests {
         );
     }
 
+    /// The delimiter forms Bash reads as quoted (no expansion in the body): `'E'`, `"E"` and
+    /// `\E`, after blanks; an empty one or one with other characters is refused.
+    #[test]
+    fn a_heredoc_delimiter_is_quoted_escaped_or_refused() {
+        for command in [
+            "self-repair submit t-1 << 'E'\n$(id)\nE",
+            "self-repair submit t-1 <<\t\"E\"\n$(id)\nE",
+            "self-repair submit t-1 <<\\E\n$(id)\nE",
+        ] {
+            let line = ShellLine::parse(command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+            assert_eq!(line.heredoc.unwrap().body, "$(id)\n", "{command:?}");
+        }
+        for command in [
+            "self-repair submit t-1 <<''\n\n",
+            "self-repair submit t-1 <<'a b'\nx\na b",
+            "self-repair submit t-1 <<\\\nx\n",
+        ] {
+            assert_eq!(
+                ShellLine::parse(command),
+                Err(ShellLineError::UnquotedHeredoc),
+                "{command:?}"
+            );
+        }
+        assert_eq!(
+            ShellLine::parse("self-repair submit t-1 <<'E' <<'F'\nE\nF"),
+            Err(ShellLineError::SecondHeredoc)
+        );
+    }
+
     #[test]
     fn an_unquoted_heredoc_is_refused_because_its_body_expands() {
         assert_eq!(
@@ -370,6 +399,45 @@ mod tests {
             ("grep x 2>out", ShellLineError::Forbidden('>')),
         ] {
             assert_eq!(ShellLine::parse(command), Err(error), "{command}");
+        }
+    }
+
+    /// What the gate tells an agent it refused, one message a reason.
+    #[test]
+    fn each_reason_a_line_is_not_read_says_what_it_is() {
+        for (error, message) in [
+            (ShellLineError::Forbidden(';'), "it uses `;`"),
+            (
+                ShellLineError::UnclosedQuote,
+                "a quote is not closed on its line",
+            ),
+            (
+                ShellLineError::ExpandingQuote,
+                "a double-quoted string holds `$`, a backtick, `\\` or `!`",
+            ),
+            (
+                ShellLineError::UnquotedHeredoc,
+                "its heredoc delimiter is not quoted (write <<'SELF_REPAIR_EOF')",
+            ),
+            (
+                ShellLineError::SecondHeredoc,
+                "it has more than one heredoc",
+            ),
+            (
+                ShellLineError::UnclosedHeredoc,
+                "its heredoc's closing delimiter line is missing",
+            ),
+            (
+                ShellLineError::TextAfterHeredoc,
+                "it goes on after the heredoc's closing delimiter",
+            ),
+            (ShellLineError::SecondLine, "it has more than one line"),
+            (
+                ShellLineError::EmptyStage,
+                "a `|` or `&&` has no command on one side",
+            ),
+        ] {
+            assert_eq!(error.to_string(), message);
         }
     }
 
