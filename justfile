@@ -19,6 +19,14 @@ bench:
 fuzz:
     SELF_REPAIR_FUZZ_SECS="${SELF_REPAIR_FUZZ_SECS:-600}" SELF_REPAIR_FUZZ_SEED="${SELF_REPAIR_FUZZ_SEED:-$(date +%s)}" cargo test --test cli fuzz:: -- --nocapture
 
+# Mutation testing (reference/mutants.md): cargo-mutants on every library crate, or the ones named
+# (`just mutants gate store`; `just mutants gate -- --file crates/gate/src/shell_line.rs` re-runs
+# one file's mutants), one mutant at a time in a scratch copy under .cache/mutants. Fails when a
+# crate scores below 85 %. CI runs `scripts/mutants.sh --ci`: the gate and the store's commit
+# protocol, at 100 %.
+mutants *ARGS:
+    bash scripts/mutants.sh {{ARGS}}
+
 # End-to-end scenarios on the real Claude Code CLI with a scripted model: every scenario on the
 # newest client of the tested range, a representative subset on the oldest (what CI runs).
 e2e:

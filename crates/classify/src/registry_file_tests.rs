@@ -388,3 +388,126 @@ fn the_merge_driver_settles_a_finding_both_branches_decided() {
         Verdict::FalsePositive
     );
 }
+
+/// Both sides changed a key differently: the later decision wins, ours on a tie, and a removal
+/// loses to a change (issue 47: *ours* later, or a tie, was never tested).
+#[test]
+fn the_merge_keeps_ours_when_it_is_later_or_as_late_and_a_change_over_a_removal() {
+    for (ours_at, theirs_at, kept) in [
+        (40, 30, MergeSide::Ours),
+        (30, 30, MergeSide::Ours),
+        (30, 40, MergeSide::Theirs),
+    ] {
+        let mut base = KnownRegistry::default();
+        base.insert_at("k".to_owned(), entry(Verdict::Real, "r-1"), 10);
+        let mut ours = base.clone();
+        let mut theirs = base.clone();
+        ours.insert_at("k".to_owned(), entry(Verdict::Intended, "o"), ours_at);
+        theirs.insert_at(
+            "k".to_owned(),
+            entry(Verdict::FalsePositive, "t"),
+            theirs_at,
+        );
+        let (merged, conflicts) = merge_known(&base, &ours, &theirs);
+        assert_eq!(conflicts.len(), 1, "{ours_at} {theirs_at}");
+        assert_eq!(conflicts[0].kept, kept, "{ours_at} {theirs_at}");
+        let want = if kept == MergeSide::Ours { "o" } else { "t" };
+        assert_eq!(merged.get("k").unwrap().source, want);
+    }
+    let mut base = KnownRegistry::default();
+    base.insert_at("gone-ours".to_owned(), entry(Verdict::Real, "r-1"), 10);
+    base.insert_at("gone-theirs".to_owned(), entry(Verdict::Real, "r-1"), 10);
+    let mut ours = base.clone();
+    let mut theirs = base.clone();
+    ours.remove("gone-ours");
+    theirs.insert_at("gone-ours".to_owned(), entry(Verdict::Intended, "t"), 20);
+    theirs.remove("gone-theirs");
+    ours.insert_at("gone-theirs".to_owned(), entry(Verdict::Intended, "o"), 20);
+    let (merged, conflicts) = merge_known(&base, &ours, &theirs);
+    assert_eq!(merged.get("gone-ours").unwrap().source, "t");
+    assert_eq!(merged.get("gone-theirs").unwrap().source, "o");
+    let kept: Vec<MergeSide> = conflicts.iter().map(|c| c.kept).collect();
+    assert_eq!(kept, [MergeSide::Theirs, MergeSide::Ours]);
+    assert!(
+        conflicts[0]
+            .render()
+            .starts_with("gone-ours: ours removed, theirs intended (t, "),
+        "{}",
+        conflicts[0].render()
+    );
+}
+
+fn rule_line(id: &str, name: &str, at: Option<&str>) -> String {
+    let mut value = serde_json::json!({
+        "id": id, "name": name, "when": {"rule_id": id}, "verdict": "intended"
+    });
+    if let Some(at) = at {
+        value["decided_at"] = serde_json::Value::from(at);
+    }
+    value.to_string()
+}
+
+/// One rule on two lines (a union merge): the later decision, the later line on a tie, in the
+/// place of the first line.
+#[test]
+fn one_rule_on_two_lines_keeps_the_later_decision() {
+    for (first, second, kept) in [
+        (
+            Some("2026-11-26T10:00:00Z"),
+            Some("2026-11-25T10:00:00Z"),
+            "first",
+        ),
+        (
+            Some("2026-11-25T10:00:00Z"),
+            Some("2026-11-26T10:00:00Z"),
+            "second",
+        ),
+        (
+            Some("2026-11-25T10:00:00Z"),
+            Some("2026-11-25T10:00:00Z"),
+            "second",
+        ),
+        (None, None, "second"),
+        (Some("2026-11-25T10:00:00Z"), None, "first"),
+    ] {
+        let text = format!(
+            "{{\"schema_version\":2}}\n{}\n{}\n{}\n",
+            rule_line("a", "first", first),
+            rule_line("b", "other", None),
+            rule_line("a", "second", second)
+        );
+        let book = RuleBook::parse(&text, Path::new("rules.json")).unwrap();
+        let names: Vec<(&str, &str)> = book
+            .rules
+            .iter()
+            .map(|r| (r.id.as_str(), r.name.as_str()))
+            .collect();
+        assert_eq!(names, [("a", kept), ("b", "other")], "{first:?} {second:?}");
+        let at = if kept == "first" { first } else { second };
+        assert_eq!(book.decided_at("a"), at, "{first:?} {second:?}");
+    }
+}
+
+/// A proposal equal to a rule (same conditions, verdict and route) only refreshes its
+/// measurement; one that differs in its route alone is a new rule.
+#[test]
+fn a_proposal_that_differs_only_in_its_route_is_added() {
+    let rule = |id: &str, route: Option<&str>| -> crate::Rule {
+        let mut value = serde_json::json!({"id": id, "name": id, "when": {"rule_id": "S1"}});
+        if let Some(route) = route {
+            value["route"] = serde_json::Value::from(route);
+        }
+        serde_json::from_value(value).unwrap()
+    };
+    let mut book = RuleBook::default();
+    book.rules = vec![rule("a", Some("security"))];
+    let added = book.add_proposals(vec![
+        rule("b", Some("security")),
+        rule("c", Some("generic")),
+        rule("d", None),
+    ]);
+    assert_eq!(added, ["c", "d"]);
+    let ids: Vec<&str> = book.rules.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["a", "c", "d"]);
+    assert!(book.decided_at("c").is_some() && book.decided_at("a").is_none());
+}

@@ -546,10 +546,19 @@ fn an_append_adds_one_line_an_entry_and_returns_the_new_end() {
     assert_eq!(journal.byte_len().unwrap(), end);
     assert_eq!(text.lines().count(), 2);
     assert!(text.ends_with('\n'));
+    assert!(
+        !journal_text(&dir).contains("\n\n"),
+        "no blank line before an append"
+    );
     let end2 = journal
         .append_unsynced(&[submitted("t-00003", real("c"))])
         .unwrap();
     assert_eq!(end2, journal_text(&dir).len() as u64);
+    assert_eq!(journal_text(&dir).lines().count(), 3);
+    assert!(
+        !journal_text(&dir).contains("\n\n"),
+        "no blank line before an append"
+    );
     assert!(end2 > end);
     assert_eq!(
         journal.entry_at(end).unwrap().map(|e| e.event),
@@ -788,4 +797,133 @@ fn recording_appends_applies_and_moves_the_offset_past_the_lines() {
     assert_eq!(state.journal_offset, dir.journal().byte_len().unwrap());
     assert_eq!(state.status, before.status);
     assert_eq!(dir.journal().read_from(0).unwrap().entries.len(), 3);
+}
+
+/// An I/O error other than a missing file is an error (or, for a copy, no copy), never read as
+/// "nothing there": a run folder that is a file, a marker or a copy that is a folder.
+#[test]
+fn io_errors_other_than_a_missing_file_are_not_read_as_nothing() {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("not-a-folder");
+    std::fs::write(&file, "x").unwrap();
+    let journal = RunDir::at(file).journal();
+    assert!(journal.byte_len().is_err());
+    assert!(journal.entry_at(0).is_err());
+    assert!(journal.read_from(0).is_err());
+
+    let (_f, dir) = run_dir();
+    std::fs::create_dir_all(dir.items_dir().join("t-00001.pending").join("x")).unwrap();
+    assert!(dir.committed_without_copy("t-00001").is_err());
+
+    interrupted(&dir, "t-00002", real("a"));
+    std::fs::create_dir_all(dir.items_dir().join("t-00002.json").join("x")).unwrap();
+    assert_eq!(
+        dir.read_result("t-00002", "json"),
+        None,
+        "an unreadable copy"
+    );
+
+    std::fs::write(dir.items_dir().join("vf-00001.json"), "{}").unwrap();
+    std::fs::create_dir_all(dir.items_dir().join("vf-00001.set-aside.json").join("x")).unwrap();
+    assert!(dir.set_aside_answer("vf-00001").is_err());
+
+    // A copy that cannot be read: the journal (a scan) says what counts.
+    dir.commit_result(result("t-00003", real("a")), NOW)
+        .unwrap();
+    std::fs::remove_file(dir.items_dir().join("t-00003.json")).unwrap();
+    std::fs::create_dir_all(dir.items_dir().join("t-00003.json").join("x")).unwrap();
+    assert!(matches!(
+        dir.commit_result(result("t-00003", real("b")), NOW),
+        Err(CommitError::Conflict(_))
+    ));
+}
+
+#[test]
+fn read_result_gives_an_interrupted_submits_text_in_its_copys_form() {
+    let (_f, dir) = run_dir();
+    interrupted(&dir, "plan-g1-1", json!("# Plan"));
+    assert_eq!(
+        dir.read_result("plan-g1-1", "md").as_deref(),
+        Some("# Plan\n")
+    );
+    interrupted(&dir, "t-00001", real("a"));
+    assert_eq!(
+        dir.read_result("t-00001", "json"),
+        Some(serde_json::to_string_pretty(&real("a")).unwrap() + "\n")
+    );
+    assert_eq!(dir.read_result("../x", "json"), None);
+}
+
+/// The item was re-routed, then its second submit died after its line: that line counts, so a
+/// third, different result is refused, and the same one acknowledged.
+#[test]
+fn after_a_reroute_an_interrupted_second_submit_counts() {
+    let (_f, dir) = run_dir();
+    let reroute = json!({"verdict": "unsure", "reroute": "security", "reason": "r"});
+    dir.commit_result(result("t-00001", reroute), NOW).unwrap();
+    interrupted(&dir, "t-00001", real("a"));
+    assert!(matches!(
+        dir.commit_result(result("t-00001", real("b")), NOW),
+        Err(CommitError::Conflict(_))
+    ));
+    assert!(matches!(
+        dir.commit_result(result("t-00001", real("a")), NOW),
+        Ok(Committed::AlreadyRecorded(_))
+    ));
+}
+
+/// The re-route request itself was interrupted (its line, no copy): it is the first result, so
+/// the next, different one counts.
+#[test]
+fn an_interrupted_reroute_request_leaves_the_item_open() {
+    let (_f, dir) = run_dir();
+    let reroute = json!({"verdict": "unsure", "reroute": "security", "reason": "r"});
+    interrupted(&dir, "t-00001", reroute);
+    assert!(matches!(
+        dir.commit_result(result("t-00001", real("a")), NOW),
+        Ok(Committed::Recorded(_))
+    ));
+    assert_eq!(dir.journal().read_from(0).unwrap().entries.len(), 2);
+}
+
+/// Only markdown is compared trimmed: a JSON string keeps its blanks.
+#[test]
+fn a_json_result_is_compared_as_it_is() {
+    let (_f, dir) = run_dir();
+    dir.commit_result(result("t-00001", json!(" x ")), NOW)
+        .unwrap();
+    assert!(matches!(
+        dir.commit_result(result("t-00001", json!(" x ")), NOW),
+        Ok(Committed::AlreadyRecorded(_))
+    ));
+    assert!(matches!(
+        dir.commit_result(result("t-00001", json!("x")), NOW),
+        Err(CommitError::Conflict(_))
+    ));
+}
+
+/// The refusal names the recorded result: a verdict and its root cause, else its JSON.
+#[test]
+fn a_conflict_names_the_recorded_result() {
+    let (_f, dir) = run_dir();
+    dir.commit_result(result("rs-00001", json!({"proposals": 1})), NOW)
+        .unwrap();
+    let refused = dir
+        .commit_result(result("rs-00001", json!({"proposals": 2})), NOW)
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("counts: {\"proposals\":1} ("),
+        "{refused}"
+    );
+    dir.commit_result(result("t-00001", json!({"verdict": "intended"})), NOW)
+        .unwrap();
+    let refused = dir
+        .commit_result(result("t-00001", real("b")), NOW)
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("counts: verdict intended (no root cause) ("),
+        "{refused}"
+    );
 }
