@@ -291,3 +291,96 @@ fn a_folder_changed_a_moment_ago_is_listed_again_so_an_agent_created_in_its_mtim
     ledger.account(&session.run(), &session.main(), &who(&never));
     assert!(ledger.listed_mtime_ns.is_some());
 }
+
+/// Only `agent-<id>.jsonl` files of the sub-agent folder are agent transcripts (the client's
+/// own names); anything else there is never opened.
+#[test]
+fn only_agent_jsonl_files_are_read_as_agent_transcripts() {
+    let session = Session::new(&row("m1", "claude-opus-5-5", 10, 0));
+    for name in [
+        "agent-a1.jsonl",
+        "agent-a2.json",
+        "other-a3.jsonl",
+        "agent-a4.jsonl.tmp",
+        "agent-a5",
+    ] {
+        std::fs::write(
+            session.subagents().join(name),
+            first("self-repair item t-00001 --run r-7") + &row(name, "claude-haiku-5-5", 10, 0),
+        )
+        .unwrap();
+    }
+    let mut ledger = CostLedger::new(PriceTable::default());
+    ledger.account(&session.run(), &session.main(), &who(&never));
+    let open: Vec<&str> = ledger.open.keys().map(String::as_str).collect();
+    assert_eq!(open, ["agent-a1.jsonl"]);
+    assert_eq!(ledger.parts["triage"].agents, 1);
+}
+
+/// `changed` says whether a pass has anything to save: the first pass, a transcript that grew,
+/// a new agent; a pass over a quiet, unchanged session has nothing.
+#[test]
+fn a_pass_is_changed_only_when_it_read_opened_or_closed_something() {
+    let session = Session::new(&row("m1", "claude-opus-5-5", 10, 0));
+    Session::age(&session.subagents(), 10);
+    let mut ledger = CostLedger::new(PriceTable::default());
+    assert!(
+        ledger
+            .account(&session.run(), &session.main(), &who(&never))
+            .changed
+    );
+    let idle = ledger.account(&session.run(), &session.main(), &who(&never));
+    assert!(!idle.changed, "{idle:?}");
+    // A torn line only: the offset does not move.
+    Session::append(&session.main(), "{\"type\":\"assis");
+    let torn = ledger.account(&session.run(), &session.main(), &who(&never));
+    assert!(!torn.changed && torn.records.is_empty(), "{torn:?}");
+    Session::append(&session.main(), "tant\"}\n");
+    assert!(
+        ledger
+            .account(&session.run(), &session.main(), &who(&never))
+            .changed
+    );
+    // A new agent: the folder is listed again, the transcript opened, then read.
+    let agent = session.agent("a1");
+    std::fs::write(&agent, first("self-repair item t-00001 --run r-7")).unwrap();
+    Session::age(&session.subagents(), 5);
+    let opened = ledger.account(&session.run(), &session.main(), &who(&never));
+    assert!(opened.changed && ledger.open.contains_key("agent-a1.jsonl"));
+    assert!(
+        !ledger
+            .account(&session.run(), &session.main(), &who(&never))
+            .changed
+    );
+    Session::append(&agent, &row("a1", "claude-haiku-5-5", 10, 0));
+    assert!(
+        ledger
+            .account(&session.run(), &session.main(), &who(&never))
+            .changed
+    );
+}
+
+/// A saved cursor keeps the last two responses of its transcript, however many were read.
+#[test]
+fn a_saved_cursor_keeps_its_last_two_responses() {
+    let rows: String = (1..=4)
+        .map(|i| row(&format!("m{i}"), "claude-opus-5-5", 10, 0))
+        .collect();
+    let session = Session::new(&rows);
+    let mut ledger = CostLedger::new(PriceTable::default());
+    let accounted = ledger.account(&session.run(), &session.main(), &who(&never));
+    assert_eq!(accounted.records.len(), 1, "one record a model");
+    assert!(ledger.main.as_ref().unwrap().cursor.recent.len() > 2);
+    ledger.save(&session.run(), &accounted).unwrap();
+    let loaded = CostLedger::load(&session.run()).unwrap();
+    let recent: Vec<&str> = loaded
+        .main
+        .as_ref()
+        .unwrap()
+        .cursor
+        .recent
+        .iter()
+        .map(|(message, _, _)| message.as_str())
+        .collect();
+    assert_eq!(recent, ["m3", "m4"]);
+}
