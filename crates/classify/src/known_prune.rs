@@ -159,6 +159,7 @@ impl KnownRegistry {
 #[cfg(test)]
 mod tests {
     use self_repair_engine::Verdict;
+    use self_repair_store::RunKind;
 
     use super::*;
 
@@ -203,5 +204,120 @@ mod tests {
             None,
             "its decision time goes with it"
         );
+    }
+
+    /// A run folder of `kind` created at `created_at`, with `findings.json` listing `seen`
+    /// (`None`: no findings file).
+    fn run(
+        project: &Project,
+        id: &str,
+        created_at: u64,
+        kind: RunKind,
+        seen: Option<&[(&str, &str)]>,
+    ) {
+        let dir = project.create_run_dir(id).unwrap();
+        let manifest = self_repair_store::Manifest {
+            schema_version: 1,
+            run: id.to_owned(),
+            created_at,
+            kind,
+            triage_items: 0,
+        };
+        self_repair_store::write_json(&dir.manifest_path(), &manifest).unwrap();
+        if let Some(seen) = seen {
+            let rows: Vec<serde_json::Value> = seen
+                .iter()
+                .map(|(f, tool)| serde_json::json!({"fingerprint": f, "finding": {"tool": tool}}))
+                .collect();
+            std::fs::write(dir.findings_path(), serde_json::to_string(&rows).unwrap()).unwrap();
+        }
+    }
+
+    /// The window is the N newest triage runs with a findings file (newest first, a tie by
+    /// id), what they saw, and when the oldest of them started.
+    #[test]
+    fn the_window_is_the_newest_triage_runs_that_read_findings() {
+        let root = tempfile::tempdir().unwrap();
+        let project = Project::at(root.path().to_path_buf());
+        run(
+            &project,
+            "r-a",
+            100,
+            RunKind::Triage,
+            Some(&[("old", "ruff")]),
+        );
+        run(
+            &project,
+            "r-b",
+            300,
+            RunKind::Triage,
+            Some(&[("b", "ruff")]),
+        );
+        run(
+            &project,
+            "r-c",
+            200,
+            RunKind::Triage,
+            Some(&[("c", "eslint")]),
+        );
+        run(
+            &project,
+            "r-d",
+            200,
+            RunKind::Triage,
+            Some(&[("d", "ruff")]),
+        );
+        run(
+            &project,
+            "r-repair",
+            400,
+            RunKind::Repair,
+            Some(&[("x", "x")]),
+        );
+        run(&project, "r-empty", 500, RunKind::Triage, None);
+
+        let window = PruneWindow::read(&project, 3).unwrap();
+        assert_eq!(window.runs, ["r-b", "r-d", "r-c"]);
+        assert_eq!(window.since, rfc3339(200));
+        let mut seen: Vec<&str> = window.fingerprints.iter().map(String::as_str).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, ["b", "c", "d"]);
+        let mut tools: Vec<&str> = window.tools.iter().map(String::as_str).collect();
+        tools.sort_unstable();
+        assert_eq!(tools, ["eslint", "ruff"]);
+        assert_eq!(PruneWindow::read(&project, 4).unwrap().runs.len(), 4);
+        assert!(matches!(
+            PruneWindow::read(&project, 5),
+            Err(ClassifyError::TooFewRuns {
+                wanted: 5,
+                found: 4
+            })
+        ));
+        assert!(matches!(
+            PruneWindow::read(&project, 0),
+            Err(ClassifyError::NoRunsToPrune)
+        ));
+
+        // Decided in the second the oldest run started: maybe not there for it, so kept.
+        let mut known = KnownRegistry::default();
+        known.insert_at("at-since".to_owned(), entry("ruff F401 a.py: m"), 200);
+        known.insert_at("before".to_owned(), entry("ruff F401 a.py: m"), 199);
+        let outcome = known.prune(&window);
+        let removed: Vec<&str> = outcome.removed.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(removed, ["before"]);
+        assert_eq!(outcome.kept_younger, 1);
+    }
+
+    #[test]
+    fn a_findings_file_that_does_not_read_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let project = Project::at(root.path().to_path_buf());
+        run(&project, "r-a", 100, RunKind::Triage, Some(&[]));
+        let dir = project.run("r-a").unwrap();
+        std::fs::write(dir.findings_path(), "{not a list").unwrap();
+        assert!(matches!(
+            PruneWindow::read(&project, 1),
+            Err(ClassifyError::BadFile { .. })
+        ));
     }
 }
