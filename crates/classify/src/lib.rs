@@ -3,6 +3,8 @@
 
 mod classifier;
 mod classify_error;
+#[cfg(test)]
+mod classify_tests;
 mod known_baseline;
 mod known_prune;
 mod known_registry;
