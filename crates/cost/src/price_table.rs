@@ -97,6 +97,50 @@ impl PriceTable {
 mod tests {
     use super::*;
 
+    /// Each kind of token at its own rate: input, output, cache reads at a tenth of input,
+    /// 5-minute cache writes at 1.25 times, 1-hour ones at twice.
+    #[test]
+    fn a_response_costs_each_kind_of_token_at_its_rate() {
+        let table = PriceTable::default();
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 2_000_000,
+            cache_read_input_tokens: 10_000_000,
+            cache_write_5m_tokens: 4_000_000,
+            cache_write_1h_tokens: 3_000_000,
+        };
+        // claude-opus-5: $4 in, $20 out a million tokens.
+        let usd = table.cost("claude-opus-5-5", &usage).unwrap();
+        assert!(
+            (usd - (4.0 + 40.0 + 4.0 + 20.0 + 24.0)).abs() < 1e-9,
+            "{usd}"
+        );
+        let one = Usage {
+            output_tokens: 500_000,
+            ..Usage::default()
+        };
+        let usd = table.cost("claude-haiku-5-0", &one).unwrap();
+        assert!((usd - 0.25).abs() < 1e-12, "{usd}");
+        assert_eq!(table.cost("gpt-5", &one), None);
+    }
+
+    /// An override of a built-in prefix replaces its price; a new prefix is added.
+    #[test]
+    fn an_override_replaces_a_built_in_price_in_place() {
+        let cheap = Price {
+            input: 0.5,
+            output: 1.5,
+        };
+        let table = PriceTable::default().with_overrides(&[
+            ("claude-sonnet-5".to_owned(), cheap),
+            ("claude-fable-5".to_owned(), cheap),
+        ]);
+        assert_eq!(table.models.len(), BUILT_IN.len() + 1);
+        assert_eq!(table.price("claude-sonnet-5-1"), Some(cheap));
+        assert_eq!(table.price("claude-opus-5-1").unwrap().input, 4.0);
+        assert_eq!(table.models[0].0, "claude-opus-5");
+    }
+
     #[test]
     fn the_longest_prefix_prices_a_model_and_an_unknown_one_has_no_price() {
         let table = PriceTable::default();
