@@ -192,6 +192,7 @@ mod tests {
             [("seen", "ruff"), ("other", "ruff")],
             100,
         );
+        assert_eq!(window.runs, ["r2", "r1"]);
         let outcome = known.prune(&window);
         let removed: Vec<&str> = outcome.removed.iter().map(|(f, _)| f.as_str()).collect();
         assert_eq!(removed, ["gone", "gone-no-summary"]);

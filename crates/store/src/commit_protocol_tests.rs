@@ -139,6 +139,18 @@ fn a_markdown_result_is_stored_as_text_and_compared_trimmed() {
     );
 }
 
+/// A markdown result found in the journal (its copy missing) compares trimmed too.
+#[test]
+fn an_interrupted_markdown_result_compares_trimmed() {
+    let (_f, dir) = run_dir();
+    interrupted(&dir, "plan-g1-1", json!("# Plan\n\n"));
+    assert!(matches!(
+        dir.commit_result(result("plan-g1-1", json!("# Plan")), NOW),
+        Ok(Committed::AlreadyRecorded(_))
+    ));
+    assert_eq!(read(&dir.items_dir().join("plan-g1-1.md")), "# Plan\n");
+}
+
 #[test]
 fn an_unsafe_item_id_is_refused_before_anything_is_written() {
     let (_f, dir) = run_dir();
@@ -852,6 +864,12 @@ fn read_result_gives_an_interrupted_submits_text_in_its_copys_form() {
         Some(serde_json::to_string_pretty(&real("a")).unwrap() + "\n")
     );
     assert_eq!(dir.read_result("../x", "json"), None);
+    // A JSON string stays JSON in a `.json` copy.
+    interrupted(&dir, "t-00002", json!("x"));
+    assert_eq!(
+        dir.read_result("t-00002", "json").as_deref(),
+        Some("\"x\"\n")
+    );
 }
 
 /// The item was re-routed, then its second submit died after its line: that line counts, so a
