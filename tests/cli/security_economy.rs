@@ -11,13 +11,14 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn measured() -> Value {
+fn measured(mode: &[&str]) -> Value {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new("python3")
         .arg(root.join("scripts/bench/security_eval.py"))
         .arg(crate::harness::binary())
         .arg(root.join("tests/fixtures/eval/owasp-python-0.1"))
         .args(["bandit-1.9.4.json", "expectedresults-0.1.csv"])
+        .args(mode)
         .output()
         .expect("python3 runs (CI installs it; scripts/install-tools.sh needs it too)");
     assert!(
@@ -30,8 +31,10 @@ fn measured() -> Value {
 
 #[test]
 fn a_568_finding_security_corpus_costs_a_lint_corpus_agents_and_closes_no_real_finding() {
-    let run = measured();
+    let run = measured(&[]);
     assert_eq!(run["status"], "complete", "{run}");
+    assert_eq!(run["real_closed"], 0, "{run}");
+    assert_eq!(run["real_decided_in_known"], 0, "{run}");
     assert_eq!(run["findings"], 568);
     let per_1000 = run["agents_per_1000"].as_u64().unwrap();
     let top = run["top_tier_per_1000"].as_u64().unwrap();
@@ -63,4 +66,18 @@ fn a_568_finding_security_corpus_costs_a_lint_corpus_agents_and_closes_no_real_f
         likely / agents <= 1.5 && agents / likely <= 1.5,
         "estimate {likely} against {agents} launched"
     );
+}
+
+/// Issue 40: a first look that answers the schema's other answers on real findings (a third
+/// `duplicate` of another real one, cycles included; a third `unsure` with `reroute:
+/// "generic"`, its re-routed look fooled once; a third `unsure`), every second look honest.
+/// Before the fix it closed six in ten real findings and stored every one in known.json as
+/// decided.
+#[test]
+fn an_adversarial_first_look_closes_no_real_security_finding_and_decides_none_in_known_json() {
+    let run = measured(&["--adversarial"]);
+    assert_eq!(run["status"], "complete", "{run}");
+    assert_eq!(run["real_closed"], 0, "{run}");
+    assert_eq!(run["real_decided_in_known"], 0, "{run}");
+    assert_eq!(run["eval"]["confusion"]["real_closed"], 0, "{run}");
 }

@@ -13,6 +13,13 @@ use crate::{
 pub(crate) fn advance(state: &mut RunState) -> bool {
     let mut changed = false;
     while !matches!(state.phase, Phase::Finalize | Phase::Complete) && phase_done(state) {
+        if state.phase == Phase::Triage && crate::duplicate_chain::resolve(state) {
+            // Duplicates of dismissed findings under the two-look rule get their own second
+            // looks: the phase goes on.
+            state.progress += 1;
+            changed = true;
+            continue;
+        }
         match state.phase {
             Phase::Triage if state.until == Some(Phase::Triage) => {
                 state.phase = Phase::Finalize;

@@ -356,6 +356,7 @@ mod tests {
                 rule: "ruff F401".into(),
                 path: format!("src/m{}.py", i / 3),
                 safe_fix: false,
+                security: false,
             })
             .collect();
         let intake = Intake {

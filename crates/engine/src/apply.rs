@@ -207,7 +207,7 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
                 if let Some(r) = route::route(&new_route) {
                     item.move_to_tier(item.tier.max(r.tier));
                 }
-                item.route = Some(new_route.into());
+                item.set_route(&new_route);
                 item.status = ItemStatus::Pending;
                 item.seen_running = false;
                 state.progress += 1;
@@ -215,6 +215,7 @@ fn apply_submission(state: &mut RunState, id: &str, result: &serde_json::Value) 
             }
             item.verdict = Some(triage.verdict);
             item.root_cause = Some(triage.root_cause.as_str().into());
+            item.set_duplicate_of(triage.duplicate_of.as_deref());
             item.status = ItemStatus::Done;
             verify = Some(triage);
         }

@@ -15,6 +15,9 @@ pub struct RoutedFinding {
     pub path: String,
     /// The analyzer has a safe fix for it (`Finding::has_safe_fix`).
     pub safe_fix: bool,
+    /// Its analyzer tags it security (its default route is `security`): it stays under the
+    /// two-look rule whatever route it was given ([`crate::WorkItem::two_looks`]).
+    pub security: bool,
 }
 
 /// The id of the `n`-th (1-based) triage item: `t-00042`. Written by hand because loading a
@@ -110,6 +113,9 @@ pub fn create_run(
             let mut item = WorkItem::new(ids.get(i + 1), ItemKind::Triage, r.tier);
             item.finding = Some(r.finding);
             item.route = Some(r.route.as_str().into());
+            if r.security && r.route != crate::verification::SECURITY {
+                item.extra_mut().security = true;
+            }
             item
         })
         .collect::<Vec<_>>();

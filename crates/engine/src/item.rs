@@ -360,6 +360,13 @@ pub struct ItemExtra {
     /// a second look on a dismissal such a batch answered: second looks of one rule are
     /// checked together once its first looks are all in (reference/state-machine.md).
     pub rule: Option<String>,
+    /// A triage item answered `duplicate`: the finding it names (issue 40). Kept once the
+    /// chain is resolved, so `status`, the report and SARIF name the target.
+    pub duplicate_of: Option<String>,
+    /// A finding under the security two-look rule whose route is no longer `security` (a
+    /// re-route, or rules.json routing a finding its analyzer tags security): once security,
+    /// always under the rule (issue 40, reference/routes.md).
+    pub security: bool,
 }
 
 impl ItemExtra {
@@ -367,6 +374,8 @@ impl ItemExtra {
         self.depends_on.is_empty()
             && self.inputs.is_empty()
             && self.rule.is_none()
+            && self.duplicate_of.is_none()
+            && !self.security
             && self.last_rejection.is_none()
             && self.errors.is_empty()
     }
@@ -415,6 +424,10 @@ struct WorkItemFile {
     errors: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rule: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    duplicate_of: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    security: bool,
 }
 
 impl From<WorkItemFile> for WorkItem {
@@ -445,6 +458,8 @@ impl From<WorkItemFile> for WorkItem {
             last_rejection: f.last_rejection,
             errors: f.errors,
             rule: f.rule,
+            duplicate_of: f.duplicate_of,
+            security: f.security,
         });
         item
     }
@@ -476,6 +491,8 @@ impl From<WorkItem> for WorkItemFile {
             last_rejection: extra.last_rejection,
             errors: extra.errors,
             rule: extra.rule,
+            duplicate_of: extra.duplicate_of,
+            security: extra.security,
         }
     }
 }
@@ -523,6 +540,42 @@ impl WorkItem {
     /// The rule a batch formed by rule, or a second look of its, stands for.
     pub fn rule(&self) -> Option<&str> {
         self.extra.as_ref()?.rule.as_deref()
+    }
+
+    /// The finding a triage item's `duplicate` answer names.
+    pub fn duplicate_of(&self) -> Option<&str> {
+        self.extra.as_ref()?.duplicate_of.as_deref()
+    }
+
+    /// Whether the finding is under the security two-look rule (issue 40): on the security
+    /// route, or once on it (a re-route away, or tagged security by its analyzer), whatever
+    /// route it is on now. Its dismissals stand only on two independent looks.
+    pub fn two_looks(&self) -> bool {
+        self.route.as_deref() == Some(crate::verification::SECURITY) || self.security_sticky()
+    }
+
+    /// Re-routes the item to `route`. A finding under the two-look rule stays under it: a
+    /// re-route never takes it off (issue 40).
+    pub(crate) fn set_route(&mut self, route: &str) {
+        if self.two_looks() && route != crate::verification::SECURITY {
+            self.extra_mut().security = true;
+        }
+        self.route = Some(route.into());
+    }
+
+    /// Records the finding a `duplicate` answer names (`None`: the answer is not one).
+    pub(crate) fn set_duplicate_of(&mut self, target: Option<&str>) {
+        if target.is_none() && self.duplicate_of().is_none() {
+            return;
+        }
+        let mut extra = self.extra.take().map(|e| *e).unwrap_or_default();
+        extra.duplicate_of = target.map(str::to_owned);
+        self.set_extra(extra);
+    }
+
+    /// Whether the item keeps the security two-look rule off the security route.
+    pub fn security_sticky(&self) -> bool {
+        self.extra.as_ref().is_some_and(|e| e.security)
     }
 
     /// Errors of failed attempts and rejected submissions, newest last.

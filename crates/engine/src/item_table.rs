@@ -67,6 +67,12 @@ struct TriageDetail {
     /// Dispatches beyond the column's cap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dispatches: Option<u32>,
+    /// The finding a `duplicate` answer names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    duplicate_of: Option<String>,
+    /// Under the security two-look rule off the security route ([`WorkItem::two_looks`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    security: bool,
 }
 
 /// The file form of the items, as read.
@@ -209,6 +215,8 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
             && item.resends == 0
             && item.last_rejection().is_none()
             && item.errors().is_empty()
+            && item.duplicate_of().is_none()
+            && !item.security_sticky()
             && item.dispatches <= 35;
         if !plain {
             t.detail.insert(
@@ -222,6 +230,8 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
                     last_rejection: item.last_rejection().map(str::to_owned),
                     errors: item.errors().to_vec(),
                     dispatches: (item.dispatches > 35).then_some(item.dispatches),
+                    duplicate_of: item.duplicate_of().map(str::to_owned),
+                    security: item.security_sticky(),
                 },
             );
         }
@@ -375,6 +385,8 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
         item.set_extra(ItemExtra {
             last_rejection: d.last_rejection,
             errors: d.errors,
+            duplicate_of: d.duplicate_of,
+            security: d.security,
             ..ItemExtra::default()
         });
         if let Some(n) = d.dispatches {

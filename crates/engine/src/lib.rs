@@ -14,6 +14,7 @@ mod decide_stop;
 mod dispatch;
 #[cfg(test)]
 mod doc_tables_tests;
+mod duplicate_chain;
 mod event;
 mod finding;
 mod group_label;
@@ -49,6 +50,9 @@ mod test_support;
 mod tier;
 pub mod timestamp;
 mod triage_batch;
+mod two_looks;
+#[cfg(test)]
+mod two_looks_tests;
 mod verification;
 
 pub use agent_estimate::{KindAgents, agents_ahead, agents_behind, likely, total_agents};
@@ -65,6 +69,7 @@ pub use dispatch::{
     DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL, RELAY_INSTRUCTION, THEN,
     progress_note, relay_reason,
 };
+pub use duplicate_chain::{ChainEnd, chain_end};
 pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};
 pub use finding::{
     AnalyzerFix, Finding, FindingRecord, FixApplicability, FixEdit, Level, Occurrence, Predecided,
@@ -107,6 +112,7 @@ pub use template::{
 };
 pub use tier::Tier;
 pub use triage_batch::{batch_members_held, batch_of};
+pub use two_looks::{Registered, closes, registered};
 pub use verification::{
     VerifyOutcome, VerifyReason, holds_second_looks, needs_verification, settle_verdict,
     triage_id_of_verify, verification_held, verifier_of, verify_id,

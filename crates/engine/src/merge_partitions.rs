@@ -508,6 +508,10 @@ fn renamed_item(item: &WorkItem, id: &str, map: &HashMap<String, String>) -> Wor
         last_rejection: item.last_rejection().map(str::to_owned),
         errors: item.errors().to_vec(),
         rule: item.rule().map(str::to_owned),
+        duplicate_of: item
+            .duplicate_of()
+            .map(|d| map.get(d).cloned().unwrap_or_else(|| d.to_owned())),
+        security: item.security_sticky(),
     });
     out
 }

@@ -200,19 +200,23 @@ pub fn output_schema(input: &ItemInput, routes: &[&str], triage_items: u32) -> S
                 "the finding this verdict is for",
                 Schema::one_of(input.inputs.clone()),
             );
+            // A batch of second looks (`vf-` members) answers as second looks do: no
+            // `duplicate`, no `reroute` (issue 40).
+            let second_looks = input.inputs.iter().all(|m| m.starts_with("vf-"));
+            let entry = if second_looks {
+                verify_object(Some(item))
+            } else {
+                triage_object(Some(item), routes, triage_items, None)
+            };
             Schema::object(vec![Field::required(
                 "verdicts",
                 "one verdict per finding of the batch",
-                Schema::array(
-                    triage_object(Some(item), routes, triage_items, None),
-                    members,
-                    members,
-                )
-                .with_one_entry_each("item", input.inputs.clone()),
+                Schema::array(entry, members, members)
+                    .with_one_entry_each("item", input.inputs.clone()),
             )])
         }
         ItemKind::RuleSurvey => survey_object(routes),
-        ItemKind::Verify => verify_object(),
+        ItemKind::Verify => verify_object(None),
         ItemKind::MergeLabels => {
             let labels = input.inputs.len().max(2);
             Schema::object(vec![Field::required(
@@ -571,20 +575,26 @@ fn evidence_fields() -> [Field; 3] {
 }
 
 /// A verifier's answer: a triage verdict on one finding, without `duplicate_of` or `reroute`
-/// (its question is whether the finding is right, and it answers it on this route).
-fn verify_object() -> Schema {
+/// (its question is whether the finding is right, and it answers it on this route), with
+/// `first` before its fields (a batch entry's `item`).
+fn verify_object(first: Option<Field>) -> Schema {
     Schema::object(
-        [Field::required(
-            "verdict",
-            "real: a defect worth fixing; false_positive: the tool is wrong; intended: correct \
-             as written on purpose; unsure: the evidence does not settle it (explain in reason)",
-            Schema::one_of(["real", "false_positive", "intended", "unsure"]),
-        )]
-        .into_iter()
-        .chain(evidence_fields())
-        .collect(),
+        first
+            .into_iter()
+            .chain([Field::required(
+                "verdict",
+                "real: a defect worth fixing; false_positive: the tool is wrong; intended: \
+                 correct as written on purpose; unsure: the evidence does not settle it \
+                 (explain in reason)",
+                Schema::one_of(SECOND_LOOK_VERDICTS),
+            )])
+            .chain(evidence_fields())
+            .collect(),
     )
 }
+
+/// What a second look may answer: never `duplicate` (issue 40).
+const SECOND_LOOK_VERDICTS: [&str; 4] = ["real", "false_positive", "intended", "unsure"];
 
 /// Validates raw submitted text for an item and returns the parsed submission with its
 /// canonical JSON form (what the journal stores and what idempotency compares).

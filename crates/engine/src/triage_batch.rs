@@ -163,12 +163,13 @@ pub(crate) fn decide_members(state: &mut RunState, batch: usize, result: &Triage
             member.reroutes += 1;
             let route_tier = crate::route::route(new_route).map_or(tier, |r| r.tier);
             member.move_to_tier(tier.max(route_tier));
-            member.route = Some(new_route.as_str().into());
+            member.set_route(new_route);
             member.status = ItemStatus::Pending;
             continue;
         }
         member.verdict = Some(triage.verdict);
         member.root_cause = Some(triage.root_cause.as_str().into());
+        member.set_duplicate_of(triage.duplicate_of.as_deref());
         member.status = ItemStatus::Done;
         if crate::verification::request(state, index, triage)
             && let Some(verifier) = state.items.last_mut()

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::{ItemKind, ItemStatus, RunState, Tier, TriageResult, Verdict, WorkItem};
 
 /// The route whose dismissals always get a second opinion.
-const SECURITY: &str = "security";
+pub(crate) const SECURITY: &str = "security";
 
 /// Why a verdict gets a second agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -68,7 +68,9 @@ fn is_dismissal(verdict: Verdict) -> bool {
 }
 
 /// Whether a triage answer needs a second agent before it stands. `None` for an answer that
-/// asks for a re-route (the re-routed investigation answers instead).
+/// asks for a re-route (the re-routed investigation answers instead). A `duplicate` on the
+/// security route is a dismissal too (issue 40): its second look is asked for once its chain
+/// resolves to a dismissed finding ([`crate::duplicate_chain`]), never at the answer.
 pub fn needs_verification(
     verify_below: f64,
     route: Option<&str>,
@@ -79,7 +81,9 @@ pub fn needs_verification(
     }
     match result.verdict {
         Verdict::Unsure => Some(VerifyReason::Unsure),
-        v if is_dismissal(v) && route == Some(SECURITY) => Some(VerifyReason::SecurityDismissal),
+        v if (is_dismissal(v) || v == Verdict::Duplicate) && route == Some(SECURITY) => {
+            Some(VerifyReason::SecurityDismissal)
+        }
         v if is_dismissal(v) && result.confidence.is_some_and(|c| c < verify_below) => {
             Some(VerifyReason::LowConfidence)
         }
@@ -87,7 +91,11 @@ pub fn needs_verification(
     }
 }
 
-/// The verdict that stands after the second answer, and how it was reached.
+/// The verdict that stands after the second answer, and how it was reached. A first
+/// `duplicate` (its chain ended on a dismissed finding) is a dismissal; a second look's
+/// `duplicate` is not one (second looks are not offered it: an older journal may hold one).
+/// Under the two-look rule, `unsure` then a dismissal decides nothing yet: [`record_answer`]
+/// sends the dismissal to one more blind look before this settles it.
 pub fn settle_verdict(first: Verdict, second: Verdict) -> (Verdict, VerifyOutcome) {
     if first == Verdict::Unsure {
         return (second, VerifyOutcome::Decided);
@@ -122,11 +130,30 @@ fn one_up(tier: Tier) -> Tier {
 /// second agent, keeps the verdict as the first one, holds the item pending and creates its
 /// `vf-` item. Returns whether it did. Never a second time for the same item.
 pub(crate) fn request(state: &mut RunState, index: usize, result: &TriageResult) -> bool {
+    if result.verdict == Verdict::Duplicate {
+        // Its chain decides first (at the end of triage): a duplicate of a real finding is real.
+        return false;
+    }
     let item = &state.items[index];
-    let Some(reason) = needs_verification(state.config.verify_below, item.route.as_deref(), result)
-    else {
+    let route = if item.two_looks() {
+        Some(SECURITY)
+    } else {
+        item.route.as_deref()
+    };
+    let Some(reason) = needs_verification(state.config.verify_below, route, result) else {
         return false;
     };
+    request_for(state, index, reason)
+}
+
+/// A duplicate under the two-look rule whose chain ends on a dismissed finding: its own blind
+/// second look (issue 40). Returns whether it asked for one.
+pub(crate) fn request_for_duplicate(state: &mut RunState, index: usize) -> bool {
+    request_for(state, index, VerifyReason::SecurityDismissal)
+}
+
+fn request_for(state: &mut RunState, index: usize, reason: VerifyReason) -> bool {
+    let item = &state.items[index];
     let id = verify_id(&item.id);
     if state.index_of(&id).is_some() {
         return false;
@@ -141,7 +168,13 @@ pub(crate) fn request(state: &mut RunState, index: usize, result: &TriageResult)
     // is set aside.
     verify.verdict = item.verdict;
     verify.root_cause.clone_from(&item.root_cause);
-    verify.route.clone_from(&item.route);
+    verify.route = if item.two_looks() {
+        // Whatever route it ended on, its second look is the security one: blind, at
+        // `tiers.verify` (issue 40).
+        Some(SECURITY.into())
+    } else {
+        item.route.clone()
+    };
     verify.finding = item.finding;
     verify.extra_mut().inputs = vec![item.id.to_string()];
     let item = &mut state.items[index];
@@ -155,7 +188,8 @@ pub(crate) fn request(state: &mut RunState, index: usize, result: &TriageResult)
 /// is done. Returns false when the answer is set aside instead: the verifier's launch is known
 /// to have run below the tier it was dispatched at (the `Agent` call dropped `model`), and a
 /// second look must be at least as strong as its dispatch (issue 24). It goes out again at its
-/// tier once, the block insisting on the model; set aside again, it ends unconfirmed.
+/// tier once, the block insisting on the model; set aside again, it ends unconfirmed. False
+/// too when the answer sends the verifier out once more ([`look_again`]).
 pub(crate) fn record_answer(state: &mut RunState, index: usize, result: &TriageResult) -> bool {
     let verifier = &mut state.items[index];
     if let Some(ran) = verifier.ran.filter(|ran| *ran < verifier.tier) {
@@ -171,11 +205,39 @@ pub(crate) fn record_answer(state: &mut RunState, index: usize, result: &TriageR
         return true;
     };
     let first = stashed.or(item.verdict).unwrap_or(Verdict::Unsure);
+    if first == Verdict::Unsure && is_dismissal(result.verdict) && item.two_looks() {
+        look_again(state, index, result);
+        return false;
+    }
+    let Some(item) = state.item_mut(&target) else {
+        return true;
+    };
     let (verdict, _) = settle_verdict(first, result.verdict);
     item.verdict = Some(verdict);
     item.root_cause = Some(result.root_cause.as_str().into());
     item.status = ItemStatus::Done;
     true
+}
+
+/// Under the two-look rule, a second look dismissed a finding whose first look was `unsure`:
+/// one dismissal, not two (issue 40). The dismissal becomes the answer the verifier checks,
+/// and the verifier goes out once more, blind and at `tiers.verify`, its finding still held:
+/// the next answer settles it as any security dismissal ([`settle_verdict`]). At most once per
+/// finding (its stash is a dismissal from then on); this launch takes the place of the
+/// re-route a second look never asks, so [`crate::MAX_LAUNCHES_PER_ITEM`] holds.
+fn look_again(state: &mut RunState, index: usize, result: &TriageResult) {
+    let tier = state.config.tiers.verify;
+    let verifier = &mut state.items[index];
+    verifier.verdict = Some(result.verdict);
+    verifier.root_cause = Some(result.root_cause.as_str().into());
+    verifier.status = ItemStatus::Pending;
+    verifier.seen_running = false;
+    verifier.lease = None;
+    let at = verifier.tier.max(tier);
+    verifier.move_to_tier(at);
+    verifier.ran = None;
+    // An answer: the run moved.
+    state.progress += 1;
 }
 
 /// A verifier whose answer does not count. The first time, it is pending again at its own
@@ -302,7 +364,9 @@ pub(crate) fn batchable(item: &WorkItem) -> bool {
     item.kind == ItemKind::Verify
         && item.status == ItemStatus::Pending
         && item.route.as_deref() == Some(SECURITY)
-        && item.verdict.is_some_and(is_dismissal)
+        && item
+            .verdict
+            .is_some_and(|v| is_dismissal(v) || v == Verdict::Duplicate)
         && item.attempts == 0
         && item.dispatches == 0
         && item.resends == 0

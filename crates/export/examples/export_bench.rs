@@ -135,6 +135,7 @@ fn report(records: &[FindingRecord]) -> RunReport {
             config_change: None,
             ran_model: Some("haiku".to_owned()),
             rerouted_from: None,
+            duplicate_of: None,
             verification: None,
         })
         .collect();

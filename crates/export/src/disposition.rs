@@ -43,6 +43,9 @@ impl Disposition {
         if let Some(item) = &outcome.item {
             properties.insert("item".into(), json!(item));
         }
+        if let Some(target) = &outcome.duplicate_of {
+            properties.insert("duplicateOf".into(), json!(target));
+        }
         if let Some(group) = &outcome.group {
             properties.insert("group".into(), json!(group));
             if let Some(task) = tasks.get(group.as_str()) {

@@ -102,6 +102,7 @@ pub(crate) fn report(
             config_change: None,
             ran_model: d.model.map(str::to_owned),
             rerouted_from: None,
+            duplicate_of: None,
             verification: None,
         })
         .collect();

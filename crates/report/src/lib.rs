@@ -26,6 +26,7 @@ pub use run_comparison::{
 pub use run_cost::{CostLine, RunCost};
 pub use run_report::{
     FindingOutcome, GroupOutcome, PhaseCost, QuarantinedItem, REPORT_SCHEMA_VERSION, RunReport,
+    verdict_text,
 };
 pub use suppression::Suppression;
 pub use verification_chain::{Opinion, Verification};

@@ -63,6 +63,11 @@ pub struct FindingOutcome {
     /// `verdict` is then the re-routed agent's answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rerouted_from: Option<TriageResult>,
+    /// The finding its first look named as the one it duplicates (issue 40): `verdict` is
+    /// `duplicate` when that one ended dismissed, else what the chain settled (`real` for a
+    /// duplicate of a real finding, a cycle, a missing target or one on another route).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
     /// When the verdict needed a second agent (a low-confidence or security dismissal, an
     /// `unsure`): both answers, why, and what stood.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,7 +201,19 @@ impl RunReport {
                         ),
                         (None, None, Some(r)) => (
                             "agent".to_owned(),
-                            Some(r.verdict.as_str().to_owned()),
+                            // The run's settled verdict (a duplicate's chain, a second look),
+                            // else the answer's.
+                            Some(
+                                record
+                                    .item
+                                    .as_deref()
+                                    .and_then(|id| state.item(id))
+                                    .filter(|i| i.status == ItemStatus::Done)
+                                    .and_then(|i| i.verdict)
+                                    .unwrap_or(r.verdict)
+                                    .as_str()
+                                    .to_owned(),
+                            ),
                             Some(r.root_cause.clone()),
                             Some(r.reason.clone()),
                         ),
@@ -253,6 +270,11 @@ impl RunReport {
                     config_change: survey
                         .and_then(|(_, s)| s.answer.as_ref()?.config_change.clone()),
                     rerouted_from: None,
+                    duplicate_of: record
+                        .item
+                        .as_deref()
+                        .and_then(|id| state.item(id)?.duplicate_of())
+                        .map(str::to_owned),
                     verification: None,
                     ran_model: record
                         .item
@@ -591,7 +613,7 @@ impl RunReport {
                 f.tool,
                 cell(&f.rule_id),
                 cell(&location),
-                f.verdict.as_deref().unwrap_or("-"),
+                verdict_text(f.verdict.as_deref(), f.duplicate_of.as_deref(), "-"),
                 f.decided_by,
                 f.group.as_deref().unwrap_or("-")
             ));
@@ -752,6 +774,19 @@ fn priority_rank(priority: Option<&str>) -> u8 {
 /// The longest run of backticks in `text` (a fence must be longer).
 fn longest_backticks(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// A verdict as `status --findings` and report.md show it (`none` without one): a duplicate
+/// names the finding it duplicates, and a finding answered `duplicate` whose chain settled
+/// otherwise says so (`real (answered duplicate of t-00003)`).
+#[must_use]
+pub fn verdict_text(verdict: Option<&str>, duplicate_of: Option<&str>, none: &str) -> String {
+    match (verdict, duplicate_of) {
+        (Some("duplicate"), Some(target)) => format!("duplicate of {target}"),
+        (Some(verdict), Some(target)) => format!("{verdict} (answered duplicate of {target})"),
+        (Some(verdict), None) => verdict.to_owned(),
+        (None, _) => none.to_owned(),
+    }
 }
 
 /// Text safe inside a markdown table cell.

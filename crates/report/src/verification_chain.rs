@@ -69,7 +69,10 @@ impl Verification {
             why,
             first: opinion(first_by, model_of(state.item(first_by)), first),
             second: second.map(|s| opinion(&verifier.id, model_of(Some(verifier)), s)),
-            outcome: second.map(|s| settle_verdict(first.verdict, s.verdict).1),
+            // The answer the last look checked: the first, or (under the two-look rule, after
+            // `unsure`) the second look's dismissal that went out once more.
+            outcome: second
+                .map(|s| settle_verdict(verifier.verdict.unwrap_or(first.verdict), s.verdict).1),
             status: verifier.status.as_str().to_owned(),
         }
     }

@@ -558,6 +558,9 @@ fn route_records(
             rule: format!("{} {}", record.finding.tool, record.finding.rule_id),
             path: record.finding.path.clone(),
             safe_fix: record.finding.has_safe_fix(),
+            // Tagged security by its analyzer: under the two-look rule whatever route
+            // rules.json gave it (issue 40).
+            security: default_route(&record.finding).name == "security",
         });
         record.item = Some(triage_id(routed.len()));
         match route_counts.iter_mut().find(|(r, _)| r == route.name) {

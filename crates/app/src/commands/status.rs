@@ -193,6 +193,9 @@ pub struct FindingLine {
     pub spot_checks: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
+    /// The finding its first look named as the one it duplicates (issue 40).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
     pub reason: String,
     /// The model tier its agent's latest launch really ran at, when the transcript showed it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -248,6 +251,11 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 survey: survey.map(|s| s.id.clone()),
                 spot_checks: survey.map(|s| s.spot_checks.clone()).unwrap_or_default(),
                 verdict,
+                duplicate_of: record
+                    .item
+                    .as_deref()
+                    .and_then(|id| state.item(id)?.duplicate_of())
+                    .map(str::to_owned),
                 reason,
                 ran_model: record
                     .item
@@ -345,7 +353,11 @@ pub fn render_findings(lines: &[FindingLine]) -> String {
             l.location,
             l.rule,
             by,
-            l.verdict.as_deref().unwrap_or("undecided"),
+            self_repair_report::verdict_text(
+                l.verdict.as_deref(),
+                l.duplicate_of.as_deref(),
+                "undecided"
+            ),
             l.reason.split_whitespace().collect::<Vec<_>>().join(" ")
         ));
         if let Some(chain) = &l.verification {

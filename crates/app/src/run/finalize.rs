@@ -9,8 +9,8 @@ use self_repair_classify::{
     measure,
 };
 use self_repair_engine::{
-    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, SurveyRecord,
-    TaskDraft, TriageResult, Verdict, VerifyOutcome,
+    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, Registered, RunState, StableHash,
+    SurveyRecord, TaskDraft, TriageResult, Verdict, registered,
 };
 use self_repair_report::{
     AnalyzerFixTask, Backlog, RunComparison, RunFindings, RunReport, SincePrevious, TaskToWrite,
@@ -375,12 +375,6 @@ fn remember_verdicts(
     decided: &[(&str, &FindingRecord, Verdict)],
     now: u64,
 ) -> Result<(), AppError> {
-    let on_security_route = |item: &str| {
-        state
-            .item(item)
-            .and_then(|i| i.route.as_deref())
-            .is_some_and(|r| r == "security")
-    };
     let survey_of = self_repair_engine::survey_of(state);
     // The answers that stood: a verified finding's is its second agent's.
     let mut answers: HashMap<String, TriageResult> = decided
@@ -394,20 +388,22 @@ fn remember_verdicts(
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let mut changed = false;
     for (item, record, verdict) in decided {
-        if *verdict == Verdict::Unsure {
-            continue;
-        }
         let result = answers.get(*item);
         let chain = chains.get(*item);
         // Two agents that disagreed on a dismissal: the finding stays real in this run, and a
-        // person settles it for the next ones.
-        let disputed = chain.is_some_and(|c| c.outcome == Some(VerifyOutcome::KeptReal));
+        // person settles it for the next ones. A closing verdict under the security two-look
+        // rule is a proposal too; an `unsure`, or a duplicate whose chain does not end
+        // dismissed, goes in not at all (issue 40).
+        let proposed = match registered(state, item, chain.and_then(|c| c.outcome)) {
+            Registered::Skip => continue,
+            Registered::Decided => false,
+            Registered::Proposed => true,
+        };
         let reason = match result {
             Some(r) => r.reason.clone(),
             None => survey_reason(survey_of.get(item).copied()),
         };
         let f = &record.finding;
-        let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);
         let code = crate::prompts::decided_code::decided_code(root, &f.path, f.line);
         // The tier the transcript showed running, else the one it was dispatched at; a finding
         // its rule's survey decided was decided by the survey's agent.
@@ -426,7 +422,7 @@ fn remember_verdicts(
                 reason,
                 source: state.run.clone(),
                 summary: self_repair_classify::summary(f),
-                proposed: (dismissal && on_security_route(item)) || disputed,
+                proposed,
                 item: Some((*item).to_owned()),
                 model: ran,
                 confidence: result.and_then(|r| r.confidence),

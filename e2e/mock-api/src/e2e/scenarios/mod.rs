@@ -27,6 +27,7 @@ mod repair_check;
 mod scale_corpus;
 mod scenario_context;
 mod security_second_looks;
+mod security_two_looks;
 mod shop_triage;
 mod verified;
 mod wheel_installed;
@@ -40,7 +41,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 49] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 50] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -92,6 +93,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 49] = [
     ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
     ("security-second-looks", security_second_looks::run),
+    ("security-two-looks", security_two_looks::run),
     ("eval-drive", eval_drive::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),
@@ -115,7 +117,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 49] = [
 /// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, the
 /// fix loop, the interactive UI in manual mode, and a main session that drops `model` from
 /// every launch (issue 32: the bound on a second look set aside).
-pub const OLDEST_CLIENT_SUBSET: [&str; 9] = [
+pub const OLDEST_CLIENT_SUBSET: [&str; 10] = [
     "full-pipeline-background",
     "full-pipeline-foreground",
     "full-pipeline-background-install",
@@ -125,6 +127,7 @@ pub const OLDEST_CLIENT_SUBSET: [&str; 9] = [
     "fix-loop-verified",
     "interactive-manual",
     "habit-drop-model-always",
+    "security-two-looks",
 ];
 
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed
