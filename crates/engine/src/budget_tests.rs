@@ -22,6 +22,7 @@ fn run(findings: u32, budget_usd: Option<f64>, max_agents: Option<u32>) -> RunSt
             rule: "ruff F401".into(),
             path: format!("src/m{i}.py"),
             safe_fix: false,
+            severe: false,
         })
         .collect();
     let intake = Intake {

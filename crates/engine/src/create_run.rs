@@ -15,6 +15,9 @@ pub struct RoutedFinding {
     pub path: String,
     /// The analyzer has a safe fix for it (`Finding::has_safe_fix`).
     pub safe_fix: bool,
+    /// The analyzer rates it at its top level (`error`: Bandit's HIGH severity); a security
+    /// group's plan depth weighs it (`PlanDepth::of`).
+    pub severe: bool,
 }
 
 /// The id of the `n`-th (1-based) triage item: `t-00042`. Written by hand because loading a
@@ -119,6 +122,11 @@ pub fn create_run(
     state.safe_fixes = routed
         .iter()
         .filter(|r| r.safe_fix)
+        .map(|r| r.finding)
+        .collect();
+    state.severe = routed
+        .iter()
+        .filter(|r| r.severe)
         .map(|r| r.finding)
         .collect();
     let surveyed = crate::rule_survey::form_surveys(&mut state, routed);

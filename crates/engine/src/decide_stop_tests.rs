@@ -16,6 +16,7 @@ fn run(findings: u32) -> RunState {
             rule: "ruff F401".into(),
             path: format!("src/m{i}.py"),
             safe_fix: false,
+            severe: false,
         })
         .collect();
     let intake = Intake {

@@ -373,6 +373,19 @@ pub fn merge_partitions(
         })
         .collect();
     safe_fixes.sort_unstable();
+    let mut severe: Vec<u32> = shares
+        .iter()
+        .enumerate()
+        .flat_map(|(s, share)| {
+            let map = &finding_of[s];
+            share
+                .state
+                .severe
+                .iter()
+                .filter_map(|f| map.get(f).copied())
+        })
+        .collect();
+    severe.sort_unstable();
     let sum = |count: fn(&Intake) -> u32| shares.iter().map(|s| count(&s.state.intake)).sum();
     let intake = Intake {
         findings: first.intake.findings,
@@ -423,6 +436,7 @@ pub fn merge_partitions(
     state.triage_items = triage_items;
     state.surveys = surveys;
     state.safe_fixes = safe_fixes;
+    state.severe = severe;
     state.merged_from = merged_from;
     advance(&mut state);
     MergedRun {

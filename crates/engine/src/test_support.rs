@@ -89,6 +89,7 @@ fn routed(finding: u32, route: &str, rule: &str, path: &str, safe_fix: bool) -> 
             Tier::Haiku
         },
         safe_fix,
+        severe: false,
         rule: rule.into(),
         path: path.into(),
     }

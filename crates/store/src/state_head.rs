@@ -84,6 +84,7 @@ mod tests {
                 rule: "ruff F401".into(),
                 path: format!("src/m{i}.py"),
                 safe_fix: false,
+                severe: false,
             })
             .collect();
         let intake = Intake {

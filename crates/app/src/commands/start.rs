@@ -551,6 +551,12 @@ fn route_records(
             })?,
             Classified::Default => default_route(&record.finding),
         };
+        if let Some(decided) = out_of_scope_test_code(config, route.name, &record.finding.path) {
+            // The test_paths rule, applied in code: no agent looks (reference/routes.md).
+            by_rules += 1;
+            record.predecided = Some(decided);
+            continue;
+        }
         routed.push(RoutedFinding {
             finding: index as u32,
             route: route.name.to_owned(),
@@ -558,6 +564,7 @@ fn route_records(
             rule: format!("{} {}", record.finding.tool, record.finding.rule_id),
             path: record.finding.path.clone(),
             safe_fix: record.finding.has_safe_fix(),
+            severe: record.finding.level == self_repair_engine::Level::Error,
         });
         record.item = Some(triage_id(routed.len()));
         match route_counts.iter_mut().find(|(r, _)| r == route.name) {
@@ -571,6 +578,29 @@ fn route_records(
         by_known,
         by_rules,
         stale_known,
+    })
+}
+
+/// A security finding in a file `test_paths` names, while `security_in_scope` leaves tests out:
+/// `intended`, out of scope, decided by the rule ("test_paths"), never by an agent's reading of
+/// the path. Any other finding: `None`.
+fn out_of_scope_test_code(
+    config: &self_repair_engine::Config,
+    route: &str,
+    path: &str,
+) -> Option<self_repair_engine::Predecided> {
+    if route != "security"
+        || config
+            .security_in_scope
+            .contains(&self_repair_engine::SecurityScope::Tests)
+    {
+        return None;
+    }
+    let pattern = self_repair_engine::test_code_pattern(&config.test_paths, path)?;
+    Some(self_repair_engine::Predecided {
+        verdict: self_repair_engine::Verdict::Intended,
+        by: "test_paths".to_owned(),
+        reason: format!("out of scope: test code (`{path}` matches `{pattern}` of test_paths)"),
     })
 }
 
