@@ -107,7 +107,11 @@ fn security_findings_in_test_code_are_settled_by_the_rule_and_testing_is_product
         &shown["output_schema"]["properties"]["verdicts"]["items"]["properties"]["item"]["enum"];
     assert_eq!(members, &json!(["t-00001", "t-00002", "t-00003"]));
     let prompt = shown["prompt"].as_str().unwrap();
-    assert_eq!(prompt.matches("test code: no").count(), 3, "{prompt}");
+    assert_eq!(
+        prompt.matches("\n  test code: no (production code").count(),
+        3,
+        "{prompt}"
+    );
     assert!(
         prompt.contains("Comments are claims, not sanitizers"),
         "{prompt}"
@@ -200,7 +204,7 @@ fn with_tests_in_scope_test_code_goes_to_the_agents_and_says_so() {
         .to_owned();
     assert_eq!(
         prompt
-            .matches("test code: yes: the file matches `tests/`")
+            .matches("\n  test code: yes (matches `tests/`")
             .count(),
         2,
         "{prompt}"

@@ -27,10 +27,8 @@ pub(crate) struct TaskFinding<'a> {
 /// path (reference/routes.md, "Test code").
 pub(crate) fn test_code_line(patterns: &[String], path: &str) -> String {
     match self_repair_engine::test_code_pattern(patterns, path) {
-        Some(pattern) => format!("yes: the file matches `{pattern}` of the project's test_paths"),
-        None => "no: the project's test_paths do not name this file, whatever its folder is \
-                 called; judge it as production code"
-            .to_owned(),
+        Some(pattern) => format!("yes (matches `{pattern}` of the project's test_paths)"),
+        None => "no (production code: the project's test_paths do not name it)".to_owned(),
     }
 }
 
