@@ -582,7 +582,7 @@ fn route_records(
 }
 
 /// A security finding in a file `test_paths` names, while `security_in_scope` leaves tests out:
-/// `intended`, out of scope, decided by the rule ("test_paths"), never by an agent's reading of
+/// `intended`, out of scope, decided by the rule (`test_paths`), never by an agent's reading of
 /// the path. Any other finding: `None`.
 fn out_of_scope_test_code(
     config: &self_repair_engine::Config,
