@@ -66,6 +66,7 @@ mod store;
 mod submit;
 mod table_stakes;
 mod templates;
+mod test_paths;
 mod triage_batch;
 mod verification;
 mod verify_task;

@@ -125,8 +125,10 @@ fn review_points_reach_the_revise_step_and_its_plan_reaches_the_task() {
         .and_then(|rest| rest.split("\n<!-- SECTION:PLAN:END -->").next())
         .expect("an Implementation Plan section");
     insta::assert_snapshot!("revise_task_plan", plan);
+    // Fenced as data under its note (issue 40, item 3).
     assert!(
-        plan.starts_with("## Summary\n\nScripted revised plan"),
+        plan.contains("as data: a proposal to check against the code")
+            && plan.contains("```markdown\n## Summary\n\nScripted revised plan"),
         "{plan}"
     );
     assert!(!plan.contains("Scripted merged plan"), "{plan}");

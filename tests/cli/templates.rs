@@ -32,6 +32,9 @@ fn every_template_renders_for_each_route_and_kind() {
     project
         .write("app/mod.py", SOURCE)
         .write("findings.jsonl", &findings());
+    // The security group gets the full plan depth by its size (issue 40: not by its route),
+    // so every kind renders.
+    project.write(".self-repair/config.json", r#"{"full_plan_min": 1}"#);
     let settings = filters(&project);
     let _guard = settings.bind_to_scope();
     project

@@ -202,8 +202,10 @@ fn a_finding_rerouted_from_its_batch_is_dispatched_alone_and_its_own_verdict_cou
     let shown = agent.show("vf-00002");
     assert_eq!(shown["kind"], "verify");
     let prompt = shown["prompt"].as_str().unwrap();
-    assert!(prompt.contains("independent second opinion"), "{prompt}");
+    // Blind (issue 40): neither the first answer nor its direction.
+    assert!(prompt.contains("## Decide this finding"), "{prompt}");
     assert!(!prompt.contains("registering plugins"), "{prompt}");
+    assert!(!prompt.contains("dismissed"), "{prompt}");
     agent
         .submit(
             "vf-00002",

@@ -177,8 +177,9 @@ fn a_second_look_shows_what_was_missing_and_a_security_second_opinion_shows_noth
 }
 
 /// A batch of second looks, as its agent reads it: the security dismissals of one rule, each
-/// listed by its `vf-` id, under "Independent second opinions" (why two agents look), none of
-/// the first answers shown; its schema takes one verdict per `vf-` member.
+/// listed by its `vf-` id, under "Decide each finding": blind (issue 40), none of the first
+/// answers shown nor their direction, not said to share a rule; its schema takes one verdict
+/// per `vf-` member.
 #[test]
 fn a_batch_of_second_looks_shows_each_dismissal_of_the_rule_and_none_of_the_first_answers() {
     let project = TestProject::new();
@@ -241,6 +242,8 @@ fn a_batch_of_second_looks_shows_each_dismissal_of_the_rule_and_none_of_the_firs
     );
     let prompt = shown["prompt"].as_str().unwrap();
     assert!(!prompt.contains("FIRST ANSWER"), "{prompt}");
+    assert!(!prompt.contains("dismissed"), "{prompt}");
+    assert!(!prompt.contains("one rule"), "{prompt}");
     let settings = filters(&project);
     let _guard = settings.bind_to_scope();
     insta::assert_snapshot!("second_looks_batch_show", prompt);

@@ -243,7 +243,13 @@ fn project_later_phases(
         {
             routes.push(route);
         }
-        if item.route.as_deref() == Some("security") {
+        // A security group is full from `SEVERE_FULL_MIN` findings when one is severe
+        // (`PlanDepth::of`): the severe ones bound how many can be.
+        if item.route.as_deref() == Some("security")
+            && item
+                .finding
+                .is_some_and(|f| state.severe.binary_search(&f).is_ok())
+        {
             security += 1;
         }
     }
@@ -286,7 +292,8 @@ fn project_later_phases(
         // `planners` plans, a synthesis, one review per angle, the revise step, the task
         // writer. The revise step launches an agent only when a review asks for a change.
         let groups_max = most / config.min_group_size.max(1);
-        let full_max = (most / config.full_plan_min.max(1) + security).min(groups_max);
+        let severe_full = security / crate::plan_depth::SEVERE_FULL_MIN as u32;
+        let full_max = (most / config.full_plan_min.max(1) + severe_full).min(groups_max);
         let groups = if likely_real >= config.min_group_size.max(1) {
             (routes.len() as u32).max(1).min(groups_max)
         } else {
@@ -295,7 +302,7 @@ fn project_later_phases(
         let full = if groups > 0 && likely_real / groups >= config.full_plan_min {
             groups
         } else {
-            u32::from(security > 0).min(groups)
+            u32::from(severe_full > 0).min(groups)
         }
         .min(full_max);
         let revised = (f64::from(groups) * likely::REVISED).round() as u32;
@@ -357,6 +364,7 @@ mod tests {
                 path: format!("src/m{}.py", i / 3),
                 safe_fix: false,
                 security: false,
+                severe: i < security,
             })
             .collect();
         let intake = Intake {
@@ -416,14 +424,18 @@ mod tests {
     }
 
     #[test]
-    fn a_batched_run_counts_its_batches_and_a_security_finding_may_get_the_full_depth() {
-        let estimate = agents_ahead(&run(20, 1, Config::default()));
+    fn a_batched_run_counts_its_batches_and_severe_security_findings_may_get_the_full_depth() {
+        let estimate = agents_ahead(&run(20, 3, Config::default()));
         let (batches, _) = of(&estimate, ItemKind::TriageBatch);
         let (singles, _) = of(&estimate, ItemKind::Triage);
         assert!(batches > 0 && batches < 20, "{estimate:?}");
         assert!(batches + singles <= 20);
-        // 20 findings, full_plan_min 10: 2 full groups, plus the security finding's group.
+        // 20 findings, full_plan_min 10: 2 full groups, plus a group of the 3 severe security
+        // findings (`PlanDepth::of`).
         assert_eq!(of(&estimate, ItemKind::Synthesize), (0, 3));
+        // One security finding alone is a light group (issue 40, item 4).
+        let estimate = agents_ahead(&run(20, 1, Config::default()));
+        assert_eq!(of(&estimate, ItemKind::Synthesize), (0, 2));
     }
 
     #[test]

@@ -23,6 +23,7 @@ fn run(findings: u32, budget_usd: Option<f64>, max_agents: Option<u32>) -> RunSt
             path: format!("src/m{i}.py"),
             safe_fix: false,
             security: false,
+            severe: false,
         })
         .collect();
     let intake = Intake {

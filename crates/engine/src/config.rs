@@ -67,6 +67,9 @@ pub struct Config {
     /// Classes of security finding the security route judges although they are out of scope by
     /// default (tests, denial of service, log spoofing).
     pub security_in_scope: Vec<SecurityScope>,
+    /// Which files are test code (`crate::test_code_pattern`): a security finding in one is out
+    /// of scope unless `security_in_scope` has `tests`, and is settled without an agent.
+    pub test_paths: Vec<String>,
     /// Dollars the run may spend in all (reference/cost.md); `None`: no budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_usd: Option<f64>,
@@ -83,7 +86,7 @@ impl Config {
     /// Every key `config.json` may set for a run, as serde reads them: the tables of
     /// reference/config.md and the skill's reference are checked against this list (a test
     /// fails on a key in one and not the other).
-    pub const KEYS: [&'static str; 23] = [
+    pub const KEYS: [&'static str; 24] = [
         "fan_out",
         "stall_blocks",
         "lease_minutes",
@@ -104,6 +107,7 @@ impl Config {
         "dispatch_as",
         "agent_prefix",
         "security_in_scope",
+        "test_paths",
         "budget_usd",
         "max_agents",
         "confirm_above_usd",
@@ -135,7 +139,10 @@ impl SecurityScope {
     /// How the security template names it.
     pub fn describe(self) -> &'static str {
         match self {
-            SecurityScope::Tests => "findings in test code (tests, fixtures, test helpers)",
+            SecurityScope::Tests => {
+                "findings in test code (a file the project's `test_paths` name: its finding says \
+                 `test code: yes`; a folder's name alone does not make code test code)"
+            }
             SecurityScope::Dos => {
                 "denial of service (resource exhaustion, ReDoS, unbounded loops or allocations)"
             }
@@ -264,6 +271,10 @@ impl Default for Config {
             dispatch_as: DispatchAs::Context,
             agent_prefix: "self-repair:".to_owned(),
             security_in_scope: Vec::new(),
+            test_paths: crate::DEFAULT_TEST_PATHS
+                .iter()
+                .map(|p| (*p).to_owned())
+                .collect(),
             budget_usd: None,
             max_agents: None,
             confirm_above_usd: Some(DEFAULT_CONFIRM_ABOVE_USD),
@@ -400,6 +411,17 @@ impl Config {
         if let Some(max) = self.max_agents {
             check("max_agents", max, max >= 1, "use 1 or more")?;
         }
+        let patterns = self.test_paths.len() as u32;
+        check(
+            "test_paths",
+            patterns,
+            self.test_paths.len() <= crate::MOST_TEST_PATHS
+                && self
+                    .test_paths
+                    .iter()
+                    .all(|p| !p.trim().is_empty() && !p.contains('\\') && p.trim() != "/"),
+            "give at most 100 non-empty path patterns written with `/` (`tests/`, `test_*.py`; [] for none)",
+        )?;
         let angles = self.reviewer_angles.len() as u32;
         check(
             "reviewer_angles",

@@ -18,6 +18,9 @@ pub struct RoutedFinding {
     /// Its analyzer tags it security (its default route is `security`): it stays under the
     /// two-look rule whatever route it was given ([`crate::WorkItem::two_looks`]).
     pub security: bool,
+    /// The analyzer rates it at its top level (`error`: Bandit's HIGH severity); a security
+    /// group's plan depth weighs it (`PlanDepth::of`).
+    pub severe: bool,
 }
 
 /// The id of the `n`-th (1-based) triage item: `t-00042`. Written by hand because loading a
@@ -125,6 +128,11 @@ pub fn create_run(
     state.safe_fixes = routed
         .iter()
         .filter(|r| r.safe_fix)
+        .map(|r| r.finding)
+        .collect();
+    state.severe = routed
+        .iter()
+        .filter(|r| r.severe)
         .map(|r| r.finding)
         .collect();
     let surveyed = crate::rule_survey::form_surveys(&mut state, routed);

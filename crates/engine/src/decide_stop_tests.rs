@@ -17,6 +17,7 @@ fn run(findings: u32) -> RunState {
             path: format!("src/m{i}.py"),
             safe_fix: false,
             security: false,
+            severe: false,
         })
         .collect();
     let intake = Intake {

@@ -45,6 +45,7 @@ mod submission;
 #[cfg(test)]
 mod submission_contract_tests;
 mod template;
+mod test_paths;
 #[cfg(test)]
 mod test_support;
 mod tier;
@@ -110,6 +111,7 @@ pub use template::{
     COMMON_PLACEHOLDERS, REPAIR_COMMON_PLACEHOLDERS, TEMPLATE_PLACEHOLDERS,
     debug_assert_placeholders, render_template, template_placeholders,
 };
+pub use test_paths::{DEFAULT_TEST_PATHS, MOST_TEST_PATHS, claims_test_code, test_code_pattern};
 pub use tier::Tier;
 pub use triage_batch::{batch_members_held, batch_of};
 pub use two_looks::{Registered, closes, registered};

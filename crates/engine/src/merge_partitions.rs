@@ -360,19 +360,23 @@ pub fn merge_partitions(
         items.extend(of_kind);
     }
     let first = &shares[0].state;
-    let mut safe_fixes: Vec<u32> = shares
-        .iter()
-        .enumerate()
-        .flat_map(|(s, share)| {
-            let map = &finding_of[s];
-            share
-                .state
-                .safe_fixes
-                .iter()
-                .filter_map(|f| map.get(f).copied())
-        })
-        .collect();
-    safe_fixes.sort_unstable();
+    // A list of findings of each share's state, renumbered into the merged run, ascending.
+    let merged_list = |list: fn(&RunState) -> &Vec<u32>| {
+        let mut merged: Vec<u32> = shares
+            .iter()
+            .enumerate()
+            .flat_map(|(s, share)| {
+                let map = &finding_of[s];
+                list(&share.state)
+                    .iter()
+                    .filter_map(|f| map.get(f).copied())
+            })
+            .collect();
+        merged.sort_unstable();
+        merged
+    };
+    let safe_fixes = merged_list(|state| &state.safe_fixes);
+    let severe = merged_list(|state| &state.severe);
     let sum = |count: fn(&Intake) -> u32| shares.iter().map(|s| count(&s.state.intake)).sum();
     let intake = Intake {
         findings: first.intake.findings,
@@ -423,6 +427,7 @@ pub fn merge_partitions(
     state.triage_items = triage_items;
     state.surveys = surveys;
     state.safe_fixes = safe_fixes;
+    state.severe = severe;
     state.merged_from = merged_from;
     advance(&mut state);
     MergedRun {

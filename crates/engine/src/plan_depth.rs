@@ -5,13 +5,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Config, Group, RunState};
 
+/// Findings from which a security group with a severe one (the analyzer's top level:
+/// Bandit's HIGH severity) gets the full plan depth.
+pub(crate) const SEVERE_FULL_MIN: usize = 3;
+
 /// The plan phase's shape for one group (reference/state-machine.md, design notes 21 and 22).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanDepth {
     /// `planners` plans, a synthesis, one review per angle, the revise step, the task writer:
-    /// for groups of at least `full_plan_min` findings and any group with a finding on the
-    /// security route.
+    /// for groups of at least `full_plan_min` findings, and security groups of at least
+    /// [`SEVERE_FULL_MIN`] with a severe finding.
     #[default]
     Full,
     /// One plan, one review (the first of `reviewer_angles`), the revise step, the task writer:
@@ -42,12 +46,26 @@ impl PlanDepth {
         }
     }
 
-    /// The depth a group gets in this run. The security route wins over everything: a
-    /// security fix gets competing plans and every review even when the analyzer offers one.
+    /// The depth a group gets in this run. A group with a finding on the security route is
+    /// always planned by agents (never by the analyzer's fix alone), at a depth set by its size
+    /// and severity, not its route: full from `full_plan_min` findings, or from
+    /// [`SEVERE_FULL_MIN`] when one is severe (the analyzer's top level); light below (issue 40:
+    /// a one-line fix of one finding got 5 planners, a synthesis and 4 reviews).
     pub(crate) fn of(state: &RunState, group: &Group) -> PlanDepth {
         let members = || group.members.iter().filter_map(|id| state.item(id));
         if members().any(|item| item.route.as_deref() == Some("security")) {
-            return PlanDepth::Full;
+            let size = group.members.len();
+            let severe = members().any(|item| {
+                item.finding
+                    .is_some_and(|f| state.severe.binary_search(&f).is_ok())
+            });
+            let full =
+                size >= state.config.full_plan_min as usize || (severe && size >= SEVERE_FULL_MIN);
+            return if full {
+                PlanDepth::Full
+            } else {
+                PlanDepth::Light
+            };
         }
         let all_safe = !group.members.is_empty()
             && members().count() == group.members.len()
@@ -183,13 +201,39 @@ mod tests {
         );
     }
 
+    /// Issue 40, item 4: a one-finding security fix got 5 planners, a synthesis and 4 reviews.
     #[test]
-    fn a_small_group_with_a_security_route_finding_gets_the_full_depth() {
+    fn a_small_security_group_gets_the_light_depth_planned_by_agents_even_with_safe_fixes() {
         let mut state = run(2, 2, 1, Config::default());
+        state.severe = vec![0, 1];
         to_plan_phase(&mut state);
         assert_eq!(state.groups[0].members.len(), 2);
-        assert_eq!(state.groups[0].depth, PlanDepth::Full, "security wins");
-        assert_eq!(plan_items(&state).len(), 12);
+        assert_eq!(state.groups[0].depth, PlanDepth::Light, "size, not route");
+        assert_eq!(plan_items(&state).len(), 4);
+    }
+
+    #[test]
+    fn a_security_group_gets_the_full_depth_by_size_or_by_severity() {
+        let depth = |n: u32, severe: Vec<u32>, full_plan_min: u32| {
+            let config = Config {
+                full_plan_min,
+                ..Config::default()
+            };
+            let mut state = run(n, 0, n, config);
+            state.severe = severe;
+            to_plan_phase(&mut state);
+            state.groups[0].depth
+        };
+        assert_eq!(
+            depth(super::SEVERE_FULL_MIN as u32, vec![2], 10),
+            PlanDepth::Full
+        );
+        assert_eq!(
+            depth(super::SEVERE_FULL_MIN as u32, vec![], 10),
+            PlanDepth::Light
+        );
+        assert_eq!(depth(2, vec![0, 1], 10), PlanDepth::Light);
+        assert_eq!(depth(4, vec![], 4), PlanDepth::Full);
     }
 
     #[test]

@@ -99,8 +99,28 @@ pub struct SurveyRecord {
     pub dropped: Option<String>,
 }
 
-/// The route that is never surveyed away: its findings keep per-finding triage.
+/// The route whose findings keep per-finding triage, import-blacklist rules aside.
 const SECURITY: &str = "security";
+
+/// Whether `rule` (`bandit B404`) is an import-blacklist rule: Bandit's B401-B499 and Ruff's
+/// S401-S499 flag the import of a module with a risky API, not a use of it (the uses have rules
+/// of their own). One policy fits the whole rule, so it is surveyed on the security route too
+/// (issue 40, item 4): its own spot checks still get per-finding triage and their second looks.
+pub(crate) fn import_blacklist(rule: &str) -> bool {
+    let Some((tool, id)) = rule.split_once(' ') else {
+        return false;
+    };
+    let prefix = match tool.to_ascii_lowercase().as_str() {
+        "bandit" => 'B',
+        "ruff" => 'S',
+        _ => return false,
+    };
+    let mut chars = id.chars();
+    chars.next() == Some(prefix)
+        && chars.next() == Some('4')
+        && id.len() == 4
+        && id[1..].bytes().all(|b| b.is_ascii_digit())
+}
 
 /// The id of the `n`-th (1-based) survey: `rs-00003`.
 fn survey_id(n: usize) -> String {
@@ -108,8 +128,8 @@ fn survey_id(n: usize) -> String {
 }
 
 /// Creates a survey for each rule with at least `survey_min` findings on one route other than
-/// security, right after the triage items; returns the indices of the findings it holds (not to
-/// be batched). Nothing when `survey_min` is 0.
+/// security (import-blacklist rules on any route), right after the triage items; returns the
+/// indices of the findings it holds (not to be batched). Nothing when `survey_min` is 0.
 pub(crate) fn form_surveys(state: &mut RunState, routed: &[RoutedFinding]) -> HashSet<usize> {
     let min = state.config.survey_min as usize;
     let mut held = HashSet::new();
@@ -118,7 +138,7 @@ pub(crate) fn form_surveys(state: &mut RunState, routed: &[RoutedFinding]) -> Ha
     }
     let mut by_rule: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
     for (i, r) in routed.iter().enumerate() {
-        if r.route != SECURITY {
+        if r.route != SECURITY || import_blacklist(&r.rule) {
             by_rule
                 .entry((r.rule.as_str(), r.route.as_str()))
                 .or_default()

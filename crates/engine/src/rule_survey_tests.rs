@@ -179,6 +179,47 @@ fn security_findings_are_never_surveyed_and_keep_per_finding_triage() {
     assert_eq!(batch.inputs().len(), 6);
 }
 
+/// Issue 40, item 4: opus second looks went to import-blacklist findings one by one (B403,
+/// B404), an import being no use of the module.
+#[test]
+fn import_blacklist_rules_are_surveyed_on_the_security_route() {
+    let mut findings = vec![("security", "bandit B404", "a.py"); 3];
+    findings.extend([("security", "ruff S403", "b.py"); 3]);
+    findings.extend([("security", "bandit B602", "c.py"); 3]);
+    let state = run_of(&findings, 3);
+    let rules: Vec<&str> = state.surveys.iter().map(|s| s.rule.as_str()).collect();
+    assert_eq!(rules, ["bandit B404", "ruff S403"]);
+    // The sink rule keeps per-finding triage.
+    let batch = state.item("tb-00001").unwrap();
+    assert_eq!(batch.inputs(), ["t-00007", "t-00008", "t-00009"]);
+}
+
+#[test]
+fn import_blacklist_rules_known_answers() {
+    use crate::rule_survey::import_blacklist;
+    for rule in [
+        "bandit B401",
+        "bandit B404",
+        "bandit B415",
+        "ruff S403",
+        "ruff S411",
+    ] {
+        assert!(import_blacklist(rule), "{rule}");
+    }
+    for rule in [
+        "bandit B301",
+        "bandit B602",
+        "ruff S301",
+        "ruff S4",
+        "ruff S4011",
+        "ruff F401",
+        "semgrep B404",
+        "bandit",
+    ] {
+        assert!(!import_blacklist(rule), "{rule}");
+    }
+}
+
 #[test]
 fn survey_min_zero_turns_the_survey_off() {
     let state = run_of(&[("generic", "ruff D205", "a.py"); 12], 0);

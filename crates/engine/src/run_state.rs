@@ -219,6 +219,10 @@ pub struct RunState {
     /// a group made only of them is planned by code (`PlanDepth::AnalyzerFix`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub safe_fixes: Vec<u32>,
+    /// Findings (indices into `findings.json`, ascending) the analyzer rates at its top level
+    /// (`error`): a security group's plan depth weighs them (`PlanDepth::of`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub severe: Vec<u32>,
     /// Bytes of `journal.jsonl` already folded into this state.
     pub journal_offset: u64,
     /// Triage items are stored as columns in the file (reference/state-file.md).
@@ -318,6 +322,7 @@ impl RunState {
             tasks: Vec::new(),
             surveys: Vec::new(),
             safe_fixes: Vec::new(),
+            severe: Vec::new(),
             journal_offset: 0,
             items,
             merged_from: Vec::new(),

@@ -90,6 +90,7 @@ fn routed(finding: u32, route: &str, rule: &str, path: &str, safe_fix: bool) -> 
         },
         safe_fix,
         security: false,
+        severe: false,
         rule: rule.into(),
         path: path.into(),
     }

@@ -144,6 +144,7 @@ pub(crate) fn justification(run: &str, outcome: &FindingOutcome) -> String {
         "survey" => "its rule's survey",
         "known" => "the known registry",
         "rule" => "a rules.json rule",
+        "test_paths" => "the test_paths rule",
         other => other,
     };
     format!("{verdict}: {reason} (decided by {by}{model}; self-repair run {run})")

@@ -225,9 +225,19 @@ fn task_body(text: &str) -> String {
             }
         }
     }
+    // Inside a fenced block (the task's plan is one) a `#` line is text, not a heading.
+    let mut fence: Option<String> = None;
     lines
         .map(|l| {
-            if l.starts_with('#') {
+            let ticks: String = l.chars().take_while(|&c| c == '`').collect();
+            if ticks.len() >= 3 {
+                match &fence {
+                    None => fence = Some(ticks),
+                    Some(open) if ticks.len() >= open.len() && l.trim() == ticks => fence = None,
+                    Some(_) => {}
+                }
+            }
+            if fence.is_none() && l.starts_with('#') {
                 format!("#{l}")
             } else {
                 l.to_owned()

@@ -1,6 +1,7 @@
 //! Outputs of a run: Backlog.md task files (idempotent by group fingerprint), `report.json`
 //! and `report.md`; and two runs compared finding by finding.
 
+mod agent_text;
 mod analyzer_fix_task;
 mod backlog;
 mod backlog_task;
@@ -13,6 +14,7 @@ mod run_report;
 mod suppression;
 mod verification_chain;
 
+pub use agent_text::{fenced, strip_hidden_markup};
 pub use analyzer_fix_task::AnalyzerFixTask;
 pub use backlog::{Backlog, ExistingTask, TaskToWrite};
 pub use backlog_task::{BacklogTask, GROUP_MARKER, sanitize_title};

@@ -85,6 +85,7 @@ mod tests {
                 path: format!("src/m{i}.py"),
                 safe_fix: false,
                 security: false,
+                severe: false,
             })
             .collect();
         let intake = Intake {

@@ -551,6 +551,12 @@ fn route_records(
             })?,
             Classified::Default => default_route(&record.finding),
         };
+        if let Some(decided) = out_of_scope_test_code(config, route.name, &record.finding.path) {
+            // The test_paths rule, applied in code: no agent looks (reference/routes.md).
+            by_rules += 1;
+            record.predecided = Some(decided);
+            continue;
+        }
         routed.push(RoutedFinding {
             finding: index as u32,
             route: route.name.to_owned(),
@@ -561,6 +567,7 @@ fn route_records(
             // Tagged security by its analyzer: under the two-look rule whatever route
             // rules.json gave it (issue 40).
             security: default_route(&record.finding).name == "security",
+            severe: record.finding.level == self_repair_engine::Level::Error,
         });
         record.item = Some(triage_id(routed.len()));
         match route_counts.iter_mut().find(|(r, _)| r == route.name) {
@@ -574,6 +581,29 @@ fn route_records(
         by_known,
         by_rules,
         stale_known,
+    })
+}
+
+/// A security finding in a file `test_paths` names, while `security_in_scope` leaves tests out:
+/// `intended`, out of scope, decided by the rule (`test_paths`), never by an agent's reading of
+/// the path. Any other finding: `None`.
+fn out_of_scope_test_code(
+    config: &self_repair_engine::Config,
+    route: &str,
+    path: &str,
+) -> Option<self_repair_engine::Predecided> {
+    if route != "security"
+        || config
+            .security_in_scope
+            .contains(&self_repair_engine::SecurityScope::Tests)
+    {
+        return None;
+    }
+    let pattern = self_repair_engine::test_code_pattern(&config.test_paths, path)?;
+    Some(self_repair_engine::Predecided {
+        verdict: self_repair_engine::Verdict::Intended,
+        by: "test_paths".to_owned(),
+        reason: format!("out of scope: test code (`{path}` matches `{pattern}` of test_paths)"),
     })
 }
 

@@ -120,6 +120,10 @@ pub fn submit(dir: &RunDir, item: &str, content: &str, now: u64) -> Result<Submi
         Ok(ok) => ok,
         Err(rejection) => return Err(reject(dir, item, rejection.problems, now)),
     };
+    let problems = crate::run::test_code_claim::refused_test_code_claims(dir, item, &submission)?;
+    if !problems.is_empty() {
+        return Err(reject(dir, item, problems, now));
+    }
     let result = NewResult {
         item,
         kind: input.kind,

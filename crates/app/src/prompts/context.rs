@@ -406,6 +406,7 @@ impl PromptContext<'_> {
             vec![item.id.as_str()]
         };
         let mut members = Vec::with_capacity(ids.len());
+        let security = item.route.as_deref() == Some("security");
         for id in ids {
             let record = self
                 .state
@@ -415,10 +416,17 @@ impl PromptContext<'_> {
                     AppError::NotFound(format!("{id}: its finding is missing from findings.json"))
                 })?;
             let candidates = candidate_duplicates(self.state, self.findings, id, record);
+            let test_code = security.then(|| {
+                crate::prompts::triage::test_code_line(
+                    &self.state.config.test_paths,
+                    &record.finding.path,
+                )
+            });
             members.push(TaskFinding {
                 id,
                 record,
                 candidates,
+                test_code,
             });
         }
         let data = triage_data(self.root, self.dir, &members);
@@ -440,19 +448,15 @@ impl PromptContext<'_> {
     }
 
     /// What a verifier (`vf-`) is told of the first answer: a low-confidence dismissal is a
-    /// claim to check, an `unsure` a look to deepen; a security dismissal is not shown at all,
-    /// so the second opinion is independent. Empty for the first investigation.
+    /// claim to check, an `unsure` a look to deepen; a security second look is blind: neither
+    /// the first answer nor its direction is shown, and a batch of them is not said to share a
+    /// rule (issue 40). Empty for the first investigation.
     fn claim(&self, item: &WorkItem) -> String {
         if self_repair_engine::holds_second_looks(item) {
             return format!(
-                "## Independent second opinions\n\nAnother investigator dismissed each of these \
-                 {} findings of one rule. On the security route a dismissal stands only when a \
-                 second investigator, deciding on their own evidence, agrees: closing a real \
-                 vulnerability costs far more than a second look. The first answers are not \
-                 shown to you. Decide each finding from its own code as if you were the first: \
-                 they share a rule, not a verdict. If you cannot tell, answer `unsure`: a \
-                 dismissal two investigators do not share does not stand, and the finding stays \
-                 `real`.\n\n",
+                "## Decide each finding\n\nDecide each of these {} findings from its own code, \
+                 on its own evidence: they are together to share one read of the code, not a \
+                 verdict or a rule. If you cannot tell, answer `unsure`.\n\n",
                 item.inputs().len()
             );
         }
@@ -478,14 +482,13 @@ impl PromptContext<'_> {
                           not share does not stand, and the finding stays `real`.";
         match reason {
             Some(VerifyReason::SecurityDismissal) => format!(
-                "## An independent second opinion\n\nAnother investigator dismissed {first_id}. \
-                 On the security route a dismissal stands only when a second investigator, \
-                 deciding on their own evidence, agrees; that answer is not shown to you. \
-                 Decide the finding from the code as if you were the first. {stays_real}\n\n"
+                "## Decide this finding\n\nDecide {first_id} from its own code, on your own \
+                 evidence. If you cannot tell, answer `unsure`.\n\n"
             ),
             Some(VerifyReason::Unsure) => format!(
-                "## A second look\n\nAn investigator could not decide {first_id} and answered \
-                 `unsure`. Look deeper than it did; your answer decides the finding.\n\n\
+                "## A deeper look\n\nAn investigator could not decide {first_id} and answered \
+                 `unsure`. Look deeper than it did, and decide on your own evidence; if you \
+                 still cannot tell, answer `unsure`.\n\n\
                  ### What it found missing (data)\n\n{}\n",
                 fenced_block("text", &first.reason)
             ),
@@ -627,7 +630,8 @@ fn security_scope(in_scope: &[self_repair_engine::SecurityScope]) -> String {
         let names: Vec<&str> = outside.iter().map(|s| s.describe()).collect();
         text.push_str(&format!(
             "Out of scope in this project: {}. Answer such a finding `intended` with a reason \
-             that starts \"out of scope:\" and says which.",
+             that starts \"out of scope:\" and says which; `submit` refuses \"out of scope: \
+             test code\" for a finding that says `test code: no`.",
             names.join("; ")
         ));
     }

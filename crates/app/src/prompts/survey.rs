@@ -67,6 +67,7 @@ pub(crate) fn survey_vars(
                 id,
                 record,
                 candidates: Vec::new(),
+                test_code: None,
             }],
         );
         rules.get_or_insert(data.rules);

@@ -17,6 +17,19 @@ pub(crate) struct TaskFinding<'a> {
     pub record: &'a FindingRecord,
     /// Other triage items that may report the same thing (see [`candidate_duplicates`]).
     pub candidates: Vec<String>,
+    /// On the security route, whether the file is test code under `test_paths` (see
+    /// [`test_code_line`]); `None` elsewhere.
+    pub test_code: Option<String>,
+}
+
+/// What a security task says of a finding's file: test code under the project's `test_paths`
+/// rule (the pattern it matches), or not. Decided in code: the agent does not judge it from the
+/// path (reference/routes.md, "Test code").
+pub(crate) fn test_code_line(patterns: &[String], path: &str) -> String {
+    match self_repair_engine::test_code_pattern(patterns, path) {
+        Some(pattern) => format!("yes (matches `{pattern}` of the project's test_paths)"),
+        None => "no (production code: the project's test_paths do not name it)".to_owned(),
+    }
 }
 
 /// Lines apart within which two findings of one file may be one issue.
@@ -255,6 +268,9 @@ fn finding_lines(m: &TaskFinding<'_>, context: &CodeContext) -> String {
         let _ = write!(text, " in {}", item.describe());
     }
     let _ = write!(text, "\n  message: {}", f.message);
+    if let Some(test_code) = &m.test_code {
+        let _ = write!(text, "\n  test code: {test_code}");
+    }
     if let Some(uri) = &f.help_uri {
         let _ = write!(text, "\n  help: {uri}");
     }

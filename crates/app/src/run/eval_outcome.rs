@@ -141,7 +141,7 @@ fn finding_result(
     if ended != Ended::Refused && item.is_some_and(|i| i.status == ItemStatus::Quarantined) {
         ended = Ended::Quarantined;
     }
-    let by_agent = !matches!(outcome.decided_by.as_str(), "known" | "rule");
+    let by_agent = !matches!(outcome.decided_by.as_str(), "known" | "rule" | "test_paths");
     let verification = outcome.verification.as_ref();
     let tier = if ended == Ended::Pending || !by_agent {
         None

@@ -25,3 +25,4 @@ pub(crate) mod start_recipe;
 pub mod status_line;
 pub mod status_report;
 pub mod steering;
+pub mod test_code_claim;

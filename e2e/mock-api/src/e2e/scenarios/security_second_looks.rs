@@ -40,11 +40,15 @@ fn answers(show: &ShowOutput) -> Option<Value> {
     if show.kind != "triage_batch" {
         return None;
     }
-    let prompt = show.raw.get("prompt")?.as_str()?;
-    let second = prompt.contains("## Independent second opinions");
     let ids = show
         .output_schema
         .pointer("/properties/verdicts/items/properties/item/enum")?;
+    // A batch of second looks lists its members by their `vf-` ids; its task is blind (it says
+    // nothing of a first answer), so the ids are how the script tells.
+    let second = ids
+        .as_array()?
+        .iter()
+        .any(|id| id.as_str().is_some_and(|id| id.starts_with("vf-")));
     let verdicts: Vec<Value> = ids
         .as_array()?
         .iter()
