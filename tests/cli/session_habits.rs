@@ -455,3 +455,73 @@ fn a_second_opinion_launched_without_its_model_is_set_aside_and_asked_again_at_i
         "{finding}"
     );
 }
+
+/// A session that leaves an `additionalContext` dispatch alone gets the next one as a
+/// `decision: block`, and keeps it while it follows it; `status` says which channel and why
+/// (design note 61).
+#[test]
+fn a_session_that_never_launches_an_additional_context_dispatch_gets_the_next_as_a_block() {
+    let project = started(3);
+    let agent = agent(&project);
+    let transcript = project.path().join(".home/session.jsonl");
+    project.write(
+        ".home/session.jsonl",
+        "{\"type\":\"user\",\"version\":\"2.1.330\"}\n",
+    );
+    let first = stop_with_transcript(&project, &transcript);
+    assert!(first.get("decision").is_none(), "{first}");
+    let asked = launched(self_repair_engine::continuation(&first).unwrap()).1;
+    // Nothing of it launched: the next dispatch is a block with the same entries.
+    let second = stop_with_transcript(&project, &transcript);
+    assert_eq!(second["decision"], "block", "{second}");
+    let again = launched(self_repair_engine::continuation(&second).unwrap()).1;
+    assert_eq!(again, asked);
+    // Followed: each launched and answered; the run goes on by block.
+    for item in &again {
+        launch_row(&transcript, item, Some("haiku"));
+        agent.work(item).success();
+    }
+    let third = stop_with_transcript(&project, &transcript);
+    assert_eq!(third["decision"], "block", "{third}");
+    let status: Value =
+        serde_json::from_str(&project.cmd(&["status", "--json"]).run().success().stdout).unwrap();
+    let channel = &status["channels"][0];
+    assert_eq!(
+        (
+            channel["channel"].as_str(),
+            channel["reason"].as_str(),
+            channel["client"].as_str(),
+            channel["ignored"].as_u64(),
+            channel["switches"].as_u64()
+        ),
+        (
+            Some("block"),
+            Some("ignored"),
+            Some("2.1.330"),
+            Some(1),
+            Some(1)
+        ),
+        "{channel}"
+    );
+    let text = project.cmd(&["status"]).run().success().stdout;
+    assert!(
+        text.contains(
+            "dispatch channel, session s1: block (an additionalContext dispatch was never launched), client 2.1.330"
+        ),
+        "{text}"
+    );
+}
+
+/// A client older than 2.1.163 rejects Stop `additionalContext`: its session gets
+/// `decision: block` from the first dispatch, read from the transcript's `version`.
+#[test]
+fn a_client_that_rejects_stop_additional_context_gets_a_block_from_the_first_stop() {
+    let project = started(3);
+    let transcript = project.path().join(".home/session.jsonl");
+    project.write(
+        ".home/session.jsonl",
+        "{\"type\":\"user\",\"version\":\"2.1.120\"}\n",
+    );
+    let first = stop_with_transcript(&project, &transcript);
+    assert_eq!(first["decision"], "block", "{first}");
+}

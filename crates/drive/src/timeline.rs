@@ -86,9 +86,20 @@ fn journal_entry(value: &Value) -> Option<TimelineEntry> {
                 .iter()
                 .filter(|l| l.get("model").is_none() && l.get("refused").is_none())
                 .count();
+            let flagged = |flag: &str| {
+                calls
+                    .iter()
+                    .filter(|l| l.get(flag).and_then(Value::as_bool) == Some(true))
+                    .count()
+            };
             let detail = [
                 (dropped, "without `model` (run on the agent's default tier)"),
                 (refused, "refused by the client"),
+                (
+                    flagged("fork"),
+                    "without `subagent_type` (a fork of the main session, not the item's agent)",
+                ),
+                (flagged("background"), "run in the background by the client"),
             ]
             .iter()
             .filter(|(n, _)| *n > 0)
@@ -100,6 +111,22 @@ fn journal_entry(value: &Value) -> Option<TimelineEntry> {
             line.count = launched.len() as u32;
             line.items = launched;
             return Some(line);
+        }
+        // A dispatch is the hook's bookkeeping, but the first by a session's channel says
+        // which channel and why (design note 61).
+        "dispatched" => {
+            let why = value.get("why").and_then(Value::as_str)?;
+            let channel = match str_field(value, "channel") {
+                "block" => "decision: block",
+                _ => "additionalContext",
+            };
+            entry(
+                at,
+                "journal",
+                "channel",
+                format!("dispatches go by {channel}: {why}"),
+                1,
+            )
         }
         "stop_failure" => entry(
             at,
@@ -431,6 +458,38 @@ mod tests {
             timeline.entries[quarantined - 1].kind,
             "launched",
             "{kinds:?}"
+        );
+    }
+
+    /// The channel a session's dispatches go by is a line when it is chosen or changes, and a
+    /// fork launch says so; the other dispatches stay bookkeeping.
+    #[test]
+    fn a_channel_switch_and_a_fork_launch_are_in_the_timeline() {
+        let journal = r#"{"at":100,"event":"dispatched","launch":[{"item":"t-00001","model":"haiku"}],"channel":"context","why":"the default"}
+{"at":110,"event":"stop","launches_read":true}
+{"at":110,"event":"dispatched","launch":[{"item":"t-00001","model":"haiku"}],"channel":"block","why":"an additionalContext dispatch was never launched"}
+{"at":120,"event":"stop","launched":[{"item":"t-00001","model":"haiku","fork":true}]}
+{"at":120,"event":"dispatched","launch":[{"item":"t-00001","model":"haiku"}],"channel":"block"}
+"#;
+        let timeline = build_timeline("r-1", journal, &DriveLog::default(), &|_| None, &[]);
+        let lines: Vec<(&str, &str)> = timeline
+            .entries
+            .iter()
+            .map(|e| (e.kind.as_str(), e.detail.as_str()))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("channel", "dispatches go by additionalContext: the default"),
+                (
+                    "channel",
+                    "dispatches go by decision: block: an additionalContext dispatch was never launched"
+                ),
+                (
+                    "launched",
+                    "1 without `subagent_type` (a fork of the main session, not the item's agent)"
+                ),
+            ]
         );
     }
 }

@@ -66,6 +66,7 @@ fn stop(spent: f64, each: f64) -> StopEvent {
             spent_micros: crate::to_micros(spent),
             per_agent_micros: BTreeMap::from([("triage".to_owned(), crate::to_micros(each))]),
         }),
+        ..StopEvent::default()
     }
 }
 

@@ -59,7 +59,8 @@ pub struct Config {
     /// `background` (the client's default: a worker pool, agents seen in `background_tasks`).
     /// See reference/design-notes.md.
     pub launch_mode: LaunchMode,
-    /// How a dispatch continues the session: `context` (default) or `block`.
+    /// How a dispatch continues the session: `auto` (default: per session, adapted), or always
+    /// `context` or `block`.
     pub dispatch_as: DispatchAs,
     /// Plugin namespace for agent types: `self-repair:` when installed as a plugin, empty when
     /// the agents were copied into `.claude/agents` by `self-repair install`.
@@ -114,6 +115,14 @@ impl Config {
     ];
 }
 
+/// The client's continuation cap: it overrides the 9th consecutive Stop hook continuation
+/// (`decision: block` or `additionalContext`) unless a tool ran in between.
+pub const CLIENT_CONTINUATION_CAP: u32 = 8;
+
+/// The most blocks without progress a run sends before it stalls: with the stall line (a
+/// continuation too, in an unattended session) it stays within [`CLIENT_CONTINUATION_CAP`].
+pub const MAX_STALL_BLOCKS: u32 = CLIENT_CONTINUATION_CAP - 1;
+
 /// The default `confirm_above_usd`: see reference/config.md for why this figure.
 pub const DEFAULT_CONFIRM_ABOVE_USD: f64 = 5.0;
 
@@ -160,13 +169,17 @@ pub enum LaunchMode {
     Foreground,
 }
 
-/// How a Stop hook's dispatch continues the session (reference/design-notes.md, note 48).
+/// How a Stop hook's dispatch continues the session (reference/design-notes.md, notes 48 and
+/// 61).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DispatchAs {
-    /// The Stop event's `additionalContext`: the model reads it as a system reminder, the
-    /// terminal shows "Stop hook says" (no "problem" frame).
+    /// Per session: `additionalContext` first, `block` for a client that rejects it, and the
+    /// other channel once a dispatch on one was not launched at all (`SessionChannel`).
     #[default]
+    Auto,
+    /// Always the Stop event's `additionalContext`: the model reads it as a system reminder,
+    /// the terminal shows "Stop hook says" (no "problem" frame).
     Context,
     /// `decision: block` with the dispatch as its `reason`: the model reads it as hook
     /// feedback, which a model may follow more closely; the terminal shows every dispatch as
@@ -268,7 +281,7 @@ impl Default for Config {
             circuit_failures: 3,
             tiers: KindTiers::default(),
             launch_mode: LaunchMode::Foreground,
-            dispatch_as: DispatchAs::Context,
+            dispatch_as: DispatchAs::Auto,
             agent_prefix: "self-repair:".to_owned(),
             security_in_scope: Vec::new(),
             test_paths: crate::DEFAULT_TEST_PATHS
@@ -314,8 +327,9 @@ impl Config {
         check(
             "stall_blocks",
             self.stall_blocks,
-            (1..=20).contains(&self.stall_blocks),
-            "use 1 to 20",
+            (1..=MAX_STALL_BLOCKS).contains(&self.stall_blocks),
+            "use 1 to 7 (the client ends a turn at its 9th continuation in a row, and the stall \
+             line needs the 8th)",
         )?;
         check(
             "lease_minutes",

@@ -89,7 +89,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
         RunStatus::Stalled => {
             // Progress since the stall, or a new turn ("carry on"): worth another try; the
             // no-progress guard stalls it again after K more empty blocks.
-            if stall_lifted(state.progress, state.stalled_at, stop) {
+            if stall_lifted(&state.run, state.progress, state.stalled_at, stop) {
                 resume(state);
                 changed = true;
             } else {
@@ -97,8 +97,12 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
             }
         }
     }
+    // Which channel the session follows: the last dispatch launched or not, its client (an
+    // active run only: a stop of any other is quiet, and reads nothing).
+    changed |= crate::session_channel::observe(state, stop);
     changed |= note_launches(state, &stop.launched);
     let refused = take_back_refused(state, &stop.launched);
+    changed |= take_back_forks(state, &stop.launched);
     // Before reconcile: an agent the provider refused ended without a result too, and must not
     // be charged as one that failed.
     changed |= end_refused_by_provider(state, &stop.provider_refused);
@@ -157,7 +161,10 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     } else {
         0
     };
-    if stale_blocks >= state.config.stall_blocks {
+    // Under the client's continuation cap whatever the config says: K blocks and the stall
+    // line are at most 8 continuations in a row.
+    let stall_blocks = state.config.stall_blocks.min(crate::MAX_STALL_BLOCKS);
+    if stale_blocks >= stall_blocks {
         state.status = RunStatus::Stalled;
         state.stalled_at = Some(state.progress);
         let message = format!(
@@ -165,7 +172,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
              this stop is allowed. Nothing is lost. To continue, run `self-repair resume` and \
              end your turn (or send a new prompt such as \"carry on\": the first stop of a new \
              turn resumes a stalled run); `self-repair status` shows where the run is.",
-            state.run, state.config.stall_blocks
+            state.run, stall_blocks
         );
         return outcome(Decision::tell(message), true);
     }
@@ -174,6 +181,8 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     state.last_block_progress = Some(state.progress);
     state.blocks += 1;
     let mut dispatch = build_dispatch(state, &ready, now);
+    let items = dispatch.launch.iter().map(|l| l.item.clone()).collect();
+    crate::session_channel::for_dispatch(state, items);
     dispatch.progress = Some(crate::dispatch::progress_note(state, stop.spend.as_ref()));
     outcome(Decision::Block(dispatch), true)
 }
@@ -185,9 +194,21 @@ pub(crate) fn refusal_lifted(stop: &StopEvent) -> bool {
 }
 
 /// A stalled run is worth another try after progress since the stall, or at a new turn
-/// ("carry on"); the no-progress guard stalls it again after K more empty blocks.
-pub(crate) fn stall_lifted(progress: u64, stalled_at: Option<u64>, stop: &StopEvent) -> bool {
-    stalled_at.is_some_and(|at| progress > at) || stop.new_turn
+/// ("carry on"); the no-progress guard stalls it again after K more empty blocks. The stop that
+/// ends with the run's own stall line (an unattended session relaying it) is no new turn,
+/// whatever `stop_hook_active` says: the client has sent it `false` on repeated fires, and
+/// taking that for "carry on" would dispatch again past the client's continuation cap.
+pub(crate) fn stall_lifted(
+    run: &str,
+    progress: u64,
+    stalled_at: Option<u64>,
+    stop: &StopEvent,
+) -> bool {
+    let relayed_stall = stop
+        .last_message
+        .as_deref()
+        .is_some_and(|m| m.contains(&format!("self-repair run {run}: stalled")));
+    stalled_at.is_some_and(|at| progress > at) || (stop.new_turn && !relayed_stall)
 }
 
 fn unchanged() -> Outcome {
@@ -283,7 +304,9 @@ fn reconcile(state: &mut RunState, running: Option<&[String]>, now: u64) -> bool
 /// client refused ran at no tier: [`take_back_refused`] handles it.
 fn note_launches(state: &mut RunState, launched: &[crate::AgentLaunch]) -> bool {
     let mut changed = false;
-    for launch in launched.iter().filter(|l| l.refused.is_none()) {
+    // A fork (no `subagent_type`) is the main session's clone, not the item's agent: it
+    // claims no tier and is no evidence the agent ran.
+    for launch in launched.iter().filter(|l| l.refused.is_none() && !l.fork) {
         let Some(index) = state.index_of(&launch.item) else {
             continue;
         };
@@ -350,6 +373,51 @@ fn take_back_refused(
     }
     taken
 }
+
+/// Launches the client made a fork of the main session (the call named no `subagent_type`):
+/// never the item's agent. An item still in flight goes back to pending with no attempt
+/// charged, as if never launched, and its next dispatch insists on the entry as given; after
+/// [`crate::MAX_RESENDS`] such returns it is quarantined. One a fork already answered keeps
+/// the answer (it passed `submit`'s checks) with a line saying a fork gave it. Returns true when
+/// anything changed.
+fn take_back_forks(state: &mut RunState, launched: &[crate::AgentLaunch]) -> bool {
+    let mut changed = false;
+    for launch in launched.iter().filter(|l| l.fork && l.refused.is_none()) {
+        let Some(index) = state.index_of(&launch.item) else {
+            continue;
+        };
+        let item = &mut state.items[index];
+        changed = true;
+        if item.status != ItemStatus::Dispatched {
+            item.record_error(format!(
+                "answered after {FORKED} (its Agent call named no `subagent_type`)"
+            ));
+            continue;
+        }
+        item.lease = None;
+        item.seen_running = false;
+        item.ran = None;
+        item.record_error(format!(
+            "{FORKED}: its Agent call named no `subagent_type`; not its agent, not charged"
+        ));
+        item.dispatches = item.dispatches.saturating_sub(1);
+        item.clear_rejection();
+        if item.take_resend() {
+            item.status = ItemStatus::Pending;
+        } else {
+            item.record_error(format!(
+                "quarantined: its launch was a fork of the main session (no `subagent_type`) {} \
+                 times; not sent again",
+                crate::MAX_RESENDS + 1
+            ));
+            quarantine(state, index);
+        }
+    }
+    changed
+}
+
+/// How an item's errors say its launch was a fork: the next dispatch insists on the entry.
+const FORKED: &str = "launched as a fork of the main session";
 
 /// The reason an item refused by the model provider ends with (`status`, report.md and
 /// report.json name it).
@@ -641,9 +709,19 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
     let launch_mode = state.config.launch_mode;
     let mut launch = Vec::with_capacity(ready.len());
     let mut insist = Vec::new();
+    let mut insist_agent = Vec::new();
     for &index in ready {
         let item = &mut state.items[index];
-        if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
+        if item.status == ItemStatus::Pending
+            && item.errors().last().is_some_and(|e| e.starts_with(FORKED))
+        {
+            insist_agent.push(format!(
+                "{} MUST keep \"subagent_type\": \"{prefix}{}\" (its last launch named none and \
+                 ran as a fork of this session)",
+                item.id,
+                item.kind.agent()
+            ));
+        } else if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
             insist.push(format!(
                 "{} MUST keep \"model\": \"{}\" (its last launch dropped it and ran on {})",
                 item.id,
@@ -673,6 +751,12 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
     if state.protocol_told != state.session {
         summary.push(PROTOCOL.to_owned());
         state.protocol_told.clone_from(&state.session);
+    }
+    if !insist_agent.is_empty() {
+        summary.push(format!(
+            "Pass every entry's \"subagent_type\" as given: {}.",
+            insist_agent.join("; ")
+        ));
     }
     if !insist.is_empty() {
         summary.push(format!(

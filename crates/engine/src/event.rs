@@ -42,6 +42,15 @@ pub struct StopEvent {
     /// What the run has spent so far (the hook's cost ledger): the budget's input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spend: Option<crate::Spend>,
+    /// The stop read the transcript on from the previous stop's read, so `launched` is all the
+    /// session launched since: a dispatch none of whose items it names was not launched at all.
+    /// False when the transcript is unknown, unreadable, or seen for the first time.
+    #[serde(default, skip_serializing_if = "crate::item::is_false")]
+    pub launches_read: bool,
+    /// The client version the transcript's rows newly showed (`version`): a client older than
+    /// 2.1.163 rejects Stop `additionalContext` ([`crate::SessionChannel`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 /// One `Agent` tool call of the main session, as its transcript recorded it.
@@ -58,6 +67,13 @@ pub struct AgentLaunch {
     /// `interrupted`, `cancelled`). The user's decision, not the agent's failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// The call named no `subagent_type`: the client ran a fork of the main session (its whole
+    /// context, every tool), not the item's agent. Never taken as the item's agent.
+    #[serde(default, skip_serializing_if = "crate::item::is_false")]
+    pub fork: bool,
+    /// The client ran it in the background (`async_launched`), whatever the entry asked.
+    #[serde(default, skip_serializing_if = "crate::item::is_false")]
+    pub background: bool,
 }
 
 /// Something that happened to a run.
@@ -110,6 +126,12 @@ pub enum Event {
     /// launches the transcripts show. Replaying it changes nothing.
     Dispatched {
         launch: Vec<AgentLaunch>,
+        /// The channel it went by (`context`, `block`); absent in journals before it was kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        channel: Option<crate::Channel>,
+        /// Why, on the session's first dispatch by this channel (it was chosen or changed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
     },
 }
 

@@ -162,6 +162,7 @@ fn drive(seed: u64) -> (RunState, Drive) {
                             item: launch.item.clone(),
                             model,
                             refused,
+                            ..AgentLaunch::default()
                         });
                     }
                     match habit {
@@ -314,6 +315,7 @@ fn a_verifier_always_launched_without_its_model_is_launched_twice() {
                 item: launch.item,
                 model: None,
                 refused: None,
+                ..AgentLaunch::default()
             });
         }
     }

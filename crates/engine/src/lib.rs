@@ -39,6 +39,7 @@ mod schema;
 mod schema_line;
 #[cfg(test)]
 mod schema_sampler;
+mod session_channel;
 mod stable_hash;
 mod stop_answer;
 mod submission;
@@ -60,8 +61,8 @@ pub use agent_estimate::{KindAgents, agents_ahead, agents_behind, likely, total_
 pub use apply::{apply, item_input};
 pub use budget::{Spend, default_micros, estimate_micros, to_micros};
 pub use config::{
-    CLIENT_AGENT_LIMIT, Config, ConfigError, DEFAULT_CONFIRM_ABOVE_USD, DispatchAs, KindTiers,
-    LaunchMode, SecurityScope,
+    CLIENT_AGENT_LIMIT, CLIENT_CONTINUATION_CAP, Config, ConfigError, DEFAULT_CONFIRM_ABOVE_USD,
+    DispatchAs, KindTiers, LaunchMode, MAX_STALL_BLOCKS, SecurityScope,
 };
 pub use confirm::{wait_for_go, waiting_line};
 pub use create_run::{RoutedFinding, create_run, triage_id};
@@ -100,6 +101,10 @@ pub use run_state::{
     RunStatus, STATE_SCHEMA_VERSION, TaskRecord,
 };
 pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
+pub use session_channel::{
+    Channel, ChannelReason, FIRST_CONTEXT_CLIENT, SessionChannel, current_channel,
+    dispatch_channel, rejects_context,
+};
 pub use stable_hash::StableHash;
 pub use stop_answer::{Audience, continuation, continue_with, dispatch_answer, say_line};
 pub use submission::{

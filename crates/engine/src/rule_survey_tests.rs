@@ -54,6 +54,7 @@ fn stop() -> StopEvent {
         last_message: None,
         new_turn: false,
         spend: None,
+        ..StopEvent::default()
     }
 }
 

@@ -90,7 +90,7 @@ impl RunHead {
                 Some(PauseReason::Refused { .. }) => !refusal_lifted(stop),
                 _ => true,
             },
-            RunStatus::Stalled => !stall_lifted(self.progress, self.stalled_at, stop),
+            RunStatus::Stalled => !stall_lifted(&self.run, self.progress, self.stalled_at, stop),
         }
     }
 }

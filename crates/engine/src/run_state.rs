@@ -204,6 +204,10 @@ pub struct RunState {
     /// True once the completion summary was shown to the user.
     #[serde(default)]
     pub announced: bool,
+    /// The channel each session's dispatches go by, and what it did with them
+    /// ([`crate::SessionChannel`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<crate::SessionChannel>,
     /// Number of triage items; they come first in `items`, `t-N` at index N-1.
     pub triage_items: u32,
     #[serde(default)]
@@ -316,6 +320,7 @@ impl RunState {
             streak: crate::FailureStreak::default(),
             provider_refusals: 0,
             announced: false,
+            channels: Vec::new(),
             triage_items: 0,
             proposals: Vec::new(),
             groups: Vec::new(),

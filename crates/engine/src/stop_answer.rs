@@ -36,14 +36,14 @@ pub fn continue_with(text: &str) -> Value {
     json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": text}})
 }
 
-/// The answer that keeps the session going with a dispatch, in the shape the run's
-/// `dispatch_as` asks for: [`continue_with`], or the original `decision: block` with the text
-/// as its `reason` (kept one setting away for a model that follows hook feedback better than a
-/// system reminder).
-pub fn dispatch_answer(text: &str, shape: crate::DispatchAs) -> Value {
-    match shape {
-        crate::DispatchAs::Context => continue_with(text),
-        crate::DispatchAs::Block => json!({"decision": "block", "reason": text}),
+/// The answer that keeps the session going with a dispatch, by the session's channel
+/// ([`crate::SessionChannel`]): [`continue_with`], or `decision: block` with the text as its
+/// `reason` (for a session that did not act on `additionalContext`, or a client that rejects
+/// it).
+pub fn dispatch_answer(text: &str, channel: crate::Channel) -> Value {
+    match channel {
+        crate::Channel::Context => continue_with(text),
+        crate::Channel::Block => json!({"decision": "block", "reason": text}),
     }
 }
 
@@ -51,12 +51,13 @@ pub fn dispatch_answer(text: &str, shape: crate::DispatchAs) -> Value {
 /// go). At a terminal the user reads it once, as the hook's `systemMessage`, and the stop is
 /// allowed; unattended, the session is asked to end with it as its reply, because a
 /// `systemMessage` reaches neither the model nor `claude -p` output (note 15); the
-/// `systemMessage` stays for a client that shows it.
-pub fn say_line(line: &str, audience: Audience) -> Value {
+/// `systemMessage` stays for a client that shows it. The relay goes by the session's
+/// `channel`, the one it follows (a stall line sent by a channel it ignores would be lost).
+pub fn say_line(line: &str, audience: Audience, channel: crate::Channel) -> Value {
     match audience {
         Audience::Attended => json!({ "systemMessage": line }),
         Audience::Unattended => {
-            let mut answer = continue_with(&crate::relay_reason(line));
+            let mut answer = dispatch_answer(&crate::relay_reason(line), channel);
             answer["systemMessage"] = Value::from(line);
             answer
         }
@@ -93,13 +94,20 @@ mod tests {
     #[test]
     fn the_closing_line_is_shown_once_at_a_terminal_and_relayed_otherwise() {
         let line = "self-repair run r complete: 4 findings";
-        let attended = say_line(line, Audience::Attended);
+        let attended = say_line(line, Audience::Attended, crate::Channel::Block);
         assert_eq!(attended, json!({"systemMessage": line}));
         assert_eq!(continuation(&attended), None);
-        let unattended = say_line(line, Audience::Unattended);
+        let unattended = say_line(line, Audience::Unattended, crate::Channel::Context);
         assert_eq!(unattended["systemMessage"], line);
         assert_eq!(
             continuation(&unattended),
+            Some(crate::relay_reason(line).as_str())
+        );
+        let by_block = say_line(line, Audience::Unattended, crate::Channel::Block);
+        assert_eq!(by_block["decision"], "block");
+        assert_eq!(by_block["systemMessage"], line);
+        assert_eq!(
+            continuation(&by_block),
             Some(crate::relay_reason(line).as_str())
         );
     }

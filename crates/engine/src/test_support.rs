@@ -23,6 +23,8 @@ pub(crate) fn stop_event(session: &str, running: Option<&[&str]>) -> StopEvent {
         last_message: None,
         new_turn: false,
         spend: None,
+        launches_read: false,
+        client: None,
     }
 }
 

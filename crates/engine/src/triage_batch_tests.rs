@@ -303,6 +303,7 @@ fn a_batch_launch_the_user_refused_is_neither_split_nor_charged() {
         item: "tb-00001".into(),
         model: Some("haiku".into()),
         refused: Some("user-rejected".into()),
+        ..crate::AgentLaunch::default()
     }];
     decide_stop(&mut state, &refused, NOW);
     assert_eq!(batches(&state).len(), 1, "not split");

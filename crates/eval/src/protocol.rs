@@ -29,6 +29,19 @@ pub struct Protocol {
     pub refused_by_user: u32,
     /// Launches of an item with no dispatch of it open: the same entry launched twice.
     pub launched_twice: u32,
+    /// Launches the client altered (reference/eval.md, "Protocol fidelity"): calls with no
+    /// `subagent_type` (the client runs a fork of the main session, never taken as the item's
+    /// agent), agents whose own transcript ran a model no dispatch of their item asked for,
+    /// and launches the client ran in the background in a foreground run.
+    #[serde(default)]
+    pub forks: u32,
+    #[serde(default)]
+    pub ran_other_model: u32,
+    #[serde(default)]
+    pub background_in_foreground: u32,
+    /// Each session's dispatch channel, why, and what it did with the dispatches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<String>,
 }
 
 impl Protocol {
@@ -46,18 +59,34 @@ impl Protocol {
         if !self.launches_read {
             return format!(
                 "{asked}; launches not read (no transcripts: a run driven through the hook \
-                 alone); {stops}"
+                 alone); {stops}{}",
+                self.channels_said()
             );
         }
-        format!(
+        let mut line = format!(
             "{asked}: {} verbatim, {} with another model, {} without model, {} never launched, \
-             {} refused at the launch, {} launched twice; {stops}",
+             {} refused at the launch, {} launched twice; altered by the client: {} fork(s) \
+             without subagent_type, {} ran on another model, {} in the background in a \
+             foreground run; {stops}",
             self.verbatim,
             self.model_changed,
             self.model_dropped,
             self.not_launched,
             self.refused_by_user,
-            self.launched_twice
-        )
+            self.launched_twice,
+            self.forks,
+            self.ran_other_model,
+            self.background_in_foreground
+        );
+        line.push_str(&self.channels_said());
+        line
+    }
+
+    /// `; channel: session 1a2b3c4d block (...)`, one per session; empty when none is known.
+    fn channels_said(&self) -> String {
+        if self.channels.is_empty() {
+            return String::new();
+        }
+        format!("; channel: {}", self.channels.join("; "))
     }
 }

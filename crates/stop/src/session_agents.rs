@@ -22,6 +22,9 @@ struct TranscriptCursor {
     /// not been read yet.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     awaiting: Vec<AwaitedAgent>,
+    /// The client version the transcript showed last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client: Option<String>,
 }
 
 /// A background `Agent` call of this run, by its `tool_use` id.
@@ -47,6 +50,11 @@ pub struct SessionAgents {
     /// Items whose background agent ended (its notification read at this stop, or no longer
     /// listed as running) refused by the model provider.
     pub provider_refused: Vec<String>,
+    /// The transcript was read on from the previous stop's read: `launched` is everything the
+    /// session launched since.
+    pub launches_read: bool,
+    /// The client version the transcript showed, when it is new since the previous stop.
+    pub client: Option<String>,
 }
 
 /// The launches of this run's items since the last call, and the background ones not yet
@@ -69,7 +77,9 @@ pub fn agents_since_last_stop(
         .and_then(|t| serde_json::from_str(&t).ok())
         .filter(|c: &TranscriptCursor| c.path == transcript);
     let before = cursor.as_ref().map(|c| c.offset);
-    let (activity, mut awaiting) = match cursor {
+    let known_client = cursor.as_ref().and_then(|c| c.client.clone());
+    let launches_read = cursor.is_some();
+    let (mut activity, mut awaiting) = match cursor {
         Some(cursor) => {
             match self_repair_transcript::read_agent_activity(transcript, cursor.offset) {
                 Ok(mut read) => {
@@ -83,6 +93,7 @@ pub fn agents_since_last_stop(
             Ok(meta) => (
                 AgentActivity {
                     end: meta.len(),
+                    client: self_repair_transcript::client_version(transcript),
                     ..AgentActivity::default()
                 },
                 Vec::new(),
@@ -90,6 +101,8 @@ pub fn agents_since_last_stop(
             Err(_) => return SessionAgents::default(),
         },
     };
+    let client = activity.client.take().or(known_client.clone());
+    let new_client = client.clone().filter(|c| known_client.as_ref() != Some(c));
     // A foreground agent ends before the stop that reads its launch: its error result says
     // whether the provider's safeguards stopped it.
     let foreground_refused: Vec<String> = activity
@@ -98,16 +111,23 @@ pub fn agents_since_last_stop(
         .filter(|call| call.provider_refused && names_run(&call.prompt, run))
         .filter_map(|call| item_of(&call.description))
         .collect();
+    let in_background: Vec<&str> = activity
+        .async_launches
+        .iter()
+        .map(|l| l.tool_use.as_str())
+        .collect();
     let launched = activity
         .calls
-        .into_iter()
+        .iter()
         .filter(|call| names_run(&call.prompt, run))
         .filter_map(|call| {
             let item = item_of(&call.description)?;
             Some(AgentLaunch {
                 item,
-                model: call.model,
-                refused: call.refused,
+                model: call.model.clone(),
+                refused: call.refused.clone(),
+                fork: call.subagent_type.is_none(),
+                background: in_background.contains(&call.id.as_str()),
             })
         })
         .collect();
@@ -130,11 +150,12 @@ pub fn agents_since_last_stop(
     awaiting.retain(|agent| !activity.notified.contains(&agent.tool_use));
     let notified = u32::try_from(awaited - awaiting.len()).unwrap_or(u32::MAX);
     // A stop whose transcript did not grow writes nothing (design note 2): no rename, no flush.
-    if before != Some(activity.end) {
+    if before != Some(activity.end) || new_client.is_some() {
         let next = TranscriptCursor {
             path: transcript.to_path_buf(),
             offset: activity.end,
             awaiting: awaiting.clone(),
+            client,
         };
         if let Ok(text) = serde_json::to_string(&next) {
             // Losing the cursor only means reading from the end next time: no write error
@@ -147,6 +168,8 @@ pub fn agents_since_last_stop(
         unnotified: awaiting.into_iter().map(|agent| agent.item).collect(),
         notified,
         provider_refused,
+        launches_read,
+        client: new_client,
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::fmt::Display;
 
-use self_repair_engine::{Audience, continue_with, say_line};
+use self_repair_engine::{Audience, Channel, continue_with, say_line};
 use self_repair_store::StoreError;
 use serde_json::json;
 
@@ -53,8 +53,15 @@ impl StopAnswer {
     /// `claude -p` shows it too (design notes 15 and 48).
     #[must_use]
     pub fn relay(line: &str, audience: Audience) -> StopAnswer {
+        StopAnswer::relay_by(line, audience, Channel::Context)
+    }
+
+    /// [`StopAnswer::relay`] by the session's `channel`: a triage session that follows only
+    /// `decision: block` is asked by a block to end its turn with the line.
+    #[must_use]
+    pub fn relay_by(line: &str, audience: Audience, channel: Channel) -> StopAnswer {
         StopAnswer {
-            stdout: Some(say_line(line, audience).to_string()),
+            stdout: Some(say_line(line, audience, channel).to_string()),
             stderr: Vec::new(),
         }
     }

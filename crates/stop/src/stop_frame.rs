@@ -11,8 +11,8 @@
 //! this frame → the decision (`engine`'s `decide_stop.rs`, or `repair`'s `repair_stop.rs`).
 
 use self_repair_engine::{
-    Decision, Dispatch, Event, JournalEntry, RunHead, RunState, RunStatus, StopEvent, decide_stop,
-    dispatch_answer,
+    Decision, Dispatch, Event, JournalEntry, RunHead, RunState, RunStatus, StopEvent,
+    current_channel, decide_stop, dispatch_answer, dispatch_channel,
 };
 use self_repair_store::{RunDir, StoreError};
 use serde_json::json;
@@ -218,6 +218,8 @@ fn triage_stop_event(
         // Journaled with the stop: only a run with a budget needs it.
         spend: spend.filter(|_| head.budget),
         new_turn: input.new_turn,
+        launches_read: agents.launches_read,
+        client: agents.client,
     };
     (stop, cost_failure)
 }
@@ -255,10 +257,13 @@ impl TriageStop<'_> {
                     event: Event::Stop(stop.clone()),
                 }];
                 if let Decision::Block(dispatch) = &outcome.decision {
+                    let (channel, why) = dispatch_channel(state);
                     entries.push(JournalEntry {
                         at: input.now,
                         event: Event::Dispatched {
                             launch: dispatched(dispatch),
+                            channel: Some(channel),
+                            why,
                         },
                     });
                 }
@@ -300,12 +305,12 @@ impl TriageStop<'_> {
         failure: Option<String>,
         input: &StopInput,
     ) -> Option<String> {
-        // A dispatch continues the session as the Stop event's `additionalContext` (shown as
-        // "Stop hook says", not as a problem; reference/design-notes.md, note 48), or as a block
-        // when the run's `dispatch_as` says so.
+        // A dispatch continues the session by its channel: the Stop event's
+        // `additionalContext` (shown as "Stop hook says", not as a problem; design note 48),
+        // or a block for a session that did not act on it (note 61).
         match decision {
             Decision::Block(dispatch) => Some(
-                dispatch_answer(&dispatch.render_reason(), state.config.dispatch_as).to_string(),
+                dispatch_answer(&dispatch.render_reason(), dispatch_channel(state).0).to_string(),
             ),
             // The run just ended, paused or stalled (the engine says so once, at the
             // transition): shown once at a terminal; unattended the session is asked, once, to
@@ -317,7 +322,7 @@ impl TriageStop<'_> {
                 } else {
                     m
                 };
-                StopAnswer::relay(&m, input.audience).stdout
+                StopAnswer::relay_by(&m, input.audience, current_channel(state)).stdout
             }
             Decision::Allow { message: None } | Decision::Finalize => {
                 failure.map(|m| json!({ "systemMessage": m }).to_string())
@@ -350,6 +355,7 @@ fn dispatched(dispatch: &Dispatch) -> Vec<self_repair_engine::AgentLaunch> {
             item: l.item.clone(),
             model: Some(l.model.clone()),
             refused: None,
+            ..self_repair_engine::AgentLaunch::default()
         })
         .collect()
 }

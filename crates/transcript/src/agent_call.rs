@@ -18,6 +18,9 @@ pub struct AgentCall {
     pub prompt: String,
     /// `None` when the call had no `model`: the agent definition's default runs.
     pub model: Option<String>,
+    /// `None` when the call named no `subagent_type`: the client runs a fork of the main
+    /// session (its whole context, every tool), not one of the plugin's agents.
+    pub subagent_type: Option<String>,
     /// The client's `toolDenialKind` when it refused the call before its agent ran
     /// (`user-rejected`, `permission-rule`, `automode-blocked`, `interrupted`, ...).
     pub refused: Option<String>,
@@ -51,6 +54,8 @@ pub struct AgentActivity {
     /// The `tool_use` ids named by the `<task-notification>` rows read: those background
     /// agents' ends have reached the main session.
     pub notified: Vec<String>,
+    /// The client version the last row read that carries one says (`"version":"2.1.330"`).
+    pub client: Option<String>,
     /// The offset to resume from.
     pub end: u64,
 }
@@ -74,6 +79,9 @@ pub fn read_agent_activity(path: &Path, offset: u64) -> Result<AgentActivity, Tr
 pub fn read_more(path: &Path, activity: &mut AgentActivity) -> Result<(), TranscriptError> {
     let read = new_lines(path, activity.end)?;
     activity.end = read.end;
+    if let Some(client) = last_version(&read.bytes) {
+        activity.client = Some(client);
+    }
     for line in read.lines() {
         let call_row = contains(line, b"\"Agent\"");
         let notice_row = contains(line, NOTIFICATION_TAG.as_bytes());
@@ -174,6 +182,41 @@ fn mark_provider_refused(row: &Value, calls: &mut [AgentCall]) {
     }
 }
 
+/// The key every row the client writes carries its version under.
+const VERSION_KEY: &[u8] = b"\"version\":\"";
+
+/// The client version the last line of `bytes` that names one says: read from the bytes, no
+/// JSON parse (a row's own `version` is the one outside any nested object, and the client writes
+/// it as a plain `2.1.330`).
+fn last_version(bytes: &[u8]) -> Option<String> {
+    let at = bytes
+        .windows(VERSION_KEY.len())
+        .rposition(|w| w == VERSION_KEY)?
+        + VERSION_KEY.len();
+    let rest = &bytes[at..];
+    let end = rest.iter().position(|&b| b == b'"')?;
+    let version = std::str::from_utf8(&rest[..end]).ok()?;
+    let plain = !version.is_empty()
+        && version.len() <= 32
+        && version
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    plain.then(|| version.to_owned())
+}
+
+/// The client version the end of the transcript at `path` shows (its last 64 KiB): what a
+/// first read from the end, which reads no row, learns of the session's client.
+pub fn client_version(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 64 * 1024;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    let mut bytes = Vec::new();
+    file.take(TAIL).read_to_end(&mut bytes).ok()?;
+    last_version(&bytes)
+}
+
 /// How the client wraps a background agent's completion in the main session.
 const NOTIFICATION_TAG: &str = "<task-notification>";
 
@@ -197,6 +240,10 @@ fn push_calls(row: &Value, calls: &mut Vec<AgentCall>) {
             description: input["description"].as_str().unwrap_or_default().to_owned(),
             prompt: input["prompt"].as_str().unwrap_or_default().to_owned(),
             model: input["model"].as_str().map(str::to_owned),
+            subagent_type: input["subagent_type"]
+                .as_str()
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned),
             refused: None,
             answered: false,
             provider_refused: false,
@@ -264,6 +311,34 @@ mod tests {
         format!(
             "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"{id}\",\"name\":\"Agent\",\"input\":{input}}}]}}}}\n"
         )
+    }
+
+    #[test]
+    fn the_client_version_is_the_last_rows_and_a_call_without_subagent_type_is_a_fork() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let fork = row(
+            "toolu_1",
+            r#"{"description":"triage t-00001","prompt":"self-repair item t-00001 --run r","model":"sonnet"}"#,
+        );
+        let ours = row(
+            "toolu_2",
+            r#"{"description":"triage t-00002","prompt":"self-repair item t-00002 --run r","subagent_type":"self-repair:triage-investigator","model":"sonnet"}"#,
+        );
+        let old = "{\"type\":\"user\",\"version\":\"2.1.120\"}\n";
+        let new = "{\"type\":\"user\",\"version\":\"2.1.330\",\"message\":{\"content\":\"x\"}}\n";
+        std::fs::write(&path, format!("{old}{fork}{new}{ours}")).unwrap();
+        let read = read_agent_activity(&path, 0).unwrap();
+        assert_eq!(read.client.as_deref(), Some("2.1.330"));
+        assert_eq!(read.calls[0].subagent_type, None);
+        assert_eq!(
+            read.calls[1].subagent_type.as_deref(),
+            Some("self-repair:triage-investigator")
+        );
+        assert_eq!(client_version(&path).as_deref(), Some("2.1.330"));
+        let none = dir.path().join("none.jsonl");
+        std::fs::write(&none, "{\"type\":\"user\"}\n").unwrap();
+        assert_eq!(client_version(&none), None);
     }
 
     #[test]

@@ -10,7 +10,9 @@ mod response_usage;
 mod transcript_error;
 mod usage;
 
-pub use agent_call::{AgentActivity, AgentCall, AsyncLaunch, read_agent_activity, read_more};
+pub use agent_call::{
+    AgentActivity, AgentCall, AsyncLaunch, client_version, read_agent_activity, read_more,
+};
 pub use provider_refusal::{agent_transcript, refused_by_provider};
 pub use response_usage::{ModelUsage, UsageCursor};
 pub use transcript_error::TranscriptError;

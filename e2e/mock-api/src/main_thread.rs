@@ -24,6 +24,36 @@ pub fn stop_feedback(text: &str) -> Option<&str> {
         .map(|start| &text[start..])
 }
 
+/// Whether the Stop hook's text in `text` came as the Stop event's `additionalContext` (its
+/// last mark is [`STOP_CONTEXT`]), not as a block's reason.
+fn came_as_context(text: &str) -> bool {
+    text.rfind(STOP_CONTEXT) > text.rfind(STOP_FEEDBACK)
+}
+
+/// Whether the scenario's main session leaves the dispatch in `text` alone.
+fn ignores_dispatch(text: &str, scenario: &Scenario) -> bool {
+    scenario.has(MainHabit::IgnoreDispatches)
+        || (scenario.has(MainHabit::IgnoreContext) && came_as_context(text))
+}
+
+/// [`MainHabit::ForkFirst`]: removes `subagent_type` from each entry whose item was never
+/// launched without it in this conversation.
+fn fork_first_launches(conversation: &Conversation<'_>, entries: &mut [Value]) {
+    let forked_before: Vec<String> = conversation
+        .calls_since(0)
+        .iter()
+        .filter(|(call, _)| call.name == "Agent" && call.input.get("subagent_type").is_none())
+        .map(|(call, _)| entry_id(&call.input))
+        .collect();
+    for entry in entries.iter_mut() {
+        if !forked_before.contains(&entry_id(entry))
+            && let Some(map) = entry.as_object_mut()
+        {
+            map.remove("subagent_type");
+        }
+    }
+}
+
 /// Whether `text` carries a Stop hook's text.
 fn has_stop_feedback(text: &str) -> bool {
     stop_feedback(text).is_some()
@@ -344,6 +374,9 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
     let text = conversation.text_at(last);
     if let Some(feedback) = stop_feedback(&text) {
         return match parse_dispatch(feedback) {
+            Some(launches) if !launches.is_empty() && ignores_dispatch(&text, scenario) => {
+                Reply::text("Noted; ending the turn.")
+            }
             Some(launches) if !launches.is_empty() => {
                 let first = !launched_before(conversation);
                 let mut chosen = with_habits(&launches, scenario, first);
@@ -354,6 +387,9 @@ pub fn main_reply(conversation: &Conversation<'_>, scenario: &Scenario) -> Reply
                     for entry in chosen.iter_mut().filter_map(Value::as_object_mut) {
                         entry.remove("model");
                     }
+                }
+                if scenario.has(MainHabit::ForkFirst) {
+                    fork_first_launches(conversation, &mut chosen);
                 }
                 if scenario.has(MainHabit::SplitLaunch) && chosen.len() > 1 {
                     chosen.truncate(chosen.len().div_ceil(2));

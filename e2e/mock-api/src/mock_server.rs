@@ -339,7 +339,13 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
                     }
                     let meta = MessageMeta {
                         id: format!("msg_mock_{}_{id:04}", shared.port),
-                        model: model.unwrap_or_else(|| "unknown".to_owned()),
+                        model: shared
+                            .scenario
+                            .sub_agent_model
+                            .clone()
+                            .filter(|_| matches!(thread, Thread::SubAgent { .. }))
+                            .or(model)
+                            .unwrap_or_else(|| "unknown".to_owned()),
                         input_tokens: shared.scenario.fixed_usage.map_or_else(
                             || reported_tokens(&thread, request.body.len(), &shared.scenario),
                             |(input, _)| input,

@@ -65,6 +65,14 @@ pub enum MainHabit {
     /// Drops `model` from every entry, every time (issue 32): each launch runs on the agent
     /// definition's default model.
     DropModelAlways,
+    /// Never acts on a dispatch that arrives as the Stop event's `additionalContext` (ends the
+    /// turn without a launch), and follows one that arrives as a `decision: block`.
+    IgnoreContext,
+    /// Never acts on a dispatch, by either channel (still relays the run's one line).
+    IgnoreDispatches,
+    /// Drops `subagent_type` from each item's first launch: the client runs it as a fork of
+    /// the main session, not the item's agent.
+    ForkFirst,
 }
 
 /// Per-item behaviour; the first rule whose every given matcher fits wins.
@@ -158,6 +166,10 @@ pub struct Scenario {
     /// (agents of different lengths, whose answers do not all arrive at one instant). 0: every
     /// agent waits the same.
     pub sub_agent_delay_spread_ms: u64,
+    /// The model id every sub-agent answer names, whatever the request asked for (`None`: the
+    /// request's): agents that ran on another model than their launch asked.
+    #[serde(default)]
+    pub sub_agent_model: Option<String>,
     /// A result chosen in code, asked before the rules' `values` apply.
     #[serde(skip)]
     pub result_fn: Option<ResultFn>,
@@ -182,6 +194,7 @@ impl Default for Scenario {
             fixed_usage: None,
             sub_agent_delay_ms: 0,
             sub_agent_delay_spread_ms: 0,
+            sub_agent_model: None,
             result_fn: None,
         }
     }
@@ -268,6 +281,13 @@ impl Scenario {
     #[must_use]
     pub fn fixed_usage(mut self, input: u64, output: u64) -> Scenario {
         self.fixed_usage = Some((input, output));
+        self
+    }
+
+    /// Every sub-agent answer names `model`, whatever its request asked for.
+    #[must_use]
+    pub fn sub_agent_model(mut self, model: &str) -> Scenario {
+        self.sub_agent_model = Some(model.to_owned());
         self
     }
 

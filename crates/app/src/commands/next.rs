@@ -70,6 +70,7 @@ pub fn next_preview(dir: &RunDir, now: u64) -> Result<NextPreview, AppError> {
         new_turn: false,
         // What the hook would see: the spend so far, for a run with a budget.
         spend: crate::run::cost::ledger_spend(dir).filter(|_| state.config.budget_usd.is_some()),
+        ..StopEvent::default()
     };
     let outcome = decide_stop(&mut state, &stop, now);
     let (decision, agents) = match &outcome.decision {

@@ -36,7 +36,11 @@ pub(crate) fn after_repair_stop(
         // outcome, is what the session says last. A `systemMessage` never reaches `claude -p`
         // output, the session's last message does (reference/design-notes.md, note 34).
         let one_line = line.split_whitespace().collect::<Vec<_>>().join(" ");
-        let mut said = say_line(&one_line, env.installation.audience);
+        let mut said = say_line(
+            &one_line,
+            env.installation.audience,
+            self_repair_engine::Channel::Context,
+        );
         said["systemMessage"] = line.into();
         return StopAnswer {
             stdout: Some(said.to_string()),

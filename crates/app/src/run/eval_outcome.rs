@@ -45,7 +45,7 @@ pub fn run_outcome(inputs: &OutcomeInputs<'_>, corpus: String, model: ModelSourc
         overhead,
         priced: report.spend.is_some(),
         wall_seconds: last_journal_time(dir).map(|last| last.saturating_sub(state.created_at)),
-        protocol: protocol_of(dir),
+        protocol: protocol_of(dir, state),
     }
 }
 
@@ -55,13 +55,58 @@ pub fn run_outcome(inputs: &OutcomeInputs<'_>, corpus: String, model: ModelSourc
 /// second launch, and an entry still open when the item is dispatched again, or when the
 /// journal ends, was never launched. A model is "asked" when the transcript's names it
 /// (`opus` in `claude-opus-…`). `None` when the journal cannot be read.
-fn protocol_of(dir: &RunDir) -> Option<Protocol> {
+fn protocol_of(dir: &RunDir, state: &RunState) -> Option<Protocol> {
     let text = std::fs::read_to_string(dir.journal().path()).ok()?;
-    Some(protocol_from_journal(&text))
+    let foreground = state.config.launch_mode == self_repair_engine::LaunchMode::Foreground;
+    let mut protocol = protocol_from_journal(&text, foreground);
+    let records = self_repair_cost::read_records(dir.path());
+    protocol.ran_other_model = ran_other_model(&text, &records);
+    protocol.channels = state
+        .channels
+        .iter()
+        .map(|c| format!("session {} {}", c.short_session(), c.describe()))
+        .collect();
+    Some(protocol)
 }
 
-/// [`protocol_of`] on the journal's text.
-fn protocol_from_journal(text: &str) -> Protocol {
+/// The agents whose own transcript ran a model no dispatch of their item asked for (the
+/// client ignored the launch's `model`): each agent of `cost.jsonl` once, by its item, against
+/// the models the journal's `dispatched` lines asked for that item (`sonnet` asked matches
+/// `claude-sonnet-…`).
+fn ran_other_model(journal: &str, records: &[self_repair_cost::CostRecord]) -> u32 {
+    let mut asked: HashMap<String, HashSet<String>> = HashMap::new();
+    for line in journal.lines().filter(|l| l.contains("\"dispatched\"")) {
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        for launch in entry["launch"].as_array().into_iter().flatten() {
+            if let (Some(item), Some(model)) = (launch["item"].as_str(), launch["model"].as_str()) {
+                asked
+                    .entry(item.to_owned())
+                    .or_default()
+                    .insert(model.to_owned());
+            }
+        }
+    }
+    let mut judged: HashSet<&str> = HashSet::new();
+    let mut other = 0;
+    for record in records {
+        let (Some(item), Some(agent)) = (record.item.as_deref(), record.agent.as_deref()) else {
+            continue;
+        };
+        let Some(models) = asked.get(item) else {
+            continue;
+        };
+        if !judged.insert(agent) {
+            continue;
+        }
+        other += u32::from(!models.iter().any(|m| record.model.contains(m.as_str())));
+    }
+    other
+}
+
+/// [`protocol_of`] on the journal's text; `foreground`: the run asked for foreground launches.
+fn protocol_from_journal(text: &str, foreground: bool) -> Protocol {
     let mut protocol = Protocol::default();
     let mut open: HashMap<String, String> = HashMap::new();
     let mut moved = true;
@@ -85,6 +130,15 @@ fn protocol_from_journal(text: &str) -> Protocol {
                 })
                 .collect()
         };
+        let flagged = |flag: &str| -> u32 {
+            let calls = entry.get("launched").and_then(serde_json::Value::as_array);
+            let count = calls
+                .into_iter()
+                .flatten()
+                .filter(|l| l.get(flag).and_then(serde_json::Value::as_bool) == Some(true))
+                .count();
+            u32::try_from(count).unwrap_or(u32::MAX)
+        };
         match entry.get("event").and_then(serde_json::Value::as_str) {
             Some("submitted" | "shown") => moved = true,
             Some("stop") => {
@@ -93,6 +147,12 @@ fn protocol_from_journal(text: &str) -> Protocol {
                 moved = false;
                 let read = launches("launched");
                 let again = !read.is_empty() && read == last_read;
+                if !again {
+                    protocol.forks += flagged("fork");
+                    if foreground {
+                        protocol.background_in_foreground += flagged("background");
+                    }
+                }
                 for (item, model, refused) in read.iter().filter(|_| !again).cloned() {
                     protocol.launches_read = true;
                     let Some(asked) = open.remove(&item) else {
@@ -325,7 +385,7 @@ mod tests {
             "not json",
         ]
         .join("\n");
-        let p = protocol_from_journal(&journal);
+        let p = protocol_from_journal(&journal, true);
         assert_eq!(
             p,
             Protocol {
@@ -340,6 +400,7 @@ mod tests {
                 not_launched: 1,
                 refused_by_user: 1,
                 launched_twice: 1,
+                ..Protocol::default()
             }
         );
         assert!(
@@ -350,12 +411,63 @@ mod tests {
         );
         let unread = protocol_from_journal(
             r#"{"at":1,"event":"dispatched","launch":[{"item":"t-1","model":"sonnet"}]}"#,
+            true,
         );
         assert!(!unread.launches_read);
         assert!(
             unread.summary().contains("launches not read"),
             "{}",
             unread.summary()
+        );
+    }
+
+    /// A known answer for the launches the client altered: a fork (no `subagent_type`), a
+    /// launch run in the background though the run is foreground (counted only there), and an
+    /// agent whose own transcript ran opus where sonnet was asked (its second record, and an
+    /// agent on the asked model, count nothing).
+    #[test]
+    fn launches_the_client_altered_are_counted_each_once() {
+        let journal = [
+            r#"{"at":1,"event":"dispatched","launch":[{"item":"t-1","model":"sonnet"},{"item":"t-2","model":"haiku"}],"channel":"context","why":"the default"}"#,
+            r#"{"at":2,"event":"stop","launched":[{"item":"t-1","model":"sonnet","fork":true},{"item":"t-2","model":"haiku","background":true}]}"#,
+        ]
+        .join("\n");
+        let foreground = protocol_from_journal(&journal, true);
+        assert_eq!(
+            (foreground.forks, foreground.background_in_foreground),
+            (1, 1)
+        );
+        let background = protocol_from_journal(&journal, false);
+        assert_eq!(
+            (background.forks, background.background_in_foreground),
+            (1, 0)
+        );
+        let record = |item: &str, agent: &str, model: &str| self_repair_cost::CostRecord {
+            part: "triage".into(),
+            item: Some(item.into()),
+            agent: Some(agent.into()),
+            model: model.into(),
+            usage: self_repair_transcript::Usage::default(),
+            usd: None,
+        };
+        let records = [
+            record("t-1", "a1", "claude-opus-5-5"),
+            record("t-1", "a1", "claude-opus-5-5"),
+            record("t-2", "a2", "claude-haiku-5-5"),
+            record("t-9", "a9", "claude-opus-5-5"),
+        ];
+        assert_eq!(super::ran_other_model(&journal, &records), 1);
+        let mut said = foreground;
+        said.launches_read = true;
+        said.channels = vec![
+            "session 1a2b3c4d block (an additionalContext dispatch was never launched)".into(),
+        ];
+        let line = said.summary();
+        assert!(
+            line.contains("1 fork(s) without subagent_type")
+                && line.contains("1 in the background in a foreground run")
+                && line.ends_with("; channel: session 1a2b3c4d block (an additionalContext dispatch was never launched)"),
+            "{line}"
         );
     }
 

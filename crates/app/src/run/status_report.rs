@@ -55,6 +55,10 @@ pub struct StatusReport {
     /// quarantined, neither escalated nor charged; counted apart from failures.
     #[serde(skip_serializing_if = "is_zero")]
     pub provider_refusals: u32,
+    /// Each session's dispatch channel (`additionalContext` or `block`), why, and what it did
+    /// with the dispatches (design note 61).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<self_repair_engine::SessionChannel>,
     pub next: String,
     /// Tokens and dollars so far, from the transcripts of the session that drives the run
     /// (absent until the Stop hook has seen that session).
@@ -145,6 +149,7 @@ pub fn report(project: &Project, state: &RunState) -> StatusReport {
         blocks: state.blocks,
         launches: self_repair_engine::LaunchCeiling::of(state),
         provider_refusals: state.provider_refusals,
+        channels: state.channels.clone(),
         next: crate::run::next_step::next_step(state),
         cost: None,
         fixes: Vec::new(),
@@ -182,6 +187,13 @@ impl StatusReport {
             ));
         }
         out.push_str(&launches_line(&self.launches));
+        for channel in &self.channels {
+            out.push_str(&format!(
+                "dispatch channel, session {}: {}\n",
+                channel.short_session(),
+                channel.describe()
+            ));
+        }
         out.push_str(&self.render_tasks());
         out.push_str(&format!("\nnext: {}\n", self.next));
         if let Some(progress) = &self.progress {

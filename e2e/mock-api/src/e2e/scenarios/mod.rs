@@ -1,6 +1,7 @@
 //! The scenarios of issue 4, one file each, and the list `just e2e` runs.
 
 mod budget;
+mod channel_habits;
 mod ci_recipe_alerts;
 mod ci_recipes;
 mod compaction;
@@ -41,7 +42,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 50] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 54] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -80,6 +81,10 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 50] = [
     ("habit-unsure-reroute", model_habits::unsure_reroute),
     ("habit-drop-model", model_habits::drop_model),
     ("habit-drop-model-always", model_habits::drop_model_always),
+    ("habit-ignore-context", channel_habits::ignore_context),
+    ("habit-ignore-dispatches", channel_habits::ignore_dispatches),
+    ("habit-fork-launch", channel_habits::fork_launch),
+    ("habit-other-model", channel_habits::other_model),
     ("refused-launch", refused_launch::run),
     ("provider-refusal", provider_refusal::run),
     ("compaction-mid-run", compaction::run),
@@ -116,8 +121,10 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 50] = [
 /// scripts/e2e.sh): the full pipeline as a plugin and installed, with foreground and background
 /// agents, a compaction (the standing protocol comes back from `SessionStart`), a `drive`, the
 /// fix loop, the interactive UI in manual mode, and a main session that drops `model` from
-/// every launch (issue 32: the bound on a second look set aside).
-pub const OLDEST_CLIENT_SUBSET: [&str; 10] = [
+/// every launch (issue 32: the bound on a second look set aside), the two-look rule against an
+/// adversarial first look, and the sessions that follow one dispatch channel, neither, fork
+/// their launches or run on another model (note 61).
+pub const OLDEST_CLIENT_SUBSET: [&str; 14] = [
     "full-pipeline-background",
     "full-pipeline-foreground",
     "full-pipeline-background-install",
@@ -128,6 +135,10 @@ pub const OLDEST_CLIENT_SUBSET: [&str; 10] = [
     "interactive-manual",
     "habit-drop-model-always",
     "security-two-looks",
+    "habit-ignore-context",
+    "habit-ignore-dispatches",
+    "habit-fork-launch",
+    "habit-other-model",
 ];
 
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed
