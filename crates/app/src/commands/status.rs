@@ -63,23 +63,8 @@ pub fn run(env: &CommandEnv, args: &StatusArgs) -> Result<Output, AppError> {
         }
     };
     let report = status(&project, &dir, env.now)?;
-    let audit = audit_lines(&dir)?;
+    let audit = crate::run::audit_store::status_lines(&dir);
     Output::json_or(args.json, &report, |r| format!("{}{audit}", r.render()))
-}
-
-/// The audit figure and gate of `dir`'s run (`crate::run::audit_store`).
-fn audit_lines(dir: &RunDir) -> Result<String, AppError> {
-    let Some(store) = crate::run::audit_store::store_of(dir) else {
-        return Ok(String::new());
-    };
-    let gate = crate::run::audit_store::audit_policy(store).is_ok_and(|p| p.gate);
-    if !gate && !crate::run::audit_store::labels_path(store).is_file() {
-        return Ok(String::new());
-    }
-    let state = load_folded(dir, true)?;
-    let findings = crate::run::finalize::read_findings(dir)?;
-    let report = crate::run::finalize::build_report(dir, &state, &findings);
-    Ok(crate::run::audit_store::status_lines(store, &report))
 }
 
 /// The item ids of a run, phase by phase (`status --items`).

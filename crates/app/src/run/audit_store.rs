@@ -156,23 +156,34 @@ pub(crate) fn audit_section(root: &Path, run: &str) -> String {
     }
 }
 
-/// `status`'s audit lines for run `run`: its figure once a person answered something, and the
-/// gate when it holds the run's dismissals back. Empty otherwise (or when a file does not read:
-/// `audit` says why).
-pub(crate) fn status_lines(store_dir: &Path, report: &RunReport) -> String {
+/// `status`'s audit lines for `dir`'s run: its figure once a person answered something, and
+/// the gate when it holds the run's dismissals back (the report is built only then). Empty
+/// otherwise, or when a file does not read (`audit` says why).
+pub(crate) fn status_lines(dir: &RunDir) -> String {
+    let Some(store_dir) = store_of(dir) else {
+        return String::new();
+    };
+    let run = dir.id();
     let mut out = String::new();
-    if let Ok(figure) = audit_figure(store_dir, Some(&report.run))
+    if let Ok(figure) = audit_figure(store_dir, Some(&run))
         && figure.all.answered > 0
     {
         out.push_str(&format!("{}\n", figure.headline()));
     }
-    if let Ok(status) = gate_status(store_dir, report)
-        && let GateStatus::Unaudited { answered, needed } = status
-    {
+    if !audit_policy(store_dir).is_ok_and(|p| p.gate) {
+        return out;
+    }
+    let Ok(state) = crate::run::load::load_folded(dir, true) else {
+        return out;
+    };
+    let Ok(findings) = crate::run::finalize::read_findings(dir) else {
+        return out;
+    };
+    let report = crate::run::finalize::build_report(dir, &state, &findings);
+    if let Ok(GateStatus::Unaudited { answered, needed }) = gate_status(store_dir, &report) {
         out.push_str(&format!(
             "audit gate: the run's dismissals are held back until a person audits {needed} of \
-             them ({answered} answered): `self-repair audit {}` in your own terminal\n",
-            report.run
+             them ({answered} answered): `self-repair audit {run}` in your own terminal\n"
         ));
     }
     out
