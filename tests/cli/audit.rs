@@ -65,6 +65,10 @@ fn a_disagreement_reopens_the_finding_in_the_registry_the_reports_and_both_expor
         "{}",
         before.stdout
     );
+    project
+        .terminal(&["finalize", "--run", "r-2", "--partial"])
+        .run()
+        .success();
     let out = project
         .terminal(&["audit", "r-2", "--seed", "1", "--by", "alice"])
         .stdin("d\nthe value reaches a shell: it is real\na\n")
@@ -129,6 +133,10 @@ fn a_disagreement_reopens_the_finding_in_the_registry_the_reports_and_both_expor
         "{}",
         after.stdout
     );
+    // The run's report.md shows the audit (the run was finalized: its reports are rewritten).
+    let report = project.read(".self-repair/runs/r-2/report.md");
+    assert!(report.contains("## Audit by a person"), "{report}");
+    assert!(report.contains("| all | 2 | 1 |"), "{report}");
     // A later run reads the finding from the registry as real.
     project
         .terminal(&["start", "codeql.sarif", "--run-id", "r-3", "--replace"])

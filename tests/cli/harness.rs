@@ -118,7 +118,7 @@ impl Cmd {
     }
 }
 
-/// The variables `audit` reads as a coding agent's shell (crates/audit, agent_guard.rs).
+/// The variables `audit` reads as a coding agent's shell (`crates/audit/src/agent_guard.rs`).
 pub(crate) const AGENT_VARIABLES: [&str; 8] = [
     "CLAUDECODE",
     "CLAUDE_CODE_ENTRYPOINT",

@@ -97,7 +97,7 @@ pub fn render_checklist(run: &str, seed: u64, pending: &[&AuditCandidate]) -> St
         }
         if let Some(excerpt) = &candidate.excerpt {
             let fence = fence_for(excerpt);
-            out.push_str(&format!("\n{fence}text\n{}", excerpt));
+            out.push_str(&format!("\n{fence}text\n{excerpt}"));
             if !excerpt.ends_with('\n') {
                 out.push('\n');
             }
@@ -128,12 +128,12 @@ fn ticked(line: &str) -> Option<(&'static str, &str)> {
 }
 
 /// One finding's section being read.
-struct Open {
+struct Section {
     fingerprint: String,
     line: usize,
     answer: Option<(Answer, usize)>,
     /// A disagreement whose reason goes on over the following lines.
-    reason_open: bool,
+    continues_reason: bool,
 }
 
 /// Reads a filled checklist: each finding's answer (`None` when no box is ticked). Two boxes
@@ -145,7 +145,7 @@ pub fn parse_checklist(source: &str, text: &str) -> Result<Vec<ChecklistAnswer>,
         message,
     };
     let mut answers = Vec::new();
-    let mut open: Option<Open> = None;
+    let mut open: Option<Section> = None;
     let mut fence: Option<String> = None;
     for (index, raw) in text.lines().enumerate() {
         let number = index + 1;
@@ -165,11 +165,11 @@ pub fn parse_checklist(source: &str, text: &str) -> Result<Vec<ChecklistAnswer>,
                 answers.push(close(done, &bad)?);
             }
             let fingerprint = rest.trim_end_matches("-->").trim().to_owned();
-            open = Some(Open {
+            open = Some(Section {
                 fingerprint,
                 line: number,
                 answer: None,
-                reason_open: false,
+                continues_reason: false,
             });
             continue;
         }
@@ -177,7 +177,7 @@ pub fn parse_checklist(source: &str, text: &str) -> Result<Vec<ChecklistAnswer>,
             continue;
         };
         if line.starts_with('#') {
-            current.reason_open = false;
+            current.continues_reason = false;
             continue;
         }
         if let Some((choice, after)) = ticked(line) {
@@ -195,15 +195,15 @@ pub fn parse_checklist(source: &str, text: &str) -> Result<Vec<ChecklistAnswer>,
                 "skip" => Answer::Skip,
                 _ => Answer::Disagree(reason_text(after).to_owned()),
             };
-            current.reason_open = choice == "disagree";
+            current.continues_reason = choice == "disagree";
             current.answer = Some((answer, number));
             continue;
         }
         if line.starts_with("- [") {
-            current.reason_open = false;
+            current.continues_reason = false;
             continue;
         }
-        if current.reason_open
+        if current.continues_reason
             && !line.is_empty()
             && let Some((Answer::Disagree(reason), _)) = current.answer.as_mut()
         {
@@ -226,7 +226,7 @@ fn reason_text(after: &str) -> &str {
 }
 
 fn close(
-    open: Open,
+    open: Section,
     bad: &dyn Fn(usize, String) -> AuditError,
 ) -> Result<ChecklistAnswer, AuditError> {
     if let Some((Answer::Disagree(reason), line)) = &open.answer

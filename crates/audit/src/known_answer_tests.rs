@@ -52,7 +52,7 @@ fn binomial_cdf_plain(k: usize, n: usize, p: f64) -> f64 {
     (0..=k)
         .map(|i| {
             let choose: f64 = (0..i).map(|j| (n - j) as f64 / (j + 1) as f64).product();
-            choose * p.powi(i as i32) * (1.0 - p).powi((n - i) as i32)
+            choose * p.powf(i as f64) * (1.0 - p).powf((n - i) as f64)
         })
         .sum()
 }

@@ -22,7 +22,7 @@ use crate::run::audit_candidates::{audit_candidates, with_excerpt};
 use crate::run::audit_store::{
     audit_figure, audit_policy, load_labels, reopen_in_known, save_labels,
 };
-use crate::run::finalize::{build_report_as_decided, read_findings};
+use crate::run::finalize::{build_report_as_decided, read_findings, write_reports};
 use crate::run::load::load_folded;
 
 /// `self-repair audit`.
@@ -64,6 +64,8 @@ struct Audit {
     record: AuditRecord,
     candidates: Vec<AuditCandidate>,
     labels: AuditLabels,
+    state: self_repair_engine::RunState,
+    findings: Vec<self_repair_engine::FindingRecord>,
 }
 
 /// Runs `audit`.
@@ -87,6 +89,10 @@ pub fn run(env: &CommandEnv, args: &AuditArgs) -> Result<Output, AppError> {
         None => in_terminal(&mut audit, &by, &at)?,
     };
     let reopened = reopen_in_known(&audit.store, env.now)?;
+    if audit.dir.path().join("report.json").is_file() {
+        // A finished run's reports show the answers and the reopened findings.
+        write_reports(&audit.root, &audit.dir, &audit.state, &audit.findings)?;
+    }
     let figure = audit_figure(&audit.store, Some(&audit.run))?;
     let mut text = text;
     if reopened > 0 {
@@ -147,9 +153,15 @@ fn open(env: &CommandEnv, args: &AuditArgs) -> Result<Audit, AppError> {
         store,
         record,
         candidates,
+        state,
+        findings,
     })
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "used as `map_err(audit_error)`"
+)]
 fn audit_error(e: AuditError) -> AppError {
     AppError::Usage(e.to_string())
 }
@@ -182,15 +194,12 @@ impl Audit {
         by: &str,
         at: &str,
     ) -> Result<(), AppError> {
-        match AuditLabel::of(c, &self.run, answer, by, at) {
-            Some(label) => {
-                self.labels.put(label);
-                save_labels(&self.store, &self.labels)
-            }
-            None => {
-                self.record.skip(&c.fingerprint);
-                self.save_record()
-            }
+        if let Some(label) = AuditLabel::of(c, &self.run, answer, by, at) {
+            self.labels.put(label);
+            save_labels(&self.store, &self.labels)
+        } else {
+            self.record.skip(&c.fingerprint);
+            self.save_record()
         }
     }
 }

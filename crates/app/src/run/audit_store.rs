@@ -64,7 +64,7 @@ pub(crate) fn reopen_in_report(dir: &RunDir, report: &mut RunReport) {
         };
         outcome.reason = Some(reopened_reason(label));
         outcome.verdict = Some("real".to_owned());
-        outcome.decided_by = REOPENED_BY.to_owned();
+        REOPENED_BY.clone_into(&mut outcome.decided_by);
     }
 }
 
@@ -154,39 +154,6 @@ pub(crate) fn audit_section(root: &Path, run: &str) -> String {
         Ok(figure) if figure.all.answered > 0 => format!("\n{}", figure.render_markdown()),
         _ => String::new(),
     }
-}
-
-/// `status`'s audit lines for `dir`'s run: its figure once a person answered something, and
-/// the gate when it holds the run's dismissals back (the report is built only then). Empty
-/// otherwise, or when a file does not read (`audit` says why).
-pub(crate) fn status_lines(dir: &RunDir) -> String {
-    let Some(store_dir) = store_of(dir) else {
-        return String::new();
-    };
-    let run = dir.id();
-    let mut out = String::new();
-    if let Ok(figure) = audit_figure(store_dir, Some(&run))
-        && figure.all.answered > 0
-    {
-        out.push_str(&format!("{}\n", figure.headline()));
-    }
-    if !audit_policy(store_dir).is_ok_and(|p| p.gate) {
-        return out;
-    }
-    let Ok(state) = crate::run::load::load_folded(dir, true) else {
-        return out;
-    };
-    let Ok(findings) = crate::run::finalize::read_findings(dir) else {
-        return out;
-    };
-    let report = crate::run::finalize::build_report(dir, &state, &findings);
-    if let Ok(GateStatus::Unaudited { answered, needed }) = gate_status(store_dir, &report) {
-        out.push_str(&format!(
-            "audit gate: the run's dismissals are held back until a person audits {needed} of \
-             them ({answered} answered): `self-repair audit {run}` in your own terminal\n"
-        ));
-    }
-    out
 }
 
 /// `runs --compare`'s audit trend: each of `runs` (oldest first) a person audited, then every

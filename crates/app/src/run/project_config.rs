@@ -105,25 +105,8 @@ pub fn load_project_config(
             .map_err(|e| config_error(format!("detectors: {e}")))?,
         None => Vec::new(),
     };
-    let prices = match map.remove("prices") {
-        Some(value) => serde_json::from_value::<
-            std::collections::BTreeMap<String, self_repair_cost::Price>,
-        >(value)
-        .map_err(|e| {
-            config_error(format!(
-                "prices: {e}; write {{\"claude-opus-5\": {{\"input\": 4.0, \"output\": 20.0}}}} (USD per million tokens)"
-            ))
-        })?
-        .into_iter()
-        .collect(),
-        None => Vec::new(),
-    };
-    let audit = match map.remove("audit") {
-        Some(value) => serde_json::from_value::<self_repair_audit::AuditPolicy>(value)
-            .map_err(|e| config_error(format!("audit: {e}; see reference/audit.md")))?,
-        None => self_repair_audit::AuditPolicy::default(),
-    };
-    audit.check().map_err(config_error)?;
+    let prices = read_prices(map.remove("prices"), &config_error)?;
+    let audit = read_audit(map.remove("audit"), &config_error)?;
     check_detectors(&detectors, &config_error)?;
     let run: Config = serde_json::from_value(raw).map_err(|e| {
         let sections = if e.to_string().starts_with("unknown field") {
@@ -149,6 +132,40 @@ pub fn load_project_config(
         checks,
         audit,
     })
+}
+
+/// `prices`: USD per million tokens by model-id prefix (reference/cost.md).
+fn read_prices(
+    value: Option<serde_json::Value>,
+    config_error: &dyn Fn(String) -> AppError,
+) -> Result<Vec<(String, self_repair_cost::Price)>, AppError> {
+    Ok(match value {
+        Some(value) => serde_json::from_value::<
+            std::collections::BTreeMap<String, self_repair_cost::Price>,
+        >(value)
+        .map_err(|e| {
+            config_error(format!(
+                "prices: {e}; write {{\"claude-opus-5\": {{\"input\": 4.0, \"output\": 20.0}}}} (USD per million tokens)"
+            ))
+        })?
+        .into_iter()
+        .collect(),
+        None => Vec::new(),
+    })
+}
+
+/// `audit`: the policy of `self-repair audit` (reference/audit.md), defaults when absent.
+fn read_audit(
+    value: Option<serde_json::Value>,
+    config_error: &dyn Fn(String) -> AppError,
+) -> Result<self_repair_audit::AuditPolicy, AppError> {
+    let audit = match value {
+        Some(value) => serde_json::from_value::<self_repair_audit::AuditPolicy>(value)
+            .map_err(|e| config_error(format!("audit: {e}; see reference/audit.md")))?,
+        None => self_repair_audit::AuditPolicy::default(),
+    };
+    audit.check().map_err(config_error)?;
+    Ok(audit)
 }
 
 /// `checks`: each `checks.<name>` checked against the repair pipeline's keys.
