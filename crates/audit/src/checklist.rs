@@ -292,6 +292,60 @@ mod tests {
     }
 
     #[test]
+    fn every_way_of_filling_the_checklist_reads_back_as_filled() {
+        // Each of three findings left blank, agreed, disagreed (reason on the box's line or on
+        // the next) or skipped: 5^3 checklists, each read back exactly.
+        let candidates = three();
+        let refs: Vec<&AuditCandidate> = candidates.iter().collect();
+        let text = render_checklist("r1", 7, &refs);
+        let sections: Vec<&str> = text.split("\n## ").collect();
+        for code in 0..125 {
+            let mut expected = Vec::new();
+            let mut filled = sections[0].to_owned();
+            for (index, section) in sections[1..].iter().enumerate() {
+                let choice = code / 5_usize.pow(index as u32) % 5;
+                let reason = format!("reason {code} {index}");
+                let (section, answer) = match choice {
+                    0 => ((*section).to_owned(), None),
+                    1 => (
+                        section.replacen("- [ ] agree", "- [x] agree", 1),
+                        Some(Answer::Agree),
+                    ),
+                    2 => (
+                        section.replacen(
+                            "- [ ] disagree, reason: ",
+                            &format!("- [x] disagree, reason: {reason}"),
+                            1,
+                        ),
+                        Some(Answer::Disagree(reason.clone())),
+                    ),
+                    3 => (
+                        section.replacen(
+                            "- [ ] disagree, reason: ",
+                            &format!("- [X] disagree, reason:\n   {reason}\n"),
+                            1,
+                        ),
+                        Some(Answer::Disagree(reason.clone())),
+                    ),
+                    _ => (
+                        section.replacen("- [ ] skip", "- [x] skip", 1),
+                        Some(Answer::Skip),
+                    ),
+                };
+                filled.push_str("\n## ");
+                filled.push_str(&section);
+                expected.push(answer);
+            }
+            let read: Vec<Option<Answer>> = parse_checklist("c.md", &filled)
+                .unwrap_or_else(|e| panic!("{code}: {e}\n{filled}"))
+                .into_iter()
+                .map(|a| a.answer)
+                .collect();
+            assert_eq!(read, expected, "{code}\n{filled}");
+        }
+    }
+
+    #[test]
     fn code_holding_a_ticked_box_or_backticks_is_not_read_as_an_answer() {
         let mut a = candidate("aa", "B602", "security", "opus", "false_positive");
         a.excerpt = Some("> 1 | s = \"\"\"\n- [x] agree\n```\n\"\"\"\n".to_owned());

@@ -101,7 +101,33 @@ pub fn run(env: &CommandEnv, args: &AuditArgs) -> Result<Output, AppError> {
         ));
     }
     text.push_str(&format!("{}\n", figure.headline()));
-    Ok(Output::text(text))
+    Ok(Output::text(text).with_notes(team_file_notes(&audit.store)))
+}
+
+/// What a store made before `audit.jsonl` existed lacks to share it: its `.gitignore` ignores
+/// the file and its `.gitattributes` does not union-merge it. Those files are the team's, so
+/// `audit` says what to add instead of editing them.
+fn team_file_notes(store: &Path) -> Vec<String> {
+    let mut notes = Vec::new();
+    let lacks = |name: &str, line: &str| {
+        std::fs::read_to_string(store.join(name))
+            .is_ok_and(|text| !text.lines().any(|l| l.trim() == line))
+    };
+    if lacks(".gitignore", "!audit.jsonl") {
+        notes.push(
+            ".self-repair/.gitignore ignores audit.jsonl: add the line `!audit.jsonl` to it so \
+             the team commits the answers"
+                .to_owned(),
+        );
+    }
+    if lacks(".gitattributes", "audit.jsonl merge=union") {
+        notes.push(
+            ".self-repair/.gitattributes does not merge audit.jsonl by union: add the line \
+             `audit.jsonl merge=union` so two branches' answers merge"
+                .to_owned(),
+        );
+    }
+    notes
 }
 
 /// The run, its candidates, its audit record (drawn now the first time) and the answers.
