@@ -118,18 +118,6 @@ impl Cmd {
     }
 }
 
-/// The variables `audit` reads as a coding agent's shell (`crates/audit/src/agent_guard.rs`).
-pub(crate) const AGENT_VARIABLES: [&str; 8] = [
-    "CLAUDECODE",
-    "CLAUDE_CODE_ENTRYPOINT",
-    "CLAUDE_AGENT_SDK_VERSION",
-    "GEMINI_CLI",
-    "CODEX_SANDBOX",
-    "CODEX_THREAD_ID",
-    "COPILOT_CLI",
-    "CURSOR_AGENT",
-];
-
 /// The binary under test.
 pub(crate) fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_self-repair"))
@@ -202,7 +190,7 @@ impl TestProject {
             .env("HOME", self.path().join(".home"));
         // A coding agent's shell: `audit` refuses to record answers in one (tests that need
         // it set it back).
-        for name in AGENT_VARIABLES {
+        for name in self_repair_audit::AGENT_VARIABLES {
             command.env_remove(name);
         }
         Cmd {

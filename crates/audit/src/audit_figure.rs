@@ -162,12 +162,17 @@ impl AuditFigure {
         )
     }
 
-    /// The table: all, then each security rule and each tier.
-    pub fn render_text(&self) -> String {
-        let rows: Vec<&AuditRow> = std::iter::once(&self.all)
+    /// All, then each security rule, then each tier.
+    fn rows(&self) -> Vec<&AuditRow> {
+        std::iter::once(&self.all)
             .chain(&self.rules)
             .chain(&self.tiers)
-            .collect();
+            .collect()
+    }
+
+    /// The table: all, then each security rule and each tier.
+    pub fn render_text(&self) -> String {
+        let rows = self.rows();
         let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(3);
         let mut out = format!(
             "{:width$}  {:>8}  {:>6}  {:>14}  {}\n",
@@ -200,10 +205,7 @@ impl AuditFigure {
             "| row | audited dismissals | unsafe closures | rate below ({} confidence) | agreement |\n|---|---|---|---|---|\n",
             percent_whole(self.confidence)
         ));
-        for row in std::iter::once(&self.all)
-            .chain(&self.rules)
-            .chain(&self.tiers)
-        {
+        for row in self.rows() {
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
                 row.name,

@@ -76,13 +76,14 @@ pub(crate) fn question(candidate: &AuditCandidate) -> &'static str {
 /// The checklist of `pending` (in order) for run `run`.
 pub fn render_checklist(run: &str, seed: u64, pending: &[&AuditCandidate]) -> String {
     let mut out = format!(
-        "# self-repair audit of run `{run}`: {} findings\n\n\
+        "# self-repair audit of run `{run}`: {} finding{}\n\n\
          For each finding, tick exactly one box (`[x]`): **agree** when the run's verdict is \
          right, **disagree** when it is wrong, writing why after `reason:` (a disagreement on a \
          closed finding reopens it as real), or **skip**. Leave the boxes empty to answer later. \
          Then run `self-repair audit {run} --read FILE` in your own terminal. Edit nothing but \
          the boxes and the reasons (sample seed {seed}).\n",
-        pending.len()
+        pending.len(),
+        if pending.len() == 1 { "" } else { "s" }
     );
     for (index, candidate) in pending.iter().enumerate() {
         out.push_str(&format!(

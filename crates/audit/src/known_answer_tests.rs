@@ -184,3 +184,37 @@ fn eval_scores_the_scripted_person_s_labels_as_the_same_unsafe_closures() {
     assert_eq!(real, 21 + 6);
     assert_eq!(set.labels.len(), 186);
 }
+
+#[test]
+fn what_a_person_reads_is_unchanged() {
+    // The figure as `audit --figures`, report.md and eval show it, and one checklist entry.
+    let (candidates, labels) = plan();
+    let figure = AuditFigure::of(labels.of_run("r1"), 0.95);
+    let mut with_agents = candidates[3].clone();
+    with_agents.agents = vec![
+        crate::AgentAnswer {
+            who: "first look tb-00002".to_owned(),
+            tier: Some("haiku".to_owned()),
+            verdict: "false_positive".to_owned(),
+            reason: "the command is a constant".to_owned(),
+        },
+        crate::AgentAnswer {
+            who: "second look vf-00001".to_owned(),
+            tier: Some("opus".to_owned()),
+            verdict: "false_positive".to_owned(),
+            reason: "no input reaches it".to_owned(),
+        },
+    ];
+    with_agents.excerpt =
+        Some("  2 | import subprocess\n> 3 | subprocess.run(CMD, shell=True)\n".to_owned());
+    insta::assert_snapshot!(
+        "audit_outputs",
+        format!(
+            "{}\n\n{}\n{}\n{}",
+            figure.headline(),
+            figure.render_text(),
+            figure.render_markdown(),
+            crate::render_checklist("r1", 44, &[&with_agents])
+        )
+    );
+}
