@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use self_repair_app::commands::{
-    RunArg, check, demo, detect, doctor, drive, eval, export, finalize, fix, init, install, known,
-    merge, next, refs, rules, runs, show, start, status, statusline, steer, submit,
+    RunArg, audit, check, demo, detect, doctor, drive, eval, export, finalize, fix, init, install,
+    known, merge, next, refs, rules, runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::HookEvent;
 
@@ -110,6 +110,13 @@ pub(crate) enum Command {
     /// per route, per tier and in all. Prints the table (or `--json`) and writes `eval.md` and
     /// `eval.svg` into the run folder.
     Eval(eval::EvalArgs),
+    /// A person checks a sample of a run's dismissals: labels kept, wrong ones reopened, the
+    /// bound on the unsafe-closure rate (reference/audit.md).
+    ///
+    /// A disagreement reopens the finding as real. In the terminal (line prompts: agree, disagree with a reason, skip), or as a Markdown
+    /// checklist (`--write FILE`, then `--read FILE`); both resume. Answers go to
+    /// `.self-repair/audit.jsonl`. Refused inside Claude Code or another coding agent.
+    Audit(audit::AuditArgs),
     /// References to a symbol in the project (word boundaries, `.gitignore` honoured).
     Refs(refs::RefsArgs),
     /// Run the whole pipeline on bundled real findings with a SIMULATED agent (no model).
@@ -162,7 +169,7 @@ const GROUPS: [(&str, &[&str]); 8] = [
         "Look at a run",
         &["runs", "statusline", "errors", "timeline", "eval", "refs"],
     ),
-    ("Decide findings once", &["known", "rules"]),
+    ("Decide findings once", &["known", "rules", "audit"]),
     (
         "Fix",
         &["fix", "verify-task", "apply-fixes", "pull-requests"],

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use clap::FromArgMatches;
 use self_repair_app::commands::{
-    check, demo, detect, doctor, drive, eval, export, finalize, fix, init, install, known, merge,
-    next, refs, rules, runs, show, start, status, statusline, steer, submit,
+    audit, check, demo, detect, doctor, drive, eval, export, finalize, fix, init, install, known,
+    merge, next, refs, rules, runs, show, start, status, statusline, steer, submit,
 };
 use self_repair_app::hooks::{self, HookEvent};
 use self_repair_app::{AppError, CommandEnv, ExitStatus, Output};
@@ -66,6 +66,7 @@ fn dispatch(command: Command, env: &CommandEnv) -> Result<Output, AppError> {
         Command::Finalize(args) => finalize::run(env, &args),
         Command::Export(args) => export::run(env, args),
         Command::Eval(args) => eval::run(env, &args),
+        Command::Audit(args) => audit::run(env, &args),
         Command::Merge(args) => merge::run(env, &args),
         Command::Refs(args) => refs::run(env, &args),
         Command::Demo(args) => demo::run(env, args),

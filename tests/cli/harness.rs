@@ -188,6 +188,11 @@ impl TestProject {
             .env_remove("CLAUDE_PLUGIN_ROOT")
             .env_remove("AI_AGENT")
             .env("HOME", self.path().join(".home"));
+        // A coding agent's shell: `audit` refuses to record answers in one (tests that need
+        // it set it back).
+        for name in self_repair_audit::AGENT_VARIABLES {
+            command.env_remove(name);
+        }
         Cmd {
             command,
             stdin: None,

@@ -12,6 +12,7 @@ mod scripted_agent;
 
 mod analyzer_fix;
 mod apply_fixes;
+mod audit;
 #[cfg(feature = "real-tools")]
 mod backlog_cli;
 mod bounded_prompts;

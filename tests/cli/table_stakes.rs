@@ -79,7 +79,7 @@ fn the_help_lists_the_commands_in_groups() {
     );
     assert_eq!(
         crate::command_outputs::subcommands(&help).len(),
-        37,
+        38,
         "{help}"
     );
 }

@@ -71,6 +71,11 @@ pub struct CommandEnv {
     pub pinned_run: Option<String>,
     /// What the client tells the hooks about the plugin and itself.
     pub installation: Installation,
+    /// `NAME=value` of the first coding-agent variable set (`CLAUDECODE`, ...): `audit`
+    /// records no answer from inside an agent's shell.
+    pub agent_marker: Option<String>,
+    /// `USER`: who answers an audit, by default.
+    pub user: Option<String>,
 }
 
 impl CommandEnv {
@@ -124,6 +129,8 @@ impl CommandEnv {
                 ),
                 launcher_fallback: variable("SELF_REPAIR_LAUNCHER_FALLBACK").map(Into::into),
             },
+            agent_marker: self_repair_audit::agent_marker(|name| text(name)),
+            user: text("USER").or_else(|| text("USERNAME")),
         }
     }
 

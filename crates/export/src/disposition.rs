@@ -67,6 +67,14 @@ impl Disposition {
         }
     }
 
+    /// A dismissal the audit gate holds back: no suppression, marked `audit: unaudited`.
+    pub(crate) fn hold_unaudited(&mut self, note: &str) {
+        if self.suppression.take().is_some() {
+            self.properties.insert("audit".into(), json!("unaudited"));
+            self.properties.insert("auditNote".into(), json!(note));
+        }
+    }
+
     /// The members [`Disposition::apply`] adds, as JSON text without braces
     /// (`"suppressions":[...],"properties":{"self-repair":{...}}`), for a result that has
     /// neither member.

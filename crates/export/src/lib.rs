@@ -22,7 +22,9 @@ pub use input_copies::{
     InputToSave, LoadedInputs, ShareInputs, load_inputs, merge_inputs, save_inputs,
 };
 pub use input_index::{INDEX_FILE, INDEX_SCHEMA_VERSION, IndexedInput, InputIndex};
-pub use sarif_export::{ExportCounts, SarifExport, SarifSource, export_sarif};
+pub use sarif_export::{
+    ExportCounts, SarifExport, SarifSource, export_sarif, export_sarif_audited,
+};
 
 #[cfg(test)]
 mod export_tests;

@@ -62,6 +62,18 @@ pub fn export_sarif(
     records: &[FindingRecord],
     sources: &[SarifSource<'_>],
 ) -> Result<SarifExport, ExportError> {
+    export_sarif_audited(report, records, sources, None)
+}
+
+/// [`export_sarif`] for a run whose dismissals a team's audit gate holds back (`unaudited`
+/// says why): each is written with no suppression, its verdict kept and
+/// `properties["self-repair"].audit` set to `unaudited`, with the reason in `auditNote`.
+pub fn export_sarif_audited(
+    report: &RunReport,
+    records: &[FindingRecord],
+    sources: &[SarifSource<'_>],
+    unaudited: Option<&str>,
+) -> Result<SarifExport, ExportError> {
     let tasks = report.tasks.iter().map(|t| (t.group.as_str(), t)).collect();
     let outcome_of: HashMap<&str, usize> = report
         .findings
@@ -73,7 +85,11 @@ pub fn export_sarif(
         .iter()
         .map(|r| {
             let outcome = &report.findings[*outcome_of.get(r.fingerprint.as_str())?];
-            Some(Disposition::of(&report.run, outcome, &tasks))
+            let mut disposition = Disposition::of(&report.run, outcome, &tasks);
+            if let Some(note) = unaudited {
+                disposition.hold_unaudited(note);
+            }
+            Some(disposition)
         })
         .collect();
     let mut writer = Writer {

@@ -127,6 +127,19 @@ fn refusal(
     }
 }
 
+/// Why `self-repair audit` is refused to the model and its agents.
+const AUDIT_DENIAL: &str = "self-repair's permission gate refused this command: `self-repair \
+     audit` records a person's own judgement of the run's dismissals, so no model or agent may \
+     answer it. Tell the user to run `self-repair audit` in their own terminal (or `self-repair \
+     audit --write FILE`, fill it in, then `--read FILE`), and do not try to answer it.";
+
+/// A `self-repair audit` that would record answers (`--write` and `--figures` record none).
+fn records_an_audit(stage: &Stage) -> bool {
+    matches!(stage, Stage::SelfRepair { subcommand, args }
+        if subcommand == "audit"
+            && !args.iter().any(|a| a == "--write" || a.starts_with("--write=") || a == "--figures"))
+}
+
 fn denial(why: &str) -> String {
     format!(
         "self-repair's permission gate refused this command: {why}. A self-repair agent may run \
@@ -159,6 +172,9 @@ pub fn decide_bash(
         Ok(line) => line,
         Err(e) => return refused(e.to_string()),
     };
+    if line.stages.iter().any(records_an_audit) {
+        return GateDecision::Deny(AUDIT_DENIAL.to_owned());
+    }
     for (index, stage) in line.stages.iter().enumerate() {
         if let Some(why) = refusal(stage, index, &line, caller, project) {
             return refused(why);
@@ -317,6 +333,26 @@ mod tests {
             GateDecision::Abstain,
             "the fixer's own search is left to the user's rules"
         );
+    }
+
+    #[test]
+    fn audit_answers_are_refused_to_the_main_session_and_every_agent_of_ours() {
+        for caller in [None, INVESTIGATOR, Some("fixer")] {
+            for command in [
+                "self-repair audit",
+                "self-repair audit r1 --read audit.md",
+                "echo a | self-repair audit",
+            ] {
+                let GateDecision::Deny(why) = decide(command, caller) else {
+                    panic!("{command} from {caller:?} was not denied");
+                };
+                assert!(why.contains("person"), "{why}");
+            }
+        }
+        assert!(!matches!(
+            decide("self-repair audit --write audit.md", None),
+            GateDecision::Deny(_)
+        ));
     }
 
     #[test]

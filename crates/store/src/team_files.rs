@@ -12,13 +12,14 @@ use crate::{StoreError, write_atomic};
 /// version adds under `.self-repair/` stays local unless this list names it.
 pub const GITIGNORE: &str = "\
 # Written by self-repair (README.md, \"Team and CI\"). A team commits config.json, known.json,
-# rules.json and templates/; runs/, active, detect/ and the rest stay on each machine.
+# rules.json, audit.jsonl and templates/; runs/, active, detect/ and the rest stay on each machine.
 *
 !.gitignore
 !.gitattributes
 !config.json
 !known.json
 !rules.json
+!audit.jsonl
 !templates/
 !templates/**
 ";
@@ -32,6 +33,7 @@ pub const GITATTRIBUTES: &str = "\
 # so a union merge keeps both branches' entries; `self-repair install` adds a merge driver.
 known.json merge=union
 rules.json merge=union
+audit.jsonl merge=union
 ";
 
 /// The team files of the store at `store_dir`.

@@ -23,9 +23,10 @@ pub struct EvalArgs {
     #[arg(value_name = "RUN")]
     pub run: Option<String>,
     /// The labels: JSONL or CSV, per finding (fingerprint, or path, line and rule) or per test
-    /// case (reference/eval.md, "Labels formats").
+    /// case (reference/eval.md, "Labels formats"). Default: the project's audit answers,
+    /// `.self-repair/audit.jsonl` (`self-repair audit`).
     #[arg(long, value_name = "FILE")]
-    pub labels: PathBuf,
+    pub labels: Option<PathBuf>,
     /// What the run read, named with every figure (default: its analyzers and the project's
     /// folder name).
     #[arg(long, value_name = "NAME")]
@@ -54,7 +55,10 @@ pub fn run(env: &CommandEnv, args: &EvalArgs) -> Result<Output, AppError> {
             dir.id()
         )));
     }
-    let labels = read_labels(&env.cwd, &args.labels)?;
+    let labels = match &args.labels {
+        Some(given) => read_labels(&env.cwd, given)?,
+        None => audit_labels(&project.store_dir())?,
+    };
     let model = model_source(args.model.as_deref(), &dir)?;
     let state = load_folded(&dir, false)?;
     let report = build_report(&dir, &state, &findings);
@@ -69,9 +73,10 @@ pub fn run(env: &CommandEnv, args: &EvalArgs) -> Result<Output, AppError> {
         findings: &findings,
     };
     let eval = EvalReport::of(&run_outcome(&inputs, corpus, model), &labels)?;
+    let audit = crate::run::audit_store::audit_section(project.root(), &dir.id());
     write_atomic(
         &dir.path().join("eval.md"),
-        eval.render_markdown(Some("eval.svg")).as_bytes(),
+        format!("{}{audit}", eval.render_markdown(Some("eval.svg"))).as_bytes(),
     )?;
     write_atomic(&dir.path().join("eval.svg"), eval.render_svg().as_bytes())?;
     let folder = dir
@@ -91,10 +96,32 @@ pub fn run(env: &CommandEnv, args: &EvalArgs) -> Result<Output, AppError> {
             "{n} labelled findings have no verdict yet (the run goes on): they are in no score\n"
         ),
     };
+    let audit = match crate::run::audit_store::audit_figure(&project.store_dir(), Some(&dir.id())) {
+        Ok(figure) if figure.all.answered > 0 => format!("{}\n", figure.headline()),
+        _ => String::new(),
+    };
     Ok(Output::text(format!(
-        "{}{pending}{wrote}\n",
+        "{}{pending}{audit}{wrote}\n",
         eval.render_text()
     )))
+}
+
+/// The project's audit answers as labels, when a person gave some.
+fn audit_labels(store_dir: &Path) -> Result<LabelSet, AppError> {
+    let path = crate::run::audit_store::labels_path(store_dir);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(AppError::Usage(
+                "give the labels with --labels FILE, or audit the run first: `self-repair audit` \
+                 in your own terminal records a person's answers in .self-repair/audit.jsonl, \
+                 which eval reads by default"
+                    .to_owned(),
+            ));
+        }
+        Err(e) => return Err(AppError::io("read", &path)(e)),
+    };
+    Ok(LabelSet::parse(".self-repair/audit.jsonl", &text)?)
 }
 
 /// Reads the labels file, named in every figure as it was given.

@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use self_repair_export::{DismissalScript, ExportError, SarifSource, export_sarif, load_inputs};
+use self_repair_export::{
+    DismissalScript, ExportError, SarifSource, export_sarif_audited, load_inputs,
+};
 use self_repair_report::RunReport;
 use self_repair_store::RunDir;
 
@@ -14,6 +16,7 @@ use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::commands::RunArg;
 use crate::output::Output;
+use crate::run::audit_store::{gate_refusal, gate_status, store_of};
 use crate::run::finalize::{build_report, read_findings};
 use crate::run::load::load_folded;
 
@@ -61,6 +64,13 @@ pub fn run(env: &CommandEnv, args: ExportArgs) -> Result<Output, AppError> {
         ExportAction::Sarif(args) => sarif(env, &args),
         ExportAction::GithubDismissals(args) => {
             let (dir, report, findings) = open(env, &args.run)?;
+            if let Some(refusal) = store_of(&dir)
+                .map(|store| gate_status(store, &report))
+                .transpose()?
+                .and_then(|status| gate_refusal(&report.run, status))
+            {
+                return Err(AppError::Usage(refusal));
+            }
             let loaded = load_inputs(dir.path()).map_err(|e| {
                 AppError::Usage(format!("run {} ({}): {e}", dir.id(), dir.path().display()))
             })?;
@@ -103,8 +113,18 @@ fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
             })
         })
         .collect();
-    let export = export_sarif(&report, &findings, &sources).map_err(in_run)?;
+    let held = store_of(&dir)
+        .map(|store| gate_status(store, &report))
+        .transpose()?
+        .and_then(|status| gate_refusal(&report.run, status));
+    let export =
+        export_sarif_audited(&report, &findings, &sources, held.as_deref()).map_err(in_run)?;
     let mut notes: Vec<String> = export.notices.iter().map(|n| n.message.clone()).collect();
+    if let Some(held) = held {
+        notes.push(format!(
+            "every dismissal is written unsuppressed and marked `audit: unaudited`: {held}"
+        ));
+    }
     if !kept_inputs {
         notes.push(format!(
             "run {} was started before runs kept their inputs: every finding was written from \

@@ -2,6 +2,7 @@
 //! request) and `run(env, args) -> Result<Output, AppError>`, the only thing the binary calls;
 //! the functions beside it are what tests and other commands reuse.
 
+pub mod audit;
 pub mod check;
 pub mod demo;
 pub mod detect;

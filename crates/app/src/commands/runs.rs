@@ -41,7 +41,13 @@ pub fn run(env: &CommandEnv, args: &RunsArgs) -> Result<Output, AppError> {
     let project = env.find_project()?;
     if let Some(ids) = &args.compare {
         let comparison = compare_runs(&project, ids)?;
-        return Output::json_or(args.json, &comparison, RunComparison::render_text);
+        let trend = crate::run::audit_store::audit_trend(
+            &project.store_dir(),
+            &triage_runs_in_order(&project)?,
+        );
+        return Output::json_or(args.json, &comparison, |c| {
+            format!("{}{trend}", c.render_text())
+        });
     }
     if args.cost {
         let lines = runs_cost(&project)?;

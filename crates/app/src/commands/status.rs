@@ -63,7 +63,43 @@ pub fn run(env: &CommandEnv, args: &StatusArgs) -> Result<Output, AppError> {
         }
     };
     let report = status(&project, &dir, env.now)?;
-    Output::json_or(args.json, &report, StatusReport::render)
+    let audit = audit_lines(&dir);
+    Output::json_or(args.json, &report, |r| format!("{}{audit}", r.render()))
+}
+
+/// `status`'s audit lines for `dir`'s run: its figure once a person answered something, and
+/// the gate when it holds the run's dismissals back (the report is built only then). Empty
+/// otherwise, or when a file does not read (`audit` says why).
+fn audit_lines(dir: &RunDir) -> String {
+    let Some(store_dir) = crate::run::audit_store::store_of(dir) else {
+        return String::new();
+    };
+    let run = dir.id();
+    let mut out = String::new();
+    if let Ok(figure) = crate::run::audit_store::audit_figure(store_dir, Some(&run))
+        && figure.all.answered > 0
+    {
+        out.push_str(&format!("{}\n", figure.headline()));
+    }
+    if !crate::run::audit_store::audit_policy(store_dir).is_ok_and(|p| p.gate) {
+        return out;
+    }
+    let Ok(state) = load_folded(dir, true) else {
+        return out;
+    };
+    let Ok(findings) = crate::run::finalize::read_findings(dir) else {
+        return out;
+    };
+    let report = crate::run::finalize::build_report(dir, &state, &findings);
+    if let Ok(self_repair_audit::GateStatus::Unaudited { answered, needed }) =
+        crate::run::audit_store::gate_status(store_dir, &report)
+    {
+        out.push_str(&format!(
+            "audit gate: the run's dismissals are held back until a person audits {needed} of \
+             them ({answered} answered): `self-repair audit {run}` in your own terminal\n"
+        ));
+    }
+    out
 }
 
 /// The item ids of a run, phase by phase (`status --items`).

@@ -184,16 +184,27 @@ pub fn write_reports(
     let report = build_report(dir, state, findings)
         .with_since_previous(since_previous(root, state, findings));
     write_json(&dir.path().join("report.json"), &report)?;
-    write_atomic(
-        &dir.path().join("report.md"),
-        report.render_markdown().as_bytes(),
-    )?;
+    let mut markdown = report.render_markdown();
+    markdown.push_str(&crate::run::audit_store::audit_section(root, &state.run));
+    write_atomic(&dir.path().join("report.md"), markdown.as_bytes())?;
     Ok(())
 }
 
 /// The run's report as of now: every finding's verdict so far, groups, tasks, cost, proposals
 /// (what `report.json` holds; `export` reads verdicts from it).
 pub fn build_report(dir: &RunDir, state: &RunState, findings: &[FindingRecord]) -> RunReport {
+    let mut report = build_report_as_decided(dir, state, findings);
+    crate::run::audit_store::reopen_in_report(dir, &mut report);
+    report
+}
+
+/// [`build_report`] with the verdicts as the run decided them, before a person's audit
+/// reopened any (what `audit` asks about).
+pub(crate) fn build_report_as_decided(
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
+) -> RunReport {
     let mut triage = HashMap::new();
     for item in state.items[..state.triage_items as usize]
         .iter()
@@ -362,6 +373,7 @@ fn learn(
         })
         .collect();
     remember_verdicts(root, store_dir, dir, state, &decided, now)?;
+    crate::run::audit_store::reopen_in_known(store_dir, now)?;
     propose_rules(store_dir, dir, state, &decided)
 }
 

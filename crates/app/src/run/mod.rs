@@ -2,6 +2,8 @@
 //! inputs and the part of them it takes, its cost and progress, the bill and its confirmation,
 //! the registry proposals, and the reports written when it ends.
 
+pub(crate) mod audit_candidates;
+pub(crate) mod audit_store;
 pub mod confirm;
 pub mod cost;
 pub mod detection;

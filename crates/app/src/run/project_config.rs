@@ -50,6 +50,8 @@ pub struct ProjectConfig {
     pub prices: Vec<(String, self_repair_cost::Price)>,
     /// `checks.<name>` and `agent_prefix`, for the repair pipeline (`check`, `fix`).
     pub checks: ProjectChecks,
+    /// `audit`: the sample size, confidence and gate of `self-repair audit` (reference/audit.md).
+    pub audit: self_repair_audit::AuditPolicy,
 }
 
 /// Keys no pipeline reads (an editor's schema link).
@@ -58,7 +60,7 @@ const IGNORED_KEYS: [&str; 1] = ["$schema"];
 /// The sections read here beside the run's settings (`Config::KEYS`). With them and
 /// `IGNORED_KEYS` they are every top-level key the file may hold: reference/config.md and the
 /// skill's reference are checked against that list.
-const SECTIONS: [&str; 3] = ["checks", "detectors", "prices"];
+const SECTIONS: [&str; 4] = ["audit", "checks", "detectors", "prices"];
 
 /// Reads the config at `explicit`, else `<store>/config.json` when present, else defaults.
 pub fn load_project_config(
@@ -103,19 +105,8 @@ pub fn load_project_config(
             .map_err(|e| config_error(format!("detectors: {e}")))?,
         None => Vec::new(),
     };
-    let prices = match map.remove("prices") {
-        Some(value) => serde_json::from_value::<
-            std::collections::BTreeMap<String, self_repair_cost::Price>,
-        >(value)
-        .map_err(|e| {
-            config_error(format!(
-                "prices: {e}; write {{\"claude-opus-5\": {{\"input\": 4.0, \"output\": 20.0}}}} (USD per million tokens)"
-            ))
-        })?
-        .into_iter()
-        .collect(),
-        None => Vec::new(),
-    };
+    let prices = read_prices(map.remove("prices"), &config_error)?;
+    let audit = read_audit(map.remove("audit"), &config_error)?;
     check_detectors(&detectors, &config_error)?;
     let run: Config = serde_json::from_value(raw).map_err(|e| {
         let sections = if e.to_string().starts_with("unknown field") {
@@ -139,7 +130,42 @@ pub fn load_project_config(
         detectors,
         prices,
         checks,
+        audit,
     })
+}
+
+/// `prices`: USD per million tokens by model-id prefix (reference/cost.md).
+fn read_prices(
+    value: Option<serde_json::Value>,
+    config_error: &dyn Fn(String) -> AppError,
+) -> Result<Vec<(String, self_repair_cost::Price)>, AppError> {
+    Ok(match value {
+        Some(value) => serde_json::from_value::<
+            std::collections::BTreeMap<String, self_repair_cost::Price>,
+        >(value)
+        .map_err(|e| {
+            config_error(format!(
+                "prices: {e}; write {{\"claude-opus-5\": {{\"input\": 4.0, \"output\": 20.0}}}} (USD per million tokens)"
+            ))
+        })?
+        .into_iter()
+        .collect(),
+        None => Vec::new(),
+    })
+}
+
+/// `audit`: the policy of `self-repair audit` (reference/audit.md), defaults when absent.
+fn read_audit(
+    value: Option<serde_json::Value>,
+    config_error: &dyn Fn(String) -> AppError,
+) -> Result<self_repair_audit::AuditPolicy, AppError> {
+    let audit = match value {
+        Some(value) => serde_json::from_value::<self_repair_audit::AuditPolicy>(value)
+            .map_err(|e| config_error(format!("audit: {e}; see reference/audit.md")))?,
+        None => self_repair_audit::AuditPolicy::default(),
+    };
+    audit.check().map_err(config_error)?;
+    Ok(audit)
 }
 
 /// `checks`: each `checks.<name>` checked against the repair pipeline's keys.
@@ -232,6 +258,7 @@ mod tests {
             "detectors" => serde_json::json!([{"name": "ruff", "argv": ["ruff", "check"]}]),
             "prices" => serde_json::json!({"claude-x": {"input": 1.0, "output": 2.0}}),
             "checks" => serde_json::json!({}),
+            "audit" => serde_json::json!({"gate": true, "size": 30, "confidence": 0.95}),
             "$schema" => serde_json::json!("https://example.invalid/schema.json"),
             _ => run[key].clone(),
         }
