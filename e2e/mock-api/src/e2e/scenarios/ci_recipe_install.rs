@@ -74,10 +74,12 @@ fn check_every_recipe(ctx: &mut ScenarioContext, reference: &str) -> Result<(), 
             || format!("{name}: env pins SELF_REPAIR_VERSION {version} and a full commit SELF_REPAIR_REV: {:?}", workflow.env),
         );
         for job in &workflow.jobs {
+            // A command line that runs it (not a notice that names it).
             let runs_it = job.steps.iter().any(|s| {
-                s.run
-                    .as_deref()
-                    .is_some_and(|r| r.contains("self-repair ") && !is_install(s))
+                s.run.as_deref().is_some_and(|r| {
+                    r.lines()
+                        .any(|l| l.trim_start().starts_with("self-repair "))
+                })
             });
             let install = job.steps.iter().position(is_install);
             let cached = install
@@ -176,6 +178,14 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let scratch = ctx.tools.work.join("ci-recipe-install-cache");
     let _ = fs::remove_dir_all(&scratch);
     let install_step = |steps: &[StepRun]| steps.iter().rev().nth(1).cloned();
+    // The cache step's outcome: `cache hit ...` or `cache miss ...`.
+    let cache_said = |steps: &[StepRun]| {
+        steps
+            .iter()
+            .find(|s| s.name.starts_with("Cache self-repair"))
+            .map(|s| s.output.clone())
+            .unwrap_or_default()
+    };
 
     // A cold cache: the release's installer, the archive's SHA-256 checked, then cached.
     let cache = scratch.join("cache");
@@ -184,7 +194,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let probe = steps.last().map(|s| s.output.clone()).unwrap_or_default();
     ctx.checks.that(
         all_passed
-            && steps[0].output.starts_with("cache miss")
+            && cache_said(&steps).starts_with("cache miss")
             && install_step(&steps).is_some_and(|s| {
                 s.output
                     .contains("self-repair-installer: checksum verified")
@@ -207,7 +217,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let probe = steps.last().map(|s| s.output.clone()).unwrap_or_default();
     ctx.checks.that(
         steps.iter().all(StepRun::passed)
-            && steps[0].output.starts_with("cache hit")
+            && cache_said(&steps).starts_with("cache hit")
             && probe.contains(&installed(&warm).display().to_string())
             && probe.contains(&format!("self-repair {version}")),
         || format!("a warm cache: {}", describe(&steps)),
