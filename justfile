@@ -42,6 +42,11 @@ e2e-large:
 validate-plugin:
     bash scripts/validate-plugin.sh
 
+# The release of this platform built, served on 127.0.0.1 and installed by the installer into a
+# fresh HOME (needs the release binary: `bash scripts/build-wheel.sh` first; reference/install.md).
+release-check:
+    bash scripts/release-check.sh
+
 # Formatting and lints.
 lint:
     cargo fmt --all --check

@@ -158,6 +158,9 @@ fn doctor_on_a_healthy_setup_prints_every_check_passed() {
     assert!(failures(&out.stdout).is_empty(), "{}", out.stdout);
     for check in [
         format!("✓ self-repair {VERSION} on PATH"),
+        "✓ built in the clone ".to_owned(),
+        "upgrade: `git pull` in ".to_owned(),
+        "then `claude plugin marketplace update self-repair`".to_owned(),
         "✓ hooks registered by the plugin self-repair@self-repair (installed, enabled)".to_owned(),
         format!("✓ plugin {VERSION}, program {VERSION}"),
         "✓ Claude Code 2.1.331 (tested: 2.1.330 to 2.1.332)".to_owned(),
@@ -172,6 +175,9 @@ fn doctor_on_a_healthy_setup_prints_every_check_passed() {
     let mut settings = filters(&setup.project);
     settings.add_filter(&regex_escape_version(), "[VERSION]");
     settings.add_filter(r"HEAD [0-9a-f]{7,}", "HEAD [COMMIT]");
+    // The test binary's clone (the checkout under test, wherever it is).
+    settings.add_filter(r"the clone [^;]+;", "the clone [CLONE];");
+    settings.add_filter(r"`git pull` in [^,]+,", "`git pull` in [CLONE],");
     settings.bind(|| insta::assert_snapshot!("doctor_setup_healthy", out.stdout));
 
     let json = setup.doctor(&["--json"]).success().json();
@@ -186,6 +192,7 @@ fn doctor_on_a_healthy_setup_prints_every_check_passed() {
         names,
         [
             "binary",
+            "install",
             "hooks",
             "plugin_version",
             "client",
@@ -198,6 +205,54 @@ fn doctor_on_a_healthy_setup_prints_every_check_passed() {
     assert!(checks.iter().all(|c| c["outcome"] == "ok"), "{json:#}");
     // No run yet: the runs' part says so.
     assert_eq!(json["runs"]["lines"], json!([]));
+}
+
+#[test]
+fn doctor_names_the_installer_and_its_upgrade_when_its_receipt_names_the_binary_on_path() {
+    let setup = Setup::healthy();
+    let on_path = setup.bin().join("self-repair");
+    write_json(
+        &setup
+            .home()
+            .join(".config/self-repair/install-receipt.json"),
+        &json!({
+            "installed_by": "self-repair-installer.sh",
+            "version": VERSION,
+            "binary": on_path.display().to_string(),
+            "source": "http://127.0.0.1:9/v0.1.0",
+        }),
+    );
+    let json = setup.doctor(&["--json"]).success().json();
+    let install = json["setup"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "install")
+        .unwrap()
+        .clone();
+    let found = install["found"].as_str().unwrap();
+    assert_eq!(install["outcome"], "ok", "{install:#}");
+    for said in [
+        format!("installed by self-repair-installer.sh (version {VERSION}, from http://127.0.0.1:9/v0.1.0)"),
+        "upgrade: `curl -LsSf https://github.com/self-repair/self-repair/releases/latest/download/self-repair-installer.sh | sh`".to_owned(),
+    ] {
+        assert!(found.contains(&said), "{said}: {found}");
+    }
+
+    // A receipt of another binary (an old install elsewhere) does not name this one.
+    write_json(
+        &setup
+            .home()
+            .join(".config/self-repair/install-receipt.json"),
+        &json!({"installed_by": "self-repair-installer.sh", "version": VERSION,
+                "binary": "/elsewhere/self-repair", "source": "s"}),
+    );
+    let out = setup.doctor(&[]).success();
+    assert!(
+        !out.stdout.contains("installed by self-repair-installer.sh"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod e2e_project;
 mod figures;
 mod hook_log;
 mod records;
+mod release_server;
 mod request_cost;
 mod run_files;
 mod scenario_outcome;

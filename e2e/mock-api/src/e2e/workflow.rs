@@ -1,6 +1,6 @@
 //! A GitHub Actions workflow file, read as far as the CI recipes' scenarios run it: the
-//! workflow's and each job's `env`, `needs`, `strategy.matrix` and job-level `if` (an equality
-//! of two values: [`job_condition_holds`]), and each job's steps (`name`, `if`, `env`, `run` or `uses`
+//! workflow's and each job's `env`, `needs`, `strategy.matrix`, the workflow's `concurrency`,
+//! and job-level `if` (equalities of two values joined by `&&`/`||`: [`job_condition_holds`]), and each job's steps (`name`, `if`, `env`, `run` or `uses`
 //! with its `with`). The `${{ ... }}` expressions are substituted from a table the scenario
 //! documents; an expression outside it is an error, so a recipe cannot use a context the test
 //! does not give a value.
@@ -41,7 +41,17 @@ pub struct Workflow {
     /// `permissions` of the workflow, as `scope: level` pairs.
     pub permissions: Vec<(String, String)>,
     pub env: Vec<(String, String)>,
+    /// `concurrency`: its `group` (expressions not substituted) and `cancel-in-progress`.
+    pub concurrency: Option<Concurrency>,
     pub jobs: Vec<WorkflowJob>,
+}
+
+/// A workflow's `concurrency`: runs of one group wait for each other, or cancel the one in
+/// progress.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Concurrency {
+    pub group: String,
+    pub cancel_in_progress: bool,
 }
 
 /// A scalar as text (`3.12`, `0`, `true` as written).
@@ -122,6 +132,19 @@ impl Workflow {
             name: text(&doc["name"]).unwrap_or_default(),
             permissions: pairs(&doc["permissions"], "permissions")?,
             env: pairs(&doc["env"], "env")?,
+            concurrency: match &doc["concurrency"] {
+                Yaml::BadValue | Yaml::Null => None,
+                Yaml::Hash(_) => Some(Concurrency {
+                    group: scalar(&doc["concurrency"]["group"]).ok_or("concurrency: no `group`")?,
+                    cancel_in_progress: doc["concurrency"]["cancel-in-progress"]
+                        .as_bool()
+                        .unwrap_or(false),
+                }),
+                group => Some(Concurrency {
+                    group: scalar(group).ok_or("concurrency: not a group or a mapping")?,
+                    cancel_in_progress: false,
+                }),
+            },
             jobs: Vec::new(),
         };
         for (id, job) in jobs {
@@ -233,9 +256,10 @@ pub fn substitute(text: &str, context: &[(impl AsRef<str>, String)]) -> Result<S
     Ok(out)
 }
 
-/// Whether a job's `if:` holds: `A == B` or `A != B` (optionally inside `${{ }}`), each side
-/// an expression `context` gives a value or a quoted `'literal'`. Anything else is an error
-/// naming it, so a recipe cannot use a condition the test does not read.
+/// Whether a job's `if:` holds: equalities `A == B` or `A != B` (optionally inside `${{ }}`),
+/// each side an expression `context` gives a value or a quoted `'literal'`, joined by `&&` and
+/// `||` (`&&` binding tighter, as in GitHub's expressions; no parentheses). Anything else is an
+/// error naming it, so a recipe cannot use a condition the test does not read.
 pub(crate) fn job_condition_holds(
     expression: &str,
     context: &[(impl AsRef<str>, String)],
@@ -246,7 +270,24 @@ pub(crate) fn job_condition_holds(
         .and_then(|e| e.strip_suffix("}}"))
         .unwrap_or(inner)
         .trim();
-    let (left, right, equal) = match (inner.split_once(" == "), inner.split_once(" != ")) {
+    let mut any = false;
+    for alternative in inner.split(" || ") {
+        let mut all = true;
+        for term in alternative.split(" && ") {
+            all &= equality_holds(term, expression, context)?;
+        }
+        any |= all;
+    }
+    Ok(any)
+}
+
+/// One `A == B` or `A != B` of a job's `if:` (`expression`, for the error).
+fn equality_holds(
+    term: &str,
+    expression: &str,
+    context: &[(impl AsRef<str>, String)],
+) -> Result<bool, String> {
+    let (left, right, equal) = match (term.split_once(" == "), term.split_once(" != ")) {
         (Some((l, r)), None) => (l, r, true),
         (None, Some((l, r))) => (l, r, false),
         _ => {
@@ -257,6 +298,11 @@ pub(crate) fn job_condition_holds(
     };
     let value = |side: &str| -> Result<String, String> {
         let side = side.trim();
+        if side.contains('(') {
+            return Err(format!(
+                "`if: {expression}` is not one the recipe test reads (no functions or parentheses)"
+            ));
+        }
         if let Some(literal) = side.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
             return Ok(literal.to_owned());
         }
@@ -272,10 +318,17 @@ mod tests {
     #[test]
     fn a_workflow_reads_into_jobs_and_steps_in_order_with_their_env() {
         let workflow = Workflow::parse(
-            "name: w\non:\n  pull_request:\npermissions:\n  security-events: write\nenv:\n  A: \"1\"\njobs:\n  one:\n    env:\n      B: 2\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          fetch-depth: 0\n      - name: go\n        if: always()\n        env:\n          C: x\n        run: |\n          echo a\n          echo b\n",
+            "name: w\non:\n  pull_request:\nconcurrency:\n  group: g-${{ x }}\n  cancel-in-progress: true\npermissions:\n  security-events: write\nenv:\n  A: \"1\"\njobs:\n  one:\n    env:\n      B: 2\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          fetch-depth: 0\n      - name: go\n        if: always()\n        env:\n          C: x\n        run: |\n          echo a\n          echo b\n",
         )
         .unwrap();
         assert_eq!(workflow.name, "w");
+        assert_eq!(
+            workflow.concurrency,
+            Some(super::Concurrency {
+                group: "g-${{ x }}".to_owned(),
+                cancel_in_progress: true
+            })
+        );
         assert_eq!(
             workflow.permissions,
             [("security-events".to_owned(), "write".to_owned())]
@@ -363,6 +416,24 @@ mod tests {
         );
         assert!(job_condition_holds("a && b", &context).is_err());
         assert!(job_condition_holds("github.actor == 'x'", &context).is_err());
+        assert!(job_condition_holds("startsWith(head, 'f') == 'x'", &context).is_err());
+    }
+
+    #[test]
+    fn a_job_s_if_joins_equalities_with_and_over_or() {
+        let context = [
+            ("github.repository", "o/r".to_owned()),
+            ("head", "o/r".to_owned()),
+            ("github.actor", "dependabot[bot]".to_owned()),
+        ];
+        let run = "head == github.repository && github.actor != 'dependabot[bot]'";
+        assert_eq!(job_condition_holds(run, &context), Ok(false));
+        let skip = "${{ head != github.repository || github.actor == 'dependabot[bot]' }}";
+        assert_eq!(job_condition_holds(skip, &context), Ok(true));
+        // `&&` binds tighter: false || (true && true).
+        let mixed =
+            "head != github.repository || head == 'o/r' && github.actor == 'dependabot[bot]'";
+        assert_eq!(job_condition_holds(mixed, &context), Ok(true));
     }
 
     #[test]

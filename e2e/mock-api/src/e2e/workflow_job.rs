@@ -96,16 +96,33 @@ pub struct WorkflowJobRun<'a> {
     pub artifacts: PathBuf,
     /// How long one step may run.
     pub step_timeout: Duration,
+    /// The local release server's URL: the value of the recipes' `SELF_REPAIR_RELEASES` (where
+    /// a hosted runner downloads the pinned release from GitHub).
+    pub releases: String,
+    /// Where `actions/cache` keeps what it saves, one folder per key: shared by the runs a
+    /// scenario means as one repository's successive workflow runs.
+    pub cache: PathBuf,
 }
 
 /// A shim script for `pip` or `npm`: `packages` maps a package name to the file linked into
-/// `ci-bin` under `program`.
-fn shim(tool: &str, verb: &str, packages: &[(&str, &str, PathBuf)], ci_bin: &Path) -> String {
+/// `ci-bin` under `program`, and, when it gives one, the only version that may be asked for
+/// (`name@VERSION`: the recipes pin it; an unpinned or other version fails).
+fn shim(
+    tool: &str,
+    verb: &str,
+    packages: &[(&str, &str, PathBuf, Option<&str>)],
+    ci_bin: &Path,
+) -> String {
     let mut cases = String::new();
-    for (package, program, source) in packages {
+    for (package, program, source, pinned) in packages {
         let source = std::path::absolute(source).unwrap_or_else(|_| source.clone());
+        let check = pinned.map_or(String::new(), |version| {
+            format!(
+                "[[ \"$arg\" == '{package}@{version}' ]] || {{ echo \"{tool} (recipe test): $arg is not {package}@{version}, the tested version: pin it\" >&2; exit 1; }}; "
+            )
+        });
         cases.push_str(&format!(
-            "    {package}) ln -sf '{}' '{}/{program}' ;;\n",
+            "    {package}) {check}ln -sf '{}' '{}/{program}' ;;\n",
             source.display(),
             ci_bin.display()
         ));
@@ -115,14 +132,16 @@ fn shim(tool: &str, verb: &str, packages: &[(&str, &str, PathBuf)], ci_bin: &Pat
     )
 }
 
-/// The shim for `cargo install [--locked] --git URL self-repair`: links `self_repair` into
-/// `ci-bin`; any other cargo command or crate fails.
+/// The shim for `cargo install [--locked] [--root DIR] --git URL --rev SHA|--tag TAG
+/// self-repair`: links `self_repair` into `DIR/bin` (else `ci-bin`) and records its arguments
+/// in `ci-cargo.log` beside `ci-bin`; a build of a moving HEAD (`--git` without `--rev` or
+/// `--tag`), any other cargo command or crate fails.
 fn cargo_shim(self_repair: &Path, ci_bin: &Path) -> String {
     let source = std::path::absolute(self_repair).unwrap_or_else(|_| self_repair.to_path_buf());
     format!(
-        "#!/bin/bash\n# The CI recipes' `cargo` (e2e/mock-api/src/e2e/workflow_job.rs): serves the copy under test, never the network.\nset -e\n[[ \"$1\" == install ]] || {{ echo \"cargo (recipe test): only 'cargo install' is served\" >&2; exit 2; }}\nshift\ncrates=()\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --git) shift 2 ;;\n    -*) shift ;;\n    *) crates+=(\"$1\"); shift ;;\n  esac\ndone\n[[ \"${{crates[*]}}\" == self-repair ]] || {{ echo \"cargo (recipe test): no local copy of ${{crates[*]}}\" >&2; exit 1; }}\nln -sf '{}' '{}/self-repair'\necho \"cargo (recipe test): self-repair installed\"\n",
-        source.display(),
-        ci_bin.display()
+        "#!/bin/bash\n# The CI recipes' `cargo` (e2e/mock-api/src/e2e/workflow_job.rs): serves the copy under test, never the network.\nset -e\necho \"cargo $*\" >> '{bin}/../ci-cargo.log'\n[[ \"$1\" == install ]] || {{ echo \"cargo (recipe test): only 'cargo install' is served\" >&2; exit 2; }}\nshift\ncrates=()\nroot='{bin}/..'\nbin='{bin}'\ngit=''\npinned=''\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --git) git=\"$2\"; shift 2 ;;\n    --rev|--tag) pinned=\"$2\"; shift 2 ;;\n    --root) bin=\"$2/bin\"; shift 2 ;;\n    -*) shift ;;\n    *) crates+=(\"$1\"); shift ;;\n  esac\ndone\n[[ \"${{crates[*]}}\" == self-repair ]] || {{ echo \"cargo (recipe test): no local copy of ${{crates[*]}}\" >&2; exit 1; }}\n[[ -z \"$git\" || -n \"$pinned\" ]] || {{ echo \"cargo (recipe test): --git $git without --rev or --tag builds a moving HEAD: pin it\" >&2; exit 1; }}\nmkdir -p \"$bin\"\nln -sf '{source}' \"$bin/self-repair\"\necho \"cargo (recipe test): self-repair installed\"\n",
+        source = source.display(),
+        bin = ci_bin.display()
     )
 }
 
@@ -135,6 +154,21 @@ impl WorkflowJobRun<'_> {
         self.root().join("ci-bin")
     }
 
+    /// The file a step appends folders to, each put in front of `PATH` for the steps after
+    /// it (GitHub's `$GITHUB_PATH`).
+    fn github_path(&self) -> PathBuf {
+        self.root().join("ci-github-path")
+    }
+
+    /// `PATH` as `$GITHUB_PATH` left it: its folders, the last added first, then `base`.
+    fn path_with_added(&self, base: &str) -> String {
+        let added = fs::read_to_string(self.github_path()).unwrap_or_default();
+        let mut dirs: Vec<&str> = added.lines().filter(|l| !l.trim().is_empty()).collect();
+        dirs.reverse();
+        dirs.push(base);
+        dirs.join(":")
+    }
+
     /// The shims and the empty `ci-bin` and `HOME` of a fresh runner.
     fn prepare(&self) -> Result<(), E2eError> {
         let tools = self.project.tools();
@@ -144,17 +178,29 @@ impl WorkflowJobRun<'_> {
             shims.clone(),
             self.root().join("ci-home"),
             self.root().join("ci-temp"),
+            self.cache.clone(),
         ] {
             fs::create_dir_all(&dir).map_err(E2eError::io(&dir))?;
         }
         let python = tools.python_bin.clone().unwrap_or_default();
         let pip = [
-            ("self-repair", "self-repair", tools.self_repair.clone()),
-            ("ruff", "ruff", python.join("ruff")),
-            ("vulture", "vulture", python.join("vulture")),
-            ("pytest", "pytest", python.join("pytest")),
+            (
+                "self-repair",
+                "self-repair",
+                tools.self_repair.clone(),
+                None,
+            ),
+            ("ruff", "ruff", python.join("ruff"), None),
+            ("vulture", "vulture", python.join("vulture"), None),
+            ("pytest", "pytest", python.join("pytest"), None),
         ];
-        let npm = [("@anthropic-ai/claude-code", "claude", tools.claude.clone())];
+        let newest = newest_client(&tools.repo)?;
+        let npm = [(
+            "@anthropic-ai/claude-code",
+            "claude",
+            tools.claude.clone(),
+            Some(newest.as_str()),
+        )];
         let ci_bin = self.ci_bin();
         for (name, text) in [
             ("pip", shim("pip", "install", &pip, &ci_bin)),
@@ -202,6 +248,10 @@ impl WorkflowJobRun<'_> {
                 root.join("ci-temp").display().to_string(),
             ),
             ("GIT_CONFIG_NOSYSTEM".to_owned(), "1".to_owned()),
+            (
+                "GITHUB_PATH".to_owned(),
+                self.github_path().display().to_string(),
+            ),
             ("ANTHROPIC_BASE_URL".to_owned(), self.base_url.clone()),
             ("DISABLE_AUTOUPDATER".to_owned(), "1".to_owned()),
             (
@@ -211,10 +261,14 @@ impl WorkflowJobRun<'_> {
         ]
     }
 
-    fn substituted(&self, pairs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    fn substituted(
+        &self,
+        pairs: &[(String, String)],
+        context: &[(String, String)],
+    ) -> Result<Vec<(String, String)>, String> {
         pairs
             .iter()
-            .map(|(k, v)| Ok((k.clone(), substitute(v, &self.context)?)))
+            .map(|(k, v)| Ok((k.clone(), substitute(v, context)?)))
             .collect()
     }
 
@@ -241,15 +295,33 @@ impl WorkflowJobRun<'_> {
         }
         let mut env = self.runner_env();
         for pairs in [&workflow.env, &job.env] {
-            match self.substituted(pairs) {
+            match self.substituted(pairs, &self.context) {
                 Ok(pairs) => env.extend(pairs),
                 Err(e) => return Ok(vec![refused("(env)", e)]),
             }
         }
+        // The recipes' release URL is the local server; `${{ env.NAME }}` reads the workflow's
+        // and the job's env as the steps see it.
+        for (name, value) in &mut env {
+            if name == "SELF_REPAIR_RELEASES" {
+                value.clone_from(&self.releases);
+            }
+        }
+        let context: Vec<(String, String)> = self
+            .context
+            .iter()
+            .cloned()
+            .chain(
+                env.iter()
+                    .skip(self.runner_env().len())
+                    .map(|(k, v)| (format!("env.{k}"), v.clone())),
+            )
+            .collect();
         let mut runs: Vec<StepRun> = Vec::new();
+        let mut saves: Vec<(PathBuf, String)> = Vec::new();
         for (i, step) in job.steps.iter().enumerate() {
             let failed = runs.iter().any(|r| !r.skipped && !r.passed());
-            let go = match condition_holds(step.condition.as_deref(), failed, &self.context) {
+            let go = match condition_holds(step.condition.as_deref(), failed, &context) {
                 Ok(go) => go,
                 Err(why) => {
                     runs.push(refused(&step.name, why));
@@ -257,23 +329,83 @@ impl WorkflowJobRun<'_> {
                 }
             };
             if !go {
-                runs.push(StepRun {
-                    name: step.name.clone(),
-                    code: None,
-                    skipped: true,
-                    output: String::new(),
-                    wall: Duration::ZERO,
-                });
+                runs.push(StepRun::skipped(step));
                 continue;
             }
             let run = match (&step.run, &step.uses) {
-                (Some(script), _) => self.run_step(i + 1, step, script, &env)?,
-                (None, Some(action)) => self.uses_step(step, action),
+                (Some(script), _) => self.run_step(i + 1, step, script, &env, &context)?,
+                (None, Some(action)) if action.starts_with("actions/cache@") => {
+                    self.cache_step(step, &context, &mut saves)
+                }
+                (None, Some(action)) => self.uses_step(step, action, &context),
                 (None, None) => refused(&step.name, "neither run nor uses".to_owned()),
             };
             runs.push(run);
         }
+        // actions/cache saves in its post step, when the job succeeded.
+        if runs.iter().all(|r| r.skipped || r.passed()) {
+            for (path, key) in saves {
+                let target = self.cache.join(key_folder(&key));
+                if path.exists() && !target.exists() {
+                    fs::create_dir_all(&target).map_err(E2eError::io(&target))?;
+                    copy(&path.join("."), &target).map_err(|message| E2eError::Unexpected {
+                        path: target.clone(),
+                        message,
+                    })?;
+                }
+            }
+        }
         Ok(runs)
+    }
+
+    /// `actions/cache`: `path` (`~` is `HOME`) restored from the folder of `key` when it was
+    /// saved before (a hit), else noted to be saved when the job succeeds (a miss). `path` and
+    /// `key` are required; a key must name the version it holds (the recipes' pins).
+    fn cache_step(
+        &self,
+        step: &WorkflowStep,
+        context: &[(String, String)],
+        saves: &mut Vec<(PathBuf, String)>,
+    ) -> StepRun {
+        let started = Instant::now();
+        let with = |key: &str| {
+            step.with
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| substitute(v, context))
+        };
+        let outcome = match (with("path"), with("key")) {
+            (Some(Ok(path)), Some(Ok(key))) => {
+                let home = self.root().join("ci-home");
+                let path = match path.strip_prefix("~/") {
+                    Some(rest) => home.join(rest),
+                    None => self.project.path().join(&path),
+                };
+                let saved = self.cache.join(key_folder(&key));
+                if saved.is_dir() {
+                    fs::create_dir_all(&path)
+                        .map_err(|e| format!("{}: {e}", path.display()))
+                        .and_then(|()| copy(&saved.join("."), &path))
+                        .map(|()| format!("cache hit: {key} restored to {}", path.display()))
+                } else {
+                    saves.push((path, key.clone()));
+                    Ok(format!("cache miss: {key} (saved when the job succeeds)"))
+                }
+            }
+            (Some(Err(e)), _) | (_, Some(Err(e))) => Err(e),
+            _ => Err("actions/cache without `path` and `key`".to_owned()),
+        };
+        let (code, output) = match outcome {
+            Ok(text) => (0, text),
+            Err(text) => (1, text),
+        };
+        StepRun {
+            name: step.name.clone(),
+            code: Some(code),
+            skipped: false,
+            output,
+            wall: started.elapsed(),
+        }
     }
 
     fn run_step(
@@ -282,10 +414,11 @@ impl WorkflowJobRun<'_> {
         step: &WorkflowStep,
         script: &str,
         env: &[(String, String)],
+        context: &[(String, String)],
     ) -> Result<StepRun, E2eError> {
         let (script, step_env) = match (
-            substitute(script, &self.context),
-            self.substituted(&step.env),
+            substitute(script, context),
+            self.substituted(&step.env, context),
         ) {
             (Ok(script), Ok(step_env)) => (script, step_env),
             (Err(e), _) | (_, Err(e)) => return Ok(refused(&step.name, e)),
@@ -300,6 +433,7 @@ impl WorkflowJobRun<'_> {
             .current_dir(self.project.path())
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("PATH", self.path_with_added(&self.runner_env()[0].1))
             .envs(step_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null())
             .stdout(out)
@@ -324,14 +458,19 @@ impl WorkflowJobRun<'_> {
     }
 
     /// The local equivalent of a `uses:` step.
-    fn uses_step(&self, step: &WorkflowStep, action: &str) -> StepRun {
+    fn uses_step(
+        &self,
+        step: &WorkflowStep,
+        action: &str,
+        context: &[(String, String)],
+    ) -> StepRun {
         let started = Instant::now();
         let name = action.split('@').next().unwrap_or(action);
         let with = |key: &str| {
             step.with
                 .iter()
                 .find(|(k, _)| k == key)
-                .map(|(_, v)| substitute(v, &self.context))
+                .map(|(_, v)| substitute(v, context))
         };
         let outcome: Result<String, String> = match name {
             "actions/checkout" | "actions/setup-python" | "actions/setup-node" => Ok(format!(
@@ -491,6 +630,34 @@ impl WorkflowJobRun<'_> {
             ))
         }
     }
+}
+
+/// The cache folder of a key: its characters other than letters, digits, `.`, `-` and `_` as `_`.
+fn key_folder(key: &str) -> String {
+    key.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The latest Claude Code CLI the project tests (`CLAUDE_NEWEST_VERSION` in
+/// scripts/install-tools.sh): the one version the recipes may pin.
+pub(crate) fn newest_client(repo: &Path) -> Result<String, E2eError> {
+    let path = repo.join("scripts/install-tools.sh");
+    let text = fs::read_to_string(&path).map_err(E2eError::io(&path))?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("readonly CLAUDE_NEWEST_VERSION=\""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .map(str::to_owned)
+        .ok_or_else(|| E2eError::Unexpected {
+            path,
+            message: "no `readonly CLAUDE_NEWEST_VERSION=\"...\"` line".to_owned(),
+        })
 }
 
 /// `cp -a SOURCE TARGET`: a run folder's files as they are, modes and times kept.

@@ -3,6 +3,7 @@
 //! every run's files, repairing what can be repaired.
 
 mod client_setup;
+mod install_route;
 mod program_checks;
 mod run_checks;
 mod setup_check;
@@ -92,6 +93,7 @@ pub fn setup_checks(env: &CommandEnv) -> Vec<SetupCheck> {
     let plugin = client_setup::plugin_install(&scene);
     let mut checks = vec![
         program_checks::binary_check(&scene, binary),
+        install_route::install_check(&scene, plugin.is_some()),
         client_setup::hooks_check(&scene, plugin.as_ref()),
         client_setup::plugin_version_check(plugin.as_ref(), binary),
         program_checks::client_check(&scene),

@@ -27,7 +27,7 @@ pub enum CheckOutcome {
 /// One check of the setup.
 #[derive(Debug, Clone, Serialize)]
 pub struct SetupCheck {
-    /// What was checked: `binary`, `hooks`, `plugin_version`, `client`, `trust`, `git`,
+    /// What was checked: `binary`, `install`, `hooks`, `plugin_version`, `client`, `trust`, `git`,
     /// `backlog`, `detectors` or `detector`.
     pub check: &'static str,
     pub outcome: CheckOutcome,

@@ -17,7 +17,7 @@ use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::E2eProject;
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::ci_recipes::{
-    check_permission, only_run, recipe, run_job_with, scratch_clone,
+    check_installed_from_release, check_permission, only_run, recipe, run_job_with, scratch_clone,
 };
 use crate::e2e::scenarios::shop_triage::{Cause, triage_results};
 use crate::e2e::workflow_job::StepRun;
@@ -175,6 +175,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
             ctx, &project, &server, &workflow, "alerts", &input, &artifacts,
         )?;
         check_steps(ctx, &steps, dismiss);
+        check_installed_from_release(ctx, &steps);
         check_triage(ctx, &project, dismiss)?;
         let printed = steps
             .iter()

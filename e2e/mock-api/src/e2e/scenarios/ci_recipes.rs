@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
+use crate::e2e::release_server::ReleaseServer;
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::fix_loop::CONFIG;
 use crate::e2e::scenarios::shop_triage::triage_results;
@@ -32,6 +33,8 @@ const RUN_ID: &str = "4242";
 const REPOSITORY: &str = "o/shop";
 /// The expression naming a pull request's head repository (a fork's differs).
 const HEAD_REPO: &str = "github.event.pull_request.head.repo.full_name";
+/// The expression naming a pull request's author (Dependabot's is `dependabot[bot]`).
+const AUTHOR: &str = "github.event.pull_request.user.login";
 
 /// The values of the expressions the recipes use: the API key the scripted server accepts
 /// (the `ANTHROPIC_API_KEY` secret), the pull request's base branch and head repository (this
@@ -45,6 +48,11 @@ fn context() -> Vec<(String, String)> {
         ("github.token", "e2e-not-a-token"),
         ("github.repository", REPOSITORY),
         (HEAD_REPO, REPOSITORY),
+        (AUTHOR, "a-maintainer"),
+        ("github.workflow", "self-repair pull request"),
+        ("github.event.pull_request.number", "7"),
+        ("runner.os", "Linux"),
+        ("runner.arch", "X64"),
     ]
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .to_vec()
@@ -95,6 +103,28 @@ fn run_job(
     run_job_with(ctx, project, server, workflow, job, &[], &artifacts)
 }
 
+/// The runner of a job in `project`: the expressions of [`context`] after `matrix` (the first
+/// value of a name wins, so a scenario can also give one that replaces a documented value: a
+/// fork's head repository), the release server's `good` release, a cache of its own.
+pub(super) fn job_runner<'a>(
+    ctx: &ScenarioContext,
+    project: &'a E2eProject,
+    server: &MockServer,
+    matrix: &[(String, String)],
+    artifacts: &Path,
+) -> Result<WorkflowJobRun<'a>, E2eError> {
+    let releases = ReleaseServer::shared(&ctx.tools)?;
+    Ok(WorkflowJobRun {
+        project,
+        base_url: server.base_url(),
+        context: matrix.iter().cloned().chain(context()).collect(),
+        artifacts: artifacts.to_owned(),
+        step_timeout: ctx.claude_timeout() * 3,
+        releases: format!("{}/good", releases.url()),
+        cache: project.root().join("ci-cache"),
+    })
+}
+
 /// Runs the job with one matrix combination's values (`matrix`), its artifacts in
 /// `artifacts`, and notes how its steps went.
 pub(super) fn run_job_with(
@@ -106,15 +136,7 @@ pub(super) fn run_job_with(
     matrix: &[(String, String)],
     artifacts: &Path,
 ) -> Result<Vec<StepRun>, E2eError> {
-    let runner = WorkflowJobRun {
-        project,
-        base_url: server.base_url(),
-        // `matrix` first: the first value of a name wins, so a scenario can also give one that
-        // replaces a documented value (a fork's head repository).
-        context: matrix.iter().cloned().chain(context()).collect(),
-        artifacts: artifacts.to_owned(),
-        step_timeout: ctx.claude_timeout() * 3,
-    };
+    let runner = job_runner(ctx, project, server, matrix, artifacts)?;
     let steps = runner.run(workflow, job)?;
     let total: f64 = steps.iter().map(|s| s.wall.as_secs_f64()).sum();
     let values: Vec<String> = matrix
@@ -191,6 +213,7 @@ pub(crate) fn triage(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let gh_state = install_scripted_gh(&project)?;
     let steps = run_job(ctx, &project, &server, &workflow, "triage")?;
     check_all_passed(ctx, &steps);
+    check_installed_from_release(ctx, &steps);
     // The registries come back as the recipe's default says: a branch and its pull request.
     let branch = format!("self-repair/registries-{RUN_ID}");
     let calls = fs::read_to_string(gh_state.join("calls.log")).unwrap_or_default();
@@ -332,7 +355,9 @@ fn check_next_run_pays_nothing(
 /// exit 24, and the `if: failure()` step says why.
 pub(crate) fn pull_request(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let workflow = recipe(ctx, "pull-request.yml")?;
-    fork_pull_request(ctx, &workflow)?;
+    check_concurrency(ctx, &workflow);
+    skipped_pull_request(ctx, &workflow, HEAD_REPO, "someone/shop", "someone/shop")?;
+    skipped_pull_request(ctx, &workflow, AUTHOR, "dependabot[bot]", "Dependabot's")?;
     let project = scratch_clone(ctx, "ci-recipe-pull-request")?;
     // The base branch has the comparison right; the pull request's commit makes it `== None`.
     let pricing = project.path().join("shop/pricing.py");
@@ -348,11 +373,12 @@ pub(crate) fn pull_request(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     project.git(&["commit", "-qam", "pricing: simplify"])?;
     let scenario = Scenario::new().results(|show| triage_results(show, false));
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
-    let fork_job = run_job(ctx, &project, &server, &workflow, "fork")?;
-    ctx.checks.that(fork_job.iter().all(|s| s.skipped), || {
-        "the `fork` job ran on the repository's own pull request".to_owned()
+    let skipped_job = run_job(ctx, &project, &server, &workflow, "skipped")?;
+    ctx.checks.that(skipped_job.iter().all(|s| s.skipped), || {
+        "the `skipped` job ran on the repository's own pull request".to_owned()
     });
     let steps = run_job(ctx, &project, &server, &workflow, "new-findings")?;
+    check_installed_from_release(ctx, &steps);
     let gate = steps
         .iter()
         .position(|s| s.output.contains("exit 24 (--fail-on-real)"));
@@ -391,27 +417,62 @@ pub(crate) fn pull_request(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     Ok(())
 }
 
-/// The same recipe on a pull request from a fork (its head repository another): the triage job
-/// is skipped whole (no run, no API call), and the `fork` job passes with a notice saying why.
-fn fork_pull_request(ctx: &mut ScenarioContext, workflow: &Workflow) -> Result<(), E2eError> {
-    let project = scratch_clone(ctx, "ci-recipe-pull-request-fork")?;
+/// `concurrency`: one group per pull request (two pushes of it share one, another pull
+/// request has its own), and a new run cancels the one in progress.
+fn check_concurrency(ctx: &mut ScenarioContext, workflow: &Workflow) {
+    let Some(concurrency) = &workflow.concurrency else {
+        ctx.checks
+            .fail("pull-request.yml has no `concurrency` group".to_owned());
+        return;
+    };
+    let group = |number: &str| {
+        let values: Vec<(String, String)> = std::iter::once((
+            "github.event.pull_request.number".to_owned(),
+            number.to_owned(),
+        ))
+        .chain(context())
+        .collect();
+        crate::e2e::workflow::substitute(&concurrency.group, &values)
+    };
+    ctx.checks.that(
+        concurrency.cancel_in_progress
+            && group("7").is_ok()
+            && group("7") == group("7")
+            && group("7") != group("8"),
+        || format!("pull-request.yml's concurrency: {concurrency:?}: one group per pull request, cancel-in-progress"),
+    );
+}
+
+/// The same recipe on a pull request the triage cannot pay for, `expression` having `value`
+/// (a fork's head repository, Dependabot as the author), in its own clone: the triage job is
+/// skipped whole (no run, no API call), and the `skipped` job passes with a notice naming
+/// `named` and why (no secrets).
+fn skipped_pull_request(
+    ctx: &mut ScenarioContext,
+    workflow: &Workflow,
+    expression: &str,
+    value: &str,
+    named: &str,
+) -> Result<(), E2eError> {
+    let slug: String = value.chars().filter(char::is_ascii_alphanumeric).collect();
+    let project = scratch_clone(ctx, &format!("ci-recipe-pull-request-{slug}"))?;
     let server = MockServer::start_recording(Scenario::new(), &project.records_path(1))?;
     let artifacts = project.root().join("ci-artifacts");
-    let fork = [(HEAD_REPO.to_owned(), "someone/shop".to_owned())];
+    let values = [(expression.to_owned(), value.to_owned())];
     let triage = run_job_with(
         ctx,
         &project,
         &server,
         workflow,
         "new-findings",
-        &fork,
+        &values,
         &artifacts,
     )?;
     ctx.checks.that(
         !triage.is_empty() && triage.iter().all(|s| s.skipped),
         || {
             format!(
-                "a fork's pull request ran the triage: {}",
+                "{expression} = {value}: the pull request ran the triage: {}",
                 triage
                     .iter()
                     .map(StepRun::describe)
@@ -422,24 +483,48 @@ fn fork_pull_request(ctx: &mut ScenarioContext, workflow: &Workflow) -> Result<(
     );
     ctx.checks
         .that(!project.path().join(".self-repair/runs").exists(), || {
-            "a fork's pull request made a run".to_owned()
+            format!("{expression} = {value}: the pull request made a run")
         });
-    let said = run_job_with(ctx, &project, &server, workflow, "fork", &fork, &artifacts)?;
+    let said = run_job_with(
+        ctx, &project, &server, workflow, "skipped", &values, &artifacts,
+    )?;
     check_all_passed(ctx, &said);
     ctx.checks.that(
         said.iter().any(|s| {
             s.output.contains("::notice title=self-repair skipped::")
-                && s.output.contains("someone/shop")
-                && s.output.contains("no secrets")
+                && s.output.contains(named)
+                && s.output.contains("no ANTHROPIC_API_KEY")
         }),
         || {
             format!(
-                "the `fork` job's notice: {:?}",
+                "{expression} = {value}: the `skipped` job's notice: {:?}",
                 said.iter().map(|s| &s.output).collect::<Vec<_>>()
             )
         },
     );
     Ok(())
+}
+
+/// The job's install step took `self-repair` from the (local) release, its checksum verified
+/// by the installer, and did not build it.
+pub(super) fn check_installed_from_release(ctx: &mut ScenarioContext, steps: &[StepRun]) {
+    ctx.checks.that(
+        steps.iter().any(|s| {
+            s.passed()
+                && s.output
+                    .contains("self-repair-installer: checksum verified")
+        }),
+        || {
+            format!(
+                "no step installed self-repair from the release with its checksum verified: {}",
+                steps
+                    .iter()
+                    .map(StepRun::describe)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        },
+    );
 }
 
 fn file_step(project: &E2eProject, relative: &str) -> String {
@@ -500,6 +585,7 @@ pub(crate) fn fix(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let gh_state = install_scripted_gh(&project)?;
     let steps = run_job(ctx, &project, &server, &workflow, "fix")?;
     check_all_passed(ctx, &steps);
+    check_installed_from_release(ctx, &steps);
     let run = only_run(&project)?;
     let path = project
         .path()
@@ -704,6 +790,7 @@ pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
             ctx, &project, &server, &workflow, "triage", values, &artifacts,
         )?;
         check_all_passed(ctx, &steps);
+        check_installed_from_release(ctx, &steps);
         let state = project.run(&only_run(&project)?).state()?;
         ctx.checks.equal(
             &format!("share {share}: status and until"),
@@ -730,6 +817,7 @@ pub(crate) fn partitions(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     let server = MockServer::start_recording(scenario, &project.records_path(1))?;
     let steps = run_job_with(ctx, &project, &server, &workflow, "merge", &[], &artifacts)?;
     check_all_passed(ctx, &steps);
+    check_installed_from_release(ctx, &steps);
     check_registries_pushed(ctx, &project, BASE);
     let run = project.run(&only_run(&project)?);
     let state = run.state()?;

@@ -3,6 +3,7 @@
 mod budget;
 mod channel_habits;
 mod ci_recipe_alerts;
+mod ci_recipe_install;
 mod ci_recipes;
 mod compaction;
 mod confirm_go;
@@ -42,7 +43,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 54] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 55] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -115,6 +116,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 54] = [
     ("ci-recipe-fix", ci_recipes::fix),
     ("ci-recipe-partitions", ci_recipes::partitions),
     ("ci-recipe-alerts", ci_recipe_alerts::run),
+    ("ci-recipe-install", ci_recipe_install::run),
 ];
 
 /// The representative subset CI also runs on the oldest supported client (`e2e --subset`,
