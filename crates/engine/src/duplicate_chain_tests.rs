@@ -298,6 +298,7 @@ fn a_finding_its_analyzer_tags_security_keeps_the_rule_on_the_route_rules_json_g
         path: "m.py".into(),
         safe_fix: false,
         security: true,
+        severe: false,
     }];
     let intake = crate::Intake {
         findings: 1,

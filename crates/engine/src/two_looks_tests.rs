@@ -54,6 +54,7 @@ fn random_run(rng: &mut Rng) -> (RunState, BTreeSet<String>) {
                 path: format!("m{}.py", i % 4),
                 safe_fix: false,
                 security: tagged,
+                severe: false,
             }
         })
         .collect();
@@ -325,6 +326,8 @@ fn drive(seed: u64) -> Drive {
                         item: launch.item.clone(),
                         model,
                         refused: (habit == 4).then(|| "user-rejected".to_owned()),
+                        fork: false,
+                        background: false,
                     });
                     if habit < 3 {
                         answers.push(launch.item.clone());

@@ -739,6 +739,8 @@ fn created() -> (tempfile::TempDir, RunDir, RunState) {
             rule: "ruff F401".into(),
             path: format!("src/m{i}.py"),
             safe_fix: false,
+            security: false,
+            severe: false,
         })
         .collect();
     let intake = Intake {
