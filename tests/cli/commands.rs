@@ -193,7 +193,7 @@ fn a_new_session_hears_once_that_a_run_waits_for_adopt() {
             answer["systemMessage"]
                 .as_str()
                 .unwrap()
-                .contains("run r-test is waiting"),
+                .contains("run r-test is in progress"),
             "{source}"
         );
     }

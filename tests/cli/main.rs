@@ -67,5 +67,6 @@ mod submit;
 mod table_stakes;
 mod templates;
 mod triage_batch;
+mod truthful_surfaces;
 mod verification;
 mod verify_task;

@@ -38,6 +38,7 @@ mod schema;
 mod schema_line;
 #[cfg(test)]
 mod schema_sampler;
+mod shown_status;
 mod stable_hash;
 mod stop_answer;
 mod submission;
@@ -94,6 +95,7 @@ pub use run_state::{
     RunStatus, STATE_SCHEMA_VERSION, TaskRecord,
 };
 pub use schema::{EachOnce, Field, Pattern, Rule, Schema, trim_markdown};
+pub use shown_status::ShownStatus;
 pub use stable_hash::StableHash;
 pub use stop_answer::{Audience, continuation, continue_with, dispatch_answer, say_line};
 pub use submission::{
