@@ -28,6 +28,7 @@ mod drive;
 mod drive_fix;
 mod drive_partitions;
 mod eval;
+mod eval_drive_leak;
 mod export;
 #[cfg(feature = "real-tools")]
 mod export_multitool;
