@@ -22,6 +22,7 @@ mod confirm;
 mod corpus_plan_depth;
 mod cost;
 mod damaged_state;
+mod demo_fix;
 mod doc_references;
 mod doctor_setup;
 mod drive;
