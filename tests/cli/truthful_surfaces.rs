@@ -252,7 +252,7 @@ fn surfaces(project: &TestProject, in_progress: bool) -> Vec<(&'static str, Stri
 }
 
 /// Top 10 #3: a run waiting for the user's go was "paused" in `runs`, `runs --json`,
-/// `runs --cost`, the exit-7 refusal and the SessionStart text. Every state against every
+/// `runs --cost`, the exit-7 refusal and the `SessionStart` text. Every state against every
 /// surface: each names the state with the one word `ShownStatus` gives it.
 #[test]
 fn every_run_state_reads_the_same_word_on_every_surface() {
@@ -277,7 +277,7 @@ fn every_run_state_reads_the_same_word_on_every_surface() {
     }
 }
 
-/// Contradiction 2: the SessionStart text told the model to run `resume` on a waiting run
+/// Contradiction 2: the `SessionStart` text told the model to run `resume` on a waiting run
 /// (exit 23). It says to show the estimate and ask.
 #[test]
 fn the_session_start_text_for_a_waiting_run_says_to_show_the_estimate_and_ask() {
@@ -425,7 +425,7 @@ fn export_sarif_of_an_unfinished_run_says_how_many_findings_are_undecided() {
     );
 }
 
-/// Review: "rule_review  1 agents".
+/// Review: "`rule_review  1 agents`".
 #[test]
 fn one_agent_is_one_agent() {
     let project = TestProject::new();

@@ -339,7 +339,7 @@ fn finalize_if_empty(project: &Project, dir: &RunDir, now: u64) -> Result<Phase,
     if state.intake.unique > 0 || state.phase != Phase::Finalize {
         return Ok(state.phase);
     }
-    crate::commands::finalize::finalize(project, dir, now)?;
+    crate::run::finalize::finalize_now(project, dir, now)?;
     Ok(Phase::Complete)
 }
 

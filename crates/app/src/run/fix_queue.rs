@@ -176,25 +176,7 @@ pub(crate) fn start_task(
     let (current, names) = analyzer_findings(project, queue.detector.as_deref())?;
     let probe = AnalyzerVerdict::judge(&target.findings, &findings, &current, &BTreeSet::new());
     if probe.gone > 0 {
-        let unchecked = tools_without_detector(project, queue, &target.tools(), &current)?;
-        let reason = if unchecked.is_empty() {
-            format!(
-                "not reproduced: the detector does not report {} of the group's {} finding(s) before any change, so its re-run cannot verify a fix (check its rule selection, or run `self-repair start --detect` again)",
-                probe.gone,
-                probe.gone + probe.remaining.len()
-            )
-        } else {
-            format!(
-                "not proved: no configured detector runs {} (the detectors: {}), so nothing can verify a fix of its {} finding(s); add one (reference/config.md, \"Detectors\"), or fix it by hand",
-                unchecked.join(", "),
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                },
-                probe.gone + probe.remaining.len()
-            )
-        };
+        let reason = not_reproduced(project, queue, &target, &current, &names, &probe)?;
         queue.tasks[i].status = FixStatus::NotReproduced;
         queue.tasks[i].reason = Some(reason.clone());
         return Ok(StartedTask::NotReproduced(reason));
@@ -308,6 +290,38 @@ pub(crate) fn needs_git(command: &str, why: &str, instead: Option<&str>) -> AppE
 /// each pass, so fixes whose edits overlap, two unused names of one import, all apply); else
 /// `self-repair apply-fixes` when every finding kept its fix's edits. Otherwise none: the fixer
 /// applies the fixes.
+/// Why task `target` gets no repair run: its findings are not reported now (`probe`), and, when
+/// no configured detector runs one of its tools, which (`not proved`).
+fn not_reproduced(
+    project: &Project,
+    queue: &FixQueue,
+    target: &TaskTarget,
+    current: &[self_repair_engine::Finding],
+    names: &[String],
+    probe: &AnalyzerVerdict,
+) -> Result<String, AppError> {
+    let unchecked = tools_without_detector(project, queue, &target.tools(), current)?;
+    let reason = if unchecked.is_empty() {
+        format!(
+            "not reproduced: the detector does not report {} of the group's {} finding(s) before any change, so its re-run cannot verify a fix (check its rule selection, or run `self-repair start --detect` again)",
+            probe.gone,
+            probe.gone + probe.remaining.len()
+        )
+    } else {
+        format!(
+            "not proved: no configured detector runs {} (the detectors: {}), so nothing can verify a fix of its {} finding(s); add one (reference/config.md, \"Detectors\"), or fix it by hand",
+            unchecked.join(", "),
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            },
+            probe.gone + probe.remaining.len()
+        )
+    };
+    Ok(reason)
+}
+
 /// The group's tools no configured detector runs: none of them reported a finding now, and no
 /// detector names the tool by its program or its `format`.
 fn tools_without_detector(
