@@ -57,26 +57,34 @@ fn quoted(path: &Path) -> String {
     format!("'{}'", path.display())
 }
 
+/// `scripts/eval-drive.sh CORPUS --into INTO --bin BINARY` and `extra`, quoted for `bash -c`.
+fn run_corpus(
+    project: &TestProject,
+    corpus: &Path,
+    into: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let (corpus, into, bin) = (quoted(corpus), quoted(into), quoted(&binary()));
+    let mut args = vec![
+        "scripts/eval-drive.sh",
+        &corpus,
+        "--into",
+        &into,
+        "--bin",
+        &bin,
+    ];
+    args.extend_from_slice(extra);
+    eval_drive(project, &args)
+}
+
 #[test]
 fn eval_drive_keeps_the_labels_out_of_the_project_and_its_agents_find_nothing() {
     let project = TestProject::new();
     let claude = curious_claude(&project);
     let into = project.path().join("eval-project");
     let corpus = Path::new(REPO).join("tests/fixtures/eval/bandit-bottle-0.13.2");
-    let out = eval_drive(
-        &project,
-        &[
-            "scripts/eval-drive.sh",
-            &quoted(&corpus),
-            "--into",
-            &quoted(&into),
-            "--bin",
-            &quoted(&binary()),
-            "--",
-            "--claude",
-            &quoted(&claude),
-        ],
-    );
+    let claude = quoted(&claude);
+    let out = run_corpus(&project, &corpus, &into, &["--", "--claude", &claude]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(20), "drive's exit: {stderr}");
     // The agent's search: nothing, though it ran in the project with the code and the report.
@@ -135,17 +143,7 @@ fn eval_drive_refuses_a_corpus_without_code_and_says_how_to_fetch_it() {
     let project = TestProject::new();
     let into = project.path().join("owasp");
     let corpus = Path::new(REPO).join("tests/fixtures/eval/owasp-python-0.1");
-    let out = eval_drive(
-        &project,
-        &[
-            "scripts/eval-drive.sh",
-            &quoted(&corpus),
-            "--into",
-            &quoted(&into),
-            "--bin",
-            &quoted(&binary()),
-        ],
-    );
+    let out = run_corpus(&project, &corpus, &into, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

@@ -109,24 +109,6 @@ fn a_clean_report_exits_0_with_nothing_to_triage_and_drive_and_export_are_green(
         .success();
 }
 
-/// An empty file is no analyzer's report, clean or not: exit 2 as before, nothing created.
-#[test]
-fn an_empty_findings_file_is_still_refused_with_exit_2() {
-    let project = TestProject::new();
-    project.write("empty.json", "\n");
-    let out = project
-        .terminal(&["start", "empty.json"])
-        .run()
-        .code(ExitStatus::Usage);
-    assert!(
-        out.stderr
-            .contains("empty.json is empty, not an analyzer's report"),
-        "{}",
-        out.stderr
-    );
-    assert!(!project.path().join(".self-repair/runs").exists());
-}
-
 /// Contradiction 5: `start --detect` on a clean project was refused with advice naming
 /// `start --detect`. Clean detectors are a success; a detector that prints nothing at all is
 /// refused with advice about its argv, not the command just run.
@@ -403,17 +385,22 @@ fn alerts_that_are_not_open_are_counted_as_left_out() {
     );
 }
 
+/// A project of `findings` JSONL findings that never waits for a go, started with `extra`.
+fn started(findings: usize, extra: &[&str]) -> (TestProject, Outcome) {
+    let project = TestProject::new();
+    project.write(".self-repair/config.json", r#"{"confirm_above_usd": null}"#);
+    project.write("findings.jsonl", &jsonl_findings(findings));
+    let mut args = vec!["start", "findings.jsonl"];
+    args.extend_from_slice(extra);
+    let out = project.terminal(&args).run().success();
+    (project, out)
+}
+
 /// Review: `export sarif` of an unfinished run said "Upload it" without a word that most
 /// findings are undecided.
 #[test]
 fn export_sarif_of_an_unfinished_run_says_how_many_findings_are_undecided() {
-    let project = TestProject::new();
-    project.write(".self-repair/config.json", r#"{"confirm_above_usd": null}"#);
-    project.write("findings.jsonl", &jsonl_findings(5));
-    project
-        .terminal(&["start", "findings.jsonl"])
-        .run()
-        .success();
+    let (project, _) = started(5, &[]);
     let out = project
         .terminal(&["export", "sarif", "-o", "out.sarif"])
         .run()
@@ -428,13 +415,7 @@ fn export_sarif_of_an_unfinished_run_says_how_many_findings_are_undecided() {
 /// Review: "`rule_review  1 agents`".
 #[test]
 fn one_agent_is_one_agent() {
-    let project = TestProject::new();
-    project.write(".self-repair/config.json", r#"{"confirm_above_usd": null}"#);
-    project.write("findings.jsonl", &jsonl_findings(1));
-    let out = project
-        .terminal(&["start", "findings.jsonl", "--dry-run"])
-        .run()
-        .success();
+    let (_, out) = started(1, &["--dry-run"]);
     assert!(!out.stdout.contains(" 1 agents"), "{}", out.stdout);
     assert!(out.stdout.contains(" 1 agent"), "{}", out.stdout);
 }
@@ -442,13 +423,7 @@ fn one_agent_is_one_agent() {
 /// Review: `runs` columns unaligned. Every column starts at the same place on every line.
 #[test]
 fn runs_columns_are_aligned() {
-    let project = TestProject::new();
-    project.write(".self-repair/config.json", r#"{"confirm_above_usd": null}"#);
-    project.write("findings.jsonl", &jsonl_findings(3));
-    project
-        .terminal(&["start", "findings.jsonl", "--run-id", "r-a"])
-        .run()
-        .success();
+    let (project, _) = started(3, &["--run-id", "r-a"]);
     project
         .terminal(&[
             "start",
