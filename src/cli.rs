@@ -221,6 +221,16 @@ pub(crate) fn command() -> clap::Command {
     ))
 }
 
+/// The commit of `--version`'s `(abc1234 2026-11-29)`, when the build knew it.
+pub(crate) fn build_commit() -> Option<String> {
+    env!("SELF_REPAIR_BUILD_SUFFIX")
+        .trim()
+        .trim_start_matches('(')
+        .split_whitespace()
+        .next()
+        .map(str::to_owned)
+}
+
 /// `completions SHELL`: the script `clap_complete` writes for the whole command line.
 pub(crate) fn completions(shell: clap_complete::Shell) -> String {
     let mut script = Vec::new();
@@ -228,11 +238,9 @@ pub(crate) fn completions(shell: clap_complete::Shell) -> String {
     String::from_utf8_lossy(&script).into_owned()
 }
 
-/// `man`: the man page `clap_mangen` renders from the same definitions.
+/// `man`: the man page, rendered from the same definitions (`self_repair_app::man_page`).
 pub(crate) fn man_page() -> String {
-    let mut page = Vec::new();
-    let _ = clap_mangen::Man::new(Cli::command()).render(&mut page);
-    String::from_utf8_lossy(&page).into_owned()
+    self_repair_app::man_page(&Cli::command())
 }
 
 #[cfg(test)]

@@ -26,7 +26,8 @@ fn main() -> ExitCode {
         return ExitCode::from(run_hook(event, &CommandEnv::from_process(None)).code());
     }
     let cli = Cli::from_arg_matches(&cli::command().get_matches()).unwrap_or_else(|e| e.exit());
-    let env = CommandEnv::from_process(cli.root.clone());
+    let mut env = CommandEnv::from_process(cli.root.clone());
+    env.installation.binary_commit = cli::build_commit();
     let status = match dispatch(cli.command, &env) {
         Ok(output) => print(&output),
         Err(e) => {

@@ -193,7 +193,7 @@ fn a_new_session_hears_once_that_a_run_waits_for_adopt() {
             answer["systemMessage"]
                 .as_str()
                 .unwrap()
-                .contains("run r-test is waiting"),
+                .contains("run r-test is in progress"),
             "{source}"
         );
     }
@@ -284,16 +284,18 @@ fn the_demo_runs_the_whole_pipeline_and_says_where_the_outputs_are() {
     assert_eq!(tasks, 8);
     assert!(out.stdout.contains("tasks (8):"));
     assert!(out.stdout.contains("report: "));
-    // Its three parts are a monorepo `init` reads (the review found it proposed nothing).
+    // Its three parts are a monorepo `init` reads (the review found it proposed nothing); the
+    // Ruff detector the demo wrote, which reproduces its findings (issue 42), is kept.
     let init = crate::harness::TestProject::new()
         .terminal(&["init", "--dry-run"])
         .current_dir(&demo)
         .run()
         .success();
     assert!(
-        ["ruff-py", "eslint-js", "clippy-rs"].iter().all(|name| init
-            .stdout
-            .contains(&format!("would add: detector `{name}`"))),
+        init.stdout.contains("kept: detector `ruff-py`")
+            && ["eslint-js", "clippy-rs"].iter().all(|name| init
+                .stdout
+                .contains(&format!("would add: detector `{name}`"))),
         "{}",
         init.stdout
     );

@@ -161,6 +161,7 @@ fn doctor_on_a_healthy_setup_prints_every_check_passed() {
         "✓ built in the clone ".to_owned(),
         "upgrade: `git pull` in ".to_owned(),
         "then `claude plugin marketplace update self-repair`".to_owned(),
+        "✓ the client's settings parse (1 file(s) read)".to_owned(),
         "✓ hooks registered by the plugin self-repair@self-repair (installed, enabled)".to_owned(),
         format!("✓ plugin {VERSION}, program {VERSION}"),
         "✓ Claude Code 2.1.331 (tested: 2.1.330 to 2.1.332)".to_owned(),
@@ -193,6 +194,7 @@ fn doctor_on_a_healthy_setup_prints_every_check_passed() {
         [
             "binary",
             "install",
+            "settings",
             "hooks",
             "plugin_version",
             "client",
@@ -434,4 +436,173 @@ fn doctor_names_a_detector_that_is_not_installed() {
 
 fn regex_escape_version() -> String {
     crate::harness::regex_escape(VERSION)
+}
+
+#[test]
+fn doctor_names_the_fix_for_a_disabled_plugin() {
+    let setup = Setup::healthy();
+    write_json(
+        &setup.home().join(".claude/settings.json"),
+        &json!({"enabledPlugins": {"self-repair@self-repair": false}}),
+    );
+    one_failure(
+        &setup,
+        &[
+            "the plugin self-repair@self-repair is installed but not enabled",
+            "fix: `claude plugin enable self-repair@self-repair`",
+        ],
+    );
+}
+
+#[test]
+fn doctor_names_the_fix_for_a_repository_without_a_commit() {
+    let setup = Setup::healthy();
+    std::fs::remove_dir_all(setup.project.path().join(".git")).unwrap();
+    git(setup.project.path(), &["init", "-q"]);
+    one_failure(
+        &setup,
+        &["a git work tree with no commit yet", "fix: commit once"],
+    );
+}
+
+/// The marketplace the plugin was added from, as `claude plugin marketplace add DIR` records
+/// it (Claude Code 2.1.332).
+fn marketplace_from(setup: &Setup, dir: &Path) {
+    write_json(
+        &setup.home().join(".claude/plugins/known_marketplaces.json"),
+        &json!({"self-repair": {"source": {"source": "directory", "path": dir},
+            "installLocation": dir, "lastUpdated": "2026-12-07T01:15:39.565Z"}}),
+    );
+}
+
+/// Review top 10 #5: the clone moved; `claude plugin list` says "failed to load ... cache-miss"
+/// while doctor said "✓ hooks registered by the plugin". Asked of the client's files (no
+/// client that answers `plugin list`).
+#[test]
+fn doctor_says_the_plugin_fails_to_load_when_its_clone_moved() {
+    let setup = Setup::healthy();
+    let clone = setup.project.path().join(".home/clone");
+    std::fs::create_dir_all(&clone).unwrap();
+    marketplace_from(&setup, &clone);
+    setup.doctor(&[]).success();
+    std::fs::rename(&clone, setup.project.path().join(".home/moved")).unwrap();
+    let failed = one_failure(
+        &setup,
+        &[
+            "the client fails to load it",
+            &format!("{}, which no longer exists", clone.display()),
+            "fix: the clone it was added from",
+            "`claude plugin marketplace remove self-repair`, then `claude plugin marketplace add \
+             PATH-TO-YOUR-CLONE` and `claude plugin install self-repair@self-repair`",
+        ],
+    );
+    assert!(!failed.contains("✓ hooks registered"), "{failed}");
+}
+
+/// The same, asked of the client itself: `claude plugin list --json` as 2.1.332 prints it for
+/// a moved clone.
+#[test]
+fn doctor_asks_the_client_whether_the_plugin_loads() {
+    let setup = Setup::healthy();
+    let listed = json!([{"id": "self-repair@self-repair", "version": VERSION, "scope": "user",
+        "enabled": true, "errors": ["Marketplace self-repair failed to load: cache-miss"],
+        "errorDetails": [{"type": "marketplace-load-failed", "marketplace": "self-repair"}]}]);
+    setup.script(
+        "claude",
+        &format!(
+            "if [ \"$1\" = plugin ]; then echo '{listed}'; else echo '2.1.331 (Claude Code)'; fi"
+        ),
+    );
+    one_failure(
+        &setup,
+        &[
+            "`claude plugin list` says: Marketplace self-repair failed to load: cache-miss",
+            "fix: install it again",
+        ],
+    );
+}
+
+/// Review top 10 #5: an invalid `.claude/settings.json` got "fix: `self-repair install
+/// --project`", which refuses the file.
+#[test]
+fn doctor_names_a_fix_that_works_for_an_invalid_settings_file() {
+    let setup = Setup::healthy();
+    setup
+        .project
+        .write(".claude/settings.json", "{\"hooks\": {\n");
+    let failed = one_failure(
+        &setup,
+        &[
+            ".claude/settings.json is not valid JSON",
+            "fix: correct",
+            "at line 2 column 0",
+            "or move it aside",
+        ],
+    );
+    assert!(!failed.contains("install --project"), "{failed}");
+    // The fix works: moved aside, doctor passes again.
+    let file = setup.project.path().join(".claude/settings.json");
+    std::fs::rename(&file, file.with_extension("json.bad")).unwrap();
+    setup.doctor(&[]).success();
+}
+
+/// Review top 10 #5: a deleted agent file went unnoticed though `install` recorded its sha256.
+#[test]
+fn doctor_names_an_installed_file_deleted_since_and_install_puts_it_back() {
+    let setup = Setup::healthy();
+    std::fs::remove_dir_all(setup.home().join(".claude")).unwrap();
+    let install = || {
+        setup
+            .project
+            .terminal(&["install", "--project"])
+            .env("PATH", setup.bin())
+            .run()
+            .success()
+    };
+    install();
+    let out = setup.doctor(&[]).success();
+    assert!(
+        out.stdout
+            .contains("files `self-repair install --project` wrote are in place"),
+        "{}",
+        out.stdout
+    );
+    std::fs::remove_file(setup.project.path().join(".claude/agents/fixer.md")).unwrap();
+    one_failure(
+        &setup,
+        &[
+            "are gone (.claude/agents/fixer.md)",
+            "fix: `self-repair install --project`: it writes them again",
+        ],
+    );
+    install();
+    setup.doctor(&[]).success();
+}
+
+/// Review: plugin and program are both "0.1.0" on every commit, so "the same version" could not
+/// catch a `git pull` without a rebuild. The commit tells them apart.
+#[test]
+fn doctor_tells_a_plugin_of_another_commit_from_this_program() {
+    let setup = Setup::healthy();
+    let record = setup.home().join(".claude/plugins/installed_plugins.json");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    value["plugins"]["self-repair@self-repair"][0]["gitCommitSha"] =
+        json!("0000000aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    write_json(&record, &value);
+    let version = std::process::Command::new(binary())
+        .arg("--version")
+        .output()
+        .unwrap();
+    let version = String::from_utf8_lossy(&version.stdout);
+    // The tests run from the clone, so the build knows its commit (build.rs).
+    assert!(version.contains('('), "{version}");
+    one_failure(
+        &setup,
+        &[
+            "the plugin is commit 0000000 and the program commit",
+            &format!("(both version {VERSION})"),
+            "fix: build the program from the plugin's clone",
+        ],
+    );
 }

@@ -56,7 +56,8 @@ fn an_empty_findings_file_or_a_file_that_is_not_findings_creates_no_run() {
         .run()
         .code(ExitStatus::Usage);
     assert!(
-        out.stderr.contains("no findings in empty.json"),
+        out.stderr
+            .contains("empty.json is empty, not an analyzer's report"),
         "{}",
         out.stderr
     );

@@ -532,7 +532,7 @@ fn triage_commands_refuse_a_repair_run_clearly_and_cancel_ends_it() {
         .code(ExitStatus::Usage);
     assert!(out.stderr.contains("is a repair run"), "{}", out.stderr);
     let runs = project.cmd(&["runs"]).run().success();
-    assert!(runs.stdout.contains("* r  repair  "), "{}", runs.stdout);
+    assert!(runs.stdout.contains("* r    repair  "), "{}", runs.stdout);
     assert!(!runs.stdout.contains("unreadable"), "{}", runs.stdout);
     project.cmd(&["cancel"]).run().success();
     assert_eq!(

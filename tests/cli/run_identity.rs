@@ -49,7 +49,7 @@ fn start_while_a_run_is_in_progress_is_refused_and_replace_cancels_it_saying_so(
     assert_eq!(project.read(".self-repair/active").trim(), "r-b");
     let runs = project.cmd(&["runs"]).run().success().stdout;
     assert!(runs.contains("  r-test  triage  cancelled"), "{runs}");
-    assert!(runs.contains("* r-b  triage  active"), "{runs}");
+    assert!(runs.contains("* r-b     triage  active"), "{runs}");
     // A finished run is replaced without a word.
     project.cmd(&["cancel"]).run().success();
     project

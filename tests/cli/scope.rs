@@ -170,7 +170,8 @@ fn a_pull_request_without_a_finding_on_its_lines_makes_a_run_with_nothing_to_tri
         out.stdout
     );
     assert!(
-        out.stdout.contains("nothing needs an agent"),
+        out.stdout
+            .contains("nothing to triage: none of the 5 finding(s) read is in the run's scope"),
         "{}",
         out.stdout
     );

@@ -163,7 +163,10 @@ impl AppError {
     pub fn exit_status(&self) -> ExitStatus {
         match self {
             AppError::Store(
-                StoreError::NoProject(_) | StoreError::NoActiveRun(_) | StoreError::NoSuchRun(_),
+                StoreError::NoProject(_)
+                | StoreError::NoSuchFolder(_)
+                | StoreError::NoActiveRun(_)
+                | StoreError::NoSuchRun(_),
             )
             | AppError::NotFound(_) => ExitStatus::NotFound,
             AppError::Store(StoreError::RunExists(_))

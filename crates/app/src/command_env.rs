@@ -24,6 +24,9 @@ pub(crate) const RUN_VAR: &str = "SELF_REPAIR_RUN";
 pub struct Installation {
     /// This binary's version (`self-repair --version`).
     pub binary_version: String,
+    /// The commit this binary was built from (`--version`'s `(abc1234 2026-11-29)`), when it
+    /// was built in its own git clone.
+    pub binary_commit: Option<String>,
     /// `CLAUDE_PLUGIN_ROOT`: set when the hook runs from the plugin, unset for `install`'s hooks.
     pub plugin_root: Option<PathBuf>,
     /// `AI_AGENT` (`claude-code_2-1-330_harness`), the client's own name and version.
@@ -128,6 +131,8 @@ impl CommandEnv {
                     text("CLAUDE_CODE_SESSION_ATTENDED").as_deref(),
                 ),
                 launcher_fallback: variable("SELF_REPAIR_LAUNCHER_FALLBACK").map(Into::into),
+                // The binary's `main` sets it: the build's commit is known there.
+                binary_commit: None,
             },
             agent_marker: self_repair_audit::agent_marker(|name| text(name)),
             user: text("USER").or_else(|| text("USERNAME")),
@@ -146,6 +151,7 @@ impl CommandEnv {
     /// pinned one, when `SELF_REPAIR_RUN` is set).
     pub fn find_project(&self) -> Result<Project, StoreError> {
         let project = match &self.project {
+            Some(root) if !root.is_dir() => return Err(StoreError::NoSuchFolder(root.clone())),
             Some(root) => Project::at(root.clone()),
             None => Project::find(self.start_dir())
                 .ok_or_else(|| StoreError::NoProject(self.start_dir().to_path_buf()))?,

@@ -12,10 +12,12 @@ mod app_error;
 mod command_env;
 pub mod commands;
 pub mod hooks;
+mod man_page;
 mod output;
 mod prompts;
 pub mod run;
 
 pub use app_error::{AppError, ExitStatus};
 pub use command_env::CommandEnv;
+pub use man_page::man_page;
 pub use output::Output;

@@ -799,6 +799,22 @@ pub(crate) fn closing_line_due_again(run: &str, stop: &StopEvent) -> bool {
 }
 
 pub fn summary(state: &RunState) -> String {
+    if state.intake.unique == 0 {
+        // A clean report, or one whose every finding is out of the run's scope: a success.
+        let why = if state.intake.findings == 0 {
+            "the analyzer's report holds no finding".to_owned()
+        } else {
+            format!(
+                "none of the {} finding(s) read is in the run's scope",
+                state.intake.findings
+            )
+        };
+        return format!(
+            "self-repair run {} complete: nothing to triage ({why}). Report: \
+             .self-repair/runs/{}/report.md",
+            state.run, state.run
+        );
+    }
     let triage = state.counts(Phase::Triage);
     let real = state.items[..state.triage_items as usize]
         .iter()

@@ -40,6 +40,7 @@ mod schema_line;
 #[cfg(test)]
 mod schema_sampler;
 mod session_channel;
+mod shown_status;
 mod stable_hash;
 mod stop_answer;
 mod submission;
@@ -105,6 +106,7 @@ pub use session_channel::{
     Channel, ChannelReason, FIRST_CONTEXT_CLIENT, SessionChannel, current_channel,
     dispatch_channel, rejects_context,
 };
+pub use shown_status::ShownStatus;
 pub use stable_hash::StableHash;
 pub use stop_answer::{Audience, continuation, continue_with, dispatch_answer, say_line};
 pub use submission::{

@@ -243,10 +243,13 @@ impl RunState {
     /// else the status itself.
     #[must_use]
     pub fn shown_status(&self) -> &'static str {
-        match (self.status, &self.pause) {
-            (RunStatus::Paused, Some(PauseReason::Confirm { .. })) => "waiting",
-            (status, _) => status.as_str(),
-        }
+        self.shown().as_str()
+    }
+
+    /// The run's state in the one vocabulary every surface uses ([`crate::ShownStatus`]).
+    #[must_use]
+    pub fn shown(&self) -> crate::ShownStatus {
+        crate::ShownStatus::of(self.status, self.pause.as_ref())
     }
 }
 

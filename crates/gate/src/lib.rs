@@ -3,11 +3,13 @@
 //! `PreToolUse` decision built on it (reference/permissions.md).
 
 mod command_line;
+mod file_read;
 mod gate_decision;
 mod shell_line;
 #[cfg(test)]
 mod skill_allowed_tools_tests;
 
 pub use command_line::{CommandLine, Stage};
+pub use file_read::{FILE_TOOLS, decide_file_read};
 pub use gate_decision::{Caller, GateDecision, decide_bash};
 pub use shell_line::{ShellLine, ShellLineError};

@@ -79,6 +79,17 @@ pub enum IngestError {
         detail: String,
     },
 
+    /// JSON that ends before its value does: a report cut short.
+    #[error(
+        "{input}: the JSON ends before it is complete ({location}): the report was cut short (the analyzer was stopped, the disk was full, or the file was copied in part). Run the analyzer again and give its whole report"
+    )]
+    Truncated {
+        /// The input's name.
+        input: String,
+        /// `line L column C` where the text ends.
+        location: String,
+    },
+
     /// `--format auto` could not tell what the input is.
     #[error(
         "{input}: cannot tell which analyzer wrote this input ({clue}); pass --format with one of {expected}. If it is not an analyzer's report, run the analyzer with JSON output and give that file instead (e.g. `ruff check --output-format json . > .self-repair/ruff.json`, then `self-repair start .self-repair/ruff.json`; `self-repair start --help` lists the formats)"

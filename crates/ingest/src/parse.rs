@@ -23,6 +23,43 @@ const IDENTIFIERS: &str =
 /// names the input, the line or JSON path, and the expected shape.
 pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Parsed, IngestError> {
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
+    // Only on the way out with an error is the text checked for being cut short: a truncated
+    // report is said as such, not as a wrong format or a wrong shape.
+    parse_whole(input, format, options).map_err(|error| match &error {
+        IngestError::Unrecognized { .. } | IngestError::BadDocument { .. } => {
+            truncated(input, &options.source).unwrap_or(error)
+        }
+        _ => error,
+    })
+}
+
+/// [`IngestError::Truncated`] when `text` is JSON that ends before its value does.
+fn truncated(text: &str, source: &str) -> Option<IngestError> {
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with(['{', '[']) {
+        return None;
+    }
+    let stream = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    for value in stream {
+        match value {
+            Ok(_) => {}
+            Err(error) if error.is_eof() => {
+                return Some(IngestError::Truncated {
+                    input: source.to_owned(),
+                    location: format!("line {} column {}", error.line(), error.column()),
+                });
+            }
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+fn parse_whole(
+    input: &str,
+    format: Format,
+    options: &IngestOptions,
+) -> Result<Parsed, IngestError> {
     let format = match format {
         Format::Auto => sniff(input, &options.source)?,
         chosen => chosen,
@@ -39,6 +76,7 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
     let mut not_new = 0;
     let mut positions = Vec::new();
     let mut alerts = Vec::new();
+    let mut not_open = 0;
     let (mut findings, edits) = match format {
         Format::Auto | Format::Jsonl => (jsonl::parse_jsonl(input, &paths)?, Vec::new()),
         Format::Sarif => {
@@ -69,6 +107,7 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
             let read = github_alerts::parse_github_alerts(input, &paths)?;
             rule_texts = read.rule_texts;
             alerts = read.alerts;
+            not_open = read.not_open;
             (read.findings, Vec::new())
         }
     };
@@ -101,5 +140,6 @@ pub fn parse(input: &str, format: Format, options: &IngestOptions) -> Result<Par
         positions,
         alerts,
         not_new,
+        not_open,
     })
 }

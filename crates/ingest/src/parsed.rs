@@ -27,6 +27,9 @@ pub struct Parsed {
     /// For GitHub code scanning alerts, each finding's alert number (`findings[i]` came from
     /// alert `alerts[i]`), so an export dismisses the very alert; empty for other formats.
     pub alerts: Vec<u64>,
+    /// For GitHub code scanning alerts, those left out because they are not open (dismissed
+    /// or fixed): counted so `start` can say so; 0 for other formats.
+    pub not_open: usize,
 }
 
 /// Where a finding's result sits in a SARIF log: `runs[run].results[result]`.

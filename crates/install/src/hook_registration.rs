@@ -41,9 +41,10 @@ pub(crate) const OUR_HOOKS: [HookRegistration; 5] = [
         timeout_secs: 30,
     },
     HookRegistration {
-        // The permission gate: only Bash calls are ever decided.
+        // The permission gate: Bash calls, and the file tools our agents read with (a path
+        // outside the project is denied to them).
         event: "PreToolUse",
-        matcher: Some("Bash"),
+        matcher: Some("Bash|Read|Grep|Glob"),
         subcommand: "pre-tool-use",
         timeout_secs: 30,
     },
@@ -160,9 +161,9 @@ mod tests {
     }
 
     #[test]
-    fn the_permission_gate_sees_only_bash_calls() {
+    fn the_permission_gate_sees_bash_and_the_file_tools() {
         let group = OUR_HOOKS[3].group("self-repair");
-        assert_eq!(group["matcher"], "Bash");
+        assert_eq!(group["matcher"], "Bash|Read|Grep|Glob");
         assert_eq!(group["hooks"][0]["args"], json!(["hook", "pre-tool-use"]));
         assert_eq!(group["hooks"][0]["timeout"], 30);
     }

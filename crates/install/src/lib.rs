@@ -13,6 +13,7 @@ mod install_manifest;
 mod install_plan;
 mod install_root;
 mod install_spec;
+mod installed_files;
 mod merge_driver;
 mod plugin_hooks;
 mod scope;
@@ -33,6 +34,7 @@ pub use install_manifest::{
 pub use install_plan::{InstallPlan, plan_install};
 pub use install_root::InstallRoot;
 pub use install_spec::{InstallSpec, binary_resolves_from_path};
+pub use installed_files::{InstalledFileState, installed_file_states};
 pub use merge_driver::{
     MERGE_DRIVER, MergeDriverRegistration, merge_driver_attributes, merge_driver_command,
     merge_driver_registered, register_merge_driver, unregister_merge_driver,

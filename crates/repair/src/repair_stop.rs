@@ -89,9 +89,10 @@ fn drive(
     started: Instant,
 ) -> Result<StopAnswer, RepairError> {
     if run.state.session.is_none() {
-        run.record(&RepairEvent::Bound {
-            session: input.session.clone(),
-        })?;
+        // One binding rule for every run (reference/state-machine.md, "Binding"): a run started
+        // outside Claude Code is bound by `self-repair adopt` in the session that should drive
+        // it, never by whichever session stops first; `tick` and `drive` go on from a terminal.
+        return Ok(StopAnswer::allow());
     }
     if run.state.status.is_final() {
         if run.state.announced {

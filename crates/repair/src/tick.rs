@@ -89,10 +89,19 @@ pub(crate) fn describe(run: &RepairRun, pause: Pause) -> RepairReply {
     let next = match pause {
         Pause::Finished => run.outcome_line(),
         Pause::Ask(n) => format!(
-            "next: fix attempt {n} of {} ({}). Inside Claude Code the Stop hook asks for it when \
-             this turn ends; elsewhere run `self-repair tick`.",
+            "next: fix attempt {n} of {} ({}). {}",
             state.spec.max_attempts,
-            state.spec.tier_of(n)
+            state.spec.tier_of(n),
+            match &state.session {
+                Some(session) => format!(
+                    "The Stop hook of Claude Code session {session} asks for it when its turn \
+                     ends; elsewhere run `self-repair tick`."
+                ),
+                None => "Started outside Claude Code, it is bound to no session: run \
+                         `self-repair tick` here, or `self-repair adopt` in the Claude Code \
+                         session that should make the attempts (no stop binds it)."
+                    .to_owned(),
+            }
         ),
         Pause::AwaitFix(n) => format!(
             "next: attempt {n} is under way; when it is done, the next stop (or `self-repair tick`) rechecks."

@@ -333,7 +333,7 @@ impl RunReport {
             schema_version: REPORT_SCHEMA_VERSION,
             run: state.run.clone(),
             created_at: timestamp::rfc3339(state.created_at),
-            status: state.status.as_str().to_owned(),
+            status: state.shown_status().to_owned(),
             summary: self_repair_engine::summary(state),
             intake: state.intake.clone(),
             scope: state.scope.clone(),

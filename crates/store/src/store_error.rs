@@ -15,6 +15,8 @@ pub enum StoreError {
         "no self-repair run here: no `.self-repair/` in {0} or above. Start one on an analyzer's JSON or SARIF report: `mkdir -p .self-repair && ruff check --output-format json . > .self-repair/ruff.json`, then `self-repair start .self-repair/ruff.json`"
     )]
     NoProject(PathBuf),
+    #[error("no folder {0} (given with -C/--root): name the project's folder, one that exists")]
+    NoSuchFolder(PathBuf),
     #[error("no active run in {0}; list runs with `self-repair runs`, or start one")]
     NoActiveRun(PathBuf),
     #[error("no run `{0}`; list runs with `self-repair runs`")]

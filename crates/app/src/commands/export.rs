@@ -132,6 +132,22 @@ fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
             report.run
         ));
     }
+    let undecided = report
+        .findings
+        .iter()
+        .filter(|f| f.verdict.is_none())
+        .count();
+    if report.status != "complete" && undecided > 0 {
+        notes.push(format!(
+            "run {} is {}: {undecided} of {} finding(s) have no verdict yet and are written as \
+             the analyzer reported them, neither dismissed nor linked to a task; upload it only \
+             if that is what you want, or finish the run first (`self-repair status --run {}`)",
+            report.run,
+            report.status,
+            report.findings.len(),
+            report.run
+        ));
+    }
     let Some(output) = &args.output else {
         return Ok(Output::text(export.text).with_notes(notes));
     };

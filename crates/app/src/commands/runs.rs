@@ -90,7 +90,7 @@ pub fn runs_cost(project: &Project) -> Result<Vec<RunCostLine>, AppError> {
             RunCostLine {
                 run: id,
                 created_at: timestamp::rfc3339(state.created_at),
-                status: state.status.as_str().to_owned(),
+                status: state.shown_status().to_owned(),
                 findings: state.intake.unique,
                 decided_without_agent: state.intake.known + state.intake.rules,
                 agents_launched: state.items.iter().map(|i| u64::from(i.dispatches)).sum(),
@@ -246,7 +246,7 @@ fn describe_triage_run(dir: &RunDir, line: &mut RunLine) {
     match dir.load_state() {
         Ok(state) => {
             let counts = state.counts(state.phase);
-            line.status = Some(state.status.as_str().to_owned());
+            line.status = Some(state.shown_status().to_owned());
             line.phase = Some(state.phase.as_str().to_owned());
             line.findings = Some(state.intake.unique);
             // A finished run has no phase left to count: what it made is the news.
@@ -266,30 +266,60 @@ fn describe_triage_run(dir: &RunDir, line: &mut RunLine) {
     }
 }
 
-/// The text `runs` prints.
+/// The text `runs` prints: one aligned column per field, the active run marked `*`.
 pub fn render_runs(lines: &[RunLine]) -> String {
     if lines.is_empty() {
         return "no runs in this project; start one with `self-repair start FINDINGS...`\n"
             .to_owned();
     }
-    let mut out = "  run  kind  status  phase  progress  created (* the active run)\n".to_owned();
-    for l in lines {
-        let mark = if l.active { "*" } else { " " };
-        match &l.error {
-            Some(e) => out.push_str(&format!("{mark} {}  unreadable: {e}\n", l.run)),
-            None => out.push_str(&format!(
-                "{mark} {}  {}  {}  {}  {}{}  {}\n",
-                l.run,
-                l.kind,
-                l.status.as_deref().unwrap_or("?"),
-                l.phase.as_deref().unwrap_or("?"),
-                l.findings
-                    .map(|n| format!("{n} findings, "))
-                    .unwrap_or_default(),
-                l.progress.as_deref().unwrap_or("?"),
-                l.created_at.as_deref().unwrap_or("?")
-            )),
+    let header = ["run", "kind", "status", "phase", "progress", "created"];
+    let rows: Vec<(bool, Vec<String>)> = lines
+        .iter()
+        .map(|l| {
+            let cells = match &l.error {
+                Some(e) => vec![l.run.clone(), format!("unreadable: {e}")],
+                None => vec![
+                    l.run.clone(),
+                    l.kind.to_owned(),
+                    l.status.clone().unwrap_or_else(|| "?".to_owned()),
+                    l.phase.clone().unwrap_or_else(|| "?".to_owned()),
+                    format!(
+                        "{}{}",
+                        l.findings
+                            .map(|n| format!("{n} findings, "))
+                            .unwrap_or_default(),
+                        l.progress.as_deref().unwrap_or("?")
+                    ),
+                    l.created_at.clone().unwrap_or_else(|| "?".to_owned()),
+                ],
+            };
+            (l.active, cells)
+        })
+        .collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for (_, cells) in rows.iter().filter(|(_, cells)| cells.len() == header.len()) {
+        for (width, cell) in widths.iter_mut().zip(cells) {
+            *width = (*width).max(cell.chars().count());
         }
     }
+    let line = |mark: &str, cells: &[String]| {
+        let mut out = format!("{mark} ");
+        for (i, cell) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                out.push_str(cell);
+            } else {
+                let pad = widths[i].saturating_sub(cell.chars().count());
+                out.push_str(&format!("{cell}{}  ", " ".repeat(pad)));
+            }
+        }
+        out.push('\n');
+        out
+    };
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+    let mut out = line(" ", &header);
+    for (active, cells) in &rows {
+        out.push_str(&line(if *active { "*" } else { " " }, cells));
+    }
+    out.push_str("(* the active run)\n");
     out
 }

@@ -140,6 +140,20 @@ pub struct InputSummary {
     /// because its absolute paths lay outside the project and no `--base` was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inferred_base: Option<String>,
+    /// GitHub code scanning alerts left out because they are not open (dismissed or fixed).
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub not_open: usize,
+    /// The input held nothing but white space: no analyzer writes that for a clean project.
+    #[serde(skip)]
+    pub blank: bool,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero_usize(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What `start` did.
@@ -191,9 +205,17 @@ impl StartReport {
         }
         for input in &self.inputs {
             out.push_str(&format!(
-                "read {} finding(s) from {} as {}\n",
+                "read {} finding(s) from {} as {}",
                 input.findings, input.source, input.format
             ));
+            if input.not_open > 0 {
+                out.push_str(&format!(
+                    " ({} alert(s) not open, dismissed or fixed, left out: only open alerts are \
+                     triaged)",
+                    input.not_open
+                ));
+            }
+            out.push('\n');
             if let Some(base) = &input.inferred_base {
                 out.push_str(&format!(
                     "  its paths were written under {base} (inferred from the project's files; pass --base DIR to choose another)\n"
@@ -240,6 +262,18 @@ impl StartReport {
         out
     }
 
+    /// Why a run has nothing to triage: a clean report, or nothing in scope.
+    fn clean_reason(&self) -> String {
+        if self.intake.findings == 0 {
+            "the analyzer's report holds no finding (a clean project)".to_owned()
+        } else {
+            format!(
+                "none of the {} finding(s) read is in the run's scope",
+                self.intake.findings
+            )
+        }
+    }
+
     /// What happens next: the dry run's word, the wait for the user's go, or who drives it.
     fn what_next(&self) -> String {
         let mut out = String::new();
@@ -252,6 +286,17 @@ impl StartReport {
                 ));
             }
             out.push_str("start it without --dry-run to create the run\n");
+            return out;
+        }
+        if self.phase == Phase::Complete {
+            out.push_str(&format!(
+                "nothing to triage: {}; run {} is complete (report: \
+                 .self-repair/runs/{}/report.md). `self-repair drive` and `self-repair export` \
+                 succeed on it with nothing to do\n",
+                self.clean_reason(),
+                self.run,
+                self.run
+            ));
             return out;
         }
         if self.estimate.waits_for_go {
@@ -276,13 +321,26 @@ impl StartReport {
 /// Reads every input, then creates the run. Nothing is created when any input is bad.
 pub fn start(env: &CommandEnv, options: &StartOptions) -> Result<StartReport, AppError> {
     let read = read_and_route(env, options)?;
-    if read.intake.findings == 0 {
+    // An input of white space is no analyzer's report; a report without a finding (Ruff's
+    // `[]`, a SARIF log with no result) is a clean project: a run with nothing to triage.
+    if read.intake.findings == 0 && read.inputs.iter().any(|i| i.blank) {
         return Err(no_findings(&read.inputs));
     }
     if options.dry_run {
         return Ok(dry_run_report(env, read));
     }
     create_started_run(env, read)
+}
+
+/// A run with nothing in it (a clean report, or nothing in scope) is finalized at once: it is
+/// complete, with its report, before `start` returns.
+fn finalize_if_empty(project: &Project, dir: &RunDir, now: u64) -> Result<Phase, AppError> {
+    let state = crate::run::load::load_folded(dir, false)?;
+    if state.intake.unique > 0 || state.phase != Phase::Finalize {
+        return Ok(state.phase);
+    }
+    crate::run::finalize::finalize_now(project, dir, now)?;
+    Ok(Phase::Complete)
 }
 
 /// What `start` read and decided before it writes anything: the inputs narrowed to the run's
@@ -416,6 +474,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     }
     // What a team commits and what stays here (README.md, "Team and CI").
     self_repair_store::TeamFiles::ensure(&store_dir)?;
+    state.phase = finalize_if_empty(&project, &dir, env.now)?;
     Ok(StartReport {
         run: run_id,
         project: root,
@@ -674,23 +733,31 @@ fn start_again(options: &StartOptions) -> String {
     words.join(" ")
 }
 
-/// No run is created from inputs without a finding: it would replace the active run with
-/// nothing to do, and an empty or wrong file is almost always a slip.
+/// No run is created from an input that is empty (white space only): no analyzer writes that,
+/// even for a clean project, so it is almost always a slip. The advice depends on where the
+/// input came from: a detector's argv (`--detect`) or a file the user gave.
 fn no_findings(inputs: &[InputSummary]) -> AppError {
-    let read: Vec<String> = inputs
-        .iter()
-        .map(|i| format!("{} (read as {})", i.source, i.format))
-        .collect();
+    let blank: Vec<&InputSummary> = inputs.iter().filter(|i| i.blank).collect();
+    let named: Vec<&str> = blank.iter().map(|i| i.source.as_str()).collect();
+    let advice = if blank.iter().all(|i| i.source.starts_with("detector ")) {
+        "Make the detector's `argv` print the analyzer's report on stdout (e.g. `ruff check \
+         --output-format json .`, which prints `[]` for a clean project), or, for an analyzer \
+         that prints nothing when it finds nothing, name its `format`, in \
+         .self-repair/config.json (reference/config.md, \"Detectors\")"
+    } else {
+        "Give the analyzer's report, e.g. `ruff check --output-format json . > \
+         .self-repair/ruff.json` then `self-repair start .self-repair/ruff.json`; for an \
+         analyzer that prints nothing when it finds nothing (vulture, ts-prune), pass \
+         `--format NAME` (formats: `self-repair start --help`)"
+    };
     AppError::Usage(format!(
-        "no findings in {}: no run was created and the active run, if any, is untouched. Give \
-         the analyzer's report, e.g. `ruff check --output-format json . > \
-         .self-repair/ruff.json` then `self-repair start .self-repair/ruff.json` (formats: \
-         `self-repair start --help`), or configure detectors (`self-repair init`) and run \
-         `self-repair start --detect`.",
-        if read.is_empty() {
+        "{} is empty, not an analyzer's report (a clean project's report still holds one, \
+         e.g. Ruff's `[]`): no run was created and the active run, if any, is untouched. \
+         {advice}.",
+        if named.is_empty() {
             "the input".to_owned()
         } else {
-            read.join(", ")
+            named.join(", ")
         }
     ))
 }
@@ -783,6 +850,27 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
     let mut kept = Vec::new();
     let mut not_new = 0;
     for spec in specs.iter().chain(&options.prepared) {
+        // Nothing but white space from a named analyzer (`--format`, a detector's `format`) is
+        // its answer for a clean project (vulture and ts-prune print nothing then).
+        if let Some(format) = spec.format.filter(|f| *f != Format::Auto)
+            && spec.text.trim().is_empty()
+        {
+            inputs.push(InputSummary {
+                source: spec.source.clone(),
+                format: format.as_str().to_owned(),
+                findings: 0,
+                inferred_base: None,
+                not_open: 0,
+                blank: false,
+            });
+            kept.push(KeptInput {
+                sarif_text: None,
+                positions: Vec::new(),
+                alerts: Vec::new(),
+                findings: 0,
+            });
+            continue;
+        }
         let mut ingest = IngestOptions::new(spec.source.clone(), root).with_fix_edits();
         if options.scope.new_only {
             ingest = ingest.with_new_only();
@@ -800,6 +888,8 @@ fn read_inputs(root: &Path, options: &StartOptions) -> Result<ReadInputs, AppErr
             format: parsed.format.as_str().to_owned(),
             findings: parsed.findings.len() + parsed.not_new,
             inferred_base: parsed.inferred_base.clone(),
+            not_open: parsed.not_open,
+            blank: spec.text.trim().is_empty(),
         });
         let sarif = parsed.format == Format::Sarif;
         kept.push(KeptInput {

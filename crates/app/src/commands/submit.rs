@@ -166,6 +166,14 @@ fn ensure_dispatched(dir: &RunDir, item: &str) -> Result<(), AppError> {
         return Ok(());
     }
     let run = dir.id();
+    if let Some(batch) = batch_holding(dir, item) {
+        return Err(AppError::NotDispatched(format!(
+            "{item} was not dispatched on its own in run {run}: it went out in batch {batch}, \
+             so nothing was recorded. Answer it in the batch's submission: `self-repair submit \
+             {batch} --run {run}` with one verdict for {item} among the others \
+             (`self-repair show {batch} --run {run}` shows the batch)."
+        )));
+    }
     let batch = if ItemKind::of_id(item) == Some(ItemKind::Triage) {
         format!(
             " A finding that went out in a batch is answered in the batch's submission: \
@@ -181,6 +189,20 @@ fn ensure_dispatched(dir: &RunDir, item: &str) -> Result<(), AppError> {
          <RUN>`.{batch} `self-repair runs` lists the runs; `self-repair status --items --run \
          {run}` lists the items of {run} that are out (running)."
     )))
+}
+
+/// The latest triage batch (`tb-N`) that holds triage item `item`, when one does.
+fn batch_holding(dir: &RunDir, item: &str) -> Option<String> {
+    if ItemKind::of_id(item) != Some(ItemKind::Triage) {
+        return None;
+    }
+    let state = crate::run::load::load_folded(dir, false).ok()?;
+    state.items[state.triage_items as usize..]
+        .iter()
+        .rev()
+        .filter(|b| b.kind == ItemKind::TriageBatch)
+        .find(|b| b.inputs().iter().any(|m| m == item))
+        .map(|b| b.id.to_string())
 }
 
 /// What an item works on, read cheaply: triage ids are checked against `run.json`, other items

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use self_repair_gate::{Caller, GateDecision, decide_bash};
+use self_repair_gate::{Caller, FILE_TOOLS, GateDecision, decide_bash, decide_file_read};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -28,6 +28,12 @@ struct PreToolUseInput {
 struct ToolInput {
     #[serde(default)]
     command: Option<String>,
+    /// `Read`'s file.
+    #[serde(default)]
+    file_path: Option<String>,
+    /// `Grep`'s and `Glob`'s folder.
+    #[serde(default)]
+    path: Option<String>,
 }
 
 /// Answers a `PreToolUse` hook: `allow` or `deny` for a Bash call the gate recognises, nothing
@@ -44,17 +50,30 @@ pub fn hook_pre_tool_use(env: &CommandEnv, stdin: &[u8], own_exe: Option<&Path>)
             };
         }
     };
-    let command = match (&input.tool_name, &input.tool_input) {
-        (Some(tool), Some(ToolInput { command: Some(c) })) if tool == "Bash" => c,
-        _ => return StopAnswer::default(),
-    };
     let project = env
         .project_dir
         .as_deref()
         .or(input.cwd.as_deref())
         .unwrap_or(&env.cwd);
     let caller = Caller::from_agent_type(input.agent_type.as_deref());
-    let (decision, reason) = match decide_bash(command, caller, Some(project), own_exe) {
+    let (Some(tool), Some(tool_input)) = (&input.tool_name, &input.tool_input) else {
+        return StopAnswer::default();
+    };
+    let decided = if tool == "Bash" {
+        match &tool_input.command {
+            Some(command) => decide_bash(command, caller, Some(project), own_exe),
+            None => return StopAnswer::default(),
+        }
+    } else if FILE_TOOLS.iter().any(|(name, _)| name == tool) {
+        let path = tool_input
+            .file_path
+            .as_deref()
+            .or(tool_input.path.as_deref());
+        decide_file_read(tool, path, caller, Some(project))
+    } else {
+        return StopAnswer::default();
+    };
+    let (decision, reason) = match decided {
         GateDecision::Allow(reason) => ("allow", format!("self-repair: {reason}")),
         GateDecision::Deny(reason) => ("deny", reason),
         GateDecision::Abstain => return StopAnswer::default(),

@@ -1,7 +1,7 @@
 //! `self-repair hook session-start`: the run summary after a compaction or a resume, and a word
-//! about a waiting run in a new session.
+//! about a run in progress in a new session.
 
-use self_repair_engine::{PROTOCOL, RunState, RunStatus};
+use self_repair_engine::{PROTOCOL, RunState, RunStatus, ShownStatus};
 use serde_json::json;
 
 use crate::command_env::CommandEnv;
@@ -17,19 +17,37 @@ fn waiting_run_notice(state: &RunState) -> StopAnswer {
         "it was started outside Claude Code"
     };
     let summary = format!(
-        "self-repair run {} is waiting in this project: phase {}, {} of {} items done, status \
+        "self-repair run {} is in progress in this project: phase {}, {} of {} items done, status \
          {}; {driver}.",
         state.run,
         state.phase.as_str(),
         counts.done,
         counts.total(),
-        state.status.as_str()
+        state.shown()
     );
-    let context = format!(
-        "{summary} Only if the user asks to continue it: run `self-repair adopt` (and \
-         `self-repair resume` when it is paused or stalled), then end your turn; the Stop hook \
-         then drives it. Otherwise leave it alone."
-    );
+    let context = if state.shown() == ShownStatus::Waiting {
+        format!(
+            "{summary} It waits for the user's go on its estimate: nothing has been dispatched. \
+             Only if the user asks about it: show them the estimate (`self-repair status --run \
+             {run}`) and ask; only when they say go, run `self-repair adopt --run {run}` and \
+             `self-repair resume --confirm --run {run}` (a plain `self-repair resume` does not \
+             start it), then end your turn. Otherwise leave it alone.",
+            run = state.run
+        )
+    } else {
+        format!(
+            "{summary} Only if the user asks to continue it: run `self-repair adopt`{}, then \
+             end your turn; the Stop hook then drives it. Otherwise leave it alone.",
+            match state.shown() {
+                ShownStatus::Paused | ShownStatus::Stalled => format!(
+                    " and `self-repair resume --run {}` (it is {})",
+                    state.run,
+                    state.shown()
+                ),
+                _ => String::new(),
+            }
+        )
+    };
     let message = format!(
         "{summary} To continue it here, ask Claude to continue the self-repair run, or run \
          `self-repair adopt`."
@@ -127,7 +145,7 @@ pub fn hook_session_start(env: &CommandEnv, stdin: &[u8]) -> StopAnswer {
         state.phase.as_str(),
         counts.done,
         counts.total(),
-        state.status.as_str(),
+        state.shown(),
         how_to_continue(&state)
     );
     StopAnswer {

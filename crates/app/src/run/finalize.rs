@@ -566,3 +566,35 @@ fn footer(run: &str, group: &str, members: &[&FindingRecord], reasons: &[String]
 fn longest_backticks(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
+
+/// `self-repair finalize`: write tasks and reports now if every phase is done; on a complete
+/// run, rewrite the reports.
+pub fn finalize_now(project: &Project, dir: &RunDir, now: u64) -> Result<String, AppError> {
+    let _lock = dir.lock()?;
+    let mut state = dir.load_state()?;
+    let items_before = state.items.len();
+    dir.fold(&mut state)?;
+    self_repair_engine::settle(&mut state);
+    match state.phase {
+        self_repair_engine::Phase::Finalize => {
+            finalize_run(project.root(), dir, &mut state, now)?;
+            dir.save_state(&state, items_before)?;
+            Ok(crate::run::proposals::with_next_steps(
+                dir,
+                &state,
+                &self_repair_engine::summary(&state),
+            ))
+        }
+        self_repair_engine::Phase::Complete => {
+            write_reports(project.root(), dir, &state, &read_findings(dir)?)?;
+            Ok(format!("run {} was complete; reports rewritten", state.run))
+        }
+        phase => Err(AppError::Usage(format!(
+            "run {} is in phase {}: finalize runs when every phase is done (`self-repair status`); \
+             `self-repair finalize --partial --run {}` writes what it has done so far",
+            state.run,
+            phase.as_str(),
+            state.run
+        ))),
+    }
+}

@@ -45,7 +45,7 @@ pub fn continue_fix(
     queue.running()?;
     let mut lines = Vec::new();
     match advance(project, env, &dir, &mut lines) {
-        Ok(_) => Some(lines.join(" ")),
+        Ok(_) => Some(lines.join("\n")),
         Err(e) => Some(format!("stopped: {e}")),
     }
 }
@@ -173,14 +173,10 @@ pub(crate) fn start_task(
     let target = TaskTarget::find(&state, &findings, &queue.tasks[i].task_id)?;
     // The check must be able to fail before it is trusted: a detector that does not report the
     // group's findings now (another rule selection, a stale run) would pass every attempt.
-    let (current, _) = analyzer_findings(project, queue.detector.as_deref())?;
+    let (current, names) = analyzer_findings(project, queue.detector.as_deref())?;
     let probe = AnalyzerVerdict::judge(&target.findings, &findings, &current, &BTreeSet::new());
     if probe.gone > 0 {
-        let reason = format!(
-            "not reproduced: the detector does not report {} of the group's {} finding(s) before any change, so its re-run cannot verify a fix (check its rule selection, or run `self-repair start --detect` again)",
-            probe.gone,
-            probe.gone + probe.remaining.len()
-        );
+        let reason = not_reproduced(project, queue, &target, &current, &names, &probe)?;
         queue.tasks[i].status = FixStatus::NotReproduced;
         queue.tasks[i].reason = Some(reason.clone());
         return Ok(StartedTask::NotReproduced(reason));
@@ -294,6 +290,68 @@ pub(crate) fn needs_git(command: &str, why: &str, instead: Option<&str>) -> AppE
 /// each pass, so fixes whose edits overlap, two unused names of one import, all apply); else
 /// `self-repair apply-fixes` when every finding kept its fix's edits. Otherwise none: the fixer
 /// applies the fixes.
+/// Why task `target` gets no repair run: its findings are not reported now (`probe`), and, when
+/// no configured detector runs one of its tools, which (`not proved`).
+fn not_reproduced(
+    project: &Project,
+    queue: &FixQueue,
+    target: &TaskTarget,
+    current: &[self_repair_engine::Finding],
+    names: &[String],
+    probe: &AnalyzerVerdict,
+) -> Result<String, AppError> {
+    let unchecked = tools_without_detector(project, queue, &target.tools(), current)?;
+    let reason = if unchecked.is_empty() {
+        format!(
+            "not reproduced: the detector does not report {} of the group's {} finding(s) before any change, so its re-run cannot verify a fix (check its rule selection, or run `self-repair start --detect` again)",
+            probe.gone,
+            probe.gone + probe.remaining.len()
+        )
+    } else {
+        format!(
+            "not proved: no configured detector runs {} (the detectors: {}), so nothing can verify a fix of its {} finding(s); add one (reference/config.md, \"Detectors\"), or fix it by hand",
+            unchecked.join(", "),
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            },
+            probe.gone + probe.remaining.len()
+        )
+    };
+    Ok(reason)
+}
+
+/// The group's tools no configured detector runs: none of them reported a finding now, and no
+/// detector names the tool by its program or its `format`.
+fn tools_without_detector(
+    project: &Project,
+    queue: &FixQueue,
+    tools: &BTreeSet<String>,
+    current: &[self_repair_engine::Finding],
+) -> Result<Vec<String>, AppError> {
+    let config = load_project_config(&project.store_dir(), None)?;
+    let mut run: BTreeSet<String> = current.iter().map(|f| f.tool.to_lowercase()).collect();
+    for detector in config
+        .detectors
+        .iter()
+        .filter(|d| queue.detector.as_ref().is_none_or(|n| *n == d.name))
+    {
+        run.extend(detector.format.iter().map(|f| f.to_lowercase()));
+        run.extend(
+            detector
+                .argv
+                .first()
+                .and_then(|p| Path::new(p).file_name()?.to_str().map(str::to_lowercase)),
+        );
+    }
+    Ok(tools
+        .iter()
+        .filter(|tool| !run.contains(&tool.to_lowercase()))
+        .cloned()
+        .collect())
+}
+
 fn analyzer_autofix(
     project: &Project,
     queue: &FixQueue,

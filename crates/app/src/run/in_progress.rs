@@ -40,7 +40,7 @@ pub fn run_in_progress(project: &Project) -> Option<(RunDir, String)> {
             state.phase.as_str(),
             counts.done,
             counts.total(),
-            state.status.as_str()
+            state.shown()
         ),
     ))
 }
@@ -59,10 +59,10 @@ pub fn replace_run_in_progress(
     let id = dir.id();
     if !replace {
         return Err(AppError::RunInProgress(format!(
-            "run {id} is still in progress ({progress}); nothing was created. To go on with it, \
-             end your turn (the Stop hook drives it) or see `self-repair status`. To drop it and \
-             start this one, run `{again}` (it cancels {id}), or `self-repair cancel \
-             --run {id}` first."
+            "run {id} is still in progress ({progress}); nothing was created. To go on with it: \
+             {}. To drop it and start this one, run `{again}` (it cancels {id}), or \
+             `self-repair cancel --run {id}` first.",
+            how_to_go_on(&dir)
         )));
     }
     let said = match RunHandle::open(dir) {
@@ -71,4 +71,21 @@ pub fn replace_run_in_progress(
         RunHandle::Triage(dir) => steer(&dir, self_repair_engine::Event::Cancel, now)?,
     };
     Ok(Some(format!("replaced run {id} ({progress}): {said}")))
+}
+
+/// How the run in progress in `dir` goes on, in the words its state gives
+/// ([`self_repair_engine::ShownStatus::how_to_go_on`]); a repair run's by its own status.
+fn how_to_go_on(dir: &RunDir) -> String {
+    match RunHandle::open(dir.clone()) {
+        RunHandle::Triage(dir) => match load_folded(&dir, false) {
+            Ok(state) => state
+                .shown()
+                .how_to_go_on(&state.run, state.session.as_deref()),
+            Err(_) => format!("`self-repair status --run {}` shows where it is", dir.id()),
+        },
+        RunHandle::Repair(dir) => format!(
+            "`self-repair status --run {}` shows where it is; `self-repair tick` goes on",
+            dir.id()
+        ),
+    }
 }

@@ -196,6 +196,15 @@ pub(crate) fn bill(state: &RunState, prices: &Prices) -> Preflight {
     }
 }
 
+/// `1 agent`, `3 agents`.
+fn agents(n: u64) -> String {
+    if n == 1 {
+        "1 agent".to_owned()
+    } else {
+        format!("{n} agents")
+    }
+}
+
 /// The estimate for the run `state` describes, before its first dispatch.
 pub(crate) fn preflight(project: &Project, state: &RunState) -> Preflight {
     bill(state, &Prices::for_run(project, state, None))
@@ -205,14 +214,16 @@ impl Preflight {
     /// The lines `start` prints: the likely figure first, the range as a footnote.
     pub fn render(&self) -> String {
         let mut out = format!(
-            "estimate: likely {} agents, ${:.2} (the main session's ${:.2} included)\n",
-            self.agents_likely, self.usd_likely, self.main_session_usd
+            "estimate: likely {}, ${:.2} (the main session's ${:.2} included)\n",
+            agents(u64::from(self.agents_likely)),
+            self.usd_likely,
+            self.main_session_usd
         );
         for p in &self.phases {
             let count = if p.min == p.max {
-                format!("{} agents", p.max)
+                agents(u64::from(p.max))
             } else {
-                format!("{} agents ({}-{})", p.likely, p.min, p.max)
+                format!("{} ({}-{})", agents(u64::from(p.likely)), p.min, p.max)
             };
             out.push_str(&format!("  {:<12} {count}\n", p.phase.as_str()));
         }

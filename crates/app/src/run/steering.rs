@@ -62,7 +62,7 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
         ("budget", _) => format!(
             "run {run} may spend ${:.2} in all ({}): end your turn and the Stop hook continues it",
             state.config.budget_usd.unwrap_or(0.0),
-            state.status.as_str()
+            state.shown_status()
         ),
         ("adopt", _) => format!(
             "run {run} is now bound to session {}: end your turn and the Stop hook continues it{}",

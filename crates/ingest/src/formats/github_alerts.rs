@@ -38,6 +38,8 @@ pub(crate) struct AlertsRead {
     /// Each finding's alert number (`findings[i]` came from alert `alerts[i]`).
     pub(crate) alerts: Vec<u64>,
     pub(crate) rule_texts: Vec<RuleText>,
+    /// Alerts left out because they are not open (dismissed or fixed), each counted once.
+    pub(crate) not_open: usize,
 }
 
 /// One alert; only what a finding needs is read, everything else is ignored.
@@ -123,6 +125,7 @@ pub(crate) fn parse_github_alerts(
         findings: Vec::new(),
         alerts: Vec::new(),
         rule_texts: Vec::new(),
+        not_open: 0,
     };
     let mut seen = HashSet::new();
     let mut described = BTreeSet::new();
@@ -143,7 +146,11 @@ pub(crate) fn parse_github_alerts(
         let mut alerts = Vec::new();
         collect_alerts(value, &format!("page {}", page + 1), 0, paths, &mut alerts)?;
         for (place, alert) in alerts {
-            if !seen.insert(alert.number) || !is_open(&alert) {
+            if !seen.insert(alert.number) {
+                continue;
+            }
+            if !is_open(&alert) {
+                read.not_open += 1;
                 continue;
             }
             let finding = finding_of(&alert, paths, &place)?;
@@ -388,7 +395,12 @@ mod tests {
             alert(1, "open"),
             alert(4, "open")
         );
-        assert_eq!(read(&text)?.alerts, [1, 4]);
+        let read = read(&text)?;
+        assert_eq!(read.alerts, [1, 4]);
+        assert_eq!(
+            read.not_open, 2,
+            "the dismissed and the fixed alert are counted"
+        );
         Ok(())
     }
 

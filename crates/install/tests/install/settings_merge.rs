@@ -30,7 +30,10 @@ fn install_on_empty_project_registers_four_exec_form_hooks_and_no_permission_rul
         settings["hooks"]["SessionStart"][0]["hooks"][0]["args"],
         json!(["hook", "session-start"])
     );
-    assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["matcher"],
+        "Bash|Read|Grep|Glob"
+    );
     assert_eq!(
         settings["hooks"]["PreToolUse"][0]["hooks"][0]["args"],
         json!(["hook", "pre-tool-use"])

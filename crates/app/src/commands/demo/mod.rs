@@ -106,6 +106,22 @@ const FINDINGS: [(&str, &str, &str); 7] = [
     ),
 ];
 
+/// The detector that reproduces the demo's Ruff findings, for `self-repair fix` after the demo:
+/// Ruff on `py/` with the rules it reported (Ruff's default rules no longer include E711). The
+/// other tools' tasks have no detector here, and `fix` says it cannot prove them.
+const DEMO_CONFIG: &str = r#"{
+  "detectors": [
+    {
+      "name": "ruff-py",
+      "argv": ["ruff", "check", "--output-format", "json", "--select", "E711,F401", "."],
+      "cwd": "py",
+      "format": "ruff",
+      "ok_exit_codes": [0, 1]
+    }
+  ]
+}
+"#;
+
 /// Where the analyzers ran; stripped from their absolute paths.
 const SAMPLES_BASE: &str = "/home/dev/samples";
 
@@ -327,6 +343,7 @@ fn say_where_it_ended(
     for task in &tasks {
         say(out, &format!("  {task}"));
     }
+    say(out, &commit_for_fix(dir));
     say(
         out,
         &format!(
@@ -337,6 +354,37 @@ fn say_where_it_ended(
     Ok((report, tasks))
 }
 
+/// Makes the demo's folder a git repository with one commit (what `fix` compares a fix with),
+/// and says what `fix` can prove there.
+fn commit_for_fix(dir: &Path) -> String {
+    let git = self_repair_process::Git::at(dir).within(std::time::Duration::from_secs(30));
+    let committed = git
+        .text(&["init", "-q"])
+        .and_then(|_| git.text(&["add", "-A"]))
+        .and_then(|_| {
+            git.text(&[
+                "-c",
+                "user.name=self-repair demo",
+                "-c",
+                "user.email=demo@self-repair.invalid",
+                "commit",
+                "-q",
+                "-m",
+                "self-repair demo",
+            ])
+        });
+    let what = "`self-repair fix` can prove the Ruff tasks (its detector in .self-repair/config.json \
+         runs `ruff` on py/ with the rules it reported: put Ruff on PATH, `pip install ruff`); the \
+         other tools have no detector there, so fix says it cannot prove their tasks";
+    match committed {
+        Ok(_) => format!("fix: the folder is a git repository with one commit; {what}"),
+        Err(e) => format!(
+            "fix: git could not commit the demo ({e}): `git init`, then commit, before `self-repair \
+             fix`; {what}"
+        ),
+    }
+}
+
 fn lay_out(dir: &Path) -> Result<(), AppError> {
     if dir.join(".self-repair").exists() {
         return Err(AppError::Usage(format!(
@@ -345,7 +393,8 @@ fn lay_out(dir: &Path) -> Result<(), AppError> {
         )));
     }
     let findings = FINDINGS.iter().map(|(rel, text, _)| (*rel, *text));
-    for (rel, text) in SOURCES.iter().copied().chain(findings) {
+    let config = std::iter::once((".self-repair/config.json", DEMO_CONFIG));
+    for (rel, text) in SOURCES.iter().copied().chain(findings).chain(config) {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(AppError::io("create", parent))?;

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::setup_check::{SetupCheck, SetupScene, read_json};
+use super::plugin_load::PluginLoad;
+use super::setup_check::{CheckOutcome, SetupCheck, SetupScene, read_json};
 
 /// The plugin as the client recorded it: `plugins/installed_plugins.json` in the client's folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +19,8 @@ pub(crate) struct PluginInstall {
     pub(crate) version: Option<String>,
     /// `enabledPlugins[key]` of the settings that decide it (local, project, user).
     pub(crate) enabled: bool,
+    /// The record's `gitCommitSha` (a plugin installed from a git marketplace).
+    pub(crate) commit: Option<String>,
 }
 
 /// The settings files the client reads for this project, the most specific first.
@@ -71,6 +74,10 @@ pub(crate) fn plugin_install(scene: &SetupScene<'_>) -> Option<PluginInstall> {
         key: key.clone(),
         version,
         enabled,
+        commit: entry
+            .get("gitCommitSha")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     })
 }
 
@@ -89,10 +96,64 @@ const REGISTER: &str = "in the project, `self-repair install --project` (or `--u
      project); or the plugin: `claude plugin marketplace add PATH-TO-YOUR-CLONE`, then `claude \
      plugin install self-repair@self-repair`. Then start a new session";
 
-/// Hooks registered once: by the plugin (installed and enabled), or by `install`.
-pub(crate) fn hooks_check(scene: &SetupScene<'_>, plugin: Option<&PluginInstall>) -> SetupCheck {
+/// Every settings file the client reads for this project parses: the client skips a file that
+/// does not, and `install` refuses to edit it. Checked first: the hooks' check reads them.
+pub(crate) fn settings_check(scene: &SetupScene<'_>) -> SetupCheck {
+    let mut read = 0;
+    for file in settings_files(scene) {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        read += 1;
+        if let Err(e) = serde_json::from_str::<Value>(&text) {
+            let shown = file.display();
+            return SetupCheck::fail(
+                "settings",
+                format!(
+                    "{shown} is not valid JSON ({e}): the client does not read it, and \
+                     `self-repair install` will not edit it"
+                ),
+                format!(
+                    "correct {shown} at line {} column {} by hand (`python3 -m json.tool \
+                     {shown}` shows where), or move it aside (`mv {shown} {shown}.bad`); then \
+                     run `self-repair doctor` again",
+                    e.line(),
+                    e.column()
+                ),
+            );
+        }
+    }
+    if read == 0 {
+        return SetupCheck::skipped("settings", "no settings file of the client's yet");
+    }
+    SetupCheck::ok(
+        "settings",
+        format!("the client's settings parse ({read} file(s) read)"),
+    )
+}
+
+/// Hooks registered once: by the plugin (installed, enabled and loaded by the client), or by
+/// `install`. Not judged when a settings file does not parse (the settings check names it).
+pub(crate) fn hooks_check(
+    scene: &SetupScene<'_>,
+    plugin: Option<&PluginInstall>,
+    load: Option<&PluginLoad>,
+    settings: &SetupCheck,
+) -> SetupCheck {
+    if settings.outcome == CheckOutcome::Fail {
+        return SetupCheck::skipped(
+            "hooks",
+            "hooks not checked: a settings file the client reads does not parse (above)",
+        );
+    }
     let files = installed_hooks(scene);
     let shown: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    if let (Some(p), Some(load)) = (plugin, load)
+        && p.enabled
+        && !load.errors.is_empty()
+    {
+        return not_loaded(p, load);
+    }
     match (plugin, shown.is_empty()) {
         (Some(p), false) if p.enabled => SetupCheck::fail(
             "hooks",
@@ -136,20 +197,84 @@ pub(crate) fn hooks_check(scene: &SetupScene<'_>, plugin: Option<&PluginInstall>
     }
 }
 
-/// The plugin's version against this program's.
-pub(crate) fn plugin_version_check(plugin: Option<&PluginInstall>, binary: &str) -> SetupCheck {
+/// The plugin installed and enabled, but the client fails to load it: its words, and the fix
+/// (a clone that moved: the marketplace added again from where it is now).
+fn not_loaded(plugin: &PluginInstall, load: &PluginLoad) -> SetupCheck {
+    let key = &plugin.key;
+    let marketplace = key.split_once('@').map_or(key.as_str(), |(_, m)| m);
+    let said = if load.asked_client {
+        "`claude plugin list` says"
+    } else {
+        "the client's files show"
+    };
+    let found = format!(
+        "the plugin {key} is installed and enabled, but the client fails to load it, so no hook \
+         of it runs ({said}: {})",
+        load.errors.join("; ")
+    );
+    let fix = match &load.missing_source {
+        Some(dir) => format!(
+            "the clone it was added from, {}, is gone (moved or deleted): `claude plugin \
+             marketplace remove {marketplace}`, then `claude plugin marketplace add \
+             PATH-TO-YOUR-CLONE` and `claude plugin install {key}`; then start a new session",
+            dir.display()
+        ),
+        None => format!(
+            "install it again: `claude plugin uninstall {key}`, then `claude plugin install \
+             {key}` (`claude plugin list` shows the client's error); then start a new session"
+        ),
+    };
+    SetupCheck::fail("hooks", found, fix)
+}
+
+/// The plugin's version and commit against this program's: the same version from another
+/// commit (a `git pull` without a rebuild) is caught by the commit.
+pub(crate) fn plugin_version_check(
+    plugin: Option<&PluginInstall>,
+    load: Option<&PluginLoad>,
+    binary: &str,
+    binary_commit: Option<&str>,
+) -> SetupCheck {
     let Some(plugin) = plugin else {
         return SetupCheck::skipped(
             "plugin_version",
             "no plugin installed: no plugin version to compare",
         );
     };
-    match plugin.version.as_deref() {
-        Some(version) if version == binary => SetupCheck::ok(
+    let plugin_commit = load.and_then(|l| l.commit(plugin.commit.as_deref()));
+    let same_commit = |a: &str, b: &str| a.starts_with(b) || b.starts_with(a);
+    match (
+        plugin.version.as_deref(),
+        plugin_commit.as_deref(),
+        binary_commit,
+    ) {
+        (Some(version), Some(theirs), Some(ours))
+            if version == binary && !same_commit(theirs, ours) =>
+        {
+            SetupCheck::fail(
+                "plugin_version",
+                format!(
+                    "the plugin is commit {theirs} and the program commit {ours} (both version \
+                     {version}): a `git pull` without a rebuild, or a build of another clone; a \
+                     hook's instruction or an agent's submission can be refused"
+                ),
+                format!(
+                    "build the program from the plugin's clone: `cargo install --locked --path .` \
+                     in it (or `claude plugin update {}` when the program is the newer); then \
+                     start a new session",
+                    plugin.key
+                ),
+            )
+        }
+        (Some(version), Some(commit), Some(_)) if version == binary => SetupCheck::ok(
+            "plugin_version",
+            format!("plugin {version}, program {binary}: the same version and commit ({commit})"),
+        ),
+        (Some(version), _, _) if version == binary => SetupCheck::ok(
             "plugin_version",
             format!("plugin {version}, program {binary}: the same version"),
         ),
-        other => SetupCheck::fail(
+        (other, _, _) => SetupCheck::fail(
             "plugin_version",
             format!(
                 "the plugin is version {} but the program is {binary}: a hook's instruction or \

@@ -4,6 +4,8 @@
 
 mod client_setup;
 mod install_route;
+mod install_files;
+mod plugin_load;
 mod program_checks;
 mod run_checks;
 mod setup_check;
@@ -91,16 +93,30 @@ pub fn setup_checks(env: &CommandEnv) -> Vec<SetupCheck> {
     let scene = scene(env);
     let binary = env!("CARGO_PKG_VERSION");
     let plugin = client_setup::plugin_install(&scene);
+    let load = plugin
+        .as_ref()
+        .map(|p| plugin_load::plugin_load(&scene, &p.key));
+    let settings = client_setup::settings_check(&scene);
+    let hooks = client_setup::hooks_check(&scene, plugin.as_ref(), load.as_ref(), &settings);
     let mut checks = vec![
         program_checks::binary_check(&scene, binary),
         install_route::install_check(&scene, plugin.is_some()),
-        client_setup::hooks_check(&scene, plugin.as_ref()),
-        client_setup::plugin_version_check(plugin.as_ref(), binary),
+        settings,
+        hooks,
+    ];
+    checks.extend(install_files::install_files_checks(&scene));
+    checks.extend([
+        client_setup::plugin_version_check(
+            plugin.as_ref(),
+            load.as_ref(),
+            binary,
+            env.installation.binary_commit.as_deref(),
+        ),
         program_checks::client_check(&scene),
         client_setup::trust_check(&scene),
         program_checks::git_check(&scene.root),
         program_checks::backlog_check(&scene),
-    ];
+    ]);
     checks.extend(program_checks::detector_checks(&scene));
     checks
 }
@@ -120,6 +136,7 @@ fn scene(env: &CommandEnv) -> SetupScene<'_> {
             Some(dir) => Some(dir.join(".claude.json")),
             None => env.home.as_ref().map(|home| home.join(".claude.json")),
         },
+        user_install: env.user_install_root(),
     }
 }
 

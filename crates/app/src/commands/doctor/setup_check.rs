@@ -27,8 +27,8 @@ pub enum CheckOutcome {
 /// One check of the setup.
 #[derive(Debug, Clone, Serialize)]
 pub struct SetupCheck {
-    /// What was checked: `binary`, `install`, `hooks`, `plugin_version`, `client`, `trust`, `git`,
-    /// `backlog`, `detectors` or `detector`.
+    /// What was checked: `binary`, `install`, `settings`, `hooks`, `installed_files`,
+    /// `plugin_version`, `client`, `trust`, `git`, `backlog`, `detectors` or `detector`.
     pub check: &'static str,
     pub outcome: CheckOutcome,
     /// What was found, one line.
@@ -101,6 +101,8 @@ pub(crate) struct SetupScene<'a> {
     /// The client's config: `.claude.json` in `CLAUDE_CONFIG_DIR`, else `~/.claude.json`
     /// (trusted projects).
     pub(crate) client_config: Option<PathBuf>,
+    /// Where a user-scope `self-repair install` goes (and keeps its record).
+    pub(crate) user_install: Option<self_repair_install::InstallRoot>,
 }
 
 impl SetupScene<'_> {

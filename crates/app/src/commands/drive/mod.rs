@@ -146,8 +146,19 @@ pub fn drive(
         true,
     )?;
     let mut probe = StoreProbe { project, dir };
-    let report = self_repair_drive::drive(&options, &mut probe, progress)?;
+    let mut report = self_repair_drive::drive(&options, &mut probe, progress)?;
     let status = exit_status(&report.outcome);
+    let state = load_folded(&probe.dir, false)?;
+    if state.status == RunStatus::Complete && state.intake.unique == 0 {
+        // Green, and why: a clean report (or nothing in scope) left nothing to triage.
+        report.message = format!(
+            "{}
+{}
+",
+            report.message.trim_end(),
+            self_repair_engine::summary(&state)
+        );
+    }
     if request.fail_on_real && status == ExitStatus::Success {
         let real = real_findings(&probe.dir)?;
         if real > 0 {
