@@ -184,24 +184,15 @@ fn serve(stream: TcpStream, root: &Path, seen: &Mutex<Vec<String>>) -> std::io::
         fs::read(&file).ok()
     };
     let mut stream = stream;
-    match body {
-        Some(body) => {
-            write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
-                body.len()
-            )?;
-            stream.write_all(&body)?;
-        }
-        None => {
-            let body = b"Not Found";
-            write!(
-                stream,
-                "HTTP/1.1 404 Not Found\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            )?;
-            stream.write_all(body)?;
-        }
-    }
+    let (status, body) = match body {
+        Some(body) => ("200 OK", body),
+        None => ("404 Not Found", b"Not Found".to_vec()),
+    };
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    stream.write_all(&body)?;
     stream.flush()
 }

@@ -261,8 +261,8 @@ impl WorkflowJobRun<'_> {
         ]
     }
 
+    /// `pairs` with their values' expressions substituted from `context`.
     fn substituted(
-        &self,
         pairs: &[(String, String)],
         context: &[(String, String)],
     ) -> Result<Vec<(String, String)>, String> {
@@ -295,7 +295,7 @@ impl WorkflowJobRun<'_> {
         }
         let mut env = self.runner_env();
         for pairs in [&workflow.env, &job.env] {
-            match self.substituted(pairs, &self.context) {
+            match Self::substituted(pairs, &self.context) {
                 Ok(pairs) => env.extend(pairs),
                 Err(e) => return Ok(vec![refused("(env)", e)]),
             }
@@ -381,11 +381,11 @@ impl WorkflowJobRun<'_> {
                     Some(rest) => home.join(rest),
                     None => self.project.path().join(&path),
                 };
-                let saved = self.cache.join(key_folder(&key));
-                if saved.is_dir() {
+                let kept = self.cache.join(key_folder(&key));
+                if kept.is_dir() {
                     fs::create_dir_all(&path)
                         .map_err(|e| format!("{}: {e}", path.display()))
-                        .and_then(|()| copy(&saved.join("."), &path))
+                        .and_then(|()| copy(&kept.join("."), &path))
                         .map(|()| format!("cache hit: {key} restored to {}", path.display()))
                 } else {
                     saves.push((path, key.clone()));
@@ -418,7 +418,7 @@ impl WorkflowJobRun<'_> {
     ) -> Result<StepRun, E2eError> {
         let (script, step_env) = match (
             substitute(script, context),
-            self.substituted(&step.env, context),
+            Self::substituted(&step.env, context),
         ) {
             (Ok(script), Ok(step_env)) => (script, step_env),
             (Err(e), _) | (_, Err(e)) => return Ok(refused(&step.name, e)),
