@@ -14,6 +14,7 @@ use std::thread;
 
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::tools::Tools;
+use crate::e2e::workflow_job::quoted_value;
 
 /// The Rust target the installer picks on this machine (scripts/install.sh's mapping).
 fn this_target() -> Option<&'static str> {
@@ -28,16 +29,7 @@ fn this_target() -> Option<&'static str> {
 
 /// The version `Cargo.toml` gives the package (the release's tag is `v` and it).
 pub(crate) fn package_version(repo: &Path) -> Result<String, E2eError> {
-    let path = repo.join("Cargo.toml");
-    let text = fs::read_to_string(&path).map_err(E2eError::io(&path))?;
-    text.lines()
-        .find_map(|line| line.strip_prefix("version = \""))
-        .and_then(|rest| rest.strip_suffix('"'))
-        .map(str::to_owned)
-        .ok_or_else(|| E2eError::Unexpected {
-            path,
-            message: "no `version = \"...\"` line".to_owned(),
-        })
+    quoted_value(&repo.join("Cargo.toml"), "version = \"")
 }
 
 /// The packed release, made once per e2e process (packing a debug binary takes seconds): the
@@ -184,24 +176,15 @@ fn serve(stream: TcpStream, root: &Path, seen: &Mutex<Vec<String>>) -> std::io::
         fs::read(&file).ok()
     };
     let mut stream = stream;
-    match body {
-        Some(body) => {
-            write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
-                body.len()
-            )?;
-            stream.write_all(&body)?;
-        }
-        None => {
-            let body = b"Not Found";
-            write!(
-                stream,
-                "HTTP/1.1 404 Not Found\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            )?;
-            stream.write_all(body)?;
-        }
-    }
+    let (status, body) = match body {
+        Some(body) => ("200 OK", body),
+        None => ("404 Not Found", b"Not Found".to_vec()),
+    };
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    stream.write_all(&body)?;
     stream.flush()
 }

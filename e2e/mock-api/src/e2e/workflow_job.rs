@@ -62,6 +62,25 @@ impl StepRun {
         }
     }
 
+    /// A `uses:` step that ran here: exit 0 with what it did, or 1 with why not.
+    fn of_action(
+        step: &WorkflowStep,
+        outcome: Result<String, String>,
+        started: Instant,
+    ) -> StepRun {
+        let (code, output) = match outcome {
+            Ok(text) => (0, text),
+            Err(text) => (1, text),
+        };
+        StepRun {
+            name: step.name.clone(),
+            code: Some(code),
+            skipped: false,
+            output,
+            wall: started.elapsed(),
+        }
+    }
+
     /// Ran and exited 0.
     pub fn passed(&self) -> bool {
         !self.skipped && self.code == Some(0)
@@ -261,8 +280,8 @@ impl WorkflowJobRun<'_> {
         ]
     }
 
+    /// `pairs` with their values' expressions substituted from `context`.
     fn substituted(
-        &self,
         pairs: &[(String, String)],
         context: &[(String, String)],
     ) -> Result<Vec<(String, String)>, String> {
@@ -295,7 +314,7 @@ impl WorkflowJobRun<'_> {
         }
         let mut env = self.runner_env();
         for pairs in [&workflow.env, &job.env] {
-            match self.substituted(pairs, &self.context) {
+            match Self::substituted(pairs, &self.context) {
                 Ok(pairs) => env.extend(pairs),
                 Err(e) => return Ok(vec![refused("(env)", e)]),
             }
@@ -381,11 +400,11 @@ impl WorkflowJobRun<'_> {
                     Some(rest) => home.join(rest),
                     None => self.project.path().join(&path),
                 };
-                let saved = self.cache.join(key_folder(&key));
-                if saved.is_dir() {
+                let kept = self.cache.join(key_folder(&key));
+                if kept.is_dir() {
                     fs::create_dir_all(&path)
                         .map_err(|e| format!("{}: {e}", path.display()))
-                        .and_then(|()| copy(&saved.join("."), &path))
+                        .and_then(|()| copy(&kept.join("."), &path))
                         .map(|()| format!("cache hit: {key} restored to {}", path.display()))
                 } else {
                     saves.push((path, key.clone()));
@@ -395,17 +414,7 @@ impl WorkflowJobRun<'_> {
             (Some(Err(e)), _) | (_, Some(Err(e))) => Err(e),
             _ => Err("actions/cache without `path` and `key`".to_owned()),
         };
-        let (code, output) = match outcome {
-            Ok(text) => (0, text),
-            Err(text) => (1, text),
-        };
-        StepRun {
-            name: step.name.clone(),
-            code: Some(code),
-            skipped: false,
-            output,
-            wall: started.elapsed(),
-        }
+        StepRun::of_action(step, outcome, started)
     }
 
     fn run_step(
@@ -418,7 +427,7 @@ impl WorkflowJobRun<'_> {
     ) -> Result<StepRun, E2eError> {
         let (script, step_env) = match (
             substitute(script, context),
-            self.substituted(&step.env, context),
+            Self::substituted(&step.env, context),
         ) {
             (Ok(script), Ok(step_env)) => (script, step_env),
             (Err(e), _) | (_, Err(e)) => return Ok(refused(&step.name, e)),
@@ -513,17 +522,7 @@ impl WorkflowJobRun<'_> {
                 "no local equivalent of `uses: {other}` in the recipe test"
             )),
         };
-        let (code, output) = match outcome {
-            Ok(text) => (0, text),
-            Err(text) => (1, text),
-        };
-        StepRun {
-            name: step.name.clone(),
-            code: Some(code),
-            skipped: false,
-            output,
-            wall: started.elapsed(),
-        }
+        StepRun::of_action(step, outcome, started)
     }
 
     /// `upload-artifact`: the file or the folder's contents under `ARTIFACTS/<name>/`.
@@ -648,15 +647,23 @@ fn key_folder(key: &str) -> String {
 /// The latest Claude Code CLI the project tests (`CLAUDE_NEWEST_VERSION` in
 /// scripts/install-tools.sh): the one version the recipes may pin.
 pub(crate) fn newest_client(repo: &Path) -> Result<String, E2eError> {
-    let path = repo.join("scripts/install-tools.sh");
-    let text = fs::read_to_string(&path).map_err(E2eError::io(&path))?;
+    quoted_value(
+        &repo.join("scripts/install-tools.sh"),
+        "readonly CLAUDE_NEWEST_VERSION=\"",
+    )
+}
+
+/// The rest of the first line of `path` that starts with `prefix` (which ends with `"`), up
+/// to its closing `"`.
+pub(crate) fn quoted_value(path: &Path, prefix: &str) -> Result<String, E2eError> {
+    let text = fs::read_to_string(path).map_err(E2eError::io(path))?;
     text.lines()
-        .find_map(|l| l.strip_prefix("readonly CLAUDE_NEWEST_VERSION=\""))
+        .find_map(|l| l.strip_prefix(prefix))
         .and_then(|rest| rest.strip_suffix('"'))
         .map(str::to_owned)
         .ok_or_else(|| E2eError::Unexpected {
-            path,
-            message: "no `readonly CLAUDE_NEWEST_VERSION=\"...\"` line".to_owned(),
+            path: path.to_path_buf(),
+            message: format!("no line `{prefix}...\"`"),
         })
 }
 

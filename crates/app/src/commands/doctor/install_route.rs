@@ -20,11 +20,11 @@ pub(crate) enum InstallRoute {
     Installer { version: String, source: String },
     /// `cargo install` (`~/.cargo/bin`, or any `.cargo/bin`).
     Cargo,
-    /// The PyPI wheel in `uv tool`'s environment.
+    /// The published wheel in `uv tool`'s environment.
     UvTool,
-    /// The PyPI wheel in `pipx`'s environment.
+    /// The published wheel in `pipx`'s environment.
     Pipx,
-    /// The PyPI wheel in a virtual environment (`pip install`): the environment's folder.
+    /// The published wheel in a virtual environment (`pip install`): the environment's folder.
     Venv(PathBuf),
     /// Homebrew (the formula the release writes).
     Homebrew,
