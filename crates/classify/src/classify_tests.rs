@@ -25,17 +25,8 @@ fn finding(symbol: Option<&str>) -> Finding {
 
 fn entry(verdict: Verdict, proposed: bool) -> KnownEntry {
     KnownEntry {
-        verdict,
-        reason: "because".to_owned(),
-        source: "r-1".to_owned(),
-        summary: "ruff F401 src/a.py: unused".to_owned(),
         proposed,
-        item: None,
-        model: None,
-        confidence: None,
-        lines: None,
-        code: None,
-        fixed: None,
+        ..crate::registry_file_tests::entry(verdict, "r-1")
     }
 }
 
