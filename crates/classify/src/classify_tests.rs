@@ -299,3 +299,17 @@ fn the_registry_saves_and_loads_in_the_store_folder() {
         known
     );
 }
+
+/// No registry file is an empty registry; one that cannot be read is an error naming it.
+#[test]
+fn a_missing_registry_is_empty_and_an_unreadable_one_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        KnownRegistry::load_file(&dir.path().join("known.json")).unwrap(),
+        KnownRegistry::default()
+    );
+    assert!(matches!(
+        KnownRegistry::load_file(dir.path()),
+        Err(ClassifyError::BadFile { path, .. }) if path == dir.path()
+    ));
+}
