@@ -612,4 +612,11 @@ fn the_merge_driver_tells_the_registry_by_its_name_then_its_content() {
         .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(read, kind, "{name} {by_name:?}");
     }
+    // Named known.json, it is read as one: rule lines there do not read.
+    for side in ["o", "a", "b"] {
+        std::fs::write(path(&format!("f.{side}")), rules).unwrap();
+    }
+    assert!(
+        merge_registry_files(&path("f.o"), &path("f.a"), &path("f.b"), Some("known.json")).is_err()
+    );
 }

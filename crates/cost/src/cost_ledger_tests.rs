@@ -438,3 +438,13 @@ fn per_agent_cost_prefers_finished_agents_then_this_runs_then_earlier_runs() {
     let got: Vec<(&str, f64)> = average.iter().map(|(p, usd)| (p.as_str(), *usd)).collect();
     assert_eq!(got, [("plan", 2.0), ("review", 0.75), ("triage", 0.5)]);
 }
+
+/// `reads_after_end` is written only once the run has ended (it is 0 before).
+#[test]
+fn reads_after_end_is_saved_only_when_counted() {
+    let mut ledger = CostLedger::new(PriceTable::default());
+    let fresh = serde_json::to_value(&ledger).unwrap();
+    assert!(fresh.get("reads_after_end").is_none(), "{fresh}");
+    ledger.reads_after_end = 2;
+    assert_eq!(serde_json::to_value(&ledger).unwrap()["reads_after_end"], 2);
+}
