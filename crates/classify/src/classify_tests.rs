@@ -25,17 +25,8 @@ fn finding(symbol: Option<&str>) -> Finding {
 
 fn entry(verdict: Verdict, proposed: bool) -> KnownEntry {
     KnownEntry {
-        verdict,
-        reason: "because".to_owned(),
-        source: "r-1".to_owned(),
-        summary: "ruff F401 src/a.py: unused".to_owned(),
         proposed,
-        item: None,
-        model: None,
-        confidence: None,
-        lines: None,
-        code: None,
-        fixed: None,
+        ..crate::registry_file_tests::entry(verdict, "r-1")
     }
 }
 
@@ -307,4 +298,18 @@ fn the_registry_saves_and_loads_in_the_store_folder() {
         KnownRegistry::load_file(&dir.path().join("known.json")).unwrap(),
         known
     );
+}
+
+/// No registry file is an empty registry; one that cannot be read is an error naming it.
+#[test]
+fn a_missing_registry_is_empty_and_an_unreadable_one_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        KnownRegistry::load_file(&dir.path().join("known.json")).unwrap(),
+        KnownRegistry::default()
+    );
+    assert!(matches!(
+        KnownRegistry::load_file(dir.path()),
+        Err(ClassifyError::BadFile { path, .. }) if path == dir.path()
+    ));
 }

@@ -10,11 +10,11 @@ use self_repair_store::TeamFiles;
 use self_repair_test_support::{Bounded, Finished, git_command};
 
 use crate::{
-    ClassifyError, KnownEntry, KnownRegistry, MergeSide, RuleBook, RuleStatus, merge_known,
-    merge_registry_files, merge_rules,
+    ClassifyError, KnownEntry, KnownRegistry, MergeSide, RegistryKind, RuleBook, RuleStatus,
+    merge_known, merge_registry_files, merge_rules,
 };
 
-fn entry(verdict: Verdict, source: &str) -> KnownEntry {
+pub(crate) fn entry(verdict: Verdict, source: &str) -> KnownEntry {
     KnownEntry {
         verdict,
         reason: "because".to_owned(),
@@ -510,4 +510,113 @@ fn a_proposal_that_differs_only_in_its_route_is_added() {
     let ids: Vec<&str> = book.rules.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["a", "c", "d"]);
     assert!(book.decided_at("c").is_some() && book.decided_at("a").is_none());
+}
+
+/// Both sides changed a key to the same decision (another source, another time): no conflict to
+/// report, the later version is kept. A different decision is reported with both.
+#[test]
+fn a_merge_reports_only_changes_that_decide_differently() {
+    let mut base = KnownRegistry::default();
+    base.insert_at("k".to_owned(), entry(Verdict::Real, "r-1"), 10);
+    let mut ours = base.clone();
+    let mut theirs = base.clone();
+    ours.insert_at("k".to_owned(), entry(Verdict::Intended, "o"), 20);
+    theirs.insert_at("k".to_owned(), entry(Verdict::Intended, "t"), 30);
+    let (merged, conflicts) = merge_known(&base, &ours, &theirs);
+    assert!(conflicts.is_empty(), "{conflicts:?}");
+    assert_eq!(merged.get("k").unwrap().source, "t");
+
+    let rule = |name: &str, verdict: Option<&str>, route: Option<&str>| -> crate::Rule {
+        let mut value = serde_json::json!({"id": "x", "name": name, "when": {"rule_id": "S1"}});
+        if let Some(verdict) = verdict {
+            value["verdict"] = serde_json::Value::from(verdict);
+        }
+        if let Some(route) = route {
+            value["route"] = serde_json::Value::from(route);
+        }
+        serde_json::from_value(value).unwrap()
+    };
+    let book = |rule: crate::Rule, at: &str| {
+        let mut book = RuleBook::default();
+        book.put_at(0, rule, Some(at.to_owned()));
+        book
+    };
+    let base = book(rule("base", Some("intended"), None), "2026-01-01T00:00:00Z");
+    let renamed_ours = book(rule("ours", Some("intended"), None), "2026-01-02T00:00:00Z");
+    let renamed_theirs = book(
+        rule("theirs", Some("intended"), None),
+        "2026-01-03T00:00:00Z",
+    );
+    let (merged, conflicts) = merge_rules(&base, &renamed_ours, &renamed_theirs);
+    assert!(conflicts.is_empty(), "{conflicts:?}");
+    assert_eq!(merged.rules[0].name, "theirs");
+    for (ours, theirs, render) in [
+        (
+            rule("o", None, Some("security")),
+            rule("t", Some("false_positive"), None),
+            "x: ours accepted route security (manual, 2026-01-02T00:00:00Z), theirs accepted false_positive (manual, 2026-01-03T00:00:00Z); kept theirs",
+        ),
+        (
+            rule("o", None, None),
+            rule("t", Some("real"), None),
+            "x: ours accepted nothing (manual, 2026-01-02T00:00:00Z), theirs accepted real (manual, 2026-01-03T00:00:00Z); kept theirs",
+        ),
+    ] {
+        let (_, conflicts) = merge_rules(
+            &base,
+            &book(ours, "2026-01-02T00:00:00Z"),
+            &book(theirs, "2026-01-03T00:00:00Z"),
+        );
+        assert_eq!(conflicts.len(), 1);
+        assert_eq!(conflicts[0].render(), render);
+    }
+}
+
+/// The merge driver reads which registry it merges from the file's name, else the content.
+#[test]
+fn the_merge_driver_tells_the_registry_by_its_name_then_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let rules = "{\"schema_version\":2}\n{\"id\":\"x\",\"name\":\"x\",\"when\":{\"rule_id\":\"S1\"},\"verdict\":\"intended\"}\n";
+    for (name, text, by_name, kind) in [
+        (
+            "a",
+            "",
+            Some(".self-repair/rules.json"),
+            RegistryKind::Rules,
+        ),
+        (
+            "b",
+            "",
+            Some(".self-repair/known.json"),
+            RegistryKind::Known,
+        ),
+        (
+            "c",
+            rules,
+            Some("elsewhere/registry.json"),
+            RegistryKind::Rules,
+        ),
+        ("d", rules, None, RegistryKind::Rules),
+        ("e", "", None, RegistryKind::Known),
+    ] {
+        for side in ["o", "a", "b"] {
+            std::fs::write(path(&format!("{name}.{side}")), text).unwrap();
+        }
+        let (read, _) = merge_registry_files(
+            &path(&format!("{name}.o")),
+            &path(&format!("{name}.a")),
+            &path(&format!("{name}.b")),
+            by_name,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(read, kind, "{name} {by_name:?}");
+    }
+    // Named known.json, it is read as one: rule lines there do not read.
+    for side in ["o", "a", "b"] {
+        std::fs::write(path(&format!("f.{side}")), rules).unwrap();
+    }
+    assert!(
+        merge_registry_files(&path("f.o"), &path("f.a"), &path("f.b"), Some("known.json")).is_err()
+    );
 }

@@ -310,11 +310,14 @@ fn only_agent_jsonl_files_are_read_as_agent_transcripts() {
         )
         .unwrap();
     }
+    // An agent that wrote nothing yet stays open: it may still name an item of this run.
+    std::fs::write(session.subagents().join("agent-a6.jsonl"), "").unwrap();
     let mut ledger = CostLedger::new(PriceTable::default());
     ledger.account(&session.run(), &session.main(), &who(&never));
     let open: Vec<&str> = ledger.open.keys().map(String::as_str).collect();
-    assert_eq!(open, ["agent-a1.jsonl"]);
+    assert_eq!(open, ["agent-a1.jsonl", "agent-a6.jsonl"]);
     assert_eq!(ledger.parts["triage"].agents, 1);
+    assert_eq!(ledger.total.agents, 1);
 }
 
 /// `changed` says whether a pass has anything to save: the first pass, a transcript that grew,
@@ -360,6 +363,28 @@ fn a_pass_is_changed_only_when_it_read_opened_or_closed_something() {
     );
 }
 
+/// A folder listed while it may still change is listed again; once it is quiet, the pass that
+/// records its time has something to save, and the next one has not.
+#[test]
+fn a_pass_that_first_trusts_the_agent_folder_has_something_to_save() {
+    let session = Session::new(&row("m1", "claude-opus-5-5", 10, 0));
+    let mut ledger = CostLedger::new(PriceTable::default());
+    ledger.account(&session.run(), &session.main(), &who(&never));
+    assert_eq!(
+        ledger.listed_mtime_ns, None,
+        "listed a moment after it changed"
+    );
+    Session::age(&session.subagents(), 10);
+    let trusted = ledger.account(&session.run(), &session.main(), &who(&never));
+    assert!(trusted.changed && trusted.records.is_empty(), "{trusted:?}");
+    assert!(ledger.listed_mtime_ns.is_some());
+    assert!(
+        !ledger
+            .account(&session.run(), &session.main(), &who(&never))
+            .changed
+    );
+}
+
 /// A saved cursor keeps the last two responses of its transcript, however many were read.
 #[test]
 fn a_saved_cursor_keeps_its_last_two_responses() {
@@ -383,4 +408,43 @@ fn a_saved_cursor_keeps_its_last_two_responses() {
         .map(|(message, _, _)| message.as_str())
         .collect();
     assert_eq!(recent, ["m3", "m4"]);
+}
+
+/// What one agent of a part costs: this run's finished agents of it, else all its agents so
+/// far, else the earlier runs'; the main session is no agent, and a part with none is skipped.
+#[test]
+fn per_agent_cost_prefers_finished_agents_then_this_runs_then_earlier_runs() {
+    use crate::PartCost;
+    let part = |agents: u32, usd: f64| PartCost {
+        agents,
+        usd,
+        ..PartCost::default()
+    };
+    let mut ledger = CostLedger::new(PriceTable::default());
+    ledger.prior_per_agent = [("plan".to_owned(), 2.0), ("triage".to_owned(), 9.0)].into();
+    ledger.parts = [
+        (MAIN_SESSION.to_owned(), part(1, 5.0)),
+        ("triage".to_owned(), part(2, 3.0)),
+        ("review".to_owned(), part(4, 3.0)),
+        ("verify".to_owned(), part(0, 1.0)),
+    ]
+    .into();
+    ledger.finished = [
+        ("triage".to_owned(), part(4, 2.0)),
+        ("plan".to_owned(), part(0, 7.0)),
+    ]
+    .into();
+    let average = ledger.per_agent_usd();
+    let got: Vec<(&str, f64)> = average.iter().map(|(p, usd)| (p.as_str(), *usd)).collect();
+    assert_eq!(got, [("plan", 2.0), ("review", 0.75), ("triage", 0.5)]);
+}
+
+/// `reads_after_end` is written only once the run has ended (it is 0 before).
+#[test]
+fn reads_after_end_is_saved_only_when_counted() {
+    let mut ledger = CostLedger::new(PriceTable::default());
+    let fresh = serde_json::to_value(&ledger).unwrap();
+    assert!(fresh.get("reads_after_end").is_none(), "{fresh}");
+    ledger.reads_after_end = 2;
+    assert_eq!(serde_json::to_value(&ledger).unwrap()["reads_after_end"], 2);
 }

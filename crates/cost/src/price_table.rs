@@ -137,7 +137,13 @@ mod tests {
         ]);
         assert_eq!(table.models.len(), BUILT_IN.len() + 1);
         assert_eq!(table.price("claude-sonnet-5-1"), Some(cheap));
-        assert_eq!(table.price("claude-opus-5-1").unwrap().input, 4.0);
+        assert_eq!(
+            table.price("claude-opus-5-1"),
+            Some(Price {
+                input: 4.0,
+                output: 20.0
+            })
+        );
         assert_eq!(table.models[0].0, "claude-opus-5");
     }
 

@@ -240,7 +240,7 @@ mod tests {
         }
     }
 
-    /// GNU's getopt_long takes any unambiguous prefix of a long option: `sort --out=FILE`
+    /// GNU's `getopt_long` takes any unambiguous prefix of a long option: `sort --out=FILE`
     /// wrote FILE while the gate allowed it as read-only search, as did `sort --co=PROGRAM`
     /// (runs PROGRAM) and `file --comp` (writes a `.mgc` file), since only the full names were
     /// refused.

@@ -22,7 +22,7 @@ fn run_dir() -> (tempfile::TempDir, RunDir) {
     (folder, dir)
 }
 
-fn result<'a>(item: &'a str, canonical: Value) -> NewResult<'a> {
+fn result(item: &str, canonical: Value) -> NewResult<'_> {
     let kind = ItemKind::of_id(item).unwrap();
     NewResult {
         item,
