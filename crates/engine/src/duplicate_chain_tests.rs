@@ -6,11 +6,11 @@
 
 use serde_json::{Value, json};
 
-use crate::test_support::{NOW, run_of_findings, stop_event};
+use crate::test_support::{NOW, run_of_findings, stop_event, submit};
 use crate::{
-    ChainEnd, Config, Decision, Event, ItemKind, ItemStatus, JournalEntry, LaunchMode, Phase,
-    Registered, RunState, Tier, Verdict, VerifyOutcome, apply, chain_end, decide_stop, item_input,
-    output_schema, parse_submission, registered, route_names,
+    ChainEnd, Config, Decision, ItemKind, ItemStatus, LaunchMode, Phase, Registered, RunState,
+    Tier, Verdict, VerifyOutcome, chain_end, decide_stop, item_input, output_schema,
+    parse_submission, registered, route_names,
 };
 
 /// One finding per route given, one agent each (no batch, no survey).
@@ -49,17 +49,6 @@ fn answer(verdict: &str) -> Value {
 fn duplicate_of(target: &str) -> Value {
     json!({"verdict": "duplicate", "duplicate_of": target, "root_cause": "sql built from input",
            "confidence": 0.95, "reason": "the same line as the other finding reports"})
-}
-
-fn submit(state: &mut RunState, item: &str, result: Value) {
-    let entry = JournalEntry {
-        at: NOW,
-        event: Event::Submitted {
-            item: item.into(),
-            result,
-        },
-    };
-    assert!(apply(state, &entry).changed, "{item}: not applied");
 }
 
 fn verdict(state: &RunState, id: &str) -> (ItemStatus, Option<Verdict>) {

@@ -68,7 +68,7 @@ const SOURCES: [(&str, &str); 4] = [
     ),
 ];
 
-fn answer(verdict: &str, extra: Value) -> Value {
+fn answer(verdict: &str, extra: &Value) -> Value {
     let mut out = json!({"verdict": verdict, "root_cause": "request data reaches a sink",
         "confidence": 0.95, "reason": format!("scripted adversarial first look: {verdict}")});
     if let (Some(out), Some(extra)) = (out.as_object_mut(), extra.as_object()) {
@@ -112,22 +112,22 @@ fn answers(
     let of = |rule: &str| items.get(rule).cloned().unwrap_or_default();
     match show.kind.as_str() {
         "triage" => Some(match rule? {
-            "B608" => answer("duplicate", json!({"duplicate_of": of("S608")})),
-            "S608" => answer("duplicate", json!({"duplicate_of": of("B608")})),
+            "B608" => answer("duplicate", &json!({"duplicate_of": of("S608")})),
+            "S608" => answer("duplicate", &json!({"duplicate_of": of("B608")})),
             "B301" => {
                 let mut seen = rerouted.lock().ok()?;
                 if seen.insert(item.to_owned()) {
                     answer(
                         "unsure",
-                        json!({"reroute": "generic", "confidence": 0.4,
+                        &json!({"reroute": "generic", "confidence": 0.4,
                                "reason": "scripted: a serialization question, not security"}),
                     )
                 } else {
-                    answer("false_positive", json!({}))
+                    answer("false_positive", &json!({}))
                 }
             }
-            "B602" => answer("unsure", json!({"confidence": 0.5})),
-            "B506" => answer("duplicate", json!({"duplicate_of": of("B301")})),
+            "B602" => answer("unsure", &json!({"confidence": 0.5})),
+            "B506" => answer("duplicate", &json!({"duplicate_of": of("B301")})),
             _ => return None,
         }),
         "verify" => Some(
@@ -200,11 +200,12 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
             ("S608".into(), "real".into(), item("B608")),
         ]),
     );
-    check_known(ctx, &project)
+    check_known(ctx, &project);
+    Ok(())
 }
 
 /// `known.json` (a header line, then one entry a line) holds no closing verdict as decided.
-fn check_known(ctx: &mut ScenarioContext, project: &E2eProject) -> Result<(), E2eError> {
+fn check_known(ctx: &mut ScenarioContext, project: &E2eProject) {
     let text =
         std::fs::read_to_string(project.path().join(".self-repair/known.json")).unwrap_or_default();
     let decided_closures: Vec<Value> = text
@@ -224,5 +225,4 @@ fn check_known(ctx: &mut ScenarioContext, project: &E2eProject) -> Result<(), E2
         "known.json: {} entries",
         text.lines().count().saturating_sub(1)
     ));
-    Ok(())
 }
