@@ -41,7 +41,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 53] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 54] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -108,6 +108,10 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 53] = [
         interactive::refused_then_continue,
     ),
     ("interactive-confirm", interactive::confirm),
+    (
+        "interactive-ignore-dispatches",
+        interactive::ignore_dispatches,
+    ),
     ("ci-recipe-triage", ci_recipes::triage),
     ("ci-recipe-pull-request", ci_recipes::pull_request),
     ("ci-recipe-fix", ci_recipes::fix),
@@ -121,7 +125,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 53] = [
 /// fix loop, the interactive UI in manual mode, and a main session that drops `model` from
 /// every launch (issue 32: the bound on a second look set aside), and the sessions that follow
 /// one dispatch channel, neither, fork their launches or run on another model (note 61).
-pub const OLDEST_CLIENT_SUBSET: [&str; 13] = [
+pub const OLDEST_CLIENT_SUBSET: [&str; 14] = [
     "full-pipeline-background",
     "full-pipeline-foreground",
     "full-pipeline-background-install",
@@ -135,6 +139,7 @@ pub const OLDEST_CLIENT_SUBSET: [&str; 13] = [
     "habit-ignore-dispatches",
     "habit-fork-launch",
     "habit-other-model",
+    "interactive-ignore-dispatches",
 ];
 
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed
