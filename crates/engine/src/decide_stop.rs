@@ -163,8 +163,8 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     };
     // Under the client's continuation cap whatever the config says: K blocks and the stall
     // line are at most 8 continuations in a row.
-    let stall_blocks = state.config.stall_blocks.min(crate::MAX_STALL_BLOCKS);
-    if stale_blocks >= stall_blocks {
+    let bound = state.config.stall_blocks.min(crate::MAX_STALL_BLOCKS);
+    if stale_blocks >= bound {
         state.status = RunStatus::Stalled;
         state.stalled_at = Some(state.progress);
         let message = format!(
@@ -172,7 +172,7 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
              this stop is allowed. Nothing is lost. To continue, run `self-repair resume` and \
              end your turn (or send a new prompt such as \"carry on\": the first stop of a new \
              turn resumes a stalled run); `self-repair status` shows where the run is.",
-            state.run, stall_blocks
+            state.run, bound
         );
         return outcome(Decision::tell(message), true);
     }
@@ -354,14 +354,7 @@ fn take_back_refused(
         if item.status != ItemStatus::Dispatched {
             continue;
         }
-        item.lease = None;
-        item.seen_running = false;
-        item.ran = None;
-        item.dispatches = item.dispatches.saturating_sub(1);
-        item.clear_rejection();
-        if item.take_resend() {
-            item.status = ItemStatus::Pending;
-        } else {
+        if !return_uncharged(item) {
             // Refused again and again: the user's answer, and not asked once more.
             item.record_error(format!(
                 "quarantined: its launch was refused {} times ({denial}); not sent again",
@@ -372,6 +365,22 @@ fn take_back_refused(
         taken.push((launch.item.clone(), denial.clone()));
     }
     taken
+}
+
+/// A dispatched item whose launch ran no agent of its own goes back to pending as if never
+/// dispatched (no attempt, no tier claim); false when it already had [`crate::MAX_RESENDS`]
+/// such returns (the caller quarantines it).
+fn return_uncharged(item: &mut crate::WorkItem) -> bool {
+    item.lease = None;
+    item.seen_running = false;
+    item.ran = None;
+    item.dispatches = item.dispatches.saturating_sub(1);
+    item.clear_rejection();
+    let again = item.take_resend();
+    if again {
+        item.status = ItemStatus::Pending;
+    }
+    again
 }
 
 /// Launches the client made a fork of the main session (the call named no `subagent_type`):
@@ -394,17 +403,10 @@ fn take_back_forks(state: &mut RunState, launched: &[crate::AgentLaunch]) -> boo
             ));
             continue;
         }
-        item.lease = None;
-        item.seen_running = false;
-        item.ran = None;
         item.record_error(format!(
             "{FORKED}: its Agent call named no `subagent_type`; not its agent, not charged"
         ));
-        item.dispatches = item.dispatches.saturating_sub(1);
-        item.clear_rejection();
-        if item.take_resend() {
-            item.status = ItemStatus::Pending;
-        } else {
+        if !return_uncharged(item) {
             item.record_error(format!(
                 "quarantined: its launch was a fork of the main session (no `subagent_type`) {} \
                  times; not sent again",

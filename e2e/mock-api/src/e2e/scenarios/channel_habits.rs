@@ -17,7 +17,9 @@ use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::scenarios::ScenarioContext;
 use crate::e2e::scenarios::full_pipeline::PER_ITEM_FOREGROUND_CONFIG;
-use crate::e2e::scenarios::pipeline_checks::{check_complete, pipeline_scenario, start_and_wait};
+use crate::e2e::scenarios::pipeline_checks::{
+    check_complete, eval_protocol, pipeline_scenario, start_and_wait,
+};
 use crate::scenario::{MainHabit, Scenario};
 
 const RUN: &str = "r-habit";
@@ -55,18 +57,7 @@ fn protocol(project: &E2eProject) -> Result<Value, E2eError> {
         )
         .collect::<Vec<_>>()
         .join("\n");
-    project.write("labels.csv", &labels)?;
-    let out = project.self_repair_ok(&[
-        "eval",
-        RUN,
-        "--labels",
-        "labels.csv",
-        "--model",
-        "scripted:e2e",
-        "--json",
-    ])?;
-    let eval: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
-    Ok(eval["protocol"].clone())
+    eval_protocol(project, RUN, &labels)
 }
 
 /// The one session's channel record in `status --json`.

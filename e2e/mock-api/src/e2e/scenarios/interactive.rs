@@ -303,6 +303,49 @@ pub(crate) fn confirm(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     session.end()
 }
 
+/// A session that follows neither dispatch channel (design note 61), in the terminal: the run
+/// stalls after a few dispatches and the user reads the stall line on screen (the hook's
+/// `systemMessage`), with no permission dialog on the way.
+pub(crate) fn ignore_dispatches(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let project = ruff_project(ctx, "interactive-ignore-dispatches", None)?;
+    let scenario = pipeline_scenario().habit(crate::scenario::MainHabit::IgnoreDispatches);
+    let server = MockServer::start_recording(scenario, &project.records_path(1))?;
+    let (session, debug) =
+        project.claude_terminal(&server.base_url(), &["--permission-mode", "default"])?;
+    start_run(&session)?;
+    let mut seen = Seen::default();
+    let run = session.poll("the stall line on screen", 120, |screen| {
+        observe(&session, screen, &mut seen, Answer::Yes)?;
+        let Some(run) = only_run(&project) else {
+            return Ok(None);
+        };
+        // The line may wrap: read the screen as one line, joined both ways.
+        let lines: Vec<&str> = screen.lines().map(str::trim).collect();
+        let line = format!("self-repair run {run}: stalled");
+        let shown = lines.join(" ").contains(&line) || lines.join("").contains(&line);
+        Ok((shown && !screen.contains(BUSY)).then_some(run))
+    })?;
+    session.save("end")?;
+    let state = project.run(&run).state()?;
+    ctx.checks
+        .equal("run status", &field(&state, "/status"), &"stalled");
+    ctx.checks
+        .equal("permission dialogs in manual mode", &seen.prompts, &0);
+    ctx.checks.equal(
+        "agents launched",
+        &launched_items(&server.requests()).len(),
+        &0,
+    );
+    note_hooks(
+        ctx,
+        "interactive-ignore-dispatches",
+        &debug,
+        &seen,
+        &session,
+    );
+    session.end()
+}
+
 /// The refusal line's words that say how to go on (`decide_stop.rs`, `pause_for_refused`).
 const REFUSAL_LINE: &str = "send a new prompt such as \"continue\"";
 

@@ -43,7 +43,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 55] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 56] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -111,6 +111,10 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 55] = [
         interactive::refused_then_continue,
     ),
     ("interactive-confirm", interactive::confirm),
+    (
+        "interactive-ignore-dispatches",
+        interactive::ignore_dispatches,
+    ),
     ("ci-recipe-triage", ci_recipes::triage),
     ("ci-recipe-pull-request", ci_recipes::pull_request),
     ("ci-recipe-fix", ci_recipes::fix),
@@ -126,7 +130,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 55] = [
 /// every launch (issue 32: the bound on a second look set aside), the two-look rule against an
 /// adversarial first look, and the sessions that follow one dispatch channel, neither, fork
 /// their launches or run on another model (note 61).
-pub const OLDEST_CLIENT_SUBSET: [&str; 14] = [
+pub const OLDEST_CLIENT_SUBSET: [&str; 15] = [
     "full-pipeline-background",
     "full-pipeline-foreground",
     "full-pipeline-background-install",
@@ -141,6 +145,7 @@ pub const OLDEST_CLIENT_SUBSET: [&str; 14] = [
     "habit-ignore-dispatches",
     "habit-fork-launch",
     "habit-other-model",
+    "interactive-ignore-dispatches",
 ];
 
 /// The scenario that checks the binary `pip install` put into a fresh venv (issue 23): listed

@@ -392,3 +392,24 @@ pub(crate) fn check_ran_model_recorded(
         })
         .collect())
 }
+
+/// `eval`'s protocol figures of run `run` (`eval --json`'s `protocol`), scored against the
+/// labels `labels` (CSV, written to `labels.csv`; the protocol figures do not read them).
+pub(crate) fn eval_protocol(
+    project: &E2eProject,
+    run: &str,
+    labels: &str,
+) -> Result<Value, E2eError> {
+    project.write("labels.csv", labels)?;
+    let out = project.self_repair_ok(&[
+        "eval",
+        run,
+        "--labels",
+        "labels.csv",
+        "--model",
+        "scripted:e2e",
+        "--json",
+    ])?;
+    let eval: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+    Ok(eval["protocol"].clone())
+}

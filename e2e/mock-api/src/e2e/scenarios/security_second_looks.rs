@@ -144,18 +144,8 @@ fn check_protocol(ctx: &mut ScenarioContext, project: &E2eProject) -> Result<(),
         .chain((1..=FINDINGS).map(|n| format!("app/q{n}.py,2,B608,false")))
         .collect::<Vec<_>>()
         .join("\n");
-    project.write("labels.csv", &labels)?;
-    let out = project.self_repair_ok(&[
-        "eval",
-        RUN,
-        "--labels",
-        "labels.csv",
-        "--model",
-        "scripted:e2e",
-        "--json",
-    ])?;
-    let eval: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
-    let p = &eval["protocol"];
+    let protocol = crate::e2e::scenarios::pipeline_checks::eval_protocol(project, RUN, &labels)?;
+    let p = &protocol;
     let at = |k: &str| p[k].as_u64().unwrap_or(u64::MAX);
     ctx.checks.that(
         p["launches_read"] == true
