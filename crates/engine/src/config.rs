@@ -110,6 +110,10 @@ impl Config {
     ];
 }
 
+/// The longest `agent_prefix`: every launch of a dispatch names it, and a dispatch must fit the
+/// client's hook text limit ([`crate::HOOK_TEXT_LIMIT`]).
+pub const MAX_AGENT_PREFIX: usize = 64;
+
 /// The default `confirm_above_usd`: see reference/config.md for why this figure.
 pub const DEFAULT_CONFIRM_ABOVE_USD: f64 = 5.0;
 
@@ -399,6 +403,13 @@ impl Config {
         }
         if let Some(max) = self.max_agents {
             check("max_agents", max, max >= 1, "use 1 or more")?;
+        }
+        if self.agent_prefix.len() > MAX_AGENT_PREFIX {
+            return Err(ConfigError {
+                field: "agent_prefix",
+                value: self.agent_prefix.clone(),
+                expected: "use at most 64 characters (a plugin's name and `:`, or empty)",
+            });
         }
         let angles = self.reviewer_angles.len() as u32;
         check(

@@ -3,7 +3,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::advance::advance;
-use crate::dispatch::{DISPATCH_VERSION, Dispatch, Launch, PROTOCOL};
+use crate::dispatch::{
+    DISPATCH_BUDGET, DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL,
+};
 use crate::{ItemKind, ItemStatus, PauseReason, Phase, RunState, RunStatus, StopEvent};
 
 /// What the hook answers.
@@ -641,16 +643,36 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
     let launch_mode = state.config.launch_mode;
     let mut launch = Vec::with_capacity(ready.len());
     let mut insist = Vec::new();
+    let tell_protocol = state.protocol_told != state.session;
+    // What the block takes so far: its frame, the protocol, the insistence's preamble. A wave
+    // that would pass the client's hook text limit is cut here; the rest stays pending for the
+    // next stop (issue 41).
+    let mut used =
+        DISPATCH_START.len() + 40 + if tell_protocol { PROTOCOL.len() + 1 } else { 0 } + 60;
     for &index in ready {
         let item = &mut state.items[index];
-        if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
-            insist.push(format!(
+        let insisted = item.ran.filter(|ran| *ran < item.tier).map(|ran| {
+            format!(
                 "{} MUST keep \"model\": \"{}\" (its last launch dropped it and ran on {})",
                 item.id,
                 item.tier.as_str(),
                 ran.as_str()
-            ));
+            )
+        });
+        let entry = Launch {
+            subagent_type: format!("{prefix}{}", item.kind.agent()),
+            model: item.tier.as_str().to_owned(),
+            description: item.description(),
+            prompt: format!("self-repair item {} --run {}", item.id, state.run),
+            run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
+            item: item.id.to_string(),
+        };
+        let size = entry.render_json().len() + 1 + insisted.as_ref().map_or(0, |i| i.len() + 2);
+        if !launch.is_empty() && used + size > DISPATCH_BUDGET {
+            break;
         }
+        used += size;
+        insist.extend(insisted);
         item.ran = None;
         item.status = ItemStatus::Dispatched;
         item.dispatches += 1;
@@ -658,19 +680,12 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
         item.seen_running = false;
         item.clear_rejection();
         item.lease = Some(now);
-        launch.push(Launch {
-            subagent_type: format!("{prefix}{}", item.kind.agent()),
-            model: item.tier.as_str().to_owned(),
-            description: item.description(),
-            prompt: format!("self-repair item {} --run {}", item.id, state.run),
-            run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
-            item: item.id.to_string(),
-        });
+        launch.push(entry);
     }
     // The standing protocol once per session; every other block is its JSON alone (and the
     // rare insistence on a dropped model).
     let mut summary = Vec::new();
-    if state.protocol_told != state.session {
+    if tell_protocol {
         summary.push(PROTOCOL.to_owned());
         state.protocol_told.clone_from(&state.session);
     }

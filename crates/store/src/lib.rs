@@ -2,6 +2,7 @@
 //! state writes, and recovery.
 
 mod journal;
+mod new_run;
 mod partition_results;
 mod project;
 mod result_commit;
@@ -17,6 +18,7 @@ mod versioned_state;
 mod write_atomic;
 
 pub use journal::{Journal, JournalLine, JournalTail};
+pub use new_run::{NewRun, STAGING_PREFIX, remove_abandoned_staging};
 pub use partition_results::copy_partition_results;
 pub use project::{Project, STORE_DIR};
 pub use result_commit::{CommitError, Committed, NewResult};

@@ -218,6 +218,22 @@ pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
         }
         lines.push(line);
     }
+    // Folders that hold no run are listed, never fatal: `doctor --runs-only` moves them aside.
+    for id in project.broken_runs()? {
+        let error = project.run(&id).err().map(|e| e.to_string());
+        lines.push(RunLine {
+            active: active.as_deref() == Some(id.as_str()),
+            run: id,
+            kind: "triage",
+            status: None,
+            phase: None,
+            findings: None,
+            progress: None,
+            created_at: None,
+            error,
+        });
+    }
+    lines.sort_by(|a, b| a.run.cmp(&b.run));
     Ok(lines)
 }
 

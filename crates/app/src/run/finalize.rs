@@ -5,12 +5,11 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use self_repair_classify::{
-    AgentVerdict, CompiledRule, KnownEntry, KnownRegistry, Rule, RuleBook, RuleStatus, When,
-    measure,
+    AgentVerdict, CompiledRule, KnownRegistry, Rule, RuleBook, RuleStatus, When, measure,
 };
 use self_repair_engine::{
-    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, SurveyRecord,
-    TaskDraft, TriageResult, Verdict, VerifyOutcome,
+    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, TaskDraft,
+    TriageResult, Verdict,
 };
 use self_repair_report::{
     AnalyzerFixTask, Backlog, RunComparison, RunFindings, RunReport, SincePrevious, TaskToWrite,
@@ -110,8 +109,8 @@ fn tasks_to_write(
 
 /// `finalize --partial`: what a run that did not finish has produced so far (a run paused at
 /// its budget): the tasks of the groups whose plan is finished (idempotent, as at the end),
-/// and the reports with the verdicts so far. The run itself is left as it is (nothing is
-/// journaled, nothing learned): what continues it is what `status` names as its next step
+/// and the reports with the verdicts so far, and its decided verdicts kept in `known.json`. The
+/// run itself is left as it is (nothing is journaled): what continues it is what `status` names as its next step
 /// (`resume` only for a paused or stalled run), and its own finalize later writes the rest.
 pub fn finalize_partial(
     root: &Path,
@@ -122,6 +121,8 @@ pub fn finalize_partial(
     let findings = read_findings(dir)?;
     let tasks = tasks_to_write(dir, state, &findings)?;
     let records = Backlog::new(root).write(&tasks, now)?;
+    // The verdicts so far outlive the run whatever becomes of it.
+    let kept = crate::run::kept_verdicts::keep_run_verdicts(root, dir, state, now)?;
     let planned = state.groups.iter().filter(|g| g.planned).count();
     let mut reported = state.clone();
     reported.tasks.clone_from(&records);
@@ -131,7 +132,8 @@ pub fn finalize_partial(
     Ok(format!(
         "run {} ({}, phase {}): partial results written: {written} tasks for finished groups \
          ({} already existed; {} of {planned} planned groups finished), report.md with {} of {} \
-         findings triaged so far. The run is unchanged; next: {}",
+         findings triaged so far; {kept} decided verdict(s) kept in known.json for the next \
+         run. The run is unchanged; next: {}",
         state.run,
         state.shown_status(),
         state.phase.as_str(),
@@ -361,101 +363,30 @@ fn learn(
             Some((i.id.as_str(), record, i.verdict?))
         })
         .collect();
-    remember_verdicts(root, store_dir, dir, state, &decided, now)?;
+    remember_verdicts(root, store_dir, dir, state, findings, now)?;
     propose_rules(store_dir, dir, state, &decided)
 }
 
-/// Agent verdicts into `known.json`: a dismissal on the security route, or one two agents
-/// disputed, goes in as a proposal a person accepts.
+/// Agent verdicts into `known.json` (crate::run::kept_verdicts: a dismissal on the security
+/// route, or one two agents disputed, goes in as a proposal a person accepts).
 fn remember_verdicts(
     root: &Path,
     store_dir: &Path,
     dir: &RunDir,
     state: &RunState,
-    decided: &[(&str, &FindingRecord, Verdict)],
+    findings: &[FindingRecord],
     now: u64,
 ) -> Result<(), AppError> {
-    let on_security_route = |item: &str| {
-        state
-            .item(item)
-            .and_then(|i| i.route.as_deref())
-            .is_some_and(|r| r == "security")
-    };
-    let survey_of = self_repair_engine::survey_of(state);
-    // The answers that stood: a verified finding's is its second agent's.
-    let mut answers: HashMap<String, TriageResult> = decided
-        .iter()
-        .filter_map(|(item, _, _)| {
-            let text = dir.read_result(item, "json")?;
-            Some(((*item).to_owned(), serde_json::from_str(&text).ok()?))
-        })
-        .collect();
-    let chains = verification_chains(dir, state, &mut answers);
+    let entries = crate::run::kept_verdicts::decided_entries(root, dir, state, findings);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
-    let mut changed = false;
-    for (item, record, verdict) in decided {
-        if *verdict == Verdict::Unsure {
-            continue;
-        }
-        let result = answers.get(*item);
-        let chain = chains.get(*item);
-        // Two agents that disagreed on a dismissal: the finding stays real in this run, and a
-        // person settles it for the next ones.
-        let disputed = chain.is_some_and(|c| c.outcome == Some(VerifyOutcome::KeptReal));
-        let reason = match result {
-            Some(r) => r.reason.clone(),
-            None => survey_reason(survey_of.get(item).copied()),
-        };
-        let f = &record.finding;
-        let dismissal = matches!(verdict, Verdict::FalsePositive | Verdict::Intended);
-        let code = crate::prompts::decided_code::decided_code(root, &f.path, f.line);
-        // The tier the transcript showed running, else the one it was dispatched at; a finding
-        // its rule's survey decided was decided by the survey's agent.
-        let decided_by = match (result, survey_of.get(item), chain) {
-            (None, Some(survey), _) => survey.id.as_str(),
-            (_, _, Some(chain)) if chain.second.is_some() => chain.item.as_str(),
-            _ => item,
-        };
-        let ran = state
-            .item(decided_by)
-            .map(|i| i.ran.unwrap_or(i.tier).as_str().to_owned());
-        changed |= known.insert_at(
-            record.fingerprint.clone(),
-            KnownEntry {
-                verdict: *verdict,
-                reason,
-                source: state.run.clone(),
-                summary: self_repair_classify::summary(f),
-                proposed: (dismissal && on_security_route(item)) || disputed,
-                item: Some((*item).to_owned()),
-                model: ran,
-                confidence: result.and_then(|r| r.confidence),
-                lines: code.as_ref().map(|c| c.lines.clone()),
-                code: code.map(|c| c.code),
-                fixed: None,
-            },
-            now,
-        );
-    }
-    if changed {
+    let changed =
+        crate::run::kept_verdicts::put_entries(&mut known, entries, state.created_at, now, true);
+    if changed > 0 {
         known
             .save(store_dir)
             .map_err(|e| AppError::Usage(e.to_string()))?;
     }
     Ok(())
-}
-
-/// Why a finding its rule's survey decided was decided: the survey's policy reason.
-fn survey_reason(survey: Option<&SurveyRecord>) -> String {
-    survey
-        .and_then(|survey| {
-            Some(format!(
-                "{} policy: {}",
-                survey.id,
-                survey.answer.as_ref()?.reason
-            ))
-        })
-        .unwrap_or_default()
 }
 
 /// The rule reviewer's proposals, measured against this run's agent verdicts, into

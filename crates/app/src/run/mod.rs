@@ -12,6 +12,7 @@ pub mod handle;
 pub mod in_progress;
 pub mod input_scope;
 pub mod inputs;
+pub mod kept_verdicts;
 pub mod load;
 pub(crate) mod next_step;
 pub mod partitions;
