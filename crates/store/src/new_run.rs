@@ -15,7 +15,7 @@ pub const STAGING_PREFIX: &str = ".new-";
 /// How long a staging folder whose creator is gone is left alone before it is removed: the
 /// lock tells a live creator from a dead one, and this covers the moment between `mkdir` and
 /// the lock.
-const STAGING_GRACE: Duration = Duration::from_secs(60);
+const STAGING_GRACE: Duration = Duration::from_mins(1);
 
 /// A run under construction. Write into [`NewRun::dir`], then [`NewRun::publish`]; dropped
 /// unpublished (an error on the way), the folder is removed.

@@ -454,14 +454,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
     keep_inputs(&dir, &inputs, &kept, &placed)?;
     crate::run::start_recipe::record(&dir, &options, &env.cwd)?;
-    new_run.publish()?;
-    if !options.detached {
-        project.set_active(&run_id)?;
-    }
-    // The run it replaces is cancelled only now that this one exists.
-    let replaced = to_replace
-        .map(|old| cancel_replaced(&project, old, env.now))
-        .transpose()?;
+    let replaced = publish(&project, new_run, options.detached, to_replace, env.now)?;
     // What a team commits and what stays here (README.md, "Team and CI").
     self_repair_store::TeamFiles::ensure(&store_dir)?;
     Ok(StartReport {
@@ -484,6 +477,25 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
             .as_ref()
             .map(|_| self_repair_engine::PROTOCOL),
     })
+}
+
+/// Makes the run built in `new_run` visible, then active (unless `detached`), and only then
+/// cancels the run it replaces; returns the line that says so.
+fn publish(
+    project: &Project,
+    new_run: self_repair_store::NewRun,
+    detached: bool,
+    to_replace: Option<(self_repair_store::RunDir, String)>,
+    now: u64,
+) -> Result<Option<String>, AppError> {
+    let id = new_run.id().to_owned();
+    new_run.publish()?;
+    if !detached {
+        project.set_active(&id)?;
+    }
+    to_replace
+        .map(|old| cancel_replaced(project, old, now))
+        .transpose()
 }
 
 /// The run's settings: the config file's, `--budget` over them, and no agent prefix for agents

@@ -18,6 +18,8 @@ use self_repair_store::{Project, RunDir, write_atomic, write_json};
 
 use crate::app_error::AppError;
 use crate::run::run_history::{is_share, previous_run, triage_runs};
+pub use crate::run::settled_answers::read_findings;
+pub(crate) use crate::run::settled_answers::verification_chains;
 
 /// Most findings listed in a task's description; the rest are counted.
 const LISTED_FINDINGS: usize = 20;
@@ -248,62 +250,6 @@ pub fn build_report(dir: &RunDir, state: &RunState, findings: &[FindingRecord]) 
     report
 }
 
-/// Each verified finding's chain (by triage item), and its entry in `triage` made the answer
-/// that stood: the second agent's, with the settled verdict; `unsure` when its verifier never
-/// answered (an unconfirmed dismissal hides nothing).
-pub(crate) fn verification_chains(
-    dir: &RunDir,
-    state: &RunState,
-    triage: &mut HashMap<String, TriageResult>,
-) -> HashMap<String, self_repair_report::Verification> {
-    let batch_of = self_repair_engine::batch_of(state);
-    let mut chains = HashMap::new();
-    for (id, verifier) in self_repair_engine::verifier_of(state) {
-        let Some(first) = triage.get(id).cloned().or_else(|| {
-            dir.read_result(id, "json")
-                .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
-        }) else {
-            continue;
-        };
-        let second = (verifier.status == ItemStatus::Done)
-            .then(|| dir.read_result(&verifier.id, "json"))
-            .flatten()
-            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
-        let first_by = batch_of.get(id).map_or(id, String::as_str);
-        let chain = self_repair_report::Verification::of(
-            state,
-            verifier,
-            first_by,
-            &first,
-            second.as_ref(),
-        );
-        let verdict = state.item(id).and_then(|i| i.verdict);
-        if let Some(settled) = triage.get_mut(id) {
-            match (&second, verdict) {
-                (Some(second), Some(verdict)) => {
-                    *settled = TriageResult {
-                        verdict,
-                        ..second.clone()
-                    };
-                }
-                (None, Some(verdict)) if verdict != first.verdict => {
-                    settled.verdict = verdict;
-                    settled.reason = format!(
-                        "not verified: {} ended without an answer; the first answer was {} \
-                         ({})",
-                        verifier.id,
-                        first.verdict.as_str(),
-                        first.reason
-                    );
-                }
-                _ => {}
-            }
-        }
-        chains.insert(id.to_owned(), chain);
-    }
-    chains
-}
-
 /// How many of `findings` are new, persisting, resolved and reappeared against the project's
 /// previous triage run (`runs --compare`'s counts; a share has none, and a share is never the
 /// previous run). `None` for the first run, or when the previous run's findings do not read.
@@ -331,17 +277,6 @@ fn since_previous(
     Some(RunComparison::compare(&earlier, &later, &seen_before).since_previous())
 }
 
-/// The run's `findings.json`.
-pub fn read_findings(dir: &RunDir) -> Result<Vec<FindingRecord>, AppError> {
-    let path = dir.findings_path();
-    let bytes = std::fs::read(&path).map_err(AppError::io("read", &path))?;
-    serde_json::from_slice(&bytes).map_err(|e| AppError::Io {
-        action: "parse",
-        path,
-        source: std::io::Error::other(e),
-    })
-}
-
 /// What a finalized run teaches the next one: agent verdicts go to `known.json`, and the rule
 /// reviewer's proposals are measured against those verdicts and stored in `rules.json` as
 /// `proposed` (they apply once a user accepts them).
@@ -355,19 +290,12 @@ fn learn(
 ) -> Result<(), AppError> {
     // Shares of `drive --partitions` finalize at once in one project.
     let _registry = self_repair_store::lock_registry(store_dir)?;
-    let decided: Vec<(&str, &FindingRecord, Verdict)> = state.items[..state.triage_items as usize]
-        .iter()
-        .filter(|i| i.status == ItemStatus::Done)
-        .filter_map(|i| {
-            let record = findings.get(i.finding? as usize)?;
-            Some((i.id.as_str(), record, i.verdict?))
-        })
-        .collect();
+    let decided = crate::run::kept_verdicts::settled_triage(state, findings);
     remember_verdicts(root, store_dir, dir, state, findings, now)?;
     propose_rules(store_dir, dir, state, &decided)
 }
 
-/// Agent verdicts into `known.json` (crate::run::kept_verdicts: a dismissal on the security
+/// Agent verdicts into `known.json` (`crate::run::kept_verdicts`: a dismissal on the security
 /// route, or one two agents disputed, goes in as a proposal a person accepts).
 fn remember_verdicts(
     root: &Path,

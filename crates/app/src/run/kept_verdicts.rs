@@ -15,9 +15,9 @@ use self_repair_engine::{
 use self_repair_store::{Project, RunDir};
 
 use crate::app_error::AppError;
-use crate::run::finalize::{read_findings, verification_chains};
 use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
+use crate::run::settled_answers::{read_findings, verification_chains};
 
 /// `kept.json` in a run folder: how much of the run's journal its verdicts were kept from, so
 /// the next `start` reads again only a run that decided more since.
@@ -55,15 +55,7 @@ pub fn decided_entries(
     state: &RunState,
     findings: &[FindingRecord],
 ) -> Vec<(String, KnownEntry)> {
-    let decided: Vec<(&str, &FindingRecord, Verdict)> = state.items
-        [..(state.triage_items as usize).min(state.items.len())]
-        .iter()
-        .filter(|i| i.status == ItemStatus::Done)
-        .filter_map(|i| {
-            let record = findings.get(i.finding? as usize)?;
-            Some((i.id.as_str(), record, i.verdict?))
-        })
-        .collect();
+    let decided = settled_triage(state, findings);
     let survey_of = self_repair_engine::survey_of(state);
     // The answers that stood: a verified finding's is its second agent's.
     let mut answers: HashMap<String, TriageResult> = decided
@@ -122,6 +114,22 @@ pub fn decided_entries(
         ));
     }
     entries
+}
+
+/// The triage items `state` has settled (`done` with a verdict), each with its finding and
+/// verdict.
+pub fn settled_triage<'a>(
+    state: &'a RunState,
+    findings: &'a [FindingRecord],
+) -> Vec<(&'a str, &'a FindingRecord, Verdict)> {
+    state.items[..(state.triage_items as usize).min(state.items.len())]
+        .iter()
+        .filter(|i| i.status == ItemStatus::Done)
+        .filter_map(|i| {
+            let record = findings.get(i.finding? as usize)?;
+            Some((i.id.as_str(), record, i.verdict?))
+        })
+        .collect()
 }
 
 /// Why a finding its rule's survey decided was decided: the survey's policy reason.
@@ -274,4 +282,26 @@ pub fn keep_unfinished_runs(
         mark_kept(dir, state.journal_offset);
     }
     Ok((known, kept))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_counts_as_decided_keeps_security_dismissals_and_disputes_as_proposals() {
+        use Verdict::{FalsePositive, Intended, Real, Unsure};
+        assert_eq!(standing(Unsure, false, false), None);
+        assert_eq!(standing(Real, true, false), Some(Standing::Decided));
+        assert_eq!(
+            standing(FalsePositive, false, false),
+            Some(Standing::Decided)
+        );
+        assert_eq!(standing(Intended, true, false), Some(Standing::Proposal));
+        assert_eq!(
+            standing(FalsePositive, true, false),
+            Some(Standing::Proposal)
+        );
+        assert_eq!(standing(Intended, false, true), Some(Standing::Proposal));
+    }
 }

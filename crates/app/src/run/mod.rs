@@ -22,6 +22,7 @@ pub mod project_config;
 pub mod proposals;
 pub(crate) mod queue_drive;
 pub mod run_history;
+pub mod settled_answers;
 pub(crate) mod start_recipe;
 pub mod status_line;
 pub mod status_report;
