@@ -5,11 +5,8 @@
 //! next stops, none lost.
 
 use crate::decide_stop::{Decision, decide_stop};
-use crate::test_support::stop_event as stop;
-use crate::{
-    Config, Dispatch, HOOK_TEXT_LIMIT, Intake, MAX_AGENT_PREFIX, RoutedFinding, RunState, Spend,
-    Tier, create_run,
-};
+use crate::test_support::{per_finding_run, stop_event as stop};
+use crate::{Config, Dispatch, HOOK_TEXT_LIMIT, MAX_AGENT_PREFIX, RunState, Spend, Tier};
 
 use self_repair_test_support::NOW;
 
@@ -17,32 +14,21 @@ use self_repair_test_support::NOW;
 const MAX_RUN_ID: usize = 64;
 
 fn wide_run(run: &str, fan_out: u32, prefix_len: usize, findings: u32) -> RunState {
-    let routed: Vec<RoutedFinding> = (0..findings)
-        .map(|i| RoutedFinding {
-            finding: i,
-            route: "security".into(),
-            tier: Tier::Opus,
-            rule: "bandit B101".into(),
-            path: format!("src/m{i}.py"),
-            safe_fix: false,
-        })
-        .collect();
-    let intake = Intake {
-        findings,
-        unique: findings,
-        routed: findings,
-        ..Intake::default()
-    };
     let config = Config {
-        triage_batch: 1,
         fan_out,
-        survey_min: 0,
         agent_prefix: "p".repeat(prefix_len),
         budget_usd: Some(99_999.99),
         ..Config::default()
     };
     config.validate().unwrap();
-    let mut state = create_run(run.into(), NOW, config, intake, Some("s1".into()), &routed);
+    let mut state = per_finding_run(
+        run,
+        findings,
+        "bandit B101",
+        |_| "security",
+        |_| false,
+        config,
+    );
     // Every entry insists on its model: its last launch ran a tier below.
     for item in &mut state.items {
         item.ran = Some(Tier::Haiku);
