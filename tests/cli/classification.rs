@@ -181,8 +181,9 @@ fn detectors_run_as_argv_with_accepted_exit_codes_and_feed_start() {
         ".self-repair/config.json",
         r#"{"detectors": [{"name": "bad", "argv": ["sh", "-c", "echo broken >&2; exit 2"]}]}"#,
     );
+    // `--replace`: a run still in progress is refused before any detector runs.
     let out = project
-        .cmd(&["start", "--detect", "--run-id", "r-bad"])
+        .cmd(&["start", "--detect", "--run-id", "r-bad", "--replace"])
         .run()
         .code(ExitStatus::Failure);
     assert!(
@@ -191,6 +192,10 @@ fn detectors_run_as_argv_with_accepted_exit_codes_and_feed_start() {
         out.stderr
     );
     assert!(!project.run_dir("r-bad").exists(), "nothing created");
+    // The run it would have replaced is cancelled only once the new one exists: untouched.
+    let status = project.cmd(&["status", "--json"]).run().success().json();
+    assert_eq!(status["run"], "r-d", "{status}");
+    assert_eq!(status["status"], "active", "{status}");
 }
 
 /// A detector past its timeout was killed without its children: a `sh -c` detector's own

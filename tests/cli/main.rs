@@ -44,6 +44,7 @@ mod init;
 #[cfg(feature = "real-tools")]
 mod init_real_ruff;
 mod install;
+mod kept_verdicts;
 mod known_team;
 mod loop_safety;
 mod merge;
@@ -64,6 +65,7 @@ mod scope;
 mod security_economy;
 mod session_habits;
 mod standing_protocol;
+mod start_interrupted;
 mod statusline;
 mod store;
 mod submit;

@@ -123,6 +123,10 @@ pub const CLIENT_CONTINUATION_CAP: u32 = 8;
 /// continuation too, in an unattended session) it stays within [`CLIENT_CONTINUATION_CAP`].
 pub const MAX_STALL_BLOCKS: u32 = CLIENT_CONTINUATION_CAP - 1;
 
+/// The longest `agent_prefix`: every launch of a dispatch names it, and a dispatch must fit the
+/// client's hook text limit ([`crate::HOOK_TEXT_LIMIT`]).
+pub const MAX_AGENT_PREFIX: usize = 64;
+
 /// The default `confirm_above_usd`: see reference/config.md for why this figure.
 pub const DEFAULT_CONFIRM_ABOVE_USD: f64 = 5.0;
 
@@ -436,6 +440,13 @@ impl Config {
                     .all(|p| !p.trim().is_empty() && !p.contains('\\') && p.trim() != "/"),
             "give at most 100 non-empty path patterns written with `/` (`tests/`, `test_*.py`; [] for none)",
         )?;
+        if self.agent_prefix.len() > MAX_AGENT_PREFIX {
+            return Err(ConfigError {
+                field: "agent_prefix",
+                value: self.agent_prefix.clone(),
+                expected: "use at most 64 characters (a plugin's name and `:`, or empty)",
+            });
+        }
         let angles = self.reviewer_angles.len() as u32;
         check(
             "reviewer_angles",

@@ -3,7 +3,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::advance::advance;
-use crate::dispatch::{DISPATCH_VERSION, Dispatch, Launch, PROTOCOL};
+use crate::dispatch::{
+    DISPATCH_BUDGET, DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL,
+};
 use crate::{ItemKind, ItemStatus, PauseReason, Phase, RunState, RunStatus, StopEvent};
 
 /// What the hook answers.
@@ -712,24 +714,58 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
     let mut launch = Vec::with_capacity(ready.len());
     let mut insist = Vec::new();
     let mut insist_agent = Vec::new();
+    let tell_protocol = state.protocol_told != state.session;
+    // What the block takes so far: its frame, the protocol, the two insistences' preambles. A
+    // wave that would pass the client's hook text limit is cut here; the rest stays pending for
+    // the next stop (issue 41).
+    let mut used =
+        DISPATCH_START.len() + 40 + if tell_protocol { PROTOCOL.len() + 1 } else { 0 } + 120;
     for &index in ready {
         let item = &mut state.items[index];
-        if item.status == ItemStatus::Pending
-            && item.errors().last().is_some_and(|e| e.starts_with(FORKED))
-        {
-            insist_agent.push(format!(
-                "{} MUST keep \"subagent_type\": \"{prefix}{}\" (its last launch named none and \
-                 ran as a fork of this session)",
-                item.id,
-                item.kind.agent()
-            ));
-        } else if let Some(ran) = item.ran.filter(|ran| *ran < item.tier) {
-            insist.push(format!(
-                "{} MUST keep \"model\": \"{}\" (its last launch dropped it and ran on {})",
-                item.id,
-                item.tier.as_str(),
-                ran.as_str()
-            ));
+        let forked = item.status == ItemStatus::Pending
+            && item.errors().last().is_some_and(|e| e.starts_with(FORKED));
+        // (whether it insists on the agent, the line): a fork's item on its `subagent_type`,
+        // a launch that ran below its tier on its `model`.
+        let insisted = if forked {
+            Some((
+                true,
+                format!(
+                    "{} MUST keep \"subagent_type\": \"{prefix}{}\" (its last launch named none \
+                     and ran as a fork of this session)",
+                    item.id,
+                    item.kind.agent()
+                ),
+            ))
+        } else {
+            item.ran.filter(|ran| *ran < item.tier).map(|ran| {
+                (
+                    false,
+                    format!(
+                        "{} MUST keep \"model\": \"{}\" (its last launch dropped it and ran on {})",
+                        item.id,
+                        item.tier.as_str(),
+                        ran.as_str()
+                    ),
+                )
+            })
+        };
+        let entry = Launch {
+            subagent_type: format!("{prefix}{}", item.kind.agent()),
+            model: item.tier.as_str().to_owned(),
+            description: item.description(),
+            prompt: format!("self-repair item {} --run {}", item.id, state.run),
+            run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
+            item: item.id.to_string(),
+        };
+        let size = entry.render_json().len() + 1 + insisted.as_ref().map_or(0, |(_, i)| i.len() + 2);
+        if !launch.is_empty() && used + size > DISPATCH_BUDGET {
+            break;
+        }
+        used += size;
+        match insisted {
+            Some((true, line)) => insist_agent.push(line),
+            Some((false, line)) => insist.push(line),
+            None => {}
         }
         item.ran = None;
         item.status = ItemStatus::Dispatched;
@@ -738,19 +774,12 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
         item.seen_running = false;
         item.clear_rejection();
         item.lease = Some(now);
-        launch.push(Launch {
-            subagent_type: format!("{prefix}{}", item.kind.agent()),
-            model: item.tier.as_str().to_owned(),
-            description: item.description(),
-            prompt: format!("self-repair item {} --run {}", item.id, state.run),
-            run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
-            item: item.id.to_string(),
-        });
+        launch.push(entry);
     }
     // The standing protocol once per session; every other block is its JSON alone (and the
-    // rare insistence on a dropped model).
+    // rare insistence on a dropped model or agent type).
     let mut summary = Vec::new();
-    if state.protocol_told != state.session {
+    if tell_protocol {
         summary.push(PROTOCOL.to_owned());
         state.protocol_told.clone_from(&state.session);
     }

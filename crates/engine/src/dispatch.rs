@@ -7,6 +7,33 @@ use serde::{Deserialize, Serialize};
 /// (and `then` when the block must say it); the run is in every `prompt`, the protocol said once.
 pub const DISPATCH_VERSION: u32 = 2;
 
+/// The longest text Claude Code takes from a hook as it is: a longer `additionalContext`,
+/// block `reason` or `systemMessage` is saved to a file and replaced with a preview (measured on
+/// 2.1.330 and 2.1.332), which a dispatch must never be.
+pub const HOOK_TEXT_LIMIT: usize = 10_000;
+
+/// What a dispatch's launches, protocol and model insistences may take: a wave that would pass
+/// it is split (the rest goes out at the next stop), and the margin holds the progress note
+/// added after the launches are chosen.
+pub const DISPATCH_BUDGET: usize = HOOK_TEXT_LIMIT - 500;
+
+/// What a text cut to fit [`HOOK_TEXT_LIMIT`] ends with.
+const CUT_NOTE: &str =
+    " … (cut to fit the client's hook text limit; `self-repair status` shows it all)";
+
+/// `text` as a hook may write it: unchanged when it fits [`HOOK_TEXT_LIMIT`] (in characters),
+/// else cut at a character boundary and ended with a note naming `self-repair status`. A
+/// dispatch never needs it (its waves split); it bounds the run summaries and lines whose
+/// parts (ids, counts, paths) are each bounded but not together.
+pub fn fit_hook_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().count() <= HOOK_TEXT_LIMIT {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let keep = HOOK_TEXT_LIMIT - CUT_NOTE.chars().count();
+    let cut: String = text.chars().take(keep).collect();
+    std::borrow::Cow::Owned(cut + CUT_NOTE)
+}
+
 /// How the JSON of a block reason starts.
 pub const DISPATCH_START: &str = "{\"self_repair\":";
 
@@ -64,6 +91,22 @@ pub struct Launch {
     pub item: String,
 }
 
+impl Launch {
+    /// The entry as the dispatch writes it, on one line.
+    pub fn render_json(&self) -> String {
+        let quote = |s: &str| serde_json::Value::String(s.to_owned()).to_string();
+        format!(
+            "{{\"subagent_type\":{},\"model\":{},\"description\":{},\"prompt\":{}{}}}",
+            quote(&self.subagent_type),
+            quote(&self.model),
+            quote(&self.description),
+            quote(&self.prompt),
+            self.run_in_background
+                .map_or_else(String::new, |b| format!(",\"run_in_background\":{b}"))
+        )
+    }
+}
+
 /// The JSON of a block reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dispatch {
@@ -85,21 +128,7 @@ impl Dispatch {
     /// The JSON, on one line: `{"self_repair":2,"launch":[{...},...]}`.
     pub fn render_json(&self) -> String {
         let quote = |s: &str| serde_json::Value::String(s.to_owned()).to_string();
-        let launches: Vec<String> = self
-            .launch
-            .iter()
-            .map(|l| {
-                format!(
-                    "{{\"subagent_type\":{},\"model\":{},\"description\":{},\"prompt\":{}{}}}",
-                    quote(&l.subagent_type),
-                    quote(&l.model),
-                    quote(&l.description),
-                    quote(&l.prompt),
-                    l.run_in_background
-                        .map_or_else(String::new, |b| format!(",\"run_in_background\":{b}"))
-                )
-            })
-            .collect();
+        let launches: Vec<String> = self.launch.iter().map(Launch::render_json).collect();
         let then = self
             .then
             .as_deref()

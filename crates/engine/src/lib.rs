@@ -13,6 +13,8 @@ mod create_run;
 mod decide_stop;
 mod dispatch;
 #[cfg(test)]
+mod dispatch_size_tests;
+#[cfg(test)]
 mod doc_tables_tests;
 mod duplicate_chain;
 mod event;
@@ -63,14 +65,14 @@ pub use apply::{apply, item_input};
 pub use budget::{Spend, default_micros, estimate_micros, to_micros};
 pub use config::{
     CLIENT_AGENT_LIMIT, CLIENT_CONTINUATION_CAP, Config, ConfigError, DEFAULT_CONFIRM_ABOVE_USD,
-    DispatchAs, KindTiers, LaunchMode, MAX_STALL_BLOCKS, SecurityScope,
+    DispatchAs, KindTiers, LaunchMode, MAX_AGENT_PREFIX, MAX_STALL_BLOCKS, SecurityScope,
 };
 pub use confirm::{wait_for_go, waiting_line};
 pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, REFUSED_BY_PROVIDER, decide_stop, settle, summary};
 pub use dispatch::{
-    DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL, RELAY_INSTRUCTION, THEN,
-    progress_note, relay_reason,
+    DISPATCH_BUDGET, DISPATCH_START, DISPATCH_VERSION, Dispatch, HOOK_TEXT_LIMIT, Launch, PROTOCOL,
+    RELAY_INSTRUCTION, THEN, fit_hook_text, progress_note, relay_reason,
 };
 pub use duplicate_chain::{ChainEnd, chain_end};
 pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};

@@ -91,10 +91,8 @@ fn refusal(
             if !allowed.contains(&subcommand.as_str()) {
                 return Some(format!("`self-repair {subcommand}` is not among them"));
             }
-            if subcommand == "resume" && args.iter().any(|a| a == "--confirm") {
-                // The user's go to spend (reference/cost.md, "Confirmation"): the client's own
-                // prompt asks them, so a model cannot give it in their place.
-                return Some("`resume --confirm` is the user's go to spend".to_owned());
+            if let Some(why) = users_go(subcommand, args) {
+                return Some(why);
             }
             if subcommand == "start" && args.iter().any(|a| a == "--detect") {
                 return Some("`start --detect` runs the configured detectors".to_owned());
@@ -138,6 +136,31 @@ fn records_an_audit(stage: &Stage) -> bool {
     matches!(stage, Stage::SelfRepair { subcommand, args }
         if subcommand == "audit"
             && !args.iter().any(|a| a == "--write" || a.starts_with("--write=") || a == "--figures"))
+}
+
+/// Why a `self-repair` command is the user's to give, never the model's: it lets a run spend
+/// (the go on an estimate, a budget: reference/cost.md, "Confirmation"). The gate leaves it to
+/// the client's own prompt, so only the user's click (or the user's own allow rule) runs it.
+/// Commands that make a team's decision (`known accept`, `rules accept`) are not among the
+/// main session's subcommands at all.
+fn users_go(subcommand: &str, args: &[String]) -> Option<String> {
+    let has = |flag: &str| {
+        args.iter()
+            .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
+    };
+    match subcommand {
+        "resume" if has("--confirm") => {
+            Some("`resume --confirm` is the user's go to spend".to_owned())
+        }
+        "resume" if has("--budget") => {
+            Some("`resume --budget` raises what the run may spend: the user's to give".to_owned())
+        }
+        // A budget is the go too: a run started with one does not wait on its estimate.
+        "start" if has("--budget") => {
+            Some("`start --budget` lets the run spend without waiting for the user's go".to_owned())
+        }
+        _ => None,
+    }
 }
 
 fn denial(why: &str) -> String {
@@ -369,6 +392,31 @@ mod tests {
         assert!(matches!(
             decide("self-repair resume --confirm", INVESTIGATOR),
             GateDecision::Deny(_)
+        ));
+    }
+
+    /// SKILL.md pre-approved `Bash(self-repair resume:*)`, and the gate allowed `resume
+    /// --budget 1000`: the model could raise what a run may spend with no prompt.
+    #[test]
+    fn a_budget_raise_or_a_go_is_left_to_the_users_prompt() {
+        for command in [
+            "self-repair resume --confirm --budget 1000",
+            "self-repair resume --budget 1000",
+            "self-repair resume --budget=1000",
+            "self-repair start findings.json --budget 50",
+            "self-repair known accept abc",
+            "self-repair rules accept R1",
+            "self-repair drive --yes",
+        ] {
+            assert_eq!(decide(command, None), GateDecision::Abstain, "{command}");
+            assert!(
+                matches!(decide(command, INVESTIGATOR), GateDecision::Deny(_)),
+                "{command}"
+            );
+        }
+        assert!(matches!(
+            decide("self-repair start findings.json", None),
+            GateDecision::Allow(_)
         ));
     }
 

@@ -41,17 +41,17 @@ fn commands_approved_by(rule: &str) -> Vec<String> {
             " detect",
             " fix --all",
             " --confirm",
+            " --budget 1000",
+            " resume --confirm",
+            " resume --budget 1000",
+            " known accept abc",
+            " rules accept R1",
         ] {
             commands.push(format!("{prefix}{tail}"));
         }
     }
     commands
 }
-
-/// What the skill may run that the gate leaves to the user: the user's go for a run waiting on
-/// its estimate, which the user gives by saying so in the session (SKILL.md runs it only then;
-/// reference/permissions.md). It runs nothing of the user's choosing.
-const GO_SAID_IN_THE_SESSION: [&str; 1] = ["self-repair resume --confirm"];
 
 fn main_session_decides(command: &str) -> GateDecision {
     decide_bash(
@@ -71,9 +71,6 @@ fn skill_allowed_tools_approve_nothing_the_gate_would_ask_for() {
     );
     for rule in rules {
         for command in commands_approved_by(&rule) {
-            if GO_SAID_IN_THE_SESSION.contains(&command.as_str()) {
-                continue;
-            }
             assert!(
                 matches!(main_session_decides(&command), GateDecision::Allow(_)),
                 "SKILL.md's `Bash({rule})` approves `{command}`, which the gate leaves to the \
@@ -95,4 +92,31 @@ fn a_blanket_self_repair_rule_is_caught() {
         asked_for > 0,
         "`self-repair check -- ...` must not pass as allowed"
     );
+}
+
+/// The go to spend and a team's decision are the user's: SKILL.md pre-approves none of them,
+/// so the client asks (interactive) or refuses (`-p` without the user's own rule).
+#[test]
+fn skill_allowed_tools_pre_approve_nothing_that_spends_or_decides_for_the_team() {
+    let rules = bash_rules(SKILL_MD);
+    for command in [
+        "self-repair resume --confirm",
+        "self-repair resume --budget 1000",
+        "self-repair start f.json --budget 1000",
+        "self-repair known accept abc",
+        "self-repair rules accept R1",
+    ] {
+        for rule in &rules {
+            let prefix = rule.strip_suffix(":*").unwrap_or(rule).trim();
+            let approves = if rule.ends_with(":*") {
+                command.starts_with(prefix)
+            } else {
+                command == prefix
+            };
+            assert!(
+                !approves,
+                "SKILL.md's `Bash({rule})` pre-approves `{command}`"
+            );
+        }
+    }
 }

@@ -46,9 +46,11 @@ pub fn start_check(
         .clone()
         .unwrap_or_else(|| format!("check-{}", timestamp::compact(env.now)));
     check_run_id(&run_id)?;
-    let dir = project.create_run_dir(&run_id)?;
+    // Built where no reader lists it, then made `runs/<id>` in one rename.
+    let new_run = project.begin_run(&run_id)?;
+    let staged = new_run.dir();
     write_json(
-        &dir.manifest_path(),
+        &staged.manifest_path(),
         &Manifest {
             schema_version: REPAIR_SCHEMA_VERSION,
             run: run_id.clone(),
@@ -64,8 +66,9 @@ pub fn start_check(
         GitBaseline::record(project.root()),
         spec,
     );
-    write_json(&dir.initial_path(), &state)?;
-    write_json(&dir.state_path(), &state)?;
+    write_json(&staged.initial_path(), &state)?;
+    write_json(&staged.state_path(), &state)?;
+    let dir = new_run.publish()?;
     project.set_active(&run_id)?;
     let _lock = dir.lock()?;
     let mut run = RepairRun::load(project.root(), dir, env.now)?;

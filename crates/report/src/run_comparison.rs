@@ -279,7 +279,10 @@ fn compared(
         rule_id: outcome.rule_id.clone(),
         path: outcome.path.clone(),
         line: outcome.line,
-        verdict_changed: before.is_some() && after.is_some() && verdict_before != verdict_after,
+        // A run that has not decided a finding yet changed nothing: it reads `undecided`.
+        verdict_changed: verdict_before.is_some()
+            && verdict_after.is_some()
+            && verdict_before != verdict_after,
         verdict_before,
         verdict_after,
     }
@@ -347,5 +350,30 @@ mod tests {
                 ("c", FindingChange::Resolved, false),
             ]
         );
+    }
+
+    /// After `start --replace` over 8 verdicts, `runs --compare` printed `intended -> undecided
+    /// (changed)`: the later run had simply not decided them yet.
+    #[test]
+    fn a_finding_the_later_run_has_not_decided_reads_undecided_not_changed() {
+        let earlier = run(
+            "r-1",
+            vec![seen("a", 1, Some("intended")), seen("b", 2, Some("real"))],
+        );
+        let later = run(
+            "r-2",
+            vec![seen("a", 1, None), seen("b", 2, Some("false_positive"))],
+        );
+        let comparison = RunComparison::compare(&earlier, &later, &HashSet::new());
+        let text = comparison.render_text();
+        assert!(text.contains("intended -> undecided "), "{text}");
+        assert!(!text.contains("undecided (changed)"), "{text}");
+        assert!(text.contains("real -> false_positive (changed)"), "{text}");
+        let a = comparison
+            .findings
+            .iter()
+            .find(|f| f.fingerprint == "a")
+            .unwrap();
+        assert!(!a.verdict_changed);
     }
 }

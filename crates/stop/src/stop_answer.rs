@@ -86,6 +86,40 @@ impl StopAnswer {
         }
     }
 
+    /// The answer with each text the client reads (`systemMessage`, a block `reason`,
+    /// `hookSpecificOutput.additionalContext`) within the client's hook text limit
+    /// ([`self_repair_engine::HOOK_TEXT_LIMIT`]): a longer one would be saved to a file and
+    /// shown as a preview. A dispatch is never cut (its waves split to fit); a run summary or
+    /// line that grew past the limit is cut with a note naming `self-repair status`.
+    #[must_use]
+    pub fn fit_hook_limit(mut self) -> StopAnswer {
+        let Some(mut value) = self
+            .stdout
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+        else {
+            return self;
+        };
+        let mut cut = false;
+        for pointer in [
+            "/systemMessage",
+            "/reason",
+            "/hookSpecificOutput/additionalContext",
+        ] {
+            if let Some(field) = value.pointer_mut(pointer)
+                && let Some(text) = field.as_str()
+                && let std::borrow::Cow::Owned(fitted) = self_repair_engine::fit_hook_text(text)
+            {
+                *field = fitted.into();
+                cut = true;
+            }
+        }
+        if cut {
+            self.stdout = Some(value.to_string());
+        }
+        self
+    }
+
     /// Adds `message` for the user to whatever this answer prints.
     pub fn announce(&mut self, message: &str) {
         let mut object = self
@@ -100,5 +134,40 @@ impl StopAnswer {
         };
         object.insert("systemMessage".to_owned(), text.into());
         self.stdout = Some(serde_json::Value::Object(object).to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_past_the_clients_limit_is_cut_and_a_short_one_is_kept() {
+        let long = "x".repeat(30_000);
+        let answer = StopAnswer {
+            stdout: Some(
+                json!({"systemMessage": long, "hookSpecificOutput":
+                {"hookEventName": "SessionStart", "additionalContext": "é".repeat(12_000)}})
+                .to_string(),
+            ),
+            stderr: Vec::new(),
+        }
+        .fit_hook_limit();
+        let value: serde_json::Value =
+            serde_json::from_str(answer.stdout.as_deref().unwrap()).unwrap();
+        for pointer in ["/systemMessage", "/hookSpecificOutput/additionalContext"] {
+            let text = value.pointer(pointer).and_then(|v| v.as_str()).unwrap();
+            assert_eq!(
+                text.chars().count(),
+                self_repair_engine::HOOK_TEXT_LIMIT,
+                "{pointer}"
+            );
+            assert!(
+                text.ends_with("`self-repair status` shows it all)"),
+                "{pointer}"
+            );
+        }
+        let short = StopAnswer::tell("run r complete");
+        assert_eq!(short.clone().fit_hook_limit(), short);
     }
 }

@@ -4,6 +4,7 @@
 #[cfg(test)]
 mod commit_protocol_tests;
 mod journal;
+mod new_run;
 mod partition_results;
 mod project;
 mod result_commit;
@@ -19,6 +20,7 @@ mod versioned_state;
 mod write_atomic;
 
 pub use journal::{Journal, JournalLine, JournalTail};
+pub use new_run::{NewRun, STAGING_PREFIX, remove_abandoned_staging};
 pub use partition_results::copy_partition_results;
 pub use project::{Project, STORE_DIR};
 pub use result_commit::{CommitError, Committed, NewResult};

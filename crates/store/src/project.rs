@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::new_run::NewRun;
 use crate::{RunDir, StoreError, check_run_id, write_atomic};
 
 /// Name of the folder in the project root.
@@ -95,12 +96,24 @@ impl Project {
         write_atomic(&self.active_path(), format!("{run}\n").as_bytes())
     }
 
-    /// The run `id`, checked to exist.
+    /// Leaves the project with no active run (its run was moved aside).
+    pub fn clear_active(&self) -> Result<(), StoreError> {
+        match std::fs::remove_file(self.active_path()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StoreError::io("remove", self.active_path())(e)),
+        }
+    }
+
+    /// The run `id`, checked to exist. A folder of that name that holds no run (what a `start`
+    /// killed before runs were staged left) is [`StoreError::BrokenRun`], which names `doctor`.
     pub fn run(&self, id: &str) -> Result<RunDir, StoreError> {
         check_run_id(id)?;
-        let dir = RunDir::new(self.store_dir().join("runs").join(id));
+        let dir = RunDir::new(self.runs_dir().join(id));
         if dir.exists() {
             Ok(dir)
+        } else if dir.path().is_dir() {
+            Err(StoreError::BrokenRun(dir.path().to_path_buf()))
         } else {
             Err(StoreError::NoSuchRun(id.to_owned()))
         }
@@ -117,28 +130,49 @@ impl Project {
         self.run(&id)
     }
 
-    /// Creates the folder of a new run; fails if it exists.
-    pub fn create_run_dir(&self, id: &str) -> Result<RunDir, StoreError> {
-        check_run_id(id)?;
-        let runs = self.store_dir().join("runs");
-        std::fs::create_dir_all(&runs).map_err(StoreError::io("create", &runs))?;
-        let path = runs.join(id);
-        match std::fs::create_dir(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(StoreError::RunExists(id.to_owned()));
-            }
-            Err(e) => return Err(StoreError::io("create", &path)(e)),
-        }
-        let dir = RunDir::new(path);
-        let items = dir.items_dir();
-        std::fs::create_dir_all(&items).map_err(StoreError::io("create", &items))?;
-        Ok(dir)
+    /// `<root>/.self-repair/runs`.
+    pub fn runs_dir(&self) -> PathBuf {
+        self.store_dir().join("runs")
     }
 
-    /// Ids of every run, oldest first by name.
+    /// Begins a new run `id`: a folder no reader lists, made `runs/<id>` by
+    /// [`NewRun::publish`]. Fails if the run exists.
+    pub fn begin_run(&self, id: &str) -> Result<NewRun, StoreError> {
+        NewRun::begin(&self.runs_dir(), id)
+    }
+
+    /// Ids of every run, oldest first by name: the folders under `runs/` that hold one
+    /// ([`Project::broken_runs`] lists the others).
     pub fn run_ids(&self) -> Result<Vec<String>, StoreError> {
-        let runs = self.store_dir().join("runs");
+        Ok(self
+            .run_folders()?
+            .into_iter()
+            .filter(|id| RunDir::new(self.runs_dir().join(id)).exists())
+            .collect())
+    }
+
+    /// Folders under `runs/` named like a run that hold none (no `state.json`, no `run.json`):
+    /// what a `start` killed before runs were staged left. Commands skip them and say so;
+    /// `doctor --runs-only` moves them aside ([`Project::set_aside_broken`]).
+    pub fn broken_runs(&self) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .run_folders()?
+            .into_iter()
+            .filter(|id| !RunDir::new(self.runs_dir().join(id)).exists())
+            .collect())
+    }
+
+    /// Moves the folder of run `id` to `.self-repair/broken/` (a free name there); returns
+    /// where it went.
+    pub fn set_aside_broken(&self, id: &str) -> Result<PathBuf, StoreError> {
+        check_run_id(id)?;
+        let path = self.runs_dir().join(id);
+        set_aside(&path).map_err(StoreError::io("move aside", &path))
+    }
+
+    /// Every folder under `runs/` named like a run, sorted.
+    fn run_folders(&self) -> Result<Vec<String>, StoreError> {
+        let runs = self.runs_dir();
         let entries = match std::fs::read_dir(&runs) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -153,6 +187,36 @@ impl Project {
         ids.sort();
         Ok(ids)
     }
+}
+
+/// Moves `runs/<id>` to `<store>/broken/<id>` (`<id>.2`, `.3`... when taken); returns the new
+/// path.
+pub(crate) fn set_aside(path: &Path) -> std::io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let store = path
+        .parent()
+        .and_then(Path::parent)
+        .ok_or_else(|| std::io::Error::other("a run folder outside a store"))?;
+    let broken = store.join("broken");
+    std::fs::create_dir_all(&broken)?;
+    for n in 1..=1000u32 {
+        let to = match n {
+            1 => broken.join(&name),
+            n => broken.join(format!("{name}.{n}")),
+        };
+        if to.exists() {
+            continue;
+        }
+        std::fs::rename(path, &to)?;
+        return Ok(to);
+    }
+    Err(std::io::Error::other(format!(
+        "{} holds 1000 copies of {name} already; remove some",
+        broken.display()
+    )))
 }
 
 /// Whether `path` is within the system's limits: at most `PATH_MAX` bytes, no name over

@@ -22,6 +22,10 @@ pub enum StoreError {
     #[error("no run `{0}`; list runs with `self-repair runs`")]
     NoSuchRun(String),
     #[error(
+        "the run folder {0} holds no run (no state.json or run.json: a `start` was killed while it made it); `self-repair doctor --runs-only` moves it aside"
+    )]
+    BrokenRun(PathBuf),
+    #[error(
         "run id `{0}` is not a safe name: use 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit"
     )]
     BadRunId(String),

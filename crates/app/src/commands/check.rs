@@ -8,7 +8,7 @@ use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::commands::RunArg;
 use crate::output::Output;
-use crate::run::in_progress::replace_run_in_progress;
+use crate::run::in_progress::{cancel_replaced, run_to_replace};
 use crate::run::project_config::load_project_config;
 
 /// `self-repair check`.
@@ -88,11 +88,13 @@ pub fn run(env: &CommandEnv, args: CheckArgs) -> Result<Output, AppError> {
         exclude: Vec::new(),
     };
     let project = env.project_or_new();
-    let replaced = replace_run_in_progress(&project, args.replace, &check_again(env), env.now)?;
+    let replaced = run_to_replace(&project, args.replace, &check_again(env))?;
     let settings = load_project_config(&project.store_dir(), None)?.checks;
     let mut reply =
         self_repair_repair::start_check(&project, &repair_env(env), &request, &settings)?;
-    if let Some(line) = replaced {
+    // The old run is cancelled only once the new one exists.
+    if let Some(old) = replaced {
+        let line = cancel_replaced(&project, old, env.now)?;
         reply.text = format!("{line}\n{}", reply.text);
     }
     Ok(repair_output(reply))

@@ -17,7 +17,7 @@ use crate::app_error::AppError;
 use crate::command_env::CommandEnv;
 use crate::output::Output;
 use crate::run::finalize::read_findings;
-use crate::run::in_progress::replace_run_in_progress;
+use crate::run::in_progress::{cancel_replaced, run_to_replace};
 use crate::run::partitions::MergedShareReport;
 
 /// `self-repair merge`.
@@ -146,7 +146,7 @@ pub fn merge(env: &CommandEnv, args: &MergeArgs) -> Result<MergeReport, AppError
         Some(root) => Project::at(root.clone()),
         None => Project::find_or_choose(env.start_dir()),
     };
-    let replaced = replace_run_in_progress(&project, args.replace, &merge_again(args), env.now)?;
+    let replaced = run_to_replace(&project, args.replace, &merge_again(args))?;
     let run_id = match &args.run_id {
         Some(id) => id.clone(),
         None => crate::run::start_recipe::free_run_id(&project, env.now)?,
@@ -154,7 +154,9 @@ pub fn merge(env: &CommandEnv, args: &MergeArgs) -> Result<MergeReport, AppError
     let merged = merge_partitions(run_id.clone(), env.now, env.session.clone(), &shares);
     let mut state = merged.state;
     state.protocol_told.clone_from(&env.session);
-    let dir = project.create_run_dir(&run_id)?;
+    // Built where no reader lists it, then made `runs/<id>` in one rename.
+    let new_run = project.begin_run(&run_id)?;
+    let dir = new_run.dir().clone();
     write_json_rows(&dir.findings_path(), &merged.findings)?;
     dir.create(&state)?;
     for (share, renamed) in folders.iter().zip(&merged.renamed) {
@@ -173,7 +175,11 @@ pub fn merge(env: &CommandEnv, args: &MergeArgs) -> Result<MergeReport, AppError
     let costs = merge_ledgers(&dir, &shares, &folders, &merged.renamed)?;
     merge_kept_inputs(&dir, &shares, &folders, &merged.findings)?;
     crate::run::inputs::merge_rule_texts(&dir, &folders)?;
+    new_run.publish()?;
     project.set_active(&run_id)?;
+    let replaced = replaced
+        .map(|old| cancel_replaced(&project, old, env.now))
+        .transpose()?;
     self_repair_store::TeamFiles::ensure(&project.store_dir())?;
     let job = shares
         .iter()

@@ -205,8 +205,11 @@ pub struct RunLine {
 pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
     let active = project.active_run_id();
     let mut lines = Vec::new();
-    for id in project.run_ids()? {
-        let dir = project.run(&id)?;
+    // Folders that hold no run are listed too, never fatal: `doctor --runs-only` moves them
+    // aside.
+    let folders = project.run_ids()?.into_iter().chain(project.broken_runs()?);
+    for id in folders {
+        let dir = project.run(&id);
         let mut line = RunLine {
             active: active.as_deref() == Some(id.as_str()),
             run: id,
@@ -218,12 +221,14 @@ pub fn runs(project: &Project) -> Result<Vec<RunLine>, AppError> {
             created_at: None,
             error: None,
         };
-        match RunHandle::open(dir) {
-            RunHandle::Repair(dir) => describe_repair_run(&dir, &mut line),
-            RunHandle::Triage(dir) => describe_triage_run(&dir, &mut line),
+        match dir.map(RunHandle::open) {
+            Ok(RunHandle::Repair(dir)) => describe_repair_run(&dir, &mut line),
+            Ok(RunHandle::Triage(dir)) => describe_triage_run(&dir, &mut line),
+            Err(e) => line.error = Some(e.to_string()),
         }
         lines.push(line);
     }
+    lines.sort_by(|a, b| a.run.cmp(&b.run));
     Ok(lines)
 }
 

@@ -22,8 +22,9 @@ use crate::commands::piped_stdin;
 use crate::output::Output;
 use crate::prompts::decided_code::decided_code;
 use crate::run::detection::{Detection, run_detectors, save_detections};
-use crate::run::in_progress::replace_run_in_progress;
+use crate::run::in_progress::{cancel_replaced, run_to_replace};
 use crate::run::input_scope::InputScope;
+use crate::run::kept_verdicts::keep_unfinished_runs;
 use crate::run::project_config::load_config;
 use crate::run::project_config::load_project_config;
 use crate::run::start_recipe::{free_run_id, who_drives};
@@ -176,6 +177,14 @@ pub struct StartReport {
     /// Known decisions that no longer apply: the code they were decided on changed.
     #[serde(skip_serializing_if = "is_zero")]
     pub stale_known: u32,
+    /// The findings the known registry decided, by the run (or `manual`, `baseline`) whose
+    /// verdict it holds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub known_from: Vec<(String, u32)>,
+    /// Runs that ended without finalizing whose decided verdicts `start` kept in `known.json`
+    /// first, and how many entries each added or changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept_from: Vec<(String, usize)>,
     /// Agents, tokens and dollars expected, before any dispatch (reference/cost.md).
     pub estimate: crate::run::preflight::Preflight,
     /// `--dry-run`: nothing was created.
@@ -250,6 +259,27 @@ impl StartReport {
         out.push('\n');
         if let Some(scope) = &self.scope {
             out.push_str(&format!("scope: {}\n", scope.summary()));
+        }
+        for (run, n) in &self.kept_from {
+            out.push_str(&format!(
+                "kept {n} decided verdict(s) of run {run}, which ended without finalizing, in \
+                 known.json\n"
+            ));
+        }
+        if !self.known_from.is_empty() {
+            let from: Vec<String> = self
+                .known_from
+                .iter()
+                .map(|(source, n)| match source.as_str() {
+                    "manual" | "" => format!("{n} added by hand (`known add`)"),
+                    "baseline" => format!("{n} from the baseline (`known baseline`)"),
+                    run => format!("{n} from run {run}"),
+                })
+                .collect();
+            out.push_str(&format!(
+                "decided without an agent by known.json: {}\n",
+                from.join(", ")
+            ));
         }
         if self.stale_known > 0 {
             out.push_str(&format!(
@@ -347,6 +377,10 @@ fn finalize_if_empty(project: &Project, dir: &RunDir, now: u64) -> Result<Phase,
 /// scope, what the registry and the rules decided, and the items the rest is routed to.
 struct ReadAndRouted {
     project: Project,
+    /// The run in progress this one replaces (`--replace`), cancelled once this one exists.
+    to_replace: Option<(self_repair_store::RunDir, String)>,
+    /// The runs whose verdicts were kept in `known.json` just now, and how many each.
+    kept_from: Vec<(String, usize)>,
     /// The options, with the detectors' reports (`--detect`) among the prepared inputs.
     options: StartOptions,
     config: self_repair_engine::Config,
@@ -370,7 +404,15 @@ fn read_and_route(env: &CommandEnv, options: &StartOptions) -> Result<ReadAndRou
     let root = project.root().to_path_buf();
     let config = run_config(&project, env, options)?;
     let store_dir = project.store_dir();
-    let known = KnownRegistry::load(&store_dir).map_err(classify_error)?;
+    // Refused before anything is written: a run in progress is replaced only when told.
+    let to_replace = if options.detached || options.dry_run {
+        None
+    } else {
+        run_to_replace(&project, options.replace, &start_again(options))?
+    };
+    // What the runs that ended without finalizing decided (the run replaced here among them)
+    // decides these findings without an agent.
+    let (known, kept_from) = keep_unfinished_runs(&project, env.now, options.dry_run)?;
     let book = RuleBook::load(&store_dir).map_err(classify_error)?;
     let classifier = Classifier::new(&known, book.accepted());
     let detections = if options.detect {
@@ -391,7 +433,7 @@ fn read_and_route(env: &CommandEnv, options: &StartOptions) -> Result<ReadAndRou
         mut records,
         scope,
     } = read_in_scope(&root, &options, config.survey_min)?;
-    let routing = route_records(&root, &classifier, &config, &mut records)?;
+    let routing = route_records(&root, &classifier, &known, &config, &mut records)?;
     let intake = Intake {
         findings: inputs.iter().map(|i| i.findings as u32).sum(),
         unique: records.len() as u32,
@@ -401,6 +443,8 @@ fn read_and_route(env: &CommandEnv, options: &StartOptions) -> Result<ReadAndRou
     };
     Ok(ReadAndRouted {
         project,
+        to_replace,
+        kept_from,
         options,
         config,
         detections,
@@ -419,6 +463,8 @@ fn read_and_route(env: &CommandEnv, options: &StartOptions) -> Result<ReadAndRou
 fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartReport, AppError> {
     let ReadAndRouted {
         project,
+        to_replace,
+        kept_from,
         options,
         config,
         detections,
@@ -432,17 +478,14 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
         intake,
     } = read;
     let (root, store_dir) = (project.root().to_path_buf(), project.store_dir());
-    let replaced = if options.detached {
-        None
-    } else {
-        replace_run_in_progress(&project, options.replace, &start_again(&options), env.now)?
-    };
     let session = env.session.clone().filter(|_| !options.detached);
     let run_id = match &options.run_id {
         Some(id) => id.clone(),
         None => free_run_id(&project, env.now)?,
     };
-    let dir = project.create_run_dir(&run_id)?;
+    // Built where no reader lists it; `runs/<id>` appears in one rename, whole (design note 61).
+    let new_run = project.begin_run(&run_id)?;
+    let dir = new_run.dir().clone();
     if !detections.is_empty() {
         save_detections(&dir.path().join("detect"), &detections)?;
     }
@@ -469,9 +512,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
     keep_inputs(&dir, &inputs, &kept, &placed)?;
     crate::run::start_recipe::record(&dir, &options, &env.cwd)?;
-    if !options.detached {
-        project.set_active(&run_id)?;
-    }
+    let replaced = publish(&project, new_run, options.detached, to_replace, env.now)?;
     // What a team commits and what stays here (README.md, "Team and CI").
     self_repair_store::TeamFiles::ensure(&store_dir)?;
     state.phase = finalize_if_empty(&project, &dir, env.now)?;
@@ -486,6 +527,8 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
         session,
         replaced,
         stale_known: routing.stale_known,
+        known_from: routing.known_from,
+        kept_from,
         estimate,
         dry_run: false,
         protocol: state
@@ -493,6 +536,25 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
             .as_ref()
             .map(|_| self_repair_engine::PROTOCOL),
     })
+}
+
+/// Makes the run built in `new_run` visible, then active (unless `detached`), and only then
+/// cancels the run it replaces; returns the line that says so.
+fn publish(
+    project: &Project,
+    new_run: self_repair_store::NewRun,
+    detached: bool,
+    to_replace: Option<(self_repair_store::RunDir, String)>,
+    now: u64,
+) -> Result<Option<String>, AppError> {
+    let id = new_run.id().to_owned();
+    new_run.publish()?;
+    if !detached {
+        project.set_active(&id)?;
+    }
+    to_replace
+        .map(|old| cancel_replaced(project, old, now))
+        .transpose()
 }
 
 /// The run's settings: the config file's, `--budget` over them, and no agent prefix for agents
@@ -563,6 +625,8 @@ fn read_in_scope(
 
 /// What the registry, the rules and the routes made of the records.
 struct Routing {
+    /// Findings the registry decided, by the run (or `manual`, `baseline`) that decided them.
+    known_from: Vec<(String, u32)>,
     routed: Vec<RoutedFinding>,
     route_counts: Vec<(String, u32)>,
     by_known: u32,
@@ -574,9 +638,11 @@ struct Routing {
 fn route_records(
     root: &Path,
     classifier: &Classifier<'_>,
+    known: &KnownRegistry,
     config: &self_repair_engine::Config,
     records: &mut [FindingRecord],
 ) -> Result<Routing, AppError> {
+    let mut known_from: Vec<(String, u32)> = Vec::new();
     let mut routed = Vec::new();
     let mut route_counts: Vec<(String, u32)> = Vec::new();
     let (mut by_known, mut by_rules, mut stale_known) = (0, 0, 0);
@@ -596,6 +662,13 @@ fn route_records(
             Classified::Decided(decided) => {
                 if decided.by == "known" {
                     by_known += 1;
+                    let source = known
+                        .decision(&record.fingerprint)
+                        .map_or("", |e| e.source.as_str());
+                    match known_from.iter_mut().find(|(s, _)| s == source) {
+                        Some(entry) => entry.1 += 1,
+                        None => known_from.push((source.to_owned(), 1)),
+                    }
                 } else {
                     by_rules += 1;
                 }
@@ -635,6 +708,7 @@ fn route_records(
         }
     }
     Ok(Routing {
+        known_from,
         routed,
         route_counts,
         by_known,
@@ -676,6 +750,7 @@ fn dry_run_report(env: &CommandEnv, read: ReadAndRouted) -> StartReport {
         scope,
         routing,
         intake,
+        kept_from,
         ..
     } = read;
     let run = options.run_id.clone().unwrap_or_else(|| "(new)".to_owned());
@@ -701,6 +776,8 @@ fn dry_run_report(env: &CommandEnv, read: ReadAndRouted) -> StartReport {
         session: env.session.clone(),
         replaced: None,
         stale_known: routing.stale_known,
+        known_from: routing.known_from,
+        kept_from,
         estimate,
         dry_run: true,
         protocol: None,

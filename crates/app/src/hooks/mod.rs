@@ -50,6 +50,11 @@ impl HookEvent {
 
 /// Answers one hook event from the hook's JSON input.
 pub fn run(event: HookEvent, env: &CommandEnv, stdin: &[u8]) -> StopAnswer {
+    // Every text a hook writes fits the client's limit (a dispatch does by construction).
+    answer(event, env, stdin).fit_hook_limit()
+}
+
+fn answer(event: HookEvent, env: &CommandEnv, stdin: &[u8]) -> StopAnswer {
     match event {
         HookEvent::Stop => stop::hook_stop(env, stdin),
         HookEvent::StopFailure => stop_failure::hook_stop_failure(env, stdin),

@@ -5,12 +5,11 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use self_repair_classify::{
-    AgentVerdict, CompiledRule, KnownEntry, KnownRegistry, Rule, RuleBook, RuleStatus, When,
-    measure,
+    AgentVerdict, CompiledRule, KnownRegistry, Rule, RuleBook, RuleStatus, When, measure,
 };
 use self_repair_engine::{
-    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, Registered, RunState, StableHash,
-    SurveyRecord, TaskDraft, TriageResult, Verdict, registered,
+    Event, FindingRecord, ItemStatus, JournalEntry, PlanDepth, RunState, StableHash, TaskDraft,
+    TriageResult, Verdict,
 };
 use self_repair_report::{
     AnalyzerFixTask, Backlog, RunComparison, RunFindings, RunReport, SincePrevious, TaskToWrite,
@@ -19,6 +18,8 @@ use self_repair_store::{Project, RunDir, write_atomic, write_json};
 
 use crate::app_error::AppError;
 use crate::run::run_history::{is_share, previous_run, triage_runs};
+pub use crate::run::settled_answers::read_findings;
+pub(crate) use crate::run::settled_answers::verification_chains;
 
 /// Most findings listed in a task's description; the rest are counted.
 const LISTED_FINDINGS: usize = 20;
@@ -110,8 +111,8 @@ fn tasks_to_write(
 
 /// `finalize --partial`: what a run that did not finish has produced so far (a run paused at
 /// its budget): the tasks of the groups whose plan is finished (idempotent, as at the end),
-/// and the reports with the verdicts so far. The run itself is left as it is (nothing is
-/// journaled, nothing learned): what continues it is what `status` names as its next step
+/// and the reports with the verdicts so far, and its decided verdicts kept in `known.json`. The
+/// run itself is left as it is (nothing is journaled): what continues it is what `status` names as its next step
 /// (`resume` only for a paused or stalled run), and its own finalize later writes the rest.
 pub fn finalize_partial(
     root: &Path,
@@ -122,6 +123,8 @@ pub fn finalize_partial(
     let findings = read_findings(dir)?;
     let tasks = tasks_to_write(dir, state, &findings)?;
     let records = Backlog::new(root).write(&tasks, now)?;
+    // The verdicts so far outlive the run whatever becomes of it.
+    let kept = crate::run::kept_verdicts::keep_run_verdicts(root, dir, state, now)?;
     let planned = state.groups.iter().filter(|g| g.planned).count();
     let mut reported = state.clone();
     reported.tasks.clone_from(&records);
@@ -131,7 +134,8 @@ pub fn finalize_partial(
     Ok(format!(
         "run {} ({}, phase {}): partial results written: {written} tasks for finished groups \
          ({} already existed; {} of {planned} planned groups finished), report.md with {} of {} \
-         findings triaged so far. The run is unchanged; next: {}",
+         findings triaged so far; {kept} decided verdict(s) kept in known.json for the next \
+         run. The run is unchanged; next: {}",
         state.run,
         state.shown_status(),
         state.phase.as_str(),
@@ -257,62 +261,6 @@ pub(crate) fn build_report_as_decided(
     report
 }
 
-/// Each verified finding's chain (by triage item), and its entry in `triage` made the answer
-/// that stood: the second agent's, with the settled verdict; `unsure` when its verifier never
-/// answered (an unconfirmed dismissal hides nothing).
-pub(crate) fn verification_chains(
-    dir: &RunDir,
-    state: &RunState,
-    triage: &mut HashMap<String, TriageResult>,
-) -> HashMap<String, self_repair_report::Verification> {
-    let batch_of = self_repair_engine::batch_of(state);
-    let mut chains = HashMap::new();
-    for (id, verifier) in self_repair_engine::verifier_of(state) {
-        let Some(first) = triage.get(id).cloned().or_else(|| {
-            dir.read_result(id, "json")
-                .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
-        }) else {
-            continue;
-        };
-        let second = (verifier.status == ItemStatus::Done)
-            .then(|| dir.read_result(&verifier.id, "json"))
-            .flatten()
-            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
-        let first_by = batch_of.get(id).map_or(id, String::as_str);
-        let chain = self_repair_report::Verification::of(
-            state,
-            verifier,
-            first_by,
-            &first,
-            second.as_ref(),
-        );
-        let verdict = state.item(id).and_then(|i| i.verdict);
-        if let Some(settled) = triage.get_mut(id) {
-            match (&second, verdict) {
-                (Some(second), Some(verdict)) => {
-                    *settled = TriageResult {
-                        verdict,
-                        ..second.clone()
-                    };
-                }
-                (None, Some(verdict)) if verdict != first.verdict => {
-                    settled.verdict = verdict;
-                    settled.reason = format!(
-                        "not verified: {} ended without an answer; the first answer was {} \
-                         ({})",
-                        verifier.id,
-                        first.verdict.as_str(),
-                        first.reason
-                    );
-                }
-                _ => {}
-            }
-        }
-        chains.insert(id.to_owned(), chain);
-    }
-    chains
-}
-
 /// How many of `findings` are new, persisting, resolved and reappeared against the project's
 /// previous triage run (`runs --compare`'s counts; a share has none, and a share is never the
 /// previous run). `None` for the first run, or when the previous run's findings do not read.
@@ -340,17 +288,6 @@ fn since_previous(
     Some(RunComparison::compare(&earlier, &later, &seen_before).since_previous())
 }
 
-/// The run's `findings.json`.
-pub fn read_findings(dir: &RunDir) -> Result<Vec<FindingRecord>, AppError> {
-    let path = dir.findings_path();
-    let bytes = std::fs::read(&path).map_err(AppError::io("read", &path))?;
-    serde_json::from_slice(&bytes).map_err(|e| AppError::Io {
-        action: "parse",
-        path,
-        source: std::io::Error::other(e),
-    })
-}
-
 /// What a finalized run teaches the next one: agent verdicts go to `known.json`, and the rule
 /// reviewer's proposals are measured against those verdicts and stored in `rules.json` as
 /// `proposed` (they apply once a user accepts them).
@@ -364,106 +301,32 @@ fn learn(
 ) -> Result<(), AppError> {
     // Shares of `drive --partitions` finalize at once in one project.
     let _registry = self_repair_store::lock_registry(store_dir)?;
-    let decided: Vec<(&str, &FindingRecord, Verdict)> = state.items[..state.triage_items as usize]
-        .iter()
-        .filter(|i| i.status == ItemStatus::Done)
-        .filter_map(|i| {
-            let record = findings.get(i.finding? as usize)?;
-            Some((i.id.as_str(), record, i.verdict?))
-        })
-        .collect();
-    remember_verdicts(root, store_dir, dir, state, &decided, now)?;
+    let decided = crate::run::kept_verdicts::settled_triage(state, findings);
+    remember_verdicts(root, store_dir, dir, state, findings, now)?;
     crate::run::audit_store::reopen_in_known(store_dir, now)?;
     propose_rules(store_dir, dir, state, &decided)
 }
 
-/// Agent verdicts into `known.json`: a dismissal on the security route, or one two agents
-/// disputed, goes in as a proposal a person accepts.
+/// Agent verdicts into `known.json` (`crate::run::kept_verdicts`: a dismissal on the security
+/// route, or one two agents disputed, goes in as a proposal a person accepts).
 fn remember_verdicts(
     root: &Path,
     store_dir: &Path,
     dir: &RunDir,
     state: &RunState,
-    decided: &[(&str, &FindingRecord, Verdict)],
+    findings: &[FindingRecord],
     now: u64,
 ) -> Result<(), AppError> {
-    let survey_of = self_repair_engine::survey_of(state);
-    // The answers that stood: a verified finding's is its second agent's.
-    let mut answers: HashMap<String, TriageResult> = decided
-        .iter()
-        .filter_map(|(item, _, _)| {
-            let text = dir.read_result(item, "json")?;
-            Some(((*item).to_owned(), serde_json::from_str(&text).ok()?))
-        })
-        .collect();
-    let chains = verification_chains(dir, state, &mut answers);
+    let entries = crate::run::kept_verdicts::decided_entries(root, dir, state, findings);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
-    let mut changed = false;
-    for (item, record, verdict) in decided {
-        let result = answers.get(*item);
-        let chain = chains.get(*item);
-        // Two agents that disagreed on a dismissal: the finding stays real in this run, and a
-        // person settles it for the next ones. A closing verdict under the security two-look
-        // rule is a proposal too; an `unsure`, or a duplicate whose chain does not end
-        // dismissed, goes in not at all (issue 40).
-        let proposed = match registered(state, item, chain.and_then(|c| c.outcome)) {
-            Registered::Skip => continue,
-            Registered::Decided => false,
-            Registered::Proposed => true,
-        };
-        let reason = match result {
-            Some(r) => r.reason.clone(),
-            None => survey_reason(survey_of.get(item).copied()),
-        };
-        let f = &record.finding;
-        let code = crate::prompts::decided_code::decided_code(root, &f.path, f.line);
-        // The tier the transcript showed running, else the one it was dispatched at; a finding
-        // its rule's survey decided was decided by the survey's agent.
-        let decided_by = match (result, survey_of.get(item), chain) {
-            (None, Some(survey), _) => survey.id.as_str(),
-            (_, _, Some(chain)) if chain.second.is_some() => chain.item.as_str(),
-            _ => item,
-        };
-        let ran = state
-            .item(decided_by)
-            .map(|i| i.ran.unwrap_or(i.tier).as_str().to_owned());
-        changed |= known.insert_at(
-            record.fingerprint.clone(),
-            KnownEntry {
-                verdict: *verdict,
-                reason,
-                source: state.run.clone(),
-                summary: self_repair_classify::summary(f),
-                proposed,
-                item: Some((*item).to_owned()),
-                model: ran,
-                confidence: result.and_then(|r| r.confidence),
-                lines: code.as_ref().map(|c| c.lines.clone()),
-                code: code.map(|c| c.code),
-                fixed: None,
-            },
-            now,
-        );
-    }
-    if changed {
+    let changed =
+        crate::run::kept_verdicts::put_entries(&mut known, entries, state.created_at, now, true);
+    if changed > 0 {
         known
             .save(store_dir)
             .map_err(|e| AppError::Usage(e.to_string()))?;
     }
     Ok(())
-}
-
-/// Why a finding its rule's survey decided was decided: the survey's policy reason.
-fn survey_reason(survey: Option<&SurveyRecord>) -> String {
-    survey
-        .and_then(|survey| {
-            Some(format!(
-                "{} policy: {}",
-                survey.id,
-                survey.answer.as_ref()?.reason
-            ))
-        })
-        .unwrap_or_default()
 }
 
 /// The rule reviewer's proposals, measured against this run's agent verdicts, into

@@ -45,14 +45,14 @@ pub fn run_in_progress(project: &Project) -> Option<(RunDir, String)> {
     ))
 }
 
-/// Refuses to replace a run in progress unless `replace`; with it, cancels that run and returns
-/// the line that says so. `again` is the same command with `--replace`, for the message.
-pub fn replace_run_in_progress(
+/// The active run a new run would replace, checked before anything is written: `None` when no
+/// run is in progress; refused unless `replace`. `again` is the same command with `--replace`,
+/// for the message. Cancel it with [`cancel_replaced`] once the new run exists.
+pub fn run_to_replace(
     project: &Project,
     replace: bool,
     again: &str,
-    now: u64,
-) -> Result<Option<String>, AppError> {
+) -> Result<Option<(RunDir, String)>, AppError> {
     let Some((dir, progress)) = run_in_progress(project) else {
         return Ok(None);
     };
@@ -65,12 +65,38 @@ pub fn replace_run_in_progress(
             how_to_go_on(&dir)
         )));
     }
+    Ok(Some((dir, progress)))
+}
+
+/// Cancels the run [`run_to_replace`] named, now that the new run exists; returns the line that
+/// says so. A triage run's decided verdicts are in `known.json` already (the new run was routed
+/// after they were kept).
+pub fn cancel_replaced(
+    project: &Project,
+    (dir, progress): (RunDir, String),
+    now: u64,
+) -> Result<String, AppError> {
+    let id = dir.id();
     let said = match RunHandle::open(dir) {
         RunHandle::Repair(dir) => self_repair_repair::cancel_repair(project, dir, now)
             .map_err(|e| AppError::Usage(format!("--replace could not cancel run {id}: {e}")))?,
         RunHandle::Triage(dir) => steer(&dir, self_repair_engine::Event::Cancel, now)?,
     };
-    Ok(Some(format!("replaced run {id} ({progress}): {said}")))
+    Ok(format!("replaced run {id} ({progress}): {said}"))
+}
+
+/// [`run_to_replace`] and [`cancel_replaced`] at once, for a command whose new run is made
+/// elsewhere after this (`check`).
+pub fn replace_run_in_progress(
+    project: &Project,
+    replace: bool,
+    again: &str,
+    now: u64,
+) -> Result<Option<String>, AppError> {
+    match run_to_replace(project, replace, again)? {
+        Some(old) => cancel_replaced(project, old, now).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// How the run in progress in `dir` goes on, in the words its state gives

@@ -22,9 +22,13 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
         Event::Adopt { .. } => "adopt",
         _ => "event",
     };
+    let cancel = matches!(event, Event::Cancel);
     let outcome = dir.record(&mut state, &[JournalEntry { at: now, event }])?;
     dir.save_state(&state, items_before)?;
     let changed = outcome.iter().any(|o| o.changed);
+    if cancel && let Some(said) = keep_cancelled(dir, &state, changed, now)? {
+        return Ok(said);
+    }
     let run = &state.run;
     Ok(match (name, changed) {
         ("pause", true) => {
@@ -76,4 +80,33 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
         (_, false) => format!("run {run} is {}: nothing to {name}", before.0.as_str()),
         _ => format!("run {run}: {name} done"),
     })
+}
+
+/// What a cancelled run decided outlives it: its verdicts go into `known.json`, so the next run
+/// over these findings pays for none. The line that says so when the cancel changed the run.
+fn keep_cancelled(
+    dir: &RunDir,
+    state: &self_repair_engine::RunState,
+    changed: bool,
+    now: u64,
+) -> Result<Option<String>, AppError> {
+    let Some(root) = project_root(dir) else {
+        return Ok(None);
+    };
+    let kept = crate::run::kept_verdicts::keep_run_verdicts(root, dir, state, now)?;
+    Ok(changed.then(|| {
+        format!(
+            "cancelled run {}: the hook will not drive it again; its {kept} decided verdict(s) \
+             are kept in known.json, so the next run over these findings decides them without \
+             an agent",
+            state.run
+        )
+    }))
+}
+
+/// The project a run folder belongs to (`<root>/.self-repair/runs/<id>`); `None` for a folder
+/// elsewhere (a partition's artifact).
+fn project_root(dir: &RunDir) -> Option<&std::path::Path> {
+    let store = dir.path().parent()?.parent()?;
+    (store.file_name()? == self_repair_store::STORE_DIR).then(|| store.parent())?
 }

@@ -13,7 +13,15 @@ use crate::run::handle::RunHandle;
 pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, bool), AppError> {
     let mut lines = Vec::new();
     let mut healthy = true;
+    let set_aside = set_aside_broken(project, only, &mut lines)?;
     match project.active_run_id() {
+        Some(id) if set_aside.contains(&id) => {
+            project.clear_active()?;
+            lines.push(format!(
+                "the active run was `{id}`, which held no run: no run is active now; \
+                 `self-repair start` a new one"
+            ));
+        }
         Some(id) if project.run(&id).is_err() => {
             lines.push(format!(
                 "active run `{id}` does not exist; `self-repair start` a new one"
@@ -23,6 +31,7 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
         _ => {}
     }
     let ids = match only {
+        Some(id) if set_aside.iter().any(|s| s == id) => Vec::new(),
         Some(id) => vec![project.run(id)?.id()],
         None => project.run_ids()?,
     };
@@ -51,6 +60,35 @@ pub fn doctor(project: &Project, only: Option<&str>) -> Result<(Vec<String>, boo
         }
     }
     Ok((lines, healthy))
+}
+
+/// Moves aside the folders under `runs/` that hold no run (all, or `only`) and removes the
+/// staging folders of killed creators; says so in `lines` and returns the ids moved.
+fn set_aside_broken(
+    project: &Project,
+    only: Option<&str>,
+    lines: &mut Vec<String>,
+) -> Result<Vec<String>, AppError> {
+    for staging in self_repair_store::remove_abandoned_staging(&project.runs_dir()) {
+        lines.push(format!(
+            "removed {} (a run a killed command was creating; it never became visible)",
+            staging.display()
+        ));
+    }
+    let mut moved = Vec::new();
+    for id in project.broken_runs()? {
+        if only.is_some_and(|only| only != id) {
+            continue;
+        }
+        let to = project.set_aside_broken(&id)?;
+        lines.push(format!(
+            "{id}: the folder held no run (no state.json or run.json: a `start` killed while it \
+             made it); moved aside to {}",
+            to.display()
+        ));
+        moved.push(id);
+    }
+    Ok(moved)
 }
 
 /// Checks a triage run: folds its journal, or rebuilds an unreadable state from it. Says what it

@@ -58,12 +58,48 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         "a submission before the go".to_owned()
     });
 
+    // The model tries the go itself, headless: nothing pre-approves it (not SKILL.md, not
+    // `install`), the gate leaves it to the client, and `-p` has no one to ask, so the client
+    // refuses it and the run keeps waiting (issue 41).
+    let session = first.session_id().unwrap_or_default();
+    let server_try = MockServer::start_recording(pipeline_scenario(), &project.records_path(3))?;
+    let tried = project
+        .claude(
+            &server_try.base_url(),
+            &format!("Go ahead.\n$ self-repair resume --confirm --run {RUN}"),
+            &ClaudeOptions {
+                resume: Some(session.clone()),
+                ..ClaudeOptions::default()
+            },
+        )?
+        .wait(ctx.claude_timeout())?;
+    let denied: Vec<String> = tried
+        .json
+        .get("permission_denials")
+        .and_then(Value::as_array)
+        .map(|all| all.iter().map(Value::to_string).collect())
+        .unwrap_or_default();
+    ctx.checks.that(
+        denied.iter().any(|d| d.contains("resume --confirm")),
+        || format!("the model's headless `resume --confirm` was not refused: {denied:?}"),
+    );
+    let state = files.state()?;
+    ctx.checks.equal(
+        "paused by, after the model's own go",
+        &field(&state, "/pause/by"),
+        &"confirm",
+    );
+    ctx.checks.equal(
+        "agents launched after the model's own go",
+        &launched_items(&server_try.requests()).len(),
+        &0,
+    );
+
     // The user's go, from a terminal; then the same session carries on.
     let go = project.self_repair_ok(&["resume", "--confirm", "--run", RUN])?;
     ctx.checks.that(go.contains("confirmed"), || {
         format!("resume --confirm said: {go:?}")
     });
-    let session = first.session_id().unwrap_or_default();
     let server2 = MockServer::start_recording(pipeline_scenario(), &project.records_path(2))?;
     let second = project
         .claude(

@@ -280,6 +280,23 @@ pub(crate) fn confirm(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         format!("the waiting screen shows no estimate:\n{waiting}")
     });
     session.submit("go")?;
+    // The model's `resume --confirm` shows the client's dialog; until the user answers it the
+    // run still waits and nothing is launched (issue 41: the go is the user's click).
+    session.poll("the dialog for the go", 60, |screen| {
+        Ok(dialog_text(screen).filter(|d| d.contains("resume --confirm")))
+    })?;
+    std::thread::sleep(Duration::from_secs(3));
+    let state = project.run(&run).state()?;
+    ctx.checks.equal(
+        "paused by, while the dialog is up",
+        &field(&state, "/pause/by"),
+        &"confirm",
+    );
+    ctx.checks.equal(
+        "agents launched while the dialog is up",
+        &launched_items(&server.requests()).len(),
+        &0,
+    );
     let run = drive_to_complete(ctx, &project, &session, &mut seen, Answer::Yes)?;
     let end = finish(&session, &run)?;
     // The gate leaves `resume --confirm` to the client's prompt on purpose (a model cannot give
