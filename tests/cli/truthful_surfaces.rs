@@ -306,6 +306,21 @@ fn the_refusal_of_a_second_start_says_how_this_run_goes_on() {
     assert!(!out.stderr.contains("end your turn"), "{}", out.stderr);
 }
 
+/// Contradiction 13: `adopt` of a waiting run said "end your turn and the Stop hook continues
+/// it", and the next stop only repeated that it waits for the go.
+#[test]
+fn adopt_of_a_waiting_run_says_it_still_waits_for_the_go() {
+    let project = run_in("waiting");
+    let out = project.cmd(&["adopt"]).run().success();
+    assert!(
+        out.stdout.contains("still waits for the user's go")
+            && out.stdout.contains("resume --confirm --run r-state"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("end your turn"), "{}", out.stdout);
+}
+
 /// Contradiction 15: `man` listed 38 `self-repair-<cmd>(1)` pages that do not exist, and had
 /// no EXIT STATUS section.
 #[test]

@@ -68,6 +68,12 @@ pub fn steer(dir: &RunDir, event: Event, now: u64) -> Result<String, AppError> {
             state.config.budget_usd.unwrap_or(0.0),
             state.shown_status()
         ),
+        ("adopt", _) if crate::run::confirm::waits_for_go(&state) => format!(
+            "run {run} is now bound to session {}, and still waits for the user's go on its \
+             estimate: nothing is dispatched until `self-repair resume --confirm --run {run}` \
+             (`self-repair status --run {run}` shows the estimate)",
+            state.session.as_deref().unwrap_or("?")
+        ),
         ("adopt", _) => format!(
             "run {run} is now bound to session {}: end your turn and the Stop hook continues it{}",
             state.session.as_deref().unwrap_or("?"),
