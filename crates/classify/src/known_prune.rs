@@ -216,7 +216,7 @@ mod tests {
         kind: RunKind,
         seen: Option<&[(&str, &str)]>,
     ) {
-        let dir = project.create_run_dir(id).unwrap();
+        let dir = project.begin_run(id).unwrap().publish().unwrap();
         let manifest = self_repair_store::Manifest {
             schema_version: 1,
             run: id.to_owned(),
