@@ -757,7 +757,8 @@ fn build_dispatch(state: &mut RunState, ready: &[usize], now: u64) -> Dispatch {
             run_in_background: (launch_mode == crate::LaunchMode::Foreground).then_some(false),
             item: item.id.to_string(),
         };
-        let size = entry.render_json().len() + 1 + insisted.as_ref().map_or(0, |(_, i)| i.len() + 2);
+        let size =
+            entry.render_json().len() + 1 + insisted.as_ref().map_or(0, |(_, i)| i.len() + 2);
         if !launch.is_empty() && used + size > DISPATCH_BUDGET {
             break;
         }

@@ -132,22 +132,7 @@ fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
             report.run
         ));
     }
-    let undecided = report
-        .findings
-        .iter()
-        .filter(|f| f.verdict.is_none())
-        .count();
-    if report.status != "complete" && undecided > 0 {
-        notes.push(format!(
-            "run {} is {}: {undecided} of {} finding(s) have no verdict yet and are written as \
-             the analyzer reported them, neither dismissed nor linked to a task; upload it only \
-             if that is what you want, or finish the run first (`self-repair status --run {}`)",
-            report.run,
-            report.status,
-            report.findings.len(),
-            report.run
-        ));
-    }
+    notes.extend(unfinished_note(&report));
     let Some(output) = &args.output else {
         return Ok(Output::text(export.text).with_notes(notes));
     };
@@ -175,4 +160,25 @@ fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
          (reference/export.md).\n",
     );
     Ok(Output::text(text))
+}
+
+/// The note for a run that is not complete: how many of its findings are written with no
+/// verdict, neither dismissed nor linked to a task.
+fn unfinished_note(report: &RunReport) -> Option<String> {
+    let undecided = report
+        .findings
+        .iter()
+        .filter(|f| f.verdict.is_none())
+        .count();
+    (report.status != "complete" && undecided > 0).then(|| {
+        format!(
+            "run {} is {}: {undecided} of {} finding(s) have no verdict yet and are written as \
+             the analyzer reported them, neither dismissed nor linked to a task; upload it only \
+             if that is what you want, or finish the run first (`self-repair status --run {}`)",
+            report.run,
+            report.status,
+            report.findings.len(),
+            report.run
+        )
+    })
 }

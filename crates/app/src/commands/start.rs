@@ -212,25 +212,7 @@ impl StartReport {
             out.push_str(replaced);
             out.push('\n');
         }
-        for input in &self.inputs {
-            out.push_str(&format!(
-                "read {} finding(s) from {} as {}",
-                input.findings, input.source, input.format
-            ));
-            if input.not_open > 0 {
-                out.push_str(&format!(
-                    " ({} alert(s) not open, dismissed or fixed, left out: only open alerts are \
-                     triaged)",
-                    input.not_open
-                ));
-            }
-            out.push('\n');
-            if let Some(base) = &input.inferred_base {
-                out.push_str(&format!(
-                    "  its paths were written under {base} (inferred from the project's files; pass --base DIR to choose another)\n"
-                ));
-            }
-        }
+        self.render_inputs(&mut out);
         let i = &self.intake;
         let created = if self.dry_run {
             "dry run, nothing created: run"
@@ -260,6 +242,45 @@ impl StartReport {
         if let Some(scope) = &self.scope {
             out.push_str(&format!("scope: {}\n", scope.summary()));
         }
+        self.render_known(&mut out);
+        if self.stale_known > 0 {
+            out.push_str(&format!(
+                "{} known decision(s) no longer apply: the code they were decided on changed, so those findings are triaged again\n",
+                self.stale_known
+            ));
+        }
+        out.push_str(&self.estimate.render());
+        out.push_str(&self.what_next());
+        out
+    }
+
+    /// One line per input read: its findings, its format, the alerts left out and the base its
+    /// paths were written under.
+    fn render_inputs(&self, out: &mut String) {
+        for input in &self.inputs {
+            out.push_str(&format!(
+                "read {} finding(s) from {} as {}",
+                input.findings, input.source, input.format
+            ));
+            if input.not_open > 0 {
+                out.push_str(&format!(
+                    " ({} alert(s) not open, dismissed or fixed, left out: only open alerts are \
+                     triaged)",
+                    input.not_open
+                ));
+            }
+            out.push('\n');
+            if let Some(base) = &input.inferred_base {
+                out.push_str(&format!(
+                    "  its paths were written under {base} (inferred from the project's files; pass --base DIR to choose another)\n"
+                ));
+            }
+        }
+    }
+
+    /// Where the registry's decisions came from: verdicts kept from runs that ended without
+    /// finalizing, and the findings known.json decided, by who decided them.
+    fn render_known(&self, out: &mut String) {
         for (run, n) in &self.kept_from {
             out.push_str(&format!(
                 "kept {n} decided verdict(s) of run {run}, which ended without finalizing, in \
@@ -281,15 +302,6 @@ impl StartReport {
                 from.join(", ")
             ));
         }
-        if self.stale_known > 0 {
-            out.push_str(&format!(
-                "{} known decision(s) no longer apply: the code they were decided on changed, so those findings are triaged again\n",
-                self.stale_known
-            ));
-        }
-        out.push_str(&self.estimate.render());
-        out.push_str(&self.what_next());
-        out
     }
 
     /// Why a run has nothing to triage: a clean report, or nothing in scope.
@@ -515,6 +527,8 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     let replaced = publish(&project, new_run, options.detached, to_replace, env.now)?;
     // What a team commits and what stays here (README.md, "Team and CI").
     self_repair_store::TeamFiles::ensure(&store_dir)?;
+    // The run now lives under `runs/<id>`, not where it was built.
+    let dir = project.run(&run_id)?;
     state.phase = finalize_if_empty(&project, &dir, env.now)?;
     Ok(StartReport {
         run: run_id,
@@ -634,6 +648,14 @@ struct Routing {
     stale_known: u32,
 }
 
+/// One more for `key` in a count kept in first-seen order.
+fn count_into(counts: &mut Vec<(String, u32)>, key: &str) {
+    match counts.iter_mut().find(|(k, _)| k == key) {
+        Some(entry) => entry.1 += 1,
+        None => counts.push((key.to_owned(), 1)),
+    }
+}
+
 /// Decides what `known.json` and the accepted rules decide; routes the rest to triage items.
 fn route_records(
     root: &Path,
@@ -665,10 +687,7 @@ fn route_records(
                     let source = known
                         .decision(&record.fingerprint)
                         .map_or("", |e| e.source.as_str());
-                    match known_from.iter_mut().find(|(s, _)| s == source) {
-                        Some(entry) => entry.1 += 1,
-                        None => known_from.push((source.to_owned(), 1)),
-                    }
+                    count_into(&mut known_from, source);
                 } else {
                     by_rules += 1;
                 }
@@ -702,10 +721,7 @@ fn route_records(
             severe: record.finding.level == self_repair_engine::Level::Error,
         });
         record.item = Some(triage_id(routed.len()));
-        match route_counts.iter_mut().find(|(r, _)| r == route.name) {
-            Some(entry) => entry.1 += 1,
-            None => route_counts.push((route.name.to_owned(), 1)),
-        }
+        count_into(&mut route_counts, route.name);
     }
     Ok(Routing {
         known_from,

@@ -3,8 +3,8 @@
 //! every run's files, repairing what can be repaired.
 
 mod client_setup;
-mod install_route;
 mod install_files;
+mod install_route;
 mod plugin_load;
 mod program_checks;
 mod run_checks;
