@@ -1,5 +1,5 @@
 #!/bin/bash
-# Needs strace. Design note 61 gives the figures (reference/design-notes.md).
+# Needs strace. Design note 68 gives the figures (reference/design-notes.md).
 # Usage: scripts/start-kill-sweep.sh BIN  -- `start --replace` killed (SIGKILL) at the Nth call of each file
 # system call it makes (openat, write, rename..., mkdir, unlink, fsync, close), N = 1 up to the
 # most any of them is called; after each: `runs` exit 0 with no unreadable entry, and the

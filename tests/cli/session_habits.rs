@@ -458,7 +458,7 @@ fn a_second_opinion_launched_without_its_model_is_set_aside_and_asked_again_at_i
 
 /// A session that leaves an `additionalContext` dispatch alone gets the next one as a
 /// `decision: block`, and keeps it while it follows it; `status` says which channel and why
-/// (design note 61).
+/// (design note 63).
 #[test]
 fn a_session_that_never_launches_an_additional_context_dispatch_gets_the_next_as_a_block() {
     let project = started(3);

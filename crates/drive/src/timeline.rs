@@ -113,7 +113,7 @@ fn journal_entry(value: &Value) -> Option<TimelineEntry> {
             return Some(line);
         }
         // A dispatch is the hook's bookkeeping, but the first by a session's channel says
-        // which channel and why (design note 61).
+        // which channel and why (design note 63).
         "dispatched" => {
             let why = value.get("why").and_then(Value::as_str)?;
             let channel = match str_field(value, "channel") {

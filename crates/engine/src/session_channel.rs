@@ -1,4 +1,4 @@
-//! The channel a session's dispatches go by (reference/design-notes.md, note 61): the Stop
+//! The channel a session's dispatches go by (reference/design-notes.md, note 63): the Stop
 //! event's `additionalContext` or `decision: block`, chosen per session and adapted to what the
 //! session follows. A stop that reads the transcript after a dispatch and finds nothing of it
 //! launched moves the session to the other channel; a client known to reject Stop

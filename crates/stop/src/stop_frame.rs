@@ -307,7 +307,7 @@ impl TriageStop<'_> {
     ) -> Option<String> {
         // A dispatch continues the session by its channel: the Stop event's
         // `additionalContext` (shown as "Stop hook says", not as a problem; design note 48),
-        // or a block for a session that did not act on it (note 61).
+        // or a block for a session that did not act on it (note 63).
         match decision {
             Decision::Block(dispatch) => Some(
                 dispatch_answer(&dispatch.render_reason(), dispatch_channel(state).0).to_string(),

@@ -1,6 +1,6 @@
 //! A run being created: built in a folder no reader lists (`runs/.new-<id>-<pid>`), then made
 //! visible in one `rename`, so a command killed while it creates a run leaves either no run or
-//! a whole one, never a folder that breaks `runs` (design note 61).
+//! a whole one, never a folder that breaks `runs` (design note 68).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

@@ -495,7 +495,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
         Some(id) => id.clone(),
         None => free_run_id(&project, env.now)?,
     };
-    // Built where no reader lists it; `runs/<id>` appears in one rename, whole (design note 61).
+    // Built where no reader lists it; `runs/<id>` appears in one rename, whole (design note 68).
     let new_run = project.begin_run(&run_id)?;
     let dir = new_run.dir().clone();
     if !detections.is_empty() {

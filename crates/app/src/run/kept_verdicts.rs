@@ -2,7 +2,7 @@
 //! however the run ends. Finalize (complete) and `cancel` (also a `--replace`) keep it at once,
 //! `finalize --partial` too; what a run that ended without a word decided (stalled, waiting
 //! and left, a killed `drive`, a share) the next `start` keeps before it routes. Each entry
-//! says who decided (the run, its item), at which tier and when (design note 62).
+//! says who decided (the run, its item), at which tier and when (design note 69).
 
 use std::collections::HashMap;
 use std::path::Path;

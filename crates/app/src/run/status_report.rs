@@ -56,7 +56,7 @@ pub struct StatusReport {
     #[serde(skip_serializing_if = "is_zero")]
     pub provider_refusals: u32,
     /// Each session's dispatch channel (`additionalContext` or `block`), why, and what it did
-    /// with the dispatches (design note 61).
+    /// with the dispatches (design note 63).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub channels: Vec<self_repair_engine::SessionChannel>,
     pub next: String,

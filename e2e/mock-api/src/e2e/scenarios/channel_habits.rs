@@ -1,5 +1,5 @@
 //! A main session that does not follow the dispatch channel, and a client that alters the
-//! launches (design note 61), on the real client through the plugin with the user's own
+//! launches (design note 63), on the real client through the plugin with the user's own
 //! permissions, one agent per finding in the foreground:
 //!
 //! - `habit-ignore-context`: every `additionalContext` dispatch is left alone, every block is

@@ -320,7 +320,7 @@ pub(crate) fn confirm(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     session.end()
 }
 
-/// A session that follows neither dispatch channel (design note 61), in the terminal: the run
+/// A session that follows neither dispatch channel (design note 63), in the terminal: the run
 /// stalls after a few dispatches and the user reads the stall line on screen (the hook's
 /// `systemMessage`), with no permission dialog on the way.
 pub(crate) fn ignore_dispatches(ctx: &mut ScenarioContext) -> Result<(), E2eError> {

@@ -129,7 +129,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 56] = [
 /// fix loop, the interactive UI in manual mode, and a main session that drops `model` from
 /// every launch (issue 32: the bound on a second look set aside), the two-look rule against an
 /// adversarial first look, and the sessions that follow one dispatch channel, neither, fork
-/// their launches or run on another model (note 61).
+/// their launches or run on another model (note 63).
 pub const OLDEST_CLIENT_SUBSET: [&str; 15] = [
     "full-pipeline-background",
     "full-pipeline-foreground",
