@@ -275,3 +275,28 @@ fn sarif_fixes_marked_safe_are_applied_by_apply_fixes_with_no_model_call() {
     );
     assert!(project.stop("s2", &[]).stdout.is_empty(), "no model asked");
 }
+
+#[test]
+fn fix_outside_a_git_work_tree_is_refused_before_any_detector_runs() {
+    let project = clippy_project_outside_git();
+    // The detector leaves a mark when it runs: outside git it must never run (before, `fix`
+    // ran every detector and only then found there was no commit to guard the change with).
+    project.write(
+        "bin/clippy",
+        "#!/bin/sh\ntouch detector-ran\nsh bin/clippy-useless_vec\nsh bin/clippy-len_zero\nexit 0\n",
+    );
+    let out = project
+        .cmd(&["fix", "--all", "--tiers", "main"])
+        .run()
+        .code(ExitStatus::Usage);
+    assert!(
+        out.stderr
+            .contains("self-repair: `fix` needs a git work tree with a commit: "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !project.path().join("detector-ran").exists(),
+        "a detector ran before the git check"
+    );
+}

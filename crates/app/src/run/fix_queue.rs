@@ -171,6 +171,15 @@ pub(crate) fn start_task(
     let state = load_folded(dir, false)?;
     let findings = read_findings(dir)?;
     let target = TaskTarget::find(&state, &findings, &queue.tasks[i].task_id)?;
+    // git first: outside a work tree with a commit nothing can be guarded, so no detector runs.
+    let baseline = GitBaseline::record(project.root());
+    let Some(base) = baseline.base().map(str::to_owned) else {
+        return Err(needs_git(
+            "fix",
+            "its guard compares every change with the commit the fix started from",
+            None,
+        ));
+    };
     // The check must be able to fail before it is trusted: a detector that does not report the
     // group's findings now (another rule selection, a stale run) would pass every attempt.
     let (current, names) = analyzer_findings(project, queue.detector.as_deref())?;
@@ -181,14 +190,6 @@ pub(crate) fn start_task(
         queue.tasks[i].reason = Some(reason.clone());
         return Ok(StartedTask::NotReproduced(reason));
     }
-    let baseline = GitBaseline::record(project.root());
-    let Some(base) = baseline.base().map(str::to_owned) else {
-        return Err(needs_git(
-            "fix",
-            "its guard compares every change with the commit the fix started from",
-            None,
-        ));
-    };
     let command = verify_command(queue, &target.task.task_id, &base);
     let autofix = if target.all_safe_fixes() {
         analyzer_autofix(project, queue, &target)?
