@@ -2,7 +2,9 @@
 //! usage (the test controls it, so the run's dollars are known exactly), the run starts with
 //! `--budget`, the budget is reached mid-triage, the session ends with the budget line and
 //! nothing is dispatched past it; `self-repair resume --budget` in the same session then
-//! finishes the run.
+//! finishes the run. A budget is the user's go (reference/permissions.md): the model gives it
+//! here only because the user's own `.claude/settings.local.json` allows exactly these two
+//! commands, as a user who runs budgeted sessions headless would.
 
 use std::collections::BTreeSet;
 
@@ -31,6 +33,10 @@ const OUTPUT: u64 = 100;
 /// Room for the first wave (two main responses, $0.084, and two agents estimated at $0.005
 /// each), not for the second: by then the main thread alone has spent $0.168.
 const BUDGET: &str = "0.12";
+/// The user's own rules: the budgeted start and the budget raise, nothing else. Without them the
+/// client refuses both under `claude -p` (the gate leaves a budget to the user's prompt).
+const USER_RULES: &str = r#"{"permissions": {"allow": ["Bash(self-repair start findings.jsonl:*)", "Bash(self-repair resume --budget:*)"]}}
+"#;
 
 /// USD per million input and output tokens of the model families the client calls.
 fn price(model: &str) -> Option<(f64, f64)> {
@@ -79,6 +85,7 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         FINDINGS,
     )?;
     project.write(".self-repair/config.json", CONFIG)?;
+    project.write(".claude/settings.local.json", USER_RULES)?;
     let scenario = || pipeline_scenario().fixed_usage(INPUT, OUTPUT);
     let server1 = MockServer::start_recording(scenario(), &project.records_path(1))?;
     let prompt = format!(
