@@ -417,6 +417,57 @@ pub(crate) fn pull_request(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     Ok(())
 }
 
+/// `ci-recipe-pull-request-clean`: `pull-request.yml` on a repository Ruff has no complaint
+/// about, the goal state: every step that runs passes (no `--fail-on-real` exit, no `if:
+/// failure()` step), the run is complete with nothing to triage, and no model is called.
+pub(crate) fn pull_request_clean(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let workflow = recipe(ctx, "pull-request.yml")?;
+    let project = scratch_clone(ctx, "ci-recipe-pull-request-clean")?;
+    for file in [
+        "shop/pricing.py",
+        "shop/report.py",
+        "shop/inventory.py",
+        "tests/test_inventory.py",
+        "tests/test_pricing.py",
+        "tests/test_report.py",
+    ] {
+        let path = project.path().join(file);
+        fs::remove_file(&path).map_err(E2eError::io(&path))?;
+    }
+    project.write("shop/__init__.py", "\"\"\"The shop.\"\"\"\n")?;
+    project.git(&["add", "-A"])?;
+    project.git(&["commit", "-qm", "shop: nothing left to flag"])?;
+    project.git(&["push", "-q", "origin", BASE])?;
+    project.git(&["checkout", "-q", "-b", "feature"])?;
+    project.write(
+        "shop/__init__.py",
+        "\"\"\"The shop.\"\"\"\n\nVERSION = \"0.1.0\"\n",
+    )?;
+    project.git(&["commit", "-qam", "shop: its version"])?;
+    let server = MockServer::start_recording(Scenario::new(), &project.records_path(1))?;
+    let steps = run_job(ctx, &project, &server, &workflow, "new-findings")?;
+    check_installed_from_release(ctx, &steps);
+    let ran: Vec<StepRun> = steps.into_iter().filter(|s| !s.skipped).collect();
+    check_all_passed(ctx, &ran);
+    let run = only_run(&project)?;
+    let state = project.run(&run).state()?;
+    ctx.checks.equal(
+        "the clean run's status",
+        &state["status"].as_str(),
+        &Some("complete"),
+    );
+    ctx.checks.equal(
+        "findings triaged",
+        &state["triage_items"].as_u64(),
+        &Some(0),
+    );
+    let calls = server.requests().len();
+    ctx.checks.that(calls == 0, || {
+        format!("{calls} request(s) to the model on a clean repository")
+    });
+    Ok(())
+}
+
 /// `concurrency`: one group per pull request (two pushes of it share one, another pull
 /// request has its own), and a new run cancels the one in progress.
 fn check_concurrency(ctx: &mut ScenarioContext, workflow: &Workflow) {

@@ -43,7 +43,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 56] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 57] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -117,6 +117,10 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 56] = [
     ),
     ("ci-recipe-triage", ci_recipes::triage),
     ("ci-recipe-pull-request", ci_recipes::pull_request),
+    (
+        "ci-recipe-pull-request-clean",
+        ci_recipes::pull_request_clean,
+    ),
     ("ci-recipe-fix", ci_recipes::fix),
     ("ci-recipe-partitions", ci_recipes::partitions),
     ("ci-recipe-alerts", ci_recipe_alerts::run),
