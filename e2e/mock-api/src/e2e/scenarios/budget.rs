@@ -219,3 +219,75 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     ));
     Ok(())
 }
+
+/// `cancel-keeps-verdicts` (issue 41): the run stops at its budget after its first wave, two
+/// agent verdicts paid for; the user cancels it from the terminal and starts again in a new
+/// session: the new run decides those two from `known.json` without an agent, and only the
+/// other four findings go to triage agents.
+pub(crate) fn cancel_then_start(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    const AGAIN: &str = "r-again";
+    let project = E2eProject::new(
+        &ctx.tools,
+        "cancel-keeps-verdicts",
+        InstallMode::Project,
+        FINDINGS,
+    )?;
+    project.write(".self-repair/config.json", CONFIG)?;
+    project.write(".claude/settings.local.json", USER_RULES)?;
+    let scenario = || pipeline_scenario().fixed_usage(INPUT, OUTPUT);
+    let server1 = MockServer::start_recording(scenario(), &project.records_path(1))?;
+    let prompt = format!(
+        "Start the self-repair run.\n$ self-repair start findings.jsonl --run-id {RUN} --budget {BUDGET}"
+    );
+    let first = project
+        .claude(&server1.base_url(), &prompt, &ClaudeOptions::default())?
+        .wait(ctx.claude_timeout())?;
+    ctx.checks.that(first.succeeded(), || {
+        format!("claude -p (session 1): {}", first.describe())
+    });
+    let paid = project.run(RUN).submitted().len();
+    ctx.checks
+        .equal("verdicts paid for before the budget", &paid, &2);
+    let cancelled = project.self_repair_ok(&["cancel", "--run", RUN])?;
+    ctx.checks
+        .that(cancelled.contains("kept in known.json"), || {
+            format!("cancel does not say it kept the verdicts: {cancelled:?}")
+        });
+    let server2 = MockServer::start_recording(scenario(), &project.records_path(2))?;
+    let second = project
+        .claude(
+            &server2.base_url(),
+            &format!(
+                "Start the self-repair run again.\n$ self-repair start findings.jsonl --run-id {AGAIN} --budget 5"
+            ),
+            &ClaudeOptions::default(),
+        )?
+        .wait(ctx.claude_timeout())?;
+    ctx.checks.that(second.succeeded(), || {
+        format!("claude -p (session 2): {}", second.describe())
+    });
+    let state = project.run(AGAIN).state()?;
+    ctx.checks.equal(
+        "findings the new run's start decided from known.json",
+        &state.pointer("/intake/known").and_then(Value::as_u64),
+        &Some(paid as u64),
+    );
+    let triage_launched = launched_items(&server2.requests())
+        .iter()
+        .filter(|item| item.starts_with("t-"))
+        .count();
+    ctx.checks.equal(
+        "triage agents the new run launched",
+        &triage_launched,
+        &(FINDINGS - paid),
+    );
+    ctx.checks.equal(
+        "the new run's status",
+        &field(&state, "/status"),
+        &"complete",
+    );
+    ctx.notes.push(format!(
+        "{paid} verdicts kept through the cancel; the new run launched {triage_launched} triage agents for {FINDINGS} findings"
+    ));
+    Ok(())
+}

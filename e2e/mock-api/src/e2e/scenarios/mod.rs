@@ -43,7 +43,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 57] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 58] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -96,6 +96,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 57] = [
     ("drive-no-progress-circuit", drive::no_progress_circuit),
     ("drive-fix-queue", drive_fix_queue::killed_then_adopted),
     ("budget-mid-triage", budget::run),
+    ("cancel-keeps-verdicts", budget::cancel_then_start),
     ("confirm-go", confirm_go::run),
     ("verified-dismissals", verified::run),
     ("security-second-looks", security_second_looks::run),
