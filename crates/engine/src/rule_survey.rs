@@ -128,7 +128,8 @@ fn survey_id(n: usize) -> String {
 }
 
 /// Creates a survey for each rule with at least `survey_min` findings on one route other than
-/// security (import-blacklist rules on any route), right after the triage items; returns the
+/// security and not tagged security by their analyzer (import-blacklist rules on any route),
+/// right after the triage items; returns the
 /// indices of the findings it holds (not to be batched). Nothing when `survey_min` is 0.
 pub(crate) fn form_surveys(state: &mut RunState, routed: &[RoutedFinding]) -> HashSet<usize> {
     let min = state.config.survey_min as usize;
@@ -138,7 +139,9 @@ pub(crate) fn form_surveys(state: &mut RunState, routed: &[RoutedFinding]) -> Ha
     }
     let mut by_rule: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
     for (i, r) in routed.iter().enumerate() {
-        if r.route != SECURITY || import_blacklist(&r.rule) {
+        // A finding its analyzer tags security keeps per-finding triage and its two looks on
+        // whatever route rules.json gave it (the two-look rule, reference/routes.md).
+        if (r.route != SECURITY && !r.security) || import_blacklist(&r.rule) {
             by_rule
                 .entry((r.rule.as_str(), r.route.as_str()))
                 .or_default()

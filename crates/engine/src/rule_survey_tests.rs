@@ -196,6 +196,31 @@ fn import_blacklist_rules_are_surveyed_on_the_security_route() {
 }
 
 #[test]
+fn a_security_tagged_rule_that_rules_json_routes_elsewhere_is_not_surveyed() {
+    // Bandit's B602 (`shell=True`) routed to `generic` by a rules.json rule: still under the
+    // two-look rule, so no survey's policy may close it on one look.
+    let routed: Vec<crate::RoutedFinding> = (0..4)
+        .map(|i| crate::RoutedFinding {
+            finding: i,
+            route: "generic".into(),
+            tier: crate::Tier::Haiku,
+            rule: "bandit B602".into(),
+            path: format!("m{i}.py"),
+            safe_fix: false,
+            security: true,
+            severe: false,
+        })
+        .collect();
+    let config = Config {
+        survey_min: 3,
+        launch_mode: LaunchMode::Foreground,
+        ..Config::default()
+    };
+    let state = crate::test_support::routed_run("r-test", &routed, config);
+    assert!(state.surveys.is_empty(), "{:?}", state.surveys);
+}
+
+#[test]
 fn import_blacklist_rules_known_answers() {
     use crate::rule_survey::import_blacklist;
     for rule in [

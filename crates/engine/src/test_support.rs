@@ -98,7 +98,8 @@ fn routed(finding: u32, route: &str, rule: &str, path: &str, safe_fix: bool) -> 
     }
 }
 
-fn routed_run(run: &str, routed: &[RoutedFinding], config: Config) -> RunState {
+/// Run `run` of the findings `routed`, as `start` creates it under `config`.
+pub(crate) fn routed_run(run: &str, routed: &[RoutedFinding], config: Config) -> RunState {
     let n = routed.len() as u32;
     let intake = Intake {
         findings: n,
