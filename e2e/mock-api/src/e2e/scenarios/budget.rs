@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::e2e::claude_run::ClaudeOptions;
+use crate::e2e::claude_run::{ClaudeOptions, ClaudeOutcome};
 use crate::e2e::e2e_error::E2eError;
 use crate::e2e::e2e_project::{E2eProject, InstallMode};
 use crate::e2e::records::launched_items;
@@ -76,27 +76,33 @@ fn total_usd(project: &E2eProject) -> Result<Option<f64>, E2eError> {
     Ok(status.pointer("/cost/total_usd").and_then(Value::as_f64))
 }
 
-/// The budget is reached mid-triage; `resume --budget` finishes the run.
-pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    let project = E2eProject::new(
-        &ctx.tools,
-        "budget-mid-triage",
-        InstallMode::Project,
-        FINDINGS,
-    )?;
+/// Session 1 of project `name` (6 findings, the user's rules): it starts run `RUN` with the
+/// budget and runs until the budget stops it. The project, its server and the session's outcome.
+fn to_the_budget(
+    ctx: &mut ScenarioContext,
+    name: &str,
+) -> Result<(E2eProject, MockServer, ClaudeOutcome), E2eError> {
+    let project = E2eProject::new(&ctx.tools, name, InstallMode::Project, FINDINGS)?;
     project.write(".self-repair/config.json", CONFIG)?;
     project.write(".claude/settings.local.json", USER_RULES)?;
-    let scenario = || pipeline_scenario().fixed_usage(INPUT, OUTPUT);
-    let server1 = MockServer::start_recording(scenario(), &project.records_path(1))?;
+    let scenario = pipeline_scenario().fixed_usage(INPUT, OUTPUT);
+    let server = MockServer::start_recording(scenario, &project.records_path(1))?;
     let prompt = format!(
         "Start the self-repair run.\n$ self-repair start findings.jsonl --run-id {RUN} --budget {BUDGET}"
     );
     let first = project
-        .claude(&server1.base_url(), &prompt, &ClaudeOptions::default())?
+        .claude(&server.base_url(), &prompt, &ClaudeOptions::default())?
         .wait(ctx.claude_timeout())?;
     ctx.checks.that(first.succeeded(), || {
         format!("claude -p (session 1): {}", first.describe())
     });
+    Ok((project, server, first))
+}
+
+/// The budget is reached mid-triage; `resume --budget` finishes the run.
+pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let (project, server1, first) = to_the_budget(ctx, "budget-mid-triage")?;
+    let scenario = || pipeline_scenario().fixed_usage(INPUT, OUTPUT);
     let result = first
         .json
         .get("result")
@@ -226,25 +232,8 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
 /// other four findings go to triage agents.
 pub(crate) fn cancel_then_start(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
     const AGAIN: &str = "r-again";
-    let project = E2eProject::new(
-        &ctx.tools,
-        "cancel-keeps-verdicts",
-        InstallMode::Project,
-        FINDINGS,
-    )?;
-    project.write(".self-repair/config.json", CONFIG)?;
-    project.write(".claude/settings.local.json", USER_RULES)?;
+    let (project, _server1, _first) = to_the_budget(ctx, "cancel-keeps-verdicts")?;
     let scenario = || pipeline_scenario().fixed_usage(INPUT, OUTPUT);
-    let server1 = MockServer::start_recording(scenario(), &project.records_path(1))?;
-    let prompt = format!(
-        "Start the self-repair run.\n$ self-repair start findings.jsonl --run-id {RUN} --budget {BUDGET}"
-    );
-    let first = project
-        .claude(&server1.base_url(), &prompt, &ClaudeOptions::default())?
-        .wait(ctx.claude_timeout())?;
-    ctx.checks.that(first.succeeded(), || {
-        format!("claude -p (session 1): {}", first.describe())
-    });
     let paid = project.run(RUN).submitted().len();
     ctx.checks
         .equal("verdicts paid for before the budget", &paid, &2);
