@@ -74,6 +74,8 @@ fn after_n_verdicts_start_replace_sends_n_fewer_and_says_from_which_run() {
         .cmd(&["start", "findings.jsonl", "--replace", "--run-id", "r-2"])
         .run()
         .success();
+    // The whole message, as a user reads it: what was kept, from which run, what is left.
+    insta::assert_snapshot!("start_replace_with_kept_verdicts", replaced.stdout);
     assert!(
         replaced
             .stdout

@@ -60,19 +60,12 @@ impl Baseline {
             }
             known.insert_at(
                 fingerprint.to_owned(),
-                KnownEntry {
-                    verdict: self.verdict,
-                    reason: self.reason.clone(),
-                    source: BASELINE_SOURCE.to_owned(),
-                    summary: summary(finding),
-                    proposed: false,
-                    item: None,
-                    model: None,
-                    confidence: None,
-                    lines: None,
-                    code: None,
-                    fixed: None,
-                },
+                KnownEntry::without_agent(
+                    self.verdict,
+                    self.reason.clone(),
+                    BASELINE_SOURCE.to_owned(),
+                    summary(finding),
+                ),
                 self.now,
             );
             count.added += 1;

@@ -164,19 +164,12 @@ mod tests {
     use super::*;
 
     fn entry(summary: &str) -> KnownEntry {
-        KnownEntry {
-            verdict: Verdict::Intended,
-            reason: "r".to_owned(),
-            source: "manual".to_owned(),
-            summary: summary.to_owned(),
-            proposed: false,
-            item: None,
-            model: None,
-            confidence: None,
-            lines: None,
-            code: None,
-            fixed: None,
-        }
+        KnownEntry::without_agent(
+            Verdict::Intended,
+            "r".to_owned(),
+            "manual".to_owned(),
+            summary.to_owned(),
+        )
     }
 
     #[test]

@@ -59,6 +59,31 @@ pub struct KnownEntry {
     pub fixed: Option<KnownFix>,
 }
 
+impl KnownEntry {
+    /// An entry decided without an agent (a person's `known add`, `known baseline`, an audit
+    /// reopening): no item, model, confidence or code, so it decides by fingerprint alone.
+    pub fn without_agent(
+        verdict: Verdict,
+        reason: String,
+        source: String,
+        summary: String,
+    ) -> Self {
+        Self {
+            verdict,
+            reason,
+            source,
+            summary,
+            proposed: false,
+            item: None,
+            model: None,
+            confidence: None,
+            lines: None,
+            code: None,
+            fixed: None,
+        }
+    }
+}
+
 /// How a real finding was fixed by the fix loop.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnownFix {

@@ -174,6 +174,9 @@ pub struct StartReport {
     /// The run in progress this one replaced (`--replace`), in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaced: Option<String>,
+    /// The id of the run `replaced` names: its kept verdicts are said in that line, not again.
+    #[serde(skip)]
+    pub replaced_run: Option<String>,
     /// Known decisions that no longer apply: the code they were decided on changed.
     #[serde(skip_serializing_if = "is_zero")]
     pub stale_known: u32,
@@ -281,7 +284,12 @@ impl StartReport {
     /// Where the registry's decisions came from: verdicts kept from runs that ended without
     /// finalizing, and the findings known.json decided, by who decided them.
     fn render_known(&self, out: &mut String) {
-        for (run, n) in &self.kept_from {
+        let said_by_replace = |run: &str| self.replaced_run.as_deref() == Some(run);
+        for (run, n) in self
+            .kept_from
+            .iter()
+            .filter(|(run, _)| !said_by_replace(run))
+        {
             out.push_str(&format!(
                 "kept {n} decided verdict(s) of run {run}, which ended without finalizing, in \
                  known.json\n"
@@ -524,6 +532,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
     keep_inputs(&dir, &inputs, &kept, &placed)?;
     crate::run::start_recipe::record(&dir, &options, &env.cwd)?;
+    let replaced_run = to_replace.as_ref().map(|(dir, _)| dir.id().to_owned());
     let replaced = publish(&project, new_run, options.detached, to_replace, env.now)?;
     // What a team commits and what stays here (README.md, "Team and CI").
     self_repair_store::TeamFiles::ensure(&store_dir)?;
@@ -540,6 +549,7 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
         routes: routing.route_counts,
         session,
         replaced,
+        replaced_run,
         stale_known: routing.stale_known,
         known_from: routing.known_from,
         kept_from,
@@ -791,6 +801,7 @@ fn dry_run_report(env: &CommandEnv, read: ReadAndRouted) -> StartReport {
         routes: routing.route_counts,
         session: env.session.clone(),
         replaced: None,
+        replaced_run: None,
         stale_known: routing.stale_known,
         known_from: routing.known_from,
         kept_from,

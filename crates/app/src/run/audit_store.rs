@@ -89,17 +89,13 @@ pub(crate) fn reopen_in_known(store_dir: &Path, now: u64) -> Result<usize, AppEr
     let mut changed = 0;
     for (fingerprint, label) in reopened {
         let entry = KnownEntry {
-            verdict: Verdict::Real,
-            reason: reopened_reason(label),
-            source: REOPENED_BY.to_owned(),
-            summary: format!("{} {} at {}", label.tool, label.rule, label.path),
-            proposed: false,
-            item: None,
-            model: None,
-            confidence: None,
-            lines: None,
-            code: None,
             fixed: known.get(fingerprint).and_then(|e| e.fixed.clone()),
+            ..KnownEntry::without_agent(
+                Verdict::Real,
+                reopened_reason(label),
+                REOPENED_BY.to_owned(),
+                format!("{} {} at {}", label.tool, label.rule, label.path),
+            )
         };
         changed += usize::from(known.insert_at(fingerprint.to_owned(), entry, now));
     }

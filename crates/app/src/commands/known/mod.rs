@@ -209,20 +209,13 @@ pub fn known_add(
     let mut known = KnownRegistry::load(&store)?;
     known.insert_at(
         fingerprint.clone(),
-        KnownEntry {
+        // A person's decision holds until they remove it: no code hash to lapse on.
+        KnownEntry::without_agent(
             verdict,
-            reason: reason.trim().to_owned(),
-            source: "manual".to_owned(),
+            reason.trim().to_owned(),
+            "manual".to_owned(),
             summary,
-            proposed: false,
-            // A person's decision holds until they remove it.
-            item: None,
-            model: None,
-            confidence: None,
-            lines: None,
-            code: None,
-            fixed: None,
-        },
+        ),
         now,
     );
     known.save(&store)?;
