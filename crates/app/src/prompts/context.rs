@@ -448,7 +448,8 @@ impl PromptContext<'_> {
     }
 
     /// What a verifier (`vf-`) is told of the first answer: a low-confidence dismissal is a
-    /// claim to check, an `unsure` a look to deepen; a security second look is blind: neither
+    /// claim to check, an `unsure` a look to deepen; a security second look, and the second
+    /// look of a low-confidence `real` (issue 48), is blind: neither
     /// the first answer nor its direction is shown, and a batch of them is not said to share a
     /// rule (issue 40). Empty for the first investigation.
     fn claim(&self, item: &WorkItem) -> String {
@@ -481,7 +482,7 @@ impl PromptContext<'_> {
         let stays_real = "If you cannot tell, answer `unsure`: a dismissal two investigators do \
                           not share does not stand, and the finding stays `real`.";
         match reason {
-            Some(VerifyReason::SecurityDismissal) => format!(
+            Some(VerifyReason::SecurityDismissal | VerifyReason::LowConfidenceReal) => format!(
                 "## Decide this finding\n\nDecide {first_id} from its own code, on your own \
                  evidence. If you cannot tell, answer `unsure`.\n\n"
             ),
