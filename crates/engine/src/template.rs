@@ -14,15 +14,39 @@ pub const REPAIR_COMMON_PLACEHOLDERS: [&str; 2] = ["run", "item"];
 pub const TEMPLATE_PLACEHOLDERS: [(&str, &[&str]); 14] = [
     (
         "triage-generic.md",
-        &["route", "count", "rules", "findings", "scope", "claim"],
+        &[
+            "route",
+            "count",
+            "rules",
+            "findings",
+            "scope",
+            "claim",
+            "confidence",
+        ],
     ),
     (
         "triage-dead-code.md",
-        &["route", "count", "rules", "findings", "scope", "claim"],
+        &[
+            "route",
+            "count",
+            "rules",
+            "findings",
+            "scope",
+            "claim",
+            "confidence",
+        ],
     ),
     (
         "triage-security.md",
-        &["route", "count", "rules", "findings", "scope", "claim"],
+        &[
+            "route",
+            "count",
+            "rules",
+            "findings",
+            "scope",
+            "claim",
+            "confidence",
+        ],
     ),
     (
         "rule-survey.md",

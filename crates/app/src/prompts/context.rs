@@ -443,8 +443,42 @@ impl PromptContext<'_> {
                     security_scope(&self.state.config.security_in_scope),
                 ),
                 ("claim", self.claim(item)),
+                ("confidence", self.confidence_scale(item)),
             ],
         ))
+    }
+
+    /// For a first look (issue 48): what `confidence` means, so a model's number carries
+    /// meaning, and what a low one costs. Empty for a second look: its confidence asks for
+    /// nothing more.
+    fn confidence_scale(&self, item: &WorkItem) -> String {
+        let first_look = item.kind == ItemKind::Triage
+            || (item.kind == ItemKind::TriageBatch
+                && !self_repair_engine::holds_second_looks(item));
+        if !first_look {
+            return String::new();
+        }
+        let scale = "## How sure you are\n\n`confidence` is the chance your verdict is right: \
+                     0.9 means you read what the finding needs and it settles it (wrong about one \
+                     time in ten); 0.6 means a real doubt (something you could not read or check; \
+                     wrong about four times in ten). Give the number you believe, not the one \
+                     that sounds sure.";
+        let below = self.state.config.verify_below;
+        if below <= 0.0 {
+            return format!("{scale}\n\n");
+        }
+        let dismissal = if item.route.as_deref() == Some("security") {
+            "a `false_positive` or `intended` on this route always is, whatever its confidence"
+        } else {
+            "a `false_positive` or `intended` is checked one tier up"
+        };
+        format!(
+            "{scale} Below {below} another investigator checks the verdict before it stands: a \
+             `real` gets an independent second look that does not see your answer (it stays \
+             `real` only if that look agrees; otherwise a person decides), and {dismissal}. So \
+             a low confidence costs one more agent, and an overstated one lets a mistake \
+             stand unchecked.\n\n"
+        )
     }
 
     /// What a verifier (`vf-`) is told of the first answer: a low-confidence dismissal is a
