@@ -262,6 +262,7 @@ def expected(model):
         truth = model.by_location[loc][0]
         (right if real == truth else wrong)[real] += 1
     return {
+        "first_look_reals_right": right[True],
         "first_look_false_alarms": wrong[True],
         "false_alarms_left": round(wrong[True] * (1 - SAYS_LOW["wrong"]), 1),
         "reals_checked": round(wrong[True] * SAYS_LOW["wrong"] + right[True] * SAYS_LOW["right"],

@@ -449,8 +449,10 @@ impl PromptContext<'_> {
     }
 
     /// For a first look (issue 48): what `confidence` means, so a model's number carries
-    /// meaning, and what a low one costs. Empty for a second look: its confidence asks for
-    /// nothing more.
+    /// meaning, and what a low one costs. Neither the threshold (`verify_below`) nor which
+    /// verdicts are checked whatever their confidence is said (issue 40: a published 0.8 was an
+    /// invitation to answer 0.8). Empty for a second look: its confidence asks for nothing
+    /// more.
     fn confidence_scale(&self, item: &WorkItem) -> String {
         let first_look = item.kind == ItemKind::Triage
             || (item.kind == ItemKind::TriageBatch
@@ -463,21 +465,14 @@ impl PromptContext<'_> {
                      time in ten); 0.6 means a real doubt (something you could not read or check; \
                      wrong about four times in ten). Give the number you believe, not the one \
                      that sounds sure.";
-        let below = self.state.config.verify_below;
-        if below <= 0.0 {
+        if self.state.config.verify_below <= 0.0 {
             return format!("{scale}\n\n");
         }
-        let dismissal = if item.route.as_deref() == Some("security") {
-            "a `false_positive` or `intended` on this route always is, whatever its confidence"
-        } else {
-            "a `false_positive` or `intended` is checked one tier up"
-        };
         format!(
-            "{scale} Below {below} another investigator checks the verdict before it stands: a \
-             `real` gets an independent second look that does not see your answer (it stays \
-             `real` only if that look agrees; otherwise a person decides), and {dismissal}. So \
-             a low confidence costs one more agent, and an overstated one lets a mistake \
-             stand unchecked.\n\n"
+            "{scale} A verdict given with low confidence, whatever it is, is checked by another \
+             investigator before it stands (a `real` stays `real` only if that look agrees; \
+             otherwise a person decides): a low number costs one more agent, an overstated one \
+             lets a mistake stand unchecked.\n\n"
         )
     }
 
