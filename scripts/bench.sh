@@ -35,7 +35,8 @@
 #      (0 conflicts and 1,200 entries required, time reported)
 #   7. not speed: the security corpus (OWASP Benchmark for Python, 568 Bandit findings) driven to
 #      its end by a scripted model (scripts/bench/security_eval.py): agents per 1,000 findings,
-#      on opus, unsafe closures (targets <= 200, <= 50, <= 2 %; reference/quality.md)
+#      on opus, unsafe closures (targets <= 200, <= 50, <= 2 %; reference/quality.md); and again
+#      with the calibrated scripted model (false alarms <= 5 %, unsafe closures 0)
 #
 # Exits non-zero only when a tool fails (build, hyperfine, a self-repair command); a missed
 # target is reported in the table, not as a failure. Total time is about 1.5 minutes on 2 cores
@@ -587,6 +588,23 @@ print("| security corpus: 568 findings, scripted model: agents per 1,000 (opus) 
     d["agents_by_tier"].get("opus", 0), c["real_closed"], real, c["false_kept"], false,
     d["estimate"]["agents_likely"]))
 ')
+# The same corpus with the calibrated scripted model (--calibrated: a wrong answer says
+# confidence 0.6 seven times in ten, a right one once in ten): the second looks of reals below
+# verify_below. security_eval.py fails when the run differs from what the rules imply.
+calibrated=$(python3 "$here/security_eval.py" "$bin" "$root/tests/fixtures/eval/owasp-python-0.1" \
+    bandit-1.9.4.json expectedresults-0.1.csv --calibrated) || die "security_eval.py --calibrated failed"
+calibrated_row=$(printf '%s' "$calibrated" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = d["eval"]["confusion"]
+false = c["false_kept"] + c["false_closed"] + c["false_abstained"]
+ok = (d["agents_per_1000"] <= 200 and d["top_tier_per_1000"] <= 50 and c["real_closed"] == 0
+      and c["false_kept"] * 20 <= false)
+print("| security corpus, calibrated scripted model: agents per 1,000 (opus) | %d (%d) | | | | <= 200 (<= 50), false alarms <= 5 %%, unsafe closures 0 | %s: %d agents, %d on opus, %d second looks of reals; false alarms %d of %d, unsafe closures %d |" % (
+    d["agents_per_1000"], d["top_tier_per_1000"], "met" if ok else "MISSED", d["agents"],
+    d["agents_by_tier"].get("opus", 0), d["measured"]["second_looks_of_reals"],
+    c["false_kept"], false, c["real_closed"]))
+')
 
 # --- table ----------------------------------------------------------------------------------------
 
@@ -639,6 +657,7 @@ table=$(
     printf '| git merge: 500 + 500 known.json entries, merge driver registered | %s ms | | | | 0 conflicts | %s conflicts, %s entries in %s lines |\n' \
         "$merge_driver_ms" "$merge_driver_conflicts" "$merge_driver_entries" "$merge_driver_lines"
     printf '%s\n' "$security_row"
+    printf '%s\n' "$calibrated_row"
 )
 
 machine="$(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null), load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) at end"

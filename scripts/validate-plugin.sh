@@ -24,9 +24,9 @@ readonly AGENTS=(triage-investigator rule-surveyor triage-aggregator rule-review
   plan-synthesizer plan-reviewer plan-reviser task-writer fixer)
 readonly COMMON_VARS="run item kind schema submit show format"
 declare -A TEMPLATE_VARS=(
-  [triage-generic.md]="route count rules findings claim"
-  [triage-dead-code.md]="route count rules findings claim"
-  [triage-security.md]="route count rules findings scope claim"
+  [triage-generic.md]="route count rules findings claim confidence"
+  [triage-dead-code.md]="route count rules findings claim confidence"
+  [triage-security.md]="route count rules findings scope claim confidence"
   [rule-survey.md]="rule count sample_count files fix rules findings"
   [aggregate.md]="count slice"
   [merge-labels.md]="count labels"

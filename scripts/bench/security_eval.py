@@ -4,6 +4,7 @@ session and its agents would, with a scripted model whose every look errs at a s
 tier, then scores the run with `eval --json`. Used by scripts/bench.sh (row 5) and by hand:
 
     security_eval.py BIN CORPUS_DIR INPUT LABELS [--config JSON] [--keep DIR] [--adversarial]
+                     [--calibrated [--seed N]]
 
 prints one JSON object: agents in all, per 1,000 findings and on the top tier, second looks,
 unsafe closures, false alarms, the dollars the cost ledger priced and the estimate `start`
@@ -17,6 +18,18 @@ whose errors on one finding are alike from one call to the next. A finding's tru
 test case's (`real vulnerability` of the labels file, by the case name in its path), whatever
 its CWE: a finding `eval` leaves unlabelled still needs an answer.
 
+`--calibrated` (issue 48): the same errors, and every answer's confidence says how likely it is
+to be right, as a calibrated model's would: a wrong answer says 0.6 seven times in ten (else
+0.9), a right one once in ten. Which answers say 0.6 is drawn per finding and tier from a
+generator seeded by `--seed` (48 unless given), so a run is repeatable and asking the same tier
+again gives the same confidence. The script then works out, from the model's answers alone,
+what the rules imply (reference/state-machine.md, "Verification": a dismissal on the security
+route gets a blind second look at the verify tier; a `real` below `verify_below` gets one too
+and ends `unsure` when it disagrees; a dismissal below it elsewhere is checked one tier up; the
+blind ones are batched per route and rule, `verify_batch` at a time), and exits 1 when the run
+differs: the JSON's `implied` and `measured` hold both, and `expected` the same figures from the
+model's parameters alone (the share of wrong and right answers that say 0.6).
+
 `--adversarial` (issue 40): the first look answers the schema's other answers on real
 findings instead, by the finding's rank among the real ones: a third `duplicate` of another
 real finding (its batch's when it has one, so two name each other: cycles), a third `unsure`
@@ -26,6 +39,7 @@ real findings the run closed and the known.json entries it wrote as decided for 
 """
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -34,6 +48,10 @@ import tempfile
 from pathlib import Path
 
 EVERY = {"haiku": 4, "sonnet": 10, "opus": None}
+TIERS = ["haiku", "sonnet", "opus"]
+# The calibrated model (--calibrated): the share of wrong and of right answers that say LOW.
+LOW, HIGH = 0.6, 0.9
+SAYS_LOW = {"wrong": 0.7, "right": 0.1}
 DISPATCH_START = '{"self_repair":'
 STOPS = 2000
 
@@ -64,9 +82,13 @@ def truths(labels_file):
 
 
 class ErringModel:
-    def __init__(self, cases, findings, adversarial=False):
+    def __init__(self, cases, findings, adversarial=False, calibrated=False, seed=48):
         self.cases = cases
         self.adversarial = adversarial
+        self.calibrated = calibrated
+        self.seed = seed
+        # Each finding's first look: (item, route, tier, says real, confidence, batch rule).
+        self.first = {}
         self.rerouted = set()
         self.fooled = set()
         self.item_of = {(f["path"], f["line"], f["rule"]): f["item"] for f in findings}
@@ -86,6 +108,14 @@ class ErringModel:
         every = EVERY[tier]
         errs = every is not None and rank % every == 0
         return real != errs
+
+    def confidence(self, path, line, rule, tier, right):
+        """0.9, or with --calibrated LOW as often as SAYS_LOW says for a right or wrong answer:
+        drawn once per finding and tier from the seeded generator."""
+        if not self.calibrated:
+            return HIGH
+        draw = random.Random(f"{self.seed}|{path}|{line}|{rule}|{tier}").random()
+        return LOW if draw < SAYS_LOW["right" if right else "wrong"] else HIGH
 
     def rows(self, prompt):
         """The findings a task lists: (item, path, line, rule)."""
@@ -126,7 +156,7 @@ class ErringModel:
             return dict(lie, verdict="unsure", reroute="generic")
         return dict(lie, verdict="unsure")
 
-    def verdict(self, prompt, item, tier, first_look=False):
+    def verdict(self, prompt, item, tier, first_look=False, group=None):
         # A batch of second looks lists its findings by their `vf-` ids.
         ids = [item, item.replace("t-", "vf-", 1)]
         row = next(
@@ -146,8 +176,14 @@ class ErringModel:
             real = self.by_location[(path, int(line), rule)][0]
         else:
             real = self.says_real(path, int(line), rule, tier)
+        loc = (path, int(line), rule)
+        confidence = self.confidence(*loc, tier, real == self.by_location[loc][0])
+        if first_look and not self.adversarial:
+            route = re.search(r"route `([^`]+)`", prompt)
+            self.first[loc] = (item, route.group(1) if route else None, tier, real, confidence,
+                               group)
         return {
-            "confidence": 0.9,
+            "confidence": confidence,
             "verdict": "real" if real else "false_positive",
             "root_cause": f"scripted {rule}",
             "reason": f"scripted ({tier}): {rule} at {path}:{line}",
@@ -171,20 +207,92 @@ def dispatch_ids(out):
     return [l["prompt"].split()[2] for l in dispatch["launch"]]
 
 
+second_looks = []
+first_looks = []
+
+
+def ceil_div(a, b):
+    return -(-a // b)
+
+
+def batches(n, size):
+    """Agents for n blind second looks of one route and rule: balanced batches of at most
+    `size`, one left alone going out on its own (verification.rs, `batch_second_looks`)."""
+    if size < 2:
+        return n
+    return ceil_div(n, ceil_div(n, ceil_div(n, size)))
+
+
+def implied(model, first_look_agents, verify_below, verify_tier, verify_batch):
+    """What the rules imply for the model's first looks (never adversarial ones): each
+    finding's end, the second looks and the agents they take (reference/state-machine.md,
+    "Verification")."""
+    ends, groups, own, of_reals = {}, {}, 0, 0
+    for loc, (item, route, tier, real, confidence, group) in model.first.items():
+        blind = TIERS[max(TIERS.index(verify_tier), TIERS.index(tier))]
+        up = TIERS[min(TIERS.index(tier) + 1, 2)]
+        if real and confidence >= verify_below:
+            ends[item] = "real"
+            continue
+        if real:
+            of_reals += 1
+            ends[item] = "real" if model.says_real(*loc, blind) else "unsure"
+        elif route == "security":
+            ends[item] = "real" if model.says_real(*loc, blind) else "false_positive"
+        elif confidence < verify_below:
+            own += 1
+            ends[item] = "real" if model.says_real(*loc, up) else "false_positive"
+            continue
+        else:
+            ends[item] = "false_positive"
+            continue
+        # A blind second look, batched with its route's and rule's others.
+        groups[(route, group)] = groups.get((route, group), 0) + 1
+    agents = first_look_agents + own + sum(batches(n, verify_batch) for n in groups.values())
+    return ends, {"second_looks": sum(groups.values()) + own, "second_looks_of_reals": of_reals,
+                  "agents": agents}
+
+
+def expected(model):
+    """The figures from the model's parameters alone: how many first-look answers are wrong
+    and right, times the share of each that says LOW."""
+    wrong = {True: 0, False: 0}
+    right = {True: 0, False: 0}
+    for loc, (_, _, tier, real, _, _) in model.first.items():
+        truth = model.by_location[loc][0]
+        (right if real == truth else wrong)[real] += 1
+    return {
+        "first_look_reals_right": right[True],
+        "first_look_false_alarms": wrong[True],
+        "false_alarms_left": round(wrong[True] * (1 - SAYS_LOW["wrong"]), 1),
+        "reals_checked": round(wrong[True] * SAYS_LOW["wrong"] + right[True] * SAYS_LOW["right"],
+                               1),
+    }
+
+
 def work(binary, project, model, item):
     shown = json.loads(run(binary, project, "show", item, "--json").stdout)
     prompt, tier, kind = shown["prompt"], shown["model"], shown["kind"]
     if kind == "triage":
         answer = model.verdict(prompt, item, tier, first_look=True)
+        first_looks.append(item)
     elif kind == "verify":
         # A second look on its own lists its finding by the triage item's id.
         answer = model.verdict(prompt, item.replace("vf-", "t-", 1), tier)
+        second_looks.append(item)
     elif kind == "triage_batch":
         ids = shown["output_schema"]["properties"]["verdicts"]["items"]["properties"]["item"]["enum"]
+        # A batch formed by rule hands its rule to its findings' second looks.
+        rules = {r[3] for r in model.rows(prompt)}
+        group = rules.pop() if len(rules) == 1 else None
         # A batch of second looks lists its findings by their triage items' ids.
         answer = {"verdicts": [
-            dict(model.verdict(prompt, i, tier, first_look=not i.startswith("vf-")), item=i)
+            dict(model.verdict(prompt, i, tier, first_look=not i.startswith("vf-"),
+                               group=group), item=i)
             for i in ids]}
+        second_looks.extend(i for i in ids if i.startswith("vf-"))
+        if not any(i.startswith("vf-") for i in ids):
+            first_looks.append(item)
     else:
         sys.exit(f"{item}: a run until triage launched a {kind} agent")
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -228,6 +336,33 @@ def closures(project, model, full):
 project_bin = []
 
 
+def check_implied(binary, project, model, config, launches):
+    """The figures the rules imply for the model's answers, those the run measured, and
+    those the model's parameters lead one to expect."""
+    settings = json.loads(config or "{}")
+    ends, figures = implied(
+        model, len(first_looks), settings.get("verify_below", 0.8),
+        settings.get("tiers", {}).get("verify", "opus"), settings.get("verify_batch", 20))
+    status = json.loads(run(binary, project, "status", "--findings", "--json").stdout)
+    verdicts = {l.get("item"): l.get("verdict") for l in status if l.get("item")}
+    truth = {i: model.by_location[loc][0] for loc, (i, *_) in model.first.items()}
+    said_real = {i: real for (i, _, _, real, _, _) in model.first.values()}
+    count = lambda e, end, real: sum(1 for i, v in e.items() if v == end and truth[i] == real)
+    measured_ends = {i: verdicts.get(i) for i in ends}
+    reals_checked = sum(1 for v in second_looks if said_real.get(v.replace("vf-", "t-", 1)))
+    return {
+        "implied": {**figures, "false_alarms": count(ends, "real", False),
+                    "unsure": sum(1 for e in ends.values() if e == "unsure"),
+                    "real_closed": count(ends, "false_positive", True)},
+        "measured": {"second_looks": len(second_looks), "second_looks_of_reals": reals_checked,
+                     "agents": launches,
+                     "false_alarms": count(measured_ends, "real", False),
+                     "unsure": sum(1 for e in measured_ends.values() if e == "unsure"),
+                     "real_closed": count(measured_ends, "false_positive", True)},
+        "expected": expected(model),
+    }
+
+
 def main():
     binary, corpus, input_name, labels_name = sys.argv[1:5]
     # Commands run in the project: a relative path to the binary must not depend on it.
@@ -237,6 +372,8 @@ def main():
     config = rest[rest.index("--config") + 1] if "--config" in rest else None
     keep = rest[rest.index("--keep") + 1] if "--keep" in rest else None
     adversarial = "--adversarial" in rest
+    calibrated = "--calibrated" in rest
+    seed = int(rest[rest.index("--seed") + 1]) if "--seed" in rest else 48
     project = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="security-eval-")) / "p"
     shutil.rmtree(project, ignore_errors=True)
     shutil.copytree(corpus, project)
@@ -254,6 +391,8 @@ def main():
         [{"path": r["finding"]["path"], "line": r["finding"]["line"],
           "rule": r["finding"]["rule_id"], "item": r.get("item")} for r in full],
         adversarial=adversarial,
+        calibrated=calibrated,
+        seed=seed,
     )
     launches = []
     tiers = {}
@@ -275,8 +414,14 @@ def main():
     )
     n = len(records)
     closed, decided = closures(project, model, full)
+    checked = {}
+    if not adversarial:
+        checked = check_implied(binary, project, model, config, len(launches))
+    mode = "adversarial first look" if adversarial else "scripted"
+    if calibrated:
+        mode += f", calibrated (seed {seed})"
     print(json.dumps({
-        "mode": "adversarial first look" if adversarial else "scripted",
+        "mode": mode,
         "real_closed": closed,
         "real_decided_in_known": decided,
         "findings": n,
@@ -288,7 +433,10 @@ def main():
         "second_looks": sum(1 for i in launches if i.startswith("vf-")),
         "estimate": started.get("estimate"),
         "eval": scored["all"],
+        **checked,
     }, indent=1))
+    if checked and checked["implied"] != checked["measured"]:
+        sys.exit("the run differs from what the rules imply for the model's answers (above)")
     if not keep:
         shutil.rmtree(project.parent)
 

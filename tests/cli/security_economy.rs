@@ -82,3 +82,27 @@ fn an_adversarial_first_look_closes_no_real_security_finding_and_decides_none_in
     assert_eq!(run["real_decided_in_known"], 0, "{run}");
     assert_eq!(run["eval"]["confusion"]["real_closed"], 0, "{run}");
 }
+
+/// Issue 48: with the model calibrated (a wrong answer says confidence 0.6 seven times in ten,
+/// a right one once in ten; seed 48), a `real` below `verify_below` gets a blind second look.
+/// `security_eval.py` exits 1 unless the run ends exactly as the rules imply for the model's
+/// answers; the goals are the issue's. Before the change (2af635c): 12 of 71 false alarms, the
+/// first look's errors, whatever the confidence said (reference/quality.md).
+#[test]
+fn a_calibrated_model_s_unsure_reals_get_second_looks_false_alarms_at_most_5_percent() {
+    let run = measured(&["--calibrated"]);
+    assert_eq!(run["status"], "complete", "{run}");
+    assert_eq!(run["implied"], run["measured"], "{run}");
+    let eval = &run["eval"]["confusion"];
+    let count = |k: &str| eval[k].as_u64().unwrap();
+    let labelled_false = count("false_kept") + count("false_closed") + count("false_abstained");
+    assert_eq!(labelled_false, 71, "{eval}");
+    assert!(
+        count("false_kept") * 20 <= labelled_false,
+        "false alarms above 5 %: {eval}"
+    );
+    assert_eq!(count("real_closed"), 0, "{eval}");
+    assert!(run["measured"]["second_looks_of_reals"].as_u64().unwrap() > 0);
+    assert!(run["agents_per_1000"].as_u64().unwrap() <= 200, "{run}");
+    assert!(run["top_tier_per_1000"].as_u64().unwrap() <= 50, "{run}");
+}

@@ -22,6 +22,11 @@ pub mod likely {
     /// checked by a second look in batches of `verify_batch` (measured: 301 of 568 on the OWASP
     /// Benchmark for Python corpus with the scripted model, reference/quality.md).
     pub const SECURITY_DISMISSED: f64 = 0.53;
+    /// Of the findings an agent triages, the share answered `real` below `verify_below`, each
+    /// then checked by a blind second look in batches of `verify_batch` (issue 48; measured: 45
+    /// of 568 on the OWASP Benchmark for Python corpus with the calibrated scripted model,
+    /// reference/quality.md).
+    pub const LOW_CONFIDENCE_REAL: f64 = 0.08;
     /// Of the findings not yet decided, the share triage calls real.
     pub const REAL: f64 = 0.9;
     /// Of the groups, the share whose review asks for a change (a revise step).
@@ -172,8 +177,8 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
             add(KindAgents::exact(*kind, n));
         }
     }
-    // Second looks on security dismissals go out in batches of `verify_batch`: those waiting,
-    // and likely a share of the security findings still to triage.
+    // Blind second looks (security dismissals, low-confidence reals) go out in batches of
+    // `verify_batch`: those waiting, and likely a share of the findings still to triage.
     let per_check = config.verify_batch.max(1);
     if second_looks_waiting > 0 {
         add(KindAgents::exact(
@@ -182,7 +187,8 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
         ));
     }
     if state.phase <= Phase::Triage && security_ahead > 0 {
-        let likely = (f64::from(security_ahead) * likely::SECURITY_DISMISSED).round() as u32;
+        let share = likely::SECURITY_DISMISSED + likely::LOW_CONFIDENCE_REAL;
+        let likely = (f64::from(security_ahead) * share).round() as u32;
         add(KindAgents {
             kind: ItemKind::TriageBatch,
             min: 0,
@@ -191,8 +197,21 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
         });
         triaged_ahead -= security_ahead.min(triaged_ahead);
     }
-    // Any finding an agent triages may need a second agent (a dismissal or an unsure one).
+    // Any finding an agent triages may need a second agent (a dismissal, an unsure one or a
+    // low-confidence real); the reals' second looks likely go out in batches.
     if state.phase <= Phase::Triage {
+        let reals = (f64::from(triaged_ahead) * likely::LOW_CONFIDENCE_REAL).round() as u32;
+        if reals > 0 && config.verify_batch >= 2 {
+            // The Verify span's most already holds a second agent per finding: these add
+            // their likely batches only.
+            let batches = reals.div_ceil(per_check);
+            add(KindAgents {
+                kind: ItemKind::TriageBatch,
+                min: 0,
+                likely: batches,
+                max: batches,
+            });
+        }
         add(KindAgents::between(
             ItemKind::Verify,
             0,
@@ -396,7 +415,9 @@ mod tests {
         let estimate = agents_ahead(&run(100, 0, config));
         assert_eq!(of(&estimate, ItemKind::Triage), (100, 100));
         assert_eq!(of(&estimate, ItemKind::Verify), (0, 100));
-        assert_eq!(of(&estimate, ItemKind::TriageBatch), (0, 0));
+        // No first-look batch; likely one batch of the second looks of low-confidence reals
+        // (8 of 100, issue 48).
+        assert_eq!(of(&estimate, ItemKind::TriageBatch), (0, 1));
         assert_eq!(of(&estimate, ItemKind::Aggregate), (0, 3));
         assert_eq!(of(&estimate, ItemKind::RuleReview), (0, 1));
         // At most 50 groups of 2; at most 10 of them with 10 findings (full depth).

@@ -4,6 +4,18 @@
 pub const COMMON_PLACEHOLDERS: [&str; 7] =
     ["run", "item", "kind", "schema", "submit", "show", "format"];
 
+/// The placeholders every route's triage template gets (`confidence`: the scale a first look is
+/// told, issue 48).
+const TRIAGE: [&str; 7] = [
+    "route",
+    "count",
+    "rules",
+    "findings",
+    "scope",
+    "claim",
+    "confidence",
+];
+
 /// The placeholders the repair pipeline's templates (`fix-*.md`) get besides their own.
 pub const REPAIR_COMMON_PLACEHOLDERS: [&str; 2] = ["run", "item"];
 
@@ -12,18 +24,9 @@ pub const REPAIR_COMMON_PLACEHOLDERS: [&str; 2] = ["run", "item"];
 /// scripts/validate-plugin.sh allows in it, and what the skill's reference documents (a test
 /// compares them, so neither drifts).
 pub const TEMPLATE_PLACEHOLDERS: [(&str, &[&str]); 14] = [
-    (
-        "triage-generic.md",
-        &["route", "count", "rules", "findings", "scope", "claim"],
-    ),
-    (
-        "triage-dead-code.md",
-        &["route", "count", "rules", "findings", "scope", "claim"],
-    ),
-    (
-        "triage-security.md",
-        &["route", "count", "rules", "findings", "scope", "claim"],
-    ),
+    ("triage-generic.md", &TRIAGE),
+    ("triage-dead-code.md", &TRIAGE),
+    ("triage-security.md", &TRIAGE),
     (
         "rule-survey.md",
         &[

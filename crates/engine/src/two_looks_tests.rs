@@ -8,8 +8,10 @@
 //! or tagged security) ends closed only when two counted answers dismissed it and its last
 //! second look was a dismissal; such a closure reaches `known.json` only as a proposal; a
 //! `duplicate` stands only where its chain ends dismissed, on every route; a finding never
-//! under the rule dismissed with confidence on one look keeps today's single look; every run
-//! ends within the launch bounds; and replaying the journal folds to the same state.
+//! under the rule dismissed with confidence on one look keeps today's single look; a `real`
+//! below `verify_below` gets a second look and ends `real` only when it agreed, else `unsure`,
+//! never closed, while one at or above it stands on its one look (issue 48); every run ends
+//! within the launch bounds; and replaying the journal folds to the same state.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -462,6 +464,55 @@ fn a_finding_never_under_the_rule_keeps_its_single_confident_look() {
         }
     }
     assert!(single > 0);
+}
+
+/// Issue 48, on every route: a first look's `real` below `verify_below` gets a second look; the
+/// finding ends `real` only when that look agreed (or never counted: quarantined), `unsure`
+/// when it did not, never closed. A `real` at or above the threshold stands without one.
+#[test]
+fn a_real_below_the_threshold_stays_real_on_agreement_or_ends_unsure_and_is_never_closed() {
+    let (mut agreed, mut disputed, mut confident) = (0, 0, 0);
+    for seed in 0..SEEDS {
+        let d = drive(seed);
+        let below = d.state.config.verify_below;
+        for item in &d.state.items[..d.state.triage_items as usize] {
+            let id = item.id.as_str();
+            let Some(&(Verdict::Real, confidence)) = d.looks.first.get(id) else {
+                continue;
+            };
+            let verifier = d.state.item(&verify_id(id));
+            let end = item.verdict;
+            if confidence >= below {
+                assert!(verifier.is_none(), "seed {seed}: {id} got a second look");
+                assert_eq!(end, Some(Verdict::Real), "seed {seed}: {id}");
+                confident += 1;
+                continue;
+            }
+            let verifier =
+                verifier.unwrap_or_else(|| panic!("seed {seed}: {id} ({confidence}) unchecked"));
+            let last = d.looks.last_second.get(id).copied();
+            match end {
+                Some(Verdict::Real) => {
+                    assert!(
+                        last == Some(Verdict::Real) || verifier.status == ItemStatus::Quarantined,
+                        "seed {seed}: {id} stayed real after a second look {last:?}"
+                    );
+                    agreed += 1;
+                }
+                Some(Verdict::Unsure) => {
+                    assert!(
+                        last.is_some_and(|v| v != Verdict::Real),
+                        "seed {seed}: {id} unsure after a second look {last:?}"
+                    );
+                    disputed += 1;
+                }
+                other => panic!("seed {seed}: {id}, real at {confidence}, ended {other:?}"),
+            }
+            assert_eq!(item.status, ItemStatus::Done, "seed {seed}: {id}");
+        }
+    }
+    eprintln!("low-confidence reals kept: {agreed}; unsure: {disputed}; confident: {confident}");
+    assert!(agreed > 0 && disputed > 0 && confident > 0);
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Verified verdicts (issue 14 item 1): a dismissal that hides a finding now, and through
 //! `known.json` in later runs, stands only when a second agent agrees where one agent is not
 //! enough: a `false_positive` or `intended` below `verify_below` confidence, any dismissal on
-//! the security route, and any `unsure` that asked for no re-route.
+//! the security route, and any `unsure` that asked for no re-route. A `real` below
+//! `verify_below` gets a blind second look too (issue 48): it stays `real` only when the second
+//! look agrees, else it is `unsure` (a person decides), never closed on that one dismissal.
 //!
 //! The second agent works on a `vf-` item (`vf-00042` for `t-00042`) that holds its triage item
 //! as a live batch holds its members: the triage item keeps its first verdict but stays pending
@@ -29,6 +31,10 @@ pub enum VerifyReason {
     SecurityDismissal,
     /// `unsure` without a re-route: a second look one tier up.
     Unsure,
+    /// A `real` answered below `verify_below` confidence (issue 48): an independent second
+    /// opinion at `tiers.verify` that does not see the first answer, batched per rule as the
+    /// security dismissals' are.
+    LowConfidenceReal,
 }
 
 impl VerifyReason {
@@ -37,6 +43,7 @@ impl VerifyReason {
             VerifyReason::LowConfidence => "low_confidence",
             VerifyReason::SecurityDismissal => "security_dismissal",
             VerifyReason::Unsure => "unsure",
+            VerifyReason::LowConfidenceReal => "low_confidence_real",
         }
     }
 }
@@ -45,12 +52,16 @@ impl VerifyReason {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VerifyOutcome {
-    /// Both agents dismissed the finding: the second's dismissal stands.
+    /// Both agents dismissed the finding (the second's dismissal stands), or both called a
+    /// low-confidence `real` real (it stands).
     Confirmed,
     /// The agents disagree on a dismissal: the finding stays `real`, with both reasons.
     KeptReal,
     /// The first was `unsure`: the second answer decides.
     Decided,
+    /// A low-confidence `real` the second look did not share (it dismissed it, or could not
+    /// tell): the finding is `unsure`, and a person decides (issue 48).
+    Disputed,
 }
 
 impl VerifyOutcome {
@@ -59,6 +70,7 @@ impl VerifyOutcome {
             VerifyOutcome::Confirmed => "confirmed",
             VerifyOutcome::KeptReal => "kept_real",
             VerifyOutcome::Decided => "decided",
+            VerifyOutcome::Disputed => "disputed",
         }
     }
 }
@@ -87,6 +99,9 @@ pub fn needs_verification(
         v if is_dismissal(v) && result.confidence.is_some_and(|c| c < verify_below) => {
             Some(VerifyReason::LowConfidence)
         }
+        Verdict::Real if result.confidence.is_some_and(|c| c < verify_below) => {
+            Some(VerifyReason::LowConfidenceReal)
+        }
         _ => None,
     }
 }
@@ -95,10 +110,19 @@ pub fn needs_verification(
 /// `duplicate` (its chain ended on a dismissed finding) is a dismissal; a second look's
 /// `duplicate` is not one (second looks are not offered it: an older journal may hold one).
 /// Under the two-look rule, `unsure` then a dismissal decides nothing yet: [`record_answer`]
-/// sends the dismissal to one more blind look before this settles it.
+/// sends the dismissal to one more blind look before this settles it. A first `real` (below
+/// `verify_below`) stands only when the second is `real` too; anything else makes it
+/// `unsure`: one dismissal never closes a finding an investigator called real.
 pub fn settle_verdict(first: Verdict, second: Verdict) -> (Verdict, VerifyOutcome) {
     if first == Verdict::Unsure {
         return (second, VerifyOutcome::Decided);
+    }
+    if first == Verdict::Real {
+        return if second == Verdict::Real {
+            (Verdict::Real, VerifyOutcome::Confirmed)
+        } else {
+            (Verdict::Unsure, VerifyOutcome::Disputed)
+        };
     }
     if is_dismissal(second) {
         (second, VerifyOutcome::Confirmed)
@@ -160,7 +184,9 @@ fn request_for(state: &mut RunState, index: usize, reason: VerifyReason) -> bool
     }
     let answered_at = item.ran.unwrap_or(item.tier);
     let tier = match reason {
-        VerifyReason::SecurityDismissal => state.config.tiers.verify.max(answered_at),
+        VerifyReason::SecurityDismissal | VerifyReason::LowConfidenceReal => {
+            state.config.tiers.verify.max(answered_at)
+        }
         VerifyReason::LowConfidence | VerifyReason::Unsure => one_up(answered_at),
     };
     let mut verify = WorkItem::new(id, ItemKind::Verify, tier);
@@ -266,20 +292,34 @@ fn set_aside(state: &mut RunState, index: usize, ran: Tier) {
     }
 }
 
+/// What a finding ends as when its second look never counted: `unsure` for a dismissal or an
+/// `unsure` (it hides nothing and teaches `known.json` nothing), `real` for a low-confidence
+/// `real` (issue 48: only a second look that disagrees makes it `unsure`; none did).
+fn unconfirmed_end(first: Option<Verdict>) -> Verdict {
+    if first == Some(Verdict::Real) {
+        Verdict::Real
+    } else {
+        Verdict::Unsure
+    }
+}
+
 /// A second look set aside twice for running below its dispatch ends the way an unconfirmed
 /// dismissal ends (issue 32): the verifier is quarantined with that reason, and its finding is
 /// `unsure` (never `false_positive` or `intended`: it hides nothing and teaches `known.json`
-/// nothing), its first answer's root cause kept. The run goes on.
+/// nothing; a low-confidence `real` stays `real`), its first answer's root cause kept. The run
+/// goes on.
 fn end_unconfirmed(state: &mut RunState, index: usize, ran: Tier) {
     let verifier = &mut state.items[index];
     verifier.status = ItemStatus::Quarantined;
     verifier.ran = Some(ran);
+    let end = unconfirmed_end(verifier.verdict);
     let reason = format!(
         "quarantined: its answer was set aside twice, each launch below its dispatch at {} \
          (the last ran on {}); an unconfirmed second look decides nothing, so its finding is \
-         unsure",
+         {}",
         verifier.tier.as_str(),
-        ran.as_str()
+        ran.as_str(),
+        end.as_str()
     );
     verifier.record_error(reason);
     let (id, cause, target) = (
@@ -288,13 +328,14 @@ fn end_unconfirmed(state: &mut RunState, index: usize, ran: Tier) {
         verifier.inputs().first().cloned(),
     );
     if let Some(item) = target.and_then(|t| state.item_mut(&t)) {
-        item.verdict = Some(Verdict::Unsure);
+        item.verdict = Some(end);
         if cause.is_some() {
             item.root_cause = cause;
         }
         item.status = ItemStatus::Done;
         item.record_error(format!(
-            "its verification {id} ran below its tier twice and was quarantined: unsure"
+            "its verification {id} ran below its tier twice and was quarantined: {}",
+            end.as_str()
         ));
     }
     // A verdict: the run moved.
@@ -336,18 +377,23 @@ pub(crate) fn reopen_if_weaker(state: &mut RunState, index: usize, ran: Tier) ->
 }
 
 /// A verifier quarantined after its tiers: its dismissal was never confirmed, so the finding
-/// is `unsure` (it hides nothing and teaches `known.json` nothing).
+/// is `unsure` (it hides nothing and teaches `known.json` nothing); a low-confidence `real`
+/// nobody disputed stays `real`.
 pub(crate) fn unverified(state: &mut RunState, index: usize) {
     let Some(target) = state.items[index].inputs().first().cloned() else {
         return;
     };
     let verifier = state.items[index].id.to_string();
+    let end = unconfirmed_end(state.items[index].verdict);
     if let Some(item) = state.item_mut(&target)
         && !item.status.is_terminal()
     {
-        item.verdict = Some(Verdict::Unsure);
+        item.verdict = Some(end);
         item.status = ItemStatus::Done;
-        item.record_error(format!("its verification {verifier} was quarantined"));
+        item.record_error(format!(
+            "its verification {verifier} was quarantined: {}",
+            end.as_str()
+        ));
     }
 }
 
@@ -358,15 +404,17 @@ pub fn holds_second_looks(batch: &WorkItem) -> bool {
         && batch.inputs().first().is_some_and(|m| m.starts_with("vf-"))
 }
 
-/// A second look on a security dismissal that has never gone out: one that may join a batch of
-/// second looks.
+/// A blind second look that has never gone out: on a security dismissal, or on a
+/// low-confidence `real` of any route (issue 48). One that may join a batch of second looks.
 pub(crate) fn batchable(item: &WorkItem) -> bool {
+    let blind = match item.verdict {
+        Some(Verdict::Real) => true,
+        Some(v) => (is_dismissal(v) || v == Verdict::Duplicate) && item.two_looks(),
+        None => false,
+    };
     item.kind == ItemKind::Verify
         && item.status == ItemStatus::Pending
-        && item.route.as_deref() == Some(SECURITY)
-        && item
-            .verdict
-            .is_some_and(|v| is_dismissal(v) || v == Verdict::Duplicate)
+        && blind
         && item.attempts == 0
         && item.dispatches == 0
         && item.resends == 0
@@ -407,8 +455,8 @@ fn unbatched_second_looks(state: &RunState) -> Vec<usize> {
     looks
 }
 
-/// Second looks on security dismissals that wait for the other first looks of their rule, to
-/// be checked with them by one agent: never dispatched meanwhile. None when `verify_batch` is
+/// Blind second looks (security dismissals, low-confidence reals) that wait for the other first
+/// looks of their rule, to be checked with them by one agent: never dispatched meanwhile. None when `verify_batch` is
 /// 1 (each goes out on its own at once).
 #[must_use]
 pub(crate) fn second_looks_waiting(state: &RunState) -> HashSet<&str> {
@@ -428,9 +476,9 @@ pub(crate) fn second_looks_waiting(state: &RunState) -> HashSet<&str> {
         .collect()
 }
 
-/// Puts the second looks on security dismissals whose rule's first looks are all in into
-/// batches (`tb-` items of `vf-` members): one agent checks up to `verify_batch` dismissals of
-/// one rule, each judged on its own, balanced so no batch is much smaller than the others. A
+/// Puts the blind second looks (security dismissals, low-confidence reals) whose rule's first
+/// looks are all in into batches (`tb-` items of `vf-` members): one agent checks up to
+/// `verify_batch` findings of one rule and route, each judged on its own, balanced so no batch is much smaller than the others. A
 /// second look left alone goes out on its own. Returns the batches formed.
 pub(crate) fn batch_second_looks(state: &mut RunState) -> usize {
     let size = state.config.verify_batch as usize;
@@ -442,19 +490,21 @@ pub(crate) fn batch_second_looks(state: &mut RunState) -> usize {
         return 0;
     }
     let rules = rules_still_triaged(state);
-    let mut by_rule: std::collections::BTreeMap<Option<String>, Vec<usize>> =
+    // Never two routes in one batch: the route picks its template and its tier.
+    type RouteRule = (Option<std::sync::Arc<str>>, Option<String>);
+    let mut by_rule: std::collections::BTreeMap<RouteRule, Vec<usize>> =
         std::collections::BTreeMap::new();
     for index in looks {
         let item = &state.items[index];
         if !rules.contains(&item.rule()) {
             by_rule
-                .entry(item.rule().map(str::to_owned))
+                .entry((item.route.clone(), item.rule().map(str::to_owned)))
                 .or_default()
                 .push(index);
         }
     }
     let mut formed = 0;
-    for (rule, members) in by_rule {
+    for ((_, rule), members) in by_rule {
         let count = members.len().div_ceil(size);
         let each = members.len().div_ceil(count);
         for part in members.chunks(each).filter(|p| p.len() > 1) {

@@ -464,3 +464,145 @@ fn verify_batch_one_sends_each_second_look_on_its_own() {
     checks.sort();
     assert_eq!(checks, ["vf-00001", "vf-00002", "vf-00003", "vf-00004"]);
 }
+
+/// Issue 48: a `real` below `verify_below` gets a blind second look at the verify tier (opus),
+/// on any route; one at or above the threshold stands on its one look.
+#[test]
+fn a_low_confidence_real_gets_a_blind_second_look_at_the_verify_tier_and_a_confident_one_stands() {
+    let mut state = run_of(&["generic", "generic"], 1);
+    launched(&mut state);
+    submit(&mut state, "t-00001", answer("real", 0.6));
+    submit(&mut state, "t-00002", answer("real", 0.8));
+    assert_eq!(
+        status(&state, "t-00002"),
+        (ItemStatus::Done, Some(Verdict::Real))
+    );
+    assert!(state.item("vf-00002").is_none(), "at the threshold: stands");
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Pending, Some(Verdict::Real)),
+        "held by its second look"
+    );
+    assert_eq!(
+        launched(&mut state),
+        [("vf-00001".to_owned(), "opus".to_owned())]
+    );
+    submit(&mut state, "vf-00001", answer("real", 0.9));
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::Real)),
+        "two investigators call it real: it stands"
+    );
+}
+
+/// Issue 48: a second look that does not share a low-confidence `real` makes it `unsure` (a
+/// person decides), never `false_positive` on that one dismissal; `known.json` learns nothing.
+#[test]
+fn a_low_confidence_real_the_second_look_dismisses_is_unsure_not_closed() {
+    for second in ["false_positive", "intended", "unsure"] {
+        let mut state = run_of(&["security"], 1);
+        launched(&mut state);
+        submit(&mut state, "t-00001", answer("real", 0.6));
+        assert_eq!(
+            launched(&mut state),
+            [("vf-00001".to_owned(), "opus".to_owned())]
+        );
+        submit(&mut state, "vf-00001", answer(second, 0.95));
+        assert_eq!(
+            status(&state, "t-00001"),
+            (ItemStatus::Done, Some(Verdict::Unsure)),
+            "{second}"
+        );
+        assert_eq!(
+            crate::registered(&state, "t-00001", Some(crate::VerifyOutcome::Disputed)),
+            crate::Registered::Skip
+        );
+    }
+    assert_eq!(
+        crate::settle_verdict(Verdict::Real, Verdict::FalsePositive),
+        (Verdict::Unsure, crate::VerifyOutcome::Disputed)
+    );
+    assert_eq!(
+        crate::settle_verdict(Verdict::Real, Verdict::Real),
+        (Verdict::Real, crate::VerifyOutcome::Confirmed)
+    );
+}
+
+/// Issue 48: a low-confidence `real` whose second look never counts (quarantined after its
+/// tiers) keeps its first answer: only a second look that disagrees makes it `unsure`.
+#[test]
+fn a_low_confidence_real_whose_second_look_is_quarantined_stays_real() {
+    let mut state = run_of(&["generic"], 1);
+    launched(&mut state);
+    submit(&mut state, "t-00001", answer("real", 0.5));
+    for _ in 0..3 {
+        let out = launched(&mut state);
+        if out.first().is_none_or(|l| l.0 != "vf-00001") {
+            break;
+        }
+        apply(
+            &mut state,
+            &JournalEntry {
+                at: NOW,
+                event: Event::Shown {
+                    item: "vf-00001".into(),
+                },
+            },
+        );
+    }
+    decide_stop(&mut state, &stop(), NOW);
+    let verifier = state.item("vf-00001").unwrap();
+    assert_eq!(verifier.status, ItemStatus::Quarantined);
+    assert_eq!(
+        status(&state, "t-00001"),
+        (ItemStatus::Done, Some(Verdict::Real))
+    );
+}
+
+/// Issue 48: the second looks of a rule's low-confidence reals wait for its first looks and
+/// join its security dismissals' batch: one agent at the verify tier, each finding settled on
+/// its own.
+#[test]
+fn low_confidence_reals_are_checked_in_the_batch_of_their_rules_second_looks() {
+    let mut state = one_security_rule_in_two_batches(20);
+    let first = launched(&mut state);
+    let (one, two) = (first[0].0.clone(), first[1].0.clone());
+    let members = |state: &RunState, id: &str| state.item(id).unwrap().inputs().to_vec();
+    let (m1, m2) = (members(&state, &one), members(&state, &two));
+    let mut low = answer("real", 0.6);
+    low["item"] = json!(m1[0]);
+    let mut sure = answer("real", 0.95);
+    sure["item"] = json!(m1[1]);
+    submit(&mut state, &one, json!({"verdicts": [low, sure]}));
+    submit(
+        &mut state,
+        &two,
+        batch_answer(&[(&m2[0], "false_positive"), (&m2[1], "real")]),
+    );
+    let checks = launched(&mut state);
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    assert_eq!(checks[0].1, "opus");
+    assert_eq!(
+        members(&state, &checks[0].0),
+        ["vf-00001", "vf-00003"],
+        "the low-confidence real and the dismissal; the confident reals stand"
+    );
+    submit(
+        &mut state,
+        &checks[0].0.clone(),
+        batch_answer(&[
+            ("vf-00001", "false_positive"),
+            ("vf-00003", "false_positive"),
+        ]),
+    );
+    decide_stop(&mut state, &stop(), NOW);
+    assert_eq!(
+        ["t-00001", "t-00002", "t-00003", "t-00004"].map(|t| status(&state, t)),
+        [
+            (ItemStatus::Done, Some(Verdict::Unsure)),
+            (ItemStatus::Done, Some(Verdict::Real)),
+            (ItemStatus::Done, Some(Verdict::FalsePositive)),
+            (ItemStatus::Done, Some(Verdict::Real)),
+        ]
+    );
+}

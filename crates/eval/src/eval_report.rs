@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use crate::label_match::match_labels;
 use crate::{
-    Confusion, EvalError, FindingResult, LabelFormat, LabelSet, ModelSource, RunOutcome, ScoreRow,
-    Spend,
+    Checked, Confusion, EvalError, FindingResult, LabelFormat, LabelSet, ModelSource, RunOutcome,
+    ScoreRow, Spend,
 };
 
 /// Version of the `eval --json` layout.
@@ -52,6 +52,10 @@ pub struct EvalReport {
     pub routes: Vec<ScoreRow>,
     /// By the tier whose answer stood, cheapest first (`none` last).
     pub tiers: Vec<ScoreRow>,
+    /// The findings a second look checked, by what their first look said (`real`,
+    /// `dismissal`, `unsure`): the second looks of reals apart (issue 48). None without any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checked: Vec<ScoreRow>,
 }
 
 impl EvalReport {
@@ -74,6 +78,23 @@ impl EvalReport {
         };
         let routes = rows_by(|f| f.route.as_deref());
         let tiers = rows_by(|f| f.tier.as_deref());
+        let checked = [Checked::Real, Checked::Dismissal, Checked::Unsure]
+            .into_iter()
+            .filter_map(|kind| {
+                let members: Vec<usize> = (0..run.findings.len())
+                    .filter(|&i| run.findings[i].checked == Some(kind))
+                    .collect();
+                (!members.is_empty()).then(|| {
+                    row(
+                        kind.as_str(),
+                        run,
+                        &matching.truth,
+                        members.into_iter(),
+                        Spend::default(),
+                    )
+                })
+            })
+            .collect();
         let mut all = row(
             "all",
             run,
@@ -108,6 +129,7 @@ impl EvalReport {
             all,
             routes,
             tiers,
+            checked,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! what the verdicts cost; as text, JSON, a markdown section and one SVG (reference/eval.md).
 //! The app fills a [`RunOutcome`] from a run folder: this crate never reads the store.
 
+mod checked;
 mod confusion;
 mod ended;
 mod eval_error;
@@ -22,6 +23,7 @@ mod spend;
 mod svg_picture;
 mod text_table;
 
+pub use checked::Checked;
 pub use confusion::Confusion;
 pub use ended::Ended;
 pub use eval_error::EvalError;

@@ -21,6 +21,7 @@ fn finding(
         tier: Some("sonnet".to_owned()),
         ended: Ended::Real,
         items: Vec::new(),
+        checked: None,
     }
 }
 
@@ -149,4 +150,53 @@ fn refuses_labels_that_match_nothing_saying_what_each_side_looks_like() {
         refusal(&run, "fingerprint,label\nsha1:aa,real\n")
     );
     insta::assert_snapshot!("no_match_cases", refusal(&run, OWASP));
+}
+
+/// Issue 48: the findings a second look checked get rows of their own, by what their first
+/// look said, so the second looks of reals show apart from those of dismissals; a run without
+/// any has none.
+#[test]
+fn the_second_looks_of_reals_are_scored_apart_from_those_of_dismissals() {
+    let dir = "testcode";
+    let mut findings: Vec<FindingResult> = (1..=4)
+        .map(|n| {
+            finding(
+                &format!("f{n}"),
+                &format!("{dir}/BenchmarkTest0000{n}.py"),
+                5,
+                "x",
+                Some(78),
+            )
+        })
+        .collect();
+    // A real one the second look kept; a false one it disputed (unsure); a false one a second
+    // look confirmed dismissed; one never checked.
+    findings[0].checked = Some(crate::Checked::Real);
+    findings[1].checked = Some(crate::Checked::Real);
+    findings[1].ended = Ended::Unsure;
+    findings[2].checked = Some(crate::Checked::Dismissal);
+    findings[2].ended = Ended::FalsePositive;
+    let labels = "# test name, category, real vulnerability, cwe
+BenchmarkTest00001,cmdi,true,78
+BenchmarkTest00002,cmdi,false,78
+BenchmarkTest00003,cmdi,false,78
+BenchmarkTest00004,cmdi,false,78
+";
+    let set = LabelSet::parse("labels.csv", labels).unwrap();
+    let report = EvalReport::of(&run(findings.clone()), &set).unwrap();
+    let names: Vec<&str> = report.checked.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["real", "dismissal"]);
+    let real = &report.checked[0];
+    assert_eq!(
+        (real.findings, real.false_alarms, real.abstentions),
+        (2, 0, 1)
+    );
+    assert_eq!(report.all.false_alarms, 1, "the unchecked false one");
+    assert!(report.render_text().contains("\nchecked real "));
+    for f in &mut findings {
+        f.checked = None;
+    }
+    let plain = EvalReport::of(&run(findings), &set).unwrap();
+    assert!(plain.checked.is_empty());
+    assert!(!serde_json::to_string(&plain).unwrap().contains("checked"));
 }

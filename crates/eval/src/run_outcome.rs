@@ -56,6 +56,9 @@ pub struct FindingResult {
     /// many of the row's findings share them.
     #[serde(default)]
     pub items: Vec<String>,
+    /// What its first look said when a second look (`vf-`) checked it; `None` without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<crate::Checked>,
 }
 
 /// A run, as the scorer reads it.

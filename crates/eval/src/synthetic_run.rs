@@ -117,6 +117,7 @@ pub(crate) fn synthetic_run(plans: &[TierPlan]) -> (RunOutcome, LabelSet) {
                 tier: Some(plan.tier.to_owned()),
                 ended,
                 items: vec![item],
+                checked: None,
             });
         }
     }

@@ -23,7 +23,8 @@ impl EvalReport {
         )
     }
 
-    /// The rows in table order: all, then routes, then tiers (named `route X`, `tier X`).
+    /// The rows in table order: all, then routes, then tiers, then the findings a second look
+    /// checked by what their first look said (named `route X`, `tier X`, `checked X`).
     pub(crate) fn table_rows(&self) -> Vec<Vec<String>> {
         let named = |prefix: &str, row: &ScoreRow| {
             let mut cells = row_cells(row, self.priced);
@@ -33,6 +34,7 @@ impl EvalReport {
         let mut rows = vec![named("", &self.all)];
         rows.extend(self.routes.iter().map(|r| named("route ", r)));
         rows.extend(self.tiers.iter().map(|r| named("tier ", r)));
+        rows.extend(self.checked.iter().map(|r| named("checked ", r)));
         rows
     }
 

@@ -145,6 +145,9 @@ fn node(schema: &Value, name: &str) -> Value {
         }
         "array" => array(schema, name),
         "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(0)),
+        // A verdict's confidence says the model is sure: at the minimum (0) every generated
+        // `real` would get a second look (issue 48), which a scenario asks for by answering so.
+        "number" if name == "confidence" => json!(0.9),
         "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(0.0)),
         "boolean" => json!(false),
         "null" => Value::Null,

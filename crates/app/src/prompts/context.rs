@@ -443,12 +443,42 @@ impl PromptContext<'_> {
                     security_scope(&self.state.config.security_in_scope),
                 ),
                 ("claim", self.claim(item)),
+                ("confidence", self.confidence_scale(item)),
             ],
         ))
     }
 
+    /// For a first look (issue 48): what `confidence` means, so a model's number carries
+    /// meaning, and what a low one costs. Neither the threshold (`verify_below`) nor which
+    /// verdicts are checked whatever their confidence is said (issue 40: a published 0.8 was an
+    /// invitation to answer 0.8). Empty for a second look: its confidence asks for nothing
+    /// more.
+    fn confidence_scale(&self, item: &WorkItem) -> String {
+        let first_look = item.kind == ItemKind::Triage
+            || (item.kind == ItemKind::TriageBatch
+                && !self_repair_engine::holds_second_looks(item));
+        if !first_look {
+            return String::new();
+        }
+        let scale = "## How sure you are\n\n`confidence` is the chance your verdict is right: \
+                     0.9 means you read what the finding needs and it settles it (wrong about one \
+                     time in ten); 0.6 means a real doubt (something you could not read or check; \
+                     wrong about four times in ten). Give the number you believe, not the one \
+                     that sounds sure.";
+        if self.state.config.verify_below <= 0.0 {
+            return format!("{scale}\n\n");
+        }
+        format!(
+            "{scale} A verdict given with low confidence, whatever it is, is checked by another \
+             investigator before it stands (a `real` stays `real` only if that look agrees; \
+             otherwise a person decides): a low number costs one more agent, an overstated one \
+             lets a mistake stand unchecked.\n\n"
+        )
+    }
+
     /// What a verifier (`vf-`) is told of the first answer: a low-confidence dismissal is a
-    /// claim to check, an `unsure` a look to deepen; a security second look is blind: neither
+    /// claim to check, an `unsure` a look to deepen; a security second look, and the second
+    /// look of a low-confidence `real` (issue 48), is blind: neither
     /// the first answer nor its direction is shown, and a batch of them is not said to share a
     /// rule (issue 40). Empty for the first investigation.
     fn claim(&self, item: &WorkItem) -> String {
@@ -481,7 +511,7 @@ impl PromptContext<'_> {
         let stays_real = "If you cannot tell, answer `unsure`: a dismissal two investigators do \
                           not share does not stand, and the finding stays `real`.";
         match reason {
-            Some(VerifyReason::SecurityDismissal) => format!(
+            Some(VerifyReason::SecurityDismissal | VerifyReason::LowConfidenceReal) => format!(
                 "## Decide this finding\n\nDecide {first_id} from its own code, on your own \
                  evidence. If you cannot tell, answer `unsure`.\n\n"
             ),

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use self_repair_engine::{FindingRecord, ItemKind, ItemStatus, RunState, WorkItem};
-use self_repair_eval::{Ended, FindingResult, ModelSource, Protocol, RunOutcome, Spend};
+use self_repair_eval::{Checked, Ended, FindingResult, ModelSource, Protocol, RunOutcome, Spend};
 use self_repair_report::{FindingOutcome, RunReport};
 use self_repair_store::RunDir;
 
@@ -245,6 +245,11 @@ fn finding_result(
         tier,
         ended,
         items,
+        checked: verification.map(|v| match v.first.verdict.as_str() {
+            "real" => Checked::Real,
+            "unsure" => Checked::Unsure,
+            _ => Checked::Dismissal,
+        }),
     }
 }
 

@@ -173,3 +173,12 @@ fn groups_in_patterns_sample_their_first_alternative() {
     assert_eq!(sample_of_pattern("^t-0*([2-9]|1[0-2])$"), "t-2");
     assert_eq!(sample_of_pattern("^a(b|c)d$"), "abd");
 }
+
+/// Issue 48: a generated verdict is confident (0.9, not the minimum 0): a `real` below
+/// `verify_below` gets a second look, which a scenario asks for by answering so itself.
+#[test]
+fn a_generated_confidence_is_confident_not_the_minimum() {
+    let mut schema = triage_schema();
+    schema["required"] = json!(["verdict", "root_cause", "reason", "confidence"]);
+    assert_eq!(generate(&schema)["confidence"], 0.9);
+}

@@ -19,6 +19,7 @@ mod full_pipeline;
 mod interactive;
 mod invalid_results;
 mod killed_and_adopted;
+mod low_confidence_reals;
 mod model_habits;
 mod pipeline_checks;
 mod plugin_checks;
@@ -43,7 +44,7 @@ pub(crate) use scenario_context::ScenarioContext;
 type ScenarioFn = fn(&mut ScenarioContext) -> Result<(), crate::e2e::E2eError>;
 
 /// Every scenario, in the order `just e2e` runs them.
-pub(crate) const SCENARIOS: [(&str, ScenarioFn); 58] = [
+pub(crate) const SCENARIOS: [(&str, ScenarioFn); 59] = [
     ("full-pipeline-background", full_pipeline::background),
     ("full-pipeline-foreground", full_pipeline::foreground),
     (
@@ -101,6 +102,7 @@ pub(crate) const SCENARIOS: [(&str, ScenarioFn); 58] = [
     ("verified-dismissals", verified::run),
     ("security-second-looks", security_second_looks::run),
     ("security-two-looks", security_two_looks::run),
+    ("low-confidence-reals", low_confidence_reals::run),
     ("eval-drive", eval_drive::run),
     ("plugin-without-binary", plugin_checks::without_binary),
     ("plugin-version-mismatch", plugin_checks::version_mismatch),

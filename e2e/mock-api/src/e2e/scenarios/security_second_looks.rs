@@ -17,12 +17,12 @@ use crate::scenario::Scenario;
 use crate::show_output::ShowOutput;
 
 const RUN: &str = "r-second-looks";
-const FINDINGS: usize = 10;
+pub(crate) const FINDINGS: usize = 10;
 /// The finding whose second opinion disagrees with its dismissal.
 const KEPT: &str = "vf-00007";
 
 /// Ten B608 findings, one file each.
-fn findings() -> String {
+pub(crate) fn findings() -> String {
     (1..=FINDINGS)
         .map(|n| {
             json!({"tool": "bandit", "rule_id": "B608", "level": "warning",
@@ -65,8 +65,10 @@ fn answers(show: &ShowOutput) -> Option<Value> {
     Some(json!({ "verdicts": verdicts }))
 }
 
-pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
-    let project = E2eProject::new(&ctx.tools, "security-second-looks", InstallMode::Plugin, 0)?;
+/// The plugin project of [`findings`], each file's query built from module constants,
+/// foreground, surveys off.
+pub(crate) fn b608_project(ctx: &ScenarioContext, name: &str) -> Result<E2eProject, E2eError> {
+    let project = E2eProject::new(&ctx.tools, name, InstallMode::Plugin, 0)?;
     project.write("findings.jsonl", &findings())?;
     for n in 1..=FINDINGS {
         project.write(
@@ -78,33 +80,14 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         ".self-repair/config.json",
         "{\"launch_mode\": \"foreground\", \"survey_min\": 0}\n",
     )?;
+    Ok(project)
+}
+
+pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
+    let project = b608_project(ctx, "security-second-looks")?;
     let (server, _) = start_and_wait(ctx, &project, Scenario::new().results(answers), RUN)?;
     check_complete_once(ctx, &project, RUN, FINDINGS, &[])?;
-    let records = server.requests();
-    let launched = launched_items(&records);
-    let triage: Vec<&String> = launched.iter().filter(|i| i.starts_with("tb-")).collect();
-    ctx.checks.equal(
-        "triage-phase agents: two first-look batches, one batch of second looks",
-        &triage,
-        &vec![
-            &"tb-00001".to_owned(),
-            &"tb-00002".to_owned(),
-            &"tb-00003".to_owned(),
-        ],
-    );
-    ctx.checks
-        .that(!launched.iter().any(|i| i.starts_with("vf-")), || {
-            format!("no second look went out on its own: {launched:?}")
-        });
-    let models: Vec<&str> = records
-        .iter()
-        .filter(|r| r.thread == "item:tb-00003")
-        .filter_map(|r| r.model.as_deref())
-        .collect();
-    ctx.checks.that(
-        !models.is_empty() && models.iter().all(|m| m.contains("opus")),
-        || format!("the second looks should run on opus; the server saw {models:?}"),
-    );
+    check_one_batch_of_second_looks(ctx, &server.requests());
     let report = project.run(RUN).report();
     let outcomes: Vec<(String, String)> = report["findings"]
         .as_array()
@@ -135,6 +118,38 @@ pub(crate) fn run(ctx: &mut ScenarioContext) -> Result<(), E2eError> {
         &(FINDINGS - 1, 1),
     );
     check_protocol(ctx, &project)
+}
+
+/// The triage phase's agents were the two first-look batches and one batch of second looks
+/// (`tb-00003`, on opus); no second look went out on its own.
+pub(crate) fn check_one_batch_of_second_looks(
+    ctx: &mut ScenarioContext,
+    records: &[crate::recorded_request::RecordedRequest],
+) {
+    let launched = launched_items(records);
+    let triage: Vec<&String> = launched.iter().filter(|i| i.starts_with("tb-")).collect();
+    ctx.checks.equal(
+        "triage-phase agents: two first-look batches, one batch of second looks",
+        &triage,
+        &vec![
+            &"tb-00001".to_owned(),
+            &"tb-00002".to_owned(),
+            &"tb-00003".to_owned(),
+        ],
+    );
+    ctx.checks
+        .that(!launched.iter().any(|i| i.starts_with("vf-")), || {
+            format!("no second look went out on its own: {launched:?}")
+        });
+    let models: Vec<&str> = records
+        .iter()
+        .filter(|r| r.thread == "item:tb-00003")
+        .filter_map(|r| r.model.as_deref())
+        .collect();
+    ctx.checks.that(
+        !models.is_empty() && models.iter().all(|m| m.contains("opus")),
+        || format!("the second looks should run on opus; the server saw {models:?}"),
+    );
 }
 
 /// `eval`'s protocol figures, read from the real client's transcripts: every launch the three
