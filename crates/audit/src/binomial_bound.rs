@@ -104,6 +104,27 @@ mod tests {
     }
 
     #[test]
+    fn the_cdf_at_the_ends_of_the_rate_and_past_the_sample_is_exact() {
+        for (k, n, p, expected) in [
+            (0, 10, 0.0, 1.0),
+            (0, 10, -0.5, 1.0),
+            (3, 10, 1.0, 0.0),
+            (9, 10, 1.0, 0.0),
+            (10, 10, 1.0, 1.0),
+            (11, 10, 1.5, 1.0),
+            (12, 10, 0.5, 1.0),
+            (10, 10, 0.3, 1.0),
+            (0, 1, 0.25, 0.75),
+            (1, 2, 0.5, 0.75),
+            (0, 3, 0.5, 0.125),
+        ] {
+            let got = binomial_cdf(k, n, p);
+            assert!((got - expected).abs() < 1e-12, "P(X<={k}|{n},{p}) = {got}");
+        }
+        assert!(binomial_cdf(2000, 2000, 0.5) <= 1.0);
+    }
+
+    #[test]
     fn the_default_size_is_29_for_ten_percent_at_95() {
         assert_eq!(sample_size_for(0.10, 0.95), 29);
         assert_eq!(sample_size_for(0.05, 0.95), 59);
