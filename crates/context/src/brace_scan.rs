@@ -142,3 +142,66 @@ fn skip_char_literal(chars: &[char], start: usize) -> usize {
         _ => start,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::enclosing_item::enclosing_item_in_text;
+    use crate::file_text::FileText;
+
+    /// `kind name@line` innermost first, joined by ` < `.
+    fn chain(rel_path: &str, source: &str, line: u32) -> String {
+        let mut parts = Vec::new();
+        let mut current = enclosing_item_in_text(rel_path, &FileText::from_text(source), line);
+        while let Some(item) = current {
+            parts.push(format!("{} {}@{}", item.kind, item.name, item.start_line));
+            current = item.parent.map(|parent| *parent);
+        }
+        parts.join(" < ")
+    }
+
+    /// A division is not a comment; a block comment may close at the start of a line; a
+    /// lifetime is not a string in Rust (it is in JavaScript); braces in comments and strings
+    /// do not count.
+    const RUST: &str = r#"fn outer() {
+    let half = total / 2; if half > 0 {
+        inner();
+    }
+    after();
+}
+fn second() {
+    body();
+}
+/* a comment {
+*/
+impl Store {
+    fn get(&self) -> &'static str {
+        NAME
+    }
+    fn put(&self) {
+        x(); /* { */ y(); // {
+    }
+}
+"#;
+
+    #[test]
+    fn what_looks_like_a_comment_or_a_string_in_a_line_of_code_is_read_as_it_is() {
+        for (line, expected) in [
+            (3, "function outer@1"),
+            (5, "function outer@1"),
+            (8, "function second@7"),
+            (14, "method get@13 < impl Store@12"),
+            (17, "method put@16 < impl Store@12"),
+            (11, ""),
+        ] {
+            assert_eq!(chain("a.rs", RUST, line), expected, "line {line}");
+        }
+    }
+
+    const JAVASCRIPT: &str = "function quote() {\n  const s = 'it { is';\n  return s;\n}\nfunction next() {\n  go();\n}\n";
+
+    #[test]
+    fn a_single_quote_opens_a_string_in_javascript() {
+        assert_eq!(chain("a.js", JAVASCRIPT, 3), "function quote@1");
+        assert_eq!(chain("a.js", JAVASCRIPT, 6), "function next@5");
+    }
+}
