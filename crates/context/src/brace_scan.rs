@@ -204,4 +204,24 @@ impl Store {
         assert_eq!(chain("a.js", JAVASCRIPT, 3), "function quote@1");
         assert_eq!(chain("a.js", JAVASCRIPT, 6), "function next@5");
     }
+
+    /// A string with an escaped quote, an escaped char literal beside a plain one, and a char
+    /// literal holding a brace, each inside `first`: none of their braces opens a block.
+    const LITERALS: &str = r#"fn first() {
+"\"{";
+    f('\n', '{');
+    let b = '{';
+}
+fn second() {
+    x();
+}"#;
+
+    #[test]
+    fn braces_in_escaped_strings_and_char_literals_do_not_open_a_block() {
+        assert_eq!(chain("a.rs", LITERALS, 4), "function first@1");
+        assert_eq!(chain("a.rs", LITERALS, 7), "function second@6");
+        // The last line of a file without a final newline is a line of it.
+        assert_eq!(chain("a.rs", LITERALS, 8), "function second@6");
+        assert_eq!(chain("a.rs", LITERALS, 9), "");
+    }
 }
