@@ -88,3 +88,23 @@ fn the_reformatting_note_comes_only_when_a_hand_laid_out_file_is_rewritten() {
     fresh.install();
     assert_eq!(reformat_notes(&fresh, OTHER_BIN), 0);
 }
+
+#[test]
+fn a_file_dropped_from_the_bundle_goes_unless_the_user_edited_it() {
+    let bundle = crate::harness::TEST_BUNDLE;
+    let template = ".claude/skills/self-repair/templates/generic.md";
+    let agent = ".claude/agents/triage-investigator.md";
+    let project = Project::new();
+    project.install();
+    project.write(template, "my own template\n");
+    let plan = project.install_with(crate::harness::FAKE_BIN, &bundle[1..2]);
+    assert_eq!(project.read(template), "my own template\n");
+    assert!(!project.path(agent).exists(), "the unedited agent goes");
+    assert!(
+        plan.notes()
+            .iter()
+            .any(|n| n.contains("no longer part of self-repair, but you edited it")),
+        "{:?}",
+        plan.notes()
+    );
+}
