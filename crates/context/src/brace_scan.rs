@@ -145,19 +145,7 @@ fn skip_char_literal(chars: &[char], start: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use crate::enclosing_item::enclosing_item_in_text;
-    use crate::file_text::FileText;
-
-    /// `kind name@line` innermost first, joined by ` < `.
-    fn chain(rel_path: &str, source: &str, line: u32) -> String {
-        let mut parts = Vec::new();
-        let mut current = enclosing_item_in_text(rel_path, &FileText::from_text(source), line);
-        while let Some(item) = current {
-            parts.push(format!("{} {}@{}", item.kind, item.name, item.start_line));
-            current = item.parent.map(|parent| *parent);
-        }
-        parts.join(" < ")
-    }
+    use crate::enclosing_item::tests::chain;
 
     /// A division is not a comment; a block comment may close at the start of a line; a
     /// lifetime is not a string in Rust (it is in JavaScript); braces in comments and strings
