@@ -126,4 +126,19 @@ mod tests {
         let python_end = "def f():\n    def g():\n        pass\n    end\n";
         assert_eq!(chain("a.py", python_end, 4), "function f@1");
     }
+
+    #[test]
+    fn a_tab_indents_to_the_next_multiple_of_eight() {
+        for (text, width) in [
+            ("x", 0),
+            ("    x", 4),
+            ("\tx", 8),
+            ("  \tx", 8),
+            ("        \tx", 16),
+            ("\t\tx", 16),
+            ("\t  x", 10),
+        ] {
+            assert_eq!(super::indent(text), width, "{text:?}");
+        }
+    }
 }
