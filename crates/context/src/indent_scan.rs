@@ -122,6 +122,9 @@ mod tests {
             chain("a.py", python, 3),
             "function helper@2 < function outer@1"
         );
+        // A docstring opened and closed on one line ends there.
+        let one_line = "class A:\n    x = \"\"\"one\"\"\"\n    def m(self):\n        pass\n";
+        assert_eq!(chain("a.py", one_line, 4), "method m@3 < class A@1");
         // In Python, a line reading `end` is a plain statement.
         let python_end = "def f():\n    def g():\n        pass\n    end\n";
         assert_eq!(chain("a.py", python_end, 4), "function f@1");
