@@ -150,7 +150,7 @@ mod tests {
     /// A division is not a comment; a block comment may close at the start of a line; a
     /// lifetime is not a string in Rust (it is in JavaScript); braces in comments and strings
     /// do not count.
-    const RUST: &str = r#"fn outer() {
+    const RUST: &str = r"fn outer() {
     let half = total / 2; if half > 0 {
         inner();
     }
@@ -169,7 +169,7 @@ impl Store {
         x(); /* { */ y(); // {
     }
 }
-"#;
+";
 
     #[test]
     fn what_looks_like_a_comment_or_a_string_in_a_line_of_code_is_read_as_it_is() {

@@ -80,7 +80,7 @@ fn the_reformatting_note_comes_only_when_a_hand_laid_out_file_is_rewritten() {
     // Nothing to rewrite: no note, however the file is laid out.
     project.write(
         ".claude/settings.json",
-        &project.settings().replace("\n", "\n\n"),
+        &project.settings().replace('\n', "\n\n"),
     );
     assert_eq!(reformat_notes(&project, crate::harness::FAKE_BIN), 0);
     // Rewritten, but laid out as the writer lays it out: no note.
