@@ -86,3 +86,38 @@ impl AuditCandidate {
 pub(crate) fn is_closed(verdict: &str) -> bool {
     matches!(verdict, "false_positive" | "intended")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::known_answer_tests::candidate;
+
+    #[test]
+    fn the_strata_are_the_security_rule_the_route_and_the_tier() {
+        let security = candidate("aa", "B602", "security", "opus", "false_positive");
+        assert_eq!(
+            security.strata(),
+            ["rule tool B602", "route security", "tier opus"]
+        );
+        let generic = candidate("bb", "F401", "generic", "haiku", "intended");
+        assert_eq!(generic.strata(), ["route generic", "tier haiku"]);
+        let no_agent = AuditCandidate {
+            route: None,
+            tier: None,
+            ..generic
+        };
+        assert_eq!(no_agent.strata(), ["route none", "tier none"]);
+    }
+
+    #[test]
+    fn only_false_positive_and_intended_close_a_finding() {
+        for (verdict, closed) in [
+            ("false_positive", true),
+            ("intended", true),
+            ("real", false),
+            ("", false),
+        ] {
+            assert_eq!(is_closed(verdict), closed, "{verdict}");
+        }
+    }
+}

@@ -91,14 +91,10 @@ fn percent(rate: f64) -> String {
     format!("{:.1} %", rate * 100.0)
 }
 
-/// `95 %`.
+/// `95 %`, `97.5 %`: one decimal, dropped when it is 0.
 fn percent_whole(rate: f64) -> String {
-    let value = rate * 100.0;
-    if (value - value.round()).abs() < 1e-9 {
-        format!("{value:.0} %")
-    } else {
-        format!("{value:.1} %")
-    }
+    let text = format!("{:.1}", rate * 100.0);
+    format!("{} %", text.strip_suffix(".0").unwrap_or(&text))
 }
 
 /// The figure over a set of answers (one run's, or every run's).

@@ -89,18 +89,51 @@ mod tests {
 
     #[test]
     fn the_bound_grows_with_errors_and_shrinks_with_the_sample() {
+        // Each bound computed once (`at[n][wrong]`, n up to 80) and the comparisons read the
+        // tables: a third of the bisections of computing each where it is compared.
+        let table = |confidence: f64| -> Vec<Vec<f64>> {
+            (0..=80)
+                .map(|n| {
+                    (0..=n)
+                        .map(|wrong| upper_bound(wrong, n, confidence))
+                        .collect()
+                })
+                .collect()
+        };
+        let (at, at_99) = (table(0.95), table(0.99));
         for n in 1..80 {
             for wrong in 0..n {
-                let here = upper_bound(wrong, n, 0.95);
+                let here = at[n][wrong];
                 assert!(
                     here >= wrong as f64 / n as f64,
                     "{wrong}/{n} below the rate"
                 );
-                assert!(upper_bound(wrong + 1, n, 0.95) >= here, "{wrong}/{n}");
-                assert!(upper_bound(wrong, n + 1, 0.95) <= here, "{wrong}/{n}");
-                assert!(upper_bound(wrong, n, 0.99) >= here, "{wrong}/{n}");
+                assert!(at[n][wrong + 1] >= here, "{wrong}/{n}");
+                assert!(at[n + 1][wrong] <= here, "{wrong}/{n}");
+                assert!(at_99[n][wrong] >= here, "{wrong}/{n}");
             }
         }
+    }
+
+    #[test]
+    fn the_cdf_at_the_ends_of_the_rate_and_past_the_sample_is_exact() {
+        for (k, n, p, expected) in [
+            (0, 10, 0.0, 1.0),
+            (0, 10, -0.5, 1.0),
+            (3, 10, 1.0, 0.0),
+            (9, 10, 1.0, 0.0),
+            (10, 10, 1.0, 1.0),
+            (11, 10, 1.5, 1.0),
+            (12, 10, 0.5, 1.0),
+            (10, 10, 0.3, 1.0),
+            (0, 1, 0.25, 0.75),
+            (1, 2, 0.5, 0.75),
+            (0, 3, 0.5, 0.125),
+        ] {
+            let got = binomial_cdf(k, n, p);
+            assert!((got - expected).abs() < 1e-12, "P(X<={k}|{n},{p}) = {got}");
+        }
+        assert!(binomial_cdf(2000, 2000, 0.5) <= 1.0);
     }
 
     #[test]

@@ -18,6 +18,8 @@ mod checklist;
 mod terminal_session;
 
 #[cfg(test)]
+mod edge_case_tests;
+#[cfg(test)]
 mod known_answer_tests;
 
 pub use agent_guard::{AGENT_VARIABLES, agent_marker};

@@ -142,3 +142,74 @@ fn skip_char_literal(chars: &[char], start: usize) -> usize {
         _ => start,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::enclosing_item::tests::chain;
+
+    /// A division is not a comment; a block comment may close at the start of a line; a
+    /// lifetime is not a string in Rust (it is in JavaScript); braces in comments and strings
+    /// do not count.
+    const RUST: &str = r"fn outer() {
+    let half = total / 2; if half > 0 {
+        inner();
+    }
+    after();
+}
+fn second() {
+    body();
+}
+/* a comment {
+*/
+impl Store {
+    fn get(&self) -> &'static str {
+        NAME
+    }
+    fn put(&self) {
+        x(); /* { */ y(); // {
+    }
+}
+";
+
+    #[test]
+    fn what_looks_like_a_comment_or_a_string_in_a_line_of_code_is_read_as_it_is() {
+        for (line, expected) in [
+            (3, "function outer@1"),
+            (5, "function outer@1"),
+            (8, "function second@7"),
+            (14, "method get@13 < impl Store@12"),
+            (17, "method put@16 < impl Store@12"),
+            (11, ""),
+        ] {
+            assert_eq!(chain("a.rs", RUST, line), expected, "line {line}");
+        }
+    }
+
+    const JAVASCRIPT: &str = "function quote() {\n  const s = 'it { is';\n  return s;\n}\nfunction next() {\n  go();\n}\n";
+
+    #[test]
+    fn a_single_quote_opens_a_string_in_javascript() {
+        assert_eq!(chain("a.js", JAVASCRIPT, 3), "function quote@1");
+        assert_eq!(chain("a.js", JAVASCRIPT, 6), "function next@5");
+    }
+
+    /// A string with an escaped quote, an escaped char literal beside a plain one, and a char
+    /// literal holding a brace, each inside `first`: none of their braces opens a block.
+    const LITERALS: &str = r#"fn first() {
+"\"{";
+    f('\n', '{');
+    let b = '{';
+}
+fn second() {
+    x();
+}"#;
+
+    #[test]
+    fn braces_in_escaped_strings_and_char_literals_do_not_open_a_block() {
+        assert_eq!(chain("a.rs", LITERALS, 4), "function first@1");
+        assert_eq!(chain("a.rs", LITERALS, 7), "function second@6");
+        // The last line of a file without a final newline is a line of it.
+        assert_eq!(chain("a.rs", LITERALS, 8), "function second@6");
+        assert_eq!(chain("a.rs", LITERALS, 9), "");
+    }
+}

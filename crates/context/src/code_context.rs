@@ -203,5 +203,7 @@ mod tests {
         assert_eq!(search_term("$store"), "$store");
         assert_eq!(search_term("operator+"), "operator+");
         assert_eq!(search_term("plain"), "plain");
+        assert_eq!(search_term("obj.$store"), "$store");
+        assert_eq!(search_term("a.b-c"), "a.b-c");
     }
 }

@@ -118,15 +118,16 @@ fn build(chain: Vec<Declared>) -> Option<EnclosingItem> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn enclosing(rel_path: &str, source: &str, line: u32) -> Option<EnclosingItem> {
         enclosing_item_in_text(rel_path, &FileText::from_text(source), line)
     }
 
-    /// `kind name@line` innermost first, joined by ` < `.
-    fn chain(rel_path: &str, source: &str, line: u32) -> String {
+    /// `kind name@line` innermost first, joined by ` < ` (the brace and indent scans' tests
+    /// read their answers with it too).
+    pub(crate) fn chain(rel_path: &str, source: &str, line: u32) -> String {
         let mut parts = Vec::new();
         let mut current = enclosing(rel_path, source, line);
         while let Some(item) = current {

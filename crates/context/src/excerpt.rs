@@ -71,6 +71,22 @@ mod tests {
     }
 
     #[test]
+    fn excerpt_around_keeps_exactly_a_third_of_the_window_before_the_hit() {
+        let line = "abcdefghijklmnopqrst";
+        for (focus, max_chars, expected) in [
+            (9, 6, "…hijklm…"),
+            (2, 6, "abcdef…"),
+            (19, 6, "…opqrst"),
+            (9, 20, "abcdefghijklmnopqrst"),
+            (9, 19, "…bcdefghijklmnopqrst"),
+        ] {
+            assert_eq!(excerpt_around(line, focus, max_chars), expected, "{focus}");
+        }
+        // The focus is a byte offset: `é` takes two.
+        assert_eq!(excerpt_around("ééééééééé", 12, 3), "…ééé…");
+    }
+
+    #[test]
     fn excerpt_around_at_line_start_cuts_only_the_end() {
         let line = format!("needle{}", "b".repeat(500));
         let excerpt = excerpt_around(&line, 0, 20);

@@ -81,3 +81,64 @@ pub(crate) fn is_binary(bytes: &[u8]) -> bool {
     let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
     memchr::memchr(0, sniff).is_some()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_a_blank_file_line_and_drop_line_endings() {
+        for (text, lines) in [
+            ("", Vec::<&str>::new()),
+            ("\n", vec![""]),
+            ("\n\n", vec!["", ""]),
+            ("a", vec!["a"]),
+            ("a\r\nb\n", vec!["a", "b"]),
+            ("a\n\nb", vec!["a", "", "b"]),
+        ] {
+            assert_eq!(FileText::from_text(text).lines(), lines, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_cut_after_its_last_whole_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "a\nbb\nccc").unwrap();
+        for (limit, lines, truncated) in [
+            (6, vec!["a", "bb"], true),
+            (5, vec!["a", "bb"], true),
+            (4, vec!["a"], true),
+            (8, vec!["a", "bb", "ccc"], false),
+            (9, vec!["a", "bb", "ccc"], false),
+        ] {
+            let text = FileText::read(&path, limit).unwrap();
+            assert_eq!(text.lines(), lines, "{limit}");
+            assert_eq!(text.truncated, truncated, "{limit}");
+        }
+    }
+
+    #[test]
+    fn the_cap_is_two_mebibytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        let line = format!("{}\n", "x".repeat(1023));
+        std::fs::write(&path, line.repeat(2048)).unwrap();
+        assert!(!FileText::read(&path, MAX_FILE_BYTES).unwrap().truncated);
+        std::fs::write(&path, line.repeat(2049)).unwrap();
+        let text = FileText::read(&path, MAX_FILE_BYTES).unwrap();
+        assert!(text.truncated);
+        assert_eq!(text.lines().len(), 2048);
+    }
+
+    #[test]
+    fn a_nul_in_the_first_eight_kibibytes_makes_a_file_binary() {
+        let mut bytes = vec![b'a'; 8 * 1024];
+        assert!(!is_binary(&bytes));
+        bytes[8 * 1024 - 1] = 0;
+        assert!(is_binary(&bytes));
+        bytes[8 * 1024 - 1] = b'a';
+        bytes.push(0);
+        assert!(!is_binary(&bytes));
+    }
+}

@@ -106,3 +106,42 @@ fn lines_inside_triple_quotes(language: Language, lines: &[String]) -> Vec<bool>
     }
     flags
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::enclosing_item::tests::chain;
+
+    #[test]
+    fn a_ruby_end_belongs_to_the_block_it_closes_and_a_python_line_not_to_a_sibling() {
+        let ruby = "class A\n  def m\n    x\n  end\nend\n";
+        assert_eq!(chain("a.rb", ruby, 4), "method m@2 < class A@1");
+        assert_eq!(chain("a.rb", ruby, 5), "class A@1");
+        let python = "def outer():\n    def helper():\n        pass\n    x = 1\n";
+        assert_eq!(chain("a.py", python, 4), "function outer@1");
+        assert_eq!(
+            chain("a.py", python, 3),
+            "function helper@2 < function outer@1"
+        );
+        // A docstring opened and closed on one line ends there.
+        let one_line = "class A:\n    x = \"\"\"one\"\"\"\n    def m(self):\n        pass\n";
+        assert_eq!(chain("a.py", one_line, 4), "method m@3 < class A@1");
+        // In Python, a line reading `end` is a plain statement.
+        let python_end = "def f():\n    def g():\n        pass\n    end\n";
+        assert_eq!(chain("a.py", python_end, 4), "function f@1");
+    }
+
+    #[test]
+    fn a_tab_indents_to_the_next_multiple_of_eight() {
+        for (text, width) in [
+            ("x", 0),
+            ("    x", 4),
+            ("\tx", 8),
+            ("  \tx", 8),
+            ("        \tx", 16),
+            ("\t\tx", 16),
+            ("\t  x", 10),
+        ] {
+            assert_eq!(super::indent(text), width, "{text:?}");
+        }
+    }
+}

@@ -88,3 +88,36 @@ impl fmt::Display for ItemKind {
         formatter.write_str(self.as_str())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_declaration_keyword_names_its_kind() {
+        for (keywords, kind) in [
+            (
+                &["fn", "def", "fun", "func", "function"][..],
+                ItemKind::Function,
+            ),
+            (
+                &["class", "object", "record", "extension"][..],
+                ItemKind::Class,
+            ),
+            (&["struct", "union"][..], ItemKind::Struct),
+            (&["enum", "enum class"][..], ItemKind::Enum),
+            (&["trait", "protocol"][..], ItemKind::Trait),
+            (&["interface"][..], ItemKind::Interface),
+            (&["impl"][..], ItemKind::Impl),
+            (&["mod", "module"][..], ItemKind::Module),
+            (&["namespace"][..], ItemKind::Namespace),
+        ] {
+            for keyword in keywords {
+                assert_eq!(ItemKind::from_keyword(keyword), Some(kind), "{keyword}");
+            }
+        }
+        for keyword in ["let", "macro_rules!", "Enum", ""] {
+            assert_eq!(ItemKind::from_keyword(keyword), None, "{keyword}");
+        }
+    }
+}

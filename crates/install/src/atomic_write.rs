@@ -58,6 +58,19 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn a_new_file_is_readable_by_all_and_writable_by_its_owner() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.json");
+        write_atomically(&path, "{}").unwrap();
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn keeps_the_mode_of_an_existing_file() {
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();

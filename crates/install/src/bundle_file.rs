@@ -31,16 +31,15 @@ impl BundleFile {
             _ => return Err(invalid()),
         };
         let mut target = top.to_owned();
-        let mut depth = 0;
         for part in parts {
             if part.is_empty() || part == "." || part == ".." || part.contains('\\') {
                 return Err(invalid());
             }
             target.push('/');
             target.push_str(part);
-            depth += 1;
         }
-        if depth == 0 {
+        // A bare `agents` or `skill` names a folder, not a file.
+        if target == top {
             return Err(invalid());
         }
         Ok(target)
@@ -95,5 +94,41 @@ mod tests {
         for f in embedded_bundle() {
             assert!(f.target_in_claude_dir().is_ok(), "{}", f.rel_path);
         }
+    }
+
+    #[test]
+    fn the_embedded_bundle_holds_the_skill_and_the_triage_agent_with_their_text() {
+        let bundle = embedded_bundle();
+        for rel_path in [
+            "skill/self-repair/SKILL.md",
+            "agents/triage-investigator.md",
+        ] {
+            let found = bundle.iter().find(|f| f.rel_path == rel_path);
+            assert!(
+                found.is_some_and(|f| !f.contents.trim().is_empty()),
+                "{rel_path} missing or empty"
+            );
+        }
+    }
+
+    #[test]
+    fn every_kind_of_bad_part_is_rejected_and_a_deep_path_kept_whole() {
+        for bad in [
+            "skill",
+            "skill/",
+            "skill/./a.md",
+            "skill/a\\b.md",
+            "agents/x/..",
+            "",
+        ] {
+            assert!(
+                file(bad).target_in_claude_dir().is_err(),
+                "{bad} should be rejected"
+            );
+        }
+        assert_eq!(
+            file("skill/a/b/c/d.md").target_in_claude_dir().unwrap(),
+            "skills/a/b/c/d.md"
+        );
     }
 }

@@ -189,3 +189,54 @@ fn remove_dir_if_empty(dir: &Path) -> Result<(), InstallError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diff_header_prefixes_a_relative_path_only() {
+        for (display, header) in [
+            (".claude/settings.json", "a/.claude/settings.json"),
+            (
+                "/home/u/.claude/settings.json",
+                "/home/u/.claude/settings.json",
+            ),
+            ("~/.claude/settings.json", "~/.claude/settings.json"),
+            ("~x/settings.json", "a/~x/settings.json"),
+        ] {
+            assert_eq!(diff_header("a/", display), header, "{display}");
+        }
+    }
+
+    #[test]
+    fn removing_a_missing_file_is_done_and_one_that_cannot_go_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(remove_file(&dir.path().join("gone.json")).is_ok());
+        let file = dir.path().join("here.json");
+        std::fs::write(&file, "{}").unwrap();
+        assert!(remove_file(&file).is_ok());
+        assert!(!file.exists());
+        // A directory is not removed as a file: the error names it.
+        let err = remove_file(dir.path()).unwrap_err();
+        assert!(matches!(err, InstallError::Write { .. }), "{err}");
+    }
+
+    #[test]
+    fn only_an_empty_directory_is_removed_and_a_missing_one_is_done() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(remove_dir_if_empty(&dir.path().join("gone")).is_ok());
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        remove_dir_if_empty(&empty).unwrap();
+        assert!(!empty.exists());
+        let full = dir.path().join("full");
+        std::fs::create_dir(&full).unwrap();
+        std::fs::write(full.join("f"), "").unwrap();
+        remove_dir_if_empty(&full).unwrap();
+        assert!(full.join("f").exists());
+        // A file where the directory should be does not list: the error names it.
+        let err = remove_dir_if_empty(&full.join("f")).unwrap_err();
+        assert!(matches!(err, InstallError::Read { .. }), "{err}");
+    }
+}

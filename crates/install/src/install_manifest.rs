@@ -157,6 +157,75 @@ mod tests {
         );
     }
 
+    fn manifest(scope: Scope) -> InstallManifest {
+        InstallManifest {
+            schema_version: MANIFEST_SCHEMA_VERSION,
+            scope,
+            binary: "/x/self-repair".to_owned(),
+            settings: SettingsRecord {
+                path: ".claude/settings.json".to_owned(),
+                original: OriginalSettings::Absent,
+                written_sha256: sha256_hex("{}"),
+                hooks: vec![],
+                permissions: vec![],
+                created_keys: vec![],
+                status_line: None,
+            },
+            files: vec![],
+            created_dirs: vec![],
+        }
+    }
+
+    fn write(root: &InstallRoot, scope: Scope, text: &str) {
+        let path = root.resolve(scope.manifest_rel_path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+
+    #[test]
+    fn the_agents_are_installed_by_the_command_when_either_install_has_a_manifest() {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let user = InstallRoot::user(home.path(), None);
+        assert!(!agents_installed_by_command(project.path(), Some(&user)));
+        assert!(!agents_installed_by_command(project.path(), None));
+        write(&user, Scope::User, &manifest(Scope::User).render());
+        assert!(agents_installed_by_command(project.path(), Some(&user)));
+        assert!(!agents_installed_by_command(project.path(), None));
+        let project_root = InstallRoot::project(project.path());
+        write(
+            &project_root,
+            Scope::Project,
+            &manifest(Scope::Project).render(),
+        );
+        assert!(agents_installed_by_command(project.path(), None));
+        // A manifest that does not read is no install.
+        let other = tempfile::tempdir().unwrap();
+        write(&InstallRoot::project(other.path()), Scope::Project, "{");
+        assert!(!agents_installed_by_command(other.path(), None));
+    }
+
+    #[test]
+    fn a_manifest_reads_back_and_one_of_another_version_is_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = InstallRoot::project(dir.path());
+        assert_eq!(read_manifest(&root, Scope::Project).unwrap(), None);
+        let ours = manifest(Scope::Project);
+        assert!(ours.render().ends_with("}\n"));
+        write(&root, Scope::Project, &ours.render());
+        assert_eq!(
+            read_manifest(&root, Scope::Project).unwrap(),
+            Some(ours.clone())
+        );
+        let newer = InstallManifest {
+            schema_version: MANIFEST_SCHEMA_VERSION + 1,
+            ..ours
+        };
+        write(&root, Scope::Project, &newer.render());
+        let err = read_manifest(&root, Scope::Project).unwrap_err();
+        assert!(err.to_string().contains("schema_version 2"), "{err}");
+    }
+
     #[test]
     fn manifest_with_other_scope_is_rejected() {
         let dir = tempfile::tempdir().unwrap();

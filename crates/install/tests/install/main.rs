@@ -10,6 +10,7 @@ mod config_dir;
 mod harness;
 mod idempotence;
 mod refusals;
+mod reinstall_record;
 mod roundtrip;
 mod settings_merge;
 mod snapshots;

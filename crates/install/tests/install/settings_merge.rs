@@ -182,6 +182,25 @@ fn enabled_plugin_is_reported() {
 }
 
 #[test]
+fn a_disabled_or_other_plugin_is_not_reported() {
+    for settings in [
+        r#"{"enabledPlugins": {"self-repair@self-repair": false}}"#,
+        r#"{"enabledPlugins": {"other@self-repair": true, "self-repair-x@m": true}}"#,
+        r#"{"enabledPlugins": ["self-repair@self-repair"]}"#,
+    ] {
+        let plan = Project::with_settings(settings).plan().unwrap();
+        assert!(
+            !plan
+                .notes()
+                .iter()
+                .any(|n| n.contains("plugin is also enabled")),
+            "{settings}: {:?}",
+            plan.notes()
+        );
+    }
+}
+
+#[test]
 fn user_scope_writes_home_settings_and_its_own_manifest() {
     let home = Project::with_scope(self_repair_install::Scope::User);
     home.install();
