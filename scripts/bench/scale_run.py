@@ -2,34 +2,35 @@
 """Stops at scale (issue 45): a whole triage run of N findings driven to its end through the
 binary under test's Stop hook, as a session and its scripted agents would, every `hook stop`
 timed from outside (a monotonic clock around the process). Used by scripts/bench.sh
-(`--scale`) and by hand:
+(`--scale`, row 8; reference/benchmarks.md) and by hand:
 
-    scale_run.py BIN WORK N [--files 400] [--rules 37] [--survey triage_each|fix_all]
-                 [--commands] [--callgrind] [--repeat R]
+    scale_run.py BIN WORK N [--files 400] [--rules 37] [--commands] [--callgrind] [--repeat R]
+    scale_run.py table JSON...      the markdown tables of earlier runs' JSON
 
-WORK is an empty folder the run is made in (the caller removes it). Prints one JSON object
+WORK is an empty folder the runs are made in (the caller removes it). Prints one JSON object
 (stdout): the stops (count, median and p90 of the wave stops, the slowest other than the
-finalizing one, the finalizing stop), a stalled stop, the hook with empty stdin and
-/bin/true timed the same way, `start`, and with `--commands` the read commands timed on the
-finished run and mid-run; with `--callgrind` (valgrind present) the instructions of the
-mid-run wave stop. Progress goes to stderr.
+finalizing one, the finalizing stop, each stop's time and load average), a stalled stop,
+the hook with empty stdin and /bin/true spawned the same way, `start`; with `--commands` the
+read commands timed on the finished run and mid-run, and `merge` of the run's two
+partitions; with `--callgrind` (valgrind present) the instructions of the mid-run wave stop.
+Progress goes to stderr.
 
 The run: N findings of `--rules` rules over `--files` files (scripts/bench/generate.sh: no
 two share a fingerprint), the default settings but `confirm_above_usd: null`, started with
-`--until triage` in session s1. Each rule is surveyed (37 rules of N/37 findings, all above
-`survey_min`); the surveyor answers `--survey` (default `triage_each`: every finding then
-goes to batched triage, 8 a batch, 20 batches a wave), every triage agent answers `real`
-(so nothing needs a second look). The agents' answers are submitted between two stops, so
-every stop sees nothing running.
+`--until triage` in session s1. Each rule is surveyed and its surveyor answers `triage_each`,
+so every finding goes to batched triage (8 a batch, 20 agents a wave); every triage agent
+answers `real` (so nothing needs a second look). The agents' answers are submitted between
+two stops, so every stop sees nothing running.
 
 Known answers the harness asserts (it exits 1 otherwise, naming the stop): every stop but
-the last blocks with a dispatch, which names only items that are pending (never one already
-answered); the last stop dispatches nothing and leaves the run `complete`, every finding
-decided (`status --json`); the number of stops is within the bound the batch size implies
-(`stop_bound` in the JSON); a stalled stop (a later stop of the session, nothing running,
-nothing submitted, after the run stalled) allows silently; each command exits 0 and prints
-what it should (`status` names the run, `statusline` its row, `export sarif` a SARIF log of
-N results, `eval` N labelled findings).
+the last dispatches, never an item already answered, 20 items unless it is the last wave;
+the last stop dispatches nothing, allows with the run's `complete` line and leaves the run
+`complete`, every finding decided (`status --json`); the number of stops lies in the range
+the batch size implies (`stop_range`); a stalled stop (a later stop of the session, nothing
+running, nothing submitted, after the run stalled) allows silently; each command exits 0 and
+prints what it should (`status` names the run, `statusline` its row mid-run and nothing once
+complete, `export sarif` a SARIF log of N results, `eval` N labelled findings, `merge` N
+findings combined).
 """
 import json
 import math
@@ -142,11 +143,24 @@ class Model:
         self.decided = 0
         self.tmp = Path(tempfile.mkdtemp(prefix="answers-", dir=project.root.parent))
 
+    def task(self, item):
+        """The item's kind and members: from its input file when the store keeps one (no
+        process to start), else as `show --json` gives them (the schema's member ids)."""
+        spec_file = self.project.run_dir / "items" / f"{item}.input.json"
+        if spec_file.is_file():
+            spec = json.loads(spec_file.read_text())
+            return spec.get("kind"), spec.get("inputs", [])
+        shown = json.loads(self.project.run(["show", item, "--json"]).stdout)
+        members = []
+        if shown["kind"] == "triage_batch":
+            verdicts = shown["output_schema"]["properties"]["verdicts"]
+            members = verdicts["items"]["properties"]["item"]["enum"]
+        return shown["kind"], members
+
     def answer(self, item):
         if item in self.answered:
             fail(f"the hook dispatched {item} again after its answer was submitted")
-        spec = json.loads((self.project.run_dir / "items" / f"{item}.input.json").read_text())
-        kind = spec.get("kind")
+        kind, members = self.task(item)
         if kind == "rule_survey":
             if self.survey == "fix_all":
                 result = {"policy": "fix_all", "root_cause": "unused import",
@@ -155,7 +169,6 @@ class Model:
                 result = {"policy": "triage_each",
                           "reason": "the sample needs a look at each finding on its own"}
         elif kind == "triage_batch":
-            members = spec["inputs"]
             if any(not m.startswith("t-") for m in members):
                 fail(f"{item} holds a second look ({members}): no answer asked for one")
             result = {"verdicts": [verdict(m) for m in members]}
@@ -249,6 +262,10 @@ def drive(project, model, snapshot=None):
         ids = dispatch_ids(out.stdout)
         record = {"stop": len(stops) + 1, "ms": round(ms, 2), "load": loadavg()}
         if not ids:
+            # The finalizing stop: it allows the session's end, with the run's last words.
+            if '"decision":"block"' in out.stdout.replace(" ", "") or "complete" not in out.stdout:
+                fail(f"stop {len(stops) + 1} of {project.run_id} dispatched nothing and is not "
+                     f"the finalize's allow: {out.stdout[:500]}")
             record.update(kind="final", answer=out.stdout.strip()[:300])
             stops.append(record)
             break
