@@ -503,6 +503,23 @@ def read_commands(project, repeat, finished, work=None, findings_file=None):
     return timed
 
 
+def goals(r):
+    """The goals of a stop that costs the same at every size, each `met` or `MISSED`."""
+    verdict = lambda ok: "met" if ok else "MISSED"
+    out = [f"median wave stop ≤ 5 ms: {verdict(r['median_wave_ms'] <= 5)}",
+           f"no stop but the finalizing one over 50 ms: {verdict(r['slowest_other_ms'] <= 50)}",
+           f"stalled stop ≤ 5 ms: {verdict(r['stalled']['median_ms'] <= 5)}"]
+    if r["findings"] >= 100000:
+        out.append(f"finalizing stop ≤ 1 s: {verdict(r['final_ms'] <= 1000)}")
+        if "mid" in r:
+            out.append(f"`status` ≤ 100 ms: {verdict(r['mid']['status']['median_ms'] <= 100)} "
+                       f"(mid-run; {verdict(r['end']['status']['median_ms'] <= 100)} at the end)")
+            line, idle = r["mid"]["statusline"]["median_ms"], r["hook_empty_ms"]
+            out.append(f"status line ≤ 3× the idle hook: {verdict(line <= 3 * idle)} "
+                       f"({line / idle:.1f}×, mid-run)")
+    return out
+
+
 def table(files):
     """The markdown table of `scale_run.py table JSON...` (one JSON a size)."""
     runs = [json.loads(Path(f).read_text()) for f in files]
@@ -518,6 +535,9 @@ def table(files):
               f"{r['slowest_other_stop']}) | {ms(r['final_ms'])} | {ms(r['stalled']['median_ms'])} "
               f"| {ms(r['hook_empty_ms'])} | {f'{count:,}' if count else '—'} "
               f"| {r['load_at_start']} → {r['load_at_end']} |")
+    print()
+    for r in runs:
+        print(f"- {r['findings']:,} findings: " + "; ".join(goals(r)) + ".")
     with_commands = [r for r in runs if "end" in r]
     if not with_commands:
         return
