@@ -366,10 +366,11 @@ def main():
     restore(project, snapshot)
     if commands:
         result["mid"] = read_commands(project, repeat, finished=False)
-    if callgrind and shutil.which("valgrind"):
-        result["callgrind_mid_wave"] = count_instructions(project, work)
+    callgrind = callgrind and shutil.which("valgrind") is not None
+    if callgrind:
+        result["callgrind_mid_wave"] = count_instructions(project, "mid-wave", dispatches=True)
         restore(project, snapshot)
-    result["stalled"] = stalled(project, repeat)
+    result["stalled"] = stalled(project, repeat, callgrind)
     result["load_at_end"] = loadavg()
     result["per_stop"] = stops
     print(json.dumps(result, indent=1))
@@ -409,23 +410,24 @@ def merge(binary, work, findings, n, rules, repeat):
             "load": loadavg()}
 
 
-def count_instructions(project, work):
-    out_file = work / "mid-wave.callgrind"
-    stdin = work / "stop.json"
-    stdin.write_text(project.hook_input)
-    with open(stdin) as f:
-        done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
-                               project.binary, "hook", "stop"], stdin=f, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, cwd=project.root, env=project.env, text=True)
-    if done.returncode != 0 or not dispatch_ids(done.stdout):
-        fail(f"the mid-run wave stop under valgrind did not dispatch: {done.stderr[-500:]}")
+def count_instructions(project, name, dispatches):
+    """Instructions of one `hook stop` on the project as it is (valgrind callgrind); the stop
+    must dispatch (DISPATCHES) or allow silently."""
+    out_file = project.root.parent / f"{name}.callgrind"
+    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
+                           project.binary, "hook", "stop"], input=project.hook_input,
+                          capture_output=True, cwd=project.root, env=project.env, text=True)
+    answered = bool(dispatch_ids(done.stdout)) if dispatches else not done.stdout.strip()
+    if done.returncode != 0 or not answered:
+        fail(f"the {name} stop under valgrind did not answer as expected: {done.stdout[:300]} "
+             f"{done.stderr[-500:]}")
     total = re.search(r"Collected : (\d+)", done.stderr)
     if not total:
         fail("valgrind printed no instruction count")
     return int(total.group(1))
 
 
-def stalled(project, repeat):
+def stalled(project, repeat, callgrind):
     """From the mid-run state: stops with nothing running and nothing submitted until the run
     stalls, then `repeat` later stops of the session (each must allow silently)."""
     for _ in range(10):
@@ -443,8 +445,11 @@ def stalled(project, repeat):
         if out.returncode != 0 or out.stdout.strip():
             fail(f"a stop of the stalled run did not allow silently: {out.stdout[:300]}")
         times.append(ms)
-    return {"median_ms": round(statistics.median(times), 2), "runs": repeat, "load": loadavg(),
-            "wrote": tree_digest(project.run_dir) != before}
+    result = {"median_ms": round(statistics.median(times), 2), "runs": repeat,
+              "load": loadavg(), "wrote": tree_digest(project.run_dir) != before}
+    if callgrind:
+        result["instructions"] = count_instructions(project, "stalled", dispatches=False)
+    return result
 
 
 def read_commands(project, repeat, finished, work=None, findings_file=None):
@@ -525,15 +530,16 @@ def table(files):
     runs = [json.loads(Path(f).read_text()) for f in files]
     ms = lambda v: "—" if v is None else (f"{v:,.0f} ms" if v >= 100 else f"{v:.1f} ms")
     print("| findings | stops | median wave stop | p90 | slowest other stop | finalizing stop "
-          "| stalled stop | hook, empty stdin | instructions, mid-run wave stop | load average "
+          "| stalled stop | hook, empty stdin | instructions: mid-run wave stop, stalled stop "
+          "| load average "
           "(start → end) |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in runs:
-        count = r.get("callgrind_mid_wave")
+        count, still = r.get("callgrind_mid_wave"), r["stalled"].get("instructions")
         print(f"| {r['findings']:,} | {r['stops']} | {ms(r['median_wave_ms'])} "
               f"| {ms(r['p90_wave_ms'])} | {ms(r['slowest_other_ms'])} (stop "
               f"{r['slowest_other_stop']}) | {ms(r['final_ms'])} | {ms(r['stalled']['median_ms'])} "
-              f"| {ms(r['hook_empty_ms'])} | {f'{count:,}' if count else '—'} "
+              f"| {ms(r['hook_empty_ms'])} | {f'{count:,}, {still:,}' if count else '—'} "
               f"| {r['load_at_start']} → {r['load_at_end']} |")
     print()
     for r in runs:
