@@ -10,7 +10,8 @@
 #   --profile   also count instructions of the hook runs with valgrind (load-independent), say
 #               where they go (state parse, state write, drop), and time state.json codecs in
 #               process (bench/bench-support, example state_codec)
-#   --out FILE  also write the results table (markdown) to FILE
+#   --out FILE  also write the results table (markdown) to FILE (with --scale, each size's
+#               figures, every stop's time, to FILE less .md plus .scaleN.json)
 #   --bin PATH  benchmark this self-repair binary instead of building target/release/self-repair
 #   --scale     also drive whole runs through the hook at each size (row 8; minutes: opt-in)
 #   --scale-only  only row 8 (no hyperfine needed): what issue 45's before -> after compares
@@ -183,6 +184,8 @@ scale_rows() {
         nice -n "$nice_level" python3 "$here/scale_run.py" "$bin" "$work/scale$n" "$n" --commands "${extra[@]}" \
             >"$work/scale$n.json" || die "scale_run.py failed at $n findings (its data: rerun with --keep)"
         jsons+=("$work/scale$n.json")
+        # With --out, each size's figures (every stop's time and load) are kept beside it.
+        [[ -z $out ]] || cp "$work/scale$n.json" "${out%.md}.scale$n.json"
         # The big folders go once measured (100,000 findings leave about a gigabyte).
         ((keep)) || rm -rf "$work/scale$n"
     done
