@@ -45,8 +45,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import hook_answer
+
 HERE = Path(__file__).resolve().parent
-DISPATCH_START = '{"self_repair":'
 RUN = "rscale"
 
 
@@ -117,21 +118,13 @@ class Project:
 
 
 def dispatch_ids(out):
-    """The items a Stop hook answer dispatches, or None when it dispatches nothing."""
-    if not out.strip():
-        return None
-    try:
-        answer = json.loads(out)
-    except ValueError:
-        fail(f"the Stop hook printed something that is not JSON: {out[:500]}")
-    text = answer.get("hookSpecificOutput", {}).get("additionalContext")
-    if text is None and answer.get("decision") == "block":
-        text = answer.get("reason", "")
-    start = (text or "").find(DISPATCH_START)
-    if start < 0:
-        return None
-    dispatch, _ = json.JSONDecoder().raw_decode(text[start:])
-    return [launch["prompt"].split()[2] for launch in dispatch["launch"]]
+    """The items a Stop hook answer dispatches, or None; an answer that is not JSON fails."""
+    if out.strip():
+        try:
+            json.loads(out)
+        except ValueError:
+            fail(f"the Stop hook printed something that is not JSON: {out[:500]}")
+    return hook_answer.dispatch_ids(out)
 
 
 def verdict(item):

@@ -33,8 +33,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hook_answer import dispatch_ids
+
 EVERY = {"haiku": 4, "sonnet": 10, "opus": None}
-DISPATCH_START = '{"self_repair":'
 STOPS = 2000
 
 
@@ -152,23 +153,6 @@ class ErringModel:
             "root_cause": f"scripted {rule}",
             "reason": f"scripted ({tier}): {rule} at {path}:{line}",
         }
-
-
-def dispatch_ids(out):
-    """The items a Stop hook answer dispatches: its continuation (the Stop event's
-    `additionalContext`, or a block's `reason`) holds the dispatch JSON."""
-    try:
-        answer = json.loads(out)
-    except ValueError:
-        return None
-    text = answer.get("hookSpecificOutput", {}).get("additionalContext")
-    if text is None and answer.get("decision") == "block":
-        text = answer.get("reason", "")
-    start = (text or "").find(DISPATCH_START)
-    if start < 0:
-        return None
-    dispatch, _ = json.JSONDecoder().raw_decode(text[start:])
-    return [l["prompt"].split()[2] for l in dispatch["launch"]]
 
 
 def work(binary, project, model, item):
