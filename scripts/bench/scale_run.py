@@ -371,6 +371,8 @@ def main():
                                 if p.is_file())
     say(f"{len(stops)} stops: median wave {result['median_wave_ms']:.1f} ms, "
         f"finalize {result['final_ms']:.0f} ms")
+    # The stops' figures, kept in the log should a later step fail.
+    say("stops: " + json.dumps({**result, "per_stop": [(s["ms"], s["cpu_ms"]) for s in stops]}))
     if commands:
         result["end"] = read_commands(project, repeat, finished=True, work=work,
                                       findings_file=findings)
@@ -498,8 +500,9 @@ def read_commands(project, repeat, finished, work=None, findings_file=None):
     def sarif(out):
         log = json.loads(out)
         results = sum(len(r.get("results", [])) for r in log.get("runs", []))
-        if results != project.findings:
-            fail(f"export sarif wrote {results} results, not {project.findings}")
+        # One run for the one tool, cut to GitHub's 25,000 results a run (reference/export.md).
+        if results != min(project.findings, 25000):
+            fail(f"export sarif wrote {results} results, not {min(project.findings, 25000)}")
 
     timed["export sarif"] = median_of(project, ["export", "sarif"], repeat, check=sarif)
     labels = work / "labels.jsonl"
