@@ -2,6 +2,7 @@
 # Speed benchmarks of the self-repair binary (what `just bench` runs). See reference/benchmarks.md.
 #
 #   scripts/bench.sh [--quick] [--keep] [--nice] [--profile] [--out FILE] [--bin PATH]
+#                    [--scale | --scale-only] [--sizes N,N,...]
 #
 #   --quick     fewer runs per benchmark (a smoke test; figures are noisier)
 #   --keep      keep the generated data (its folder is printed)
@@ -9,8 +10,12 @@
 #   --profile   also count instructions of the hook runs with valgrind (load-independent), say
 #               where they go (state parse, state write, drop), and time state.json codecs in
 #               process (bench/bench-support, example state_codec)
-#   --out FILE  also write the results table (markdown) to FILE
+#   --out FILE  also write the results table (markdown) to FILE (with --scale, each size's
+#               figures, every stop's time, to FILE less .md plus .scaleN.json)
 #   --bin PATH  benchmark this self-repair binary instead of building target/release/self-repair
+#   --scale     also drive whole runs through the hook at each size (row 8; minutes: opt-in)
+#   --scale-only  only row 8 (no hyperfine needed): what issue 45's before -> after compares
+#   --sizes L   the sizes of row 8, comma-separated (default 10000,50000,100000)
 #
 # Measures, with hyperfine, on data generated in a temp folder:
 #   1. `hook stop` with no run in the project vs spawning /bin/true   (target: within 2x)
@@ -37,6 +42,16 @@
 #      its end by a scripted model (scripts/bench/security_eval.py): agents per 1,000 findings,
 #      on opus, unsafe closures (targets <= 200, <= 50, <= 2 %; reference/quality.md); and again
 #      with the calibrated scripted model (false alarms <= 5 %, unsafe closures 0)
+#   8. with --scale: stops at scale (scripts/bench/scale_run.py): a triage run of N findings of
+#      37 rules over 400 files (every rule surveyed, answered triage_each; batches of 8, 20 a
+#      wave) driven to its end through the Stop hook by a scripted model, every `hook stop`
+#      timed from outside: stops, median and p90 wave stop, the slowest other, the finalizing
+#      stop, a stalled stop, the hook with empty stdin; the instructions of the mid-run wave stop
+#      (valgrind, when installed); `status`, `status --findings`, `statusline`, `runs` at the
+#      end and mid-run, `export sarif`, `eval`, `merge` (of the run's two partitions) at the end.
+#      Fails when the run does not end complete with every finding decided, a stop answers
+#      other than expected (a block with a dispatch; the last one allows), or the stops fall
+#      outside what the batch size implies. About 1, 4 and 8 minutes at the three sizes.
 #
 # Exits non-zero only when a tool fails (build, hyperfine, a self-repair command); a missed
 # target is reported in the table, not as a failure. Total time is about 1.5 minutes on 2 cores
@@ -51,12 +66,21 @@ out=""
 prebuilt=""
 nice_level=0
 profile=0
+scale=0
+sizes=10000,50000,100000
 while [[ $# -gt 0 ]]; do
     case $1 in
     --quick) quick=1 ;;
     --keep) keep=1 ;;
     --nice) nice_level=-10 ;;
     --profile) profile=1 ;;
+    --scale) ((scale)) || scale=1 ;;
+    --scale-only) scale=2 ;;
+    --sizes)
+        sizes=${2:?--sizes needs a list such as 10000,50000}
+        [[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "bench.sh: --sizes takes whole numbers separated by commas, not $sizes" >&2; exit 2; }
+        shift
+        ;;
     --out)
         out=${2:?--out needs a file}
         shift
@@ -66,7 +90,7 @@ while [[ $# -gt 0 ]]; do
         shift
         ;;
     -h | --help)
-        sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -91,7 +115,7 @@ die() {
 
 # --- tools ------------------------------------------------------------------------------------
 
-if ! command -v hyperfine >/dev/null 2>&1; then
+if ((scale < 2)) && ! command -v hyperfine >/dev/null 2>&1; then
     say "installing hyperfine (Debian package)"
     sudo=""
     if [[ $(id -u) -ne 0 ]]; then
@@ -108,7 +132,9 @@ done
 ((!profile)) || command -v valgrind >/dev/null 2>&1 || die "--profile needs valgrind (apt-get install valgrind)"
 nice -n "$nice_level" true 2>/dev/null || die "--nice needs root (nice -n $nice_level failed)"
 # hyperfine >= 1.16 feeds stdin itself (--input), so stdin-fed commands run without a shell too.
-if hyperfine --help | grep -q -- '--input'; then
+if ((scale == 2)); then
+    has_input=0 via=""
+elif hyperfine --help | grep -q -- '--input'; then
     has_input=1 via="-N --input"
 else
     has_input=0 via="sh corrected"
@@ -144,6 +170,41 @@ cleanup() {
 trap cleanup EXIT
 results="$work/results.tsv"
 : >"$results"
+
+# --- 8. stops at scale (--scale, --scale-only) ------------------------------------------------------
+
+# scale_rows: drives a whole run at each of $sizes through the hook (scripts/bench/scale_run.py:
+# every stop timed, its answer checked) and prints the markdown of the figures.
+scale_rows() {
+    local n jsons=() extra=()
+    command -v valgrind >/dev/null 2>&1 && extra+=(--callgrind)
+    ((quick)) && extra+=(--repeat 3)
+    for n in ${sizes//,/ }; do
+        say "8. stops at scale: a run of $n findings driven to its end through the hook"
+        mkdir -p "$work/scale$n"
+        nice -n "$nice_level" python3 "$here/scale_run.py" "$bin" "$work/scale$n" "$n" --commands "${extra[@]}" \
+            >"$work/scale$n.json" || die "scale_run.py failed at $n findings (its data: rerun with --keep)"
+        jsons+=("$work/scale$n.json")
+        # With --out, each size's figures (every stop's time and load) are kept beside it.
+        [[ -z $out ]] || cp "$work/scale$n.json" "${out%.md}.scale$n.json"
+        # The big folders go once measured (100,000 findings leave about a gigabyte).
+        ((keep)) || rm -rf "$work/scale$n"
+    done
+    printf '\nStops at scale (row 8; wall time of each process from outside, the load average beside it; '
+    printf 'commands: median of %s runs):\n\n' "$( ((quick)) && echo 3 || echo 5)"
+    python3 "$here/scale_run.py" table "${jsons[@]}"
+}
+if ((scale == 2)); then
+    machine="$(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
+    report=$(
+        printf '# self-repair stops at scale, %s\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+        printf 'Machine: %s, load average %s at start. Binary: %s (%s).\n' "$machine" "$load_start" "$bin" "$built_from"
+        scale_rows
+    )
+    printf '\n%s\n' "$report"
+    [[ -z $out ]] || printf '%s\n' "$report" >"$out"
+    exit 0
+fi
 
 # hyperfine wrapper: bench NAME HYPERFINE_ARGS... (one command, named with -n, no commas);
 # appends "name median mean sd min max user+sys" in ms to the results.
@@ -674,6 +735,7 @@ report=$(
         printf '|---|---:|---:|---:|---:|\n'
         awk -F'\t' '{ printf "| %s | %d | %.1f %% | %.1f %% | %.1f %% |\n", $1, $2, $3, $4, $5 }' "$profile_rows"
     fi
+    ((scale == 0)) || scale_rows
     if [[ -s $work/codec.txt ]]; then
         fence='```'
         printf '\nIn-process state.json codec timings (example state_codec, median of 11):\n\n%s\n%s\n%s\n' \

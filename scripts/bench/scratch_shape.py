@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-DISPATCH_START = '{"self_repair":'
+from hook_answer import dispatch_ids
 
 WEB = '''import json
 import os
@@ -120,21 +120,6 @@ def run(binary, project, *args, stdin=None, check=True):
     if check and out.returncode != 0:
         sys.exit(f"{' '.join(args)}: exit {out.returncode}\n{out.stdout}\n{out.stderr}")
     return out
-
-
-def dispatch_ids(out):
-    try:
-        answer = json.loads(out)
-    except ValueError:
-        return None
-    text = answer.get("hookSpecificOutput", {}).get("additionalContext")
-    if text is None and answer.get("decision") == "block":
-        text = answer.get("reason", "")
-    start = (text or "").find(DISPATCH_START)
-    if start < 0:
-        return None
-    dispatch, _ = json.JSONDecoder().raw_decode(text[start:])
-    return [l["prompt"].split()[2] for l in dispatch["launch"]]
 
 
 def verdict(prompt, item):

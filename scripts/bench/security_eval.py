@@ -47,12 +47,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hook_answer import dispatch_ids
+
 EVERY = {"haiku": 4, "sonnet": 10, "opus": None}
 TIERS = ["haiku", "sonnet", "opus"]
 # The calibrated model (--calibrated): the share of wrong and of right answers that say LOW.
 LOW, HIGH = 0.6, 0.9
 SAYS_LOW = {"wrong": 0.7, "right": 0.1}
-DISPATCH_START = '{"self_repair":'
 STOPS = 2000
 
 
@@ -190,23 +191,6 @@ class ErringModel:
         }
 
 
-def dispatch_ids(out):
-    """The items a Stop hook answer dispatches: its continuation (the Stop event's
-    `additionalContext`, or a block's `reason`) holds the dispatch JSON."""
-    try:
-        answer = json.loads(out)
-    except ValueError:
-        return None
-    text = answer.get("hookSpecificOutput", {}).get("additionalContext")
-    if text is None and answer.get("decision") == "block":
-        text = answer.get("reason", "")
-    start = (text or "").find(DISPATCH_START)
-    if start < 0:
-        return None
-    dispatch, _ = json.JSONDecoder().raw_decode(text[start:])
-    return [l["prompt"].split()[2] for l in dispatch["launch"]]
-
-
 second_looks = []
 first_looks = []
 
@@ -268,7 +252,6 @@ def expected(model):
         "reals_checked": round(wrong[True] * SAYS_LOW["wrong"] + right[True] * SAYS_LOW["right"],
                                1),
     }
-
 
 def work(binary, project, model, item):
     shown = json.loads(run(binary, project, "show", item, "--json").stdout)
