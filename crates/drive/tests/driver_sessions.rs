@@ -119,8 +119,8 @@ fn a_session_that_ends_the_run_is_logged_with_its_exit_tokens_and_the_stop_line(
 }
 
 /// Regression: a crashed session's line names `signal` twice (the record's and the flattened
-/// `crashed` reason's), and `read_drive_log` dropped it as unreadable: `errors`, the timeline
-/// and the next `drive`'s session numbers (its stream log overwritten) missed every crash.
+/// `crashed` reason's), and `read_drive_log` dropped it as unreadable: the timeline and the
+/// next `drive`'s session numbers (its stream log overwritten) missed every crash.
 #[test]
 fn a_crashed_session_s_line_with_signal_twice_is_read_back_from_the_drive_log() {
     let cases = [("kill -USR1 $$", None, Some(10)), ("exit 5", Some(5), None)];
