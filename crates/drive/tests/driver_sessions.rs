@@ -232,6 +232,7 @@ fn sessions_and_their_cost_add_up_across_a_drive() {
     let log = read_drive_log(&options.run_dir.join("drive.jsonl")).unwrap();
     let numbers: Vec<u32> = log.sessions.iter().map(|s| s.session).collect();
     assert_eq!(numbers, [1, 2]);
+    assert!(log.sessions[0].progressed, "an item submitted is progress");
     assert_eq!(log.stops[0].sessions, 2);
     assert!((log.stops[0].spent_usd - 0.5).abs() < 1e-9);
 }
