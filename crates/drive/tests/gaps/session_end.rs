@@ -1,0 +1,123 @@
+//! Why a session ended and how the error catalog names it: cases the crate's mutation run found
+//! untested (reference/mutants.md).
+
+use self_repair_drive::{ProcessExit, SessionEnd, StreamFacts, classify};
+use serde_json::json;
+
+const EXITED: ProcessExit = ProcessExit {
+    code: Some(1),
+    signal: None,
+};
+
+#[test]
+fn each_way_the_client_says_the_context_is_full_is_context_exhausted() {
+    let results = [
+        json!({"type": "result", "is_error": true, "terminal_reason": "prompt_too_long"}),
+        json!({"type": "result", "is_error": true, "terminal_reason": "blocking_limit"}),
+        json!({"type": "result", "is_error": true, "api_error_status": 413}),
+        json!({"type": "result", "is_error": true, "result": "Prompt is too long: 210000 tokens"}),
+    ];
+    for result in results {
+        let facts = StreamFacts::from_stream(&result.to_string());
+        assert_eq!(
+            classify(&facts, EXITED, None, false),
+            SessionEnd::ContextExhausted,
+            "{result}"
+        );
+    }
+    let other = StreamFacts::from_stream(
+        &json!({"type": "result", "is_error": true, "api_error_status": 400, "result": "bad"})
+            .to_string(),
+    );
+    assert_eq!(
+        classify(&other, EXITED, None, false),
+        SessionEnd::ApiError { status: Some(400) }
+    );
+}
+
+#[test]
+fn every_session_end_has_its_own_category_and_signature() {
+    let cases = [
+        (
+            SessionEnd::RateLimited {
+                resets_at: None,
+                limit_type: Some("five_hour".to_owned()),
+            },
+            "rate_limited",
+            "429 rate limit (five_hour)",
+        ),
+        (
+            SessionEnd::RateLimited {
+                resets_at: Some(1),
+                limit_type: None,
+            },
+            "rate_limited",
+            "429 rate limit (no limit type)",
+        ),
+        (
+            SessionEnd::Overloaded { status: Some(529) },
+            "overloaded",
+            "API 529 overloaded",
+        ),
+        (
+            SessionEnd::Overloaded { status: None },
+            "overloaded",
+            "API unknown status overloaded",
+        ),
+        (
+            SessionEnd::AuthFailed { status: Some(401) },
+            "auth_failed",
+            "API 401 authentication",
+        ),
+        (
+            SessionEnd::ContextExhausted,
+            "context_exhausted",
+            "context window exhausted",
+        ),
+        (
+            SessionEnd::ApiError { status: Some(404) },
+            "api_error",
+            "API error 404",
+        ),
+        (
+            SessionEnd::Refused,
+            "refused",
+            "refused by the model provider (stop_reason refusal)",
+        ),
+        (
+            SessionEnd::Crashed {
+                code: Some(1),
+                signal: Some(9),
+            },
+            "crashed",
+            "claude killed by signal 9",
+        ),
+        (
+            SessionEnd::Crashed {
+                code: Some(3),
+                signal: None,
+            },
+            "crashed",
+            "claude exited 3 without a result",
+        ),
+        (
+            SessionEnd::Crashed {
+                code: None,
+                signal: None,
+            },
+            "crashed",
+            "claude ended without a result",
+        ),
+        (SessionEnd::Ended, "ended", "ended its turn"),
+        (
+            SessionEnd::Interrupted,
+            "interrupted",
+            "interrupted by the user",
+        ),
+    ];
+    for (end, category, signature) in cases {
+        assert_eq!(end.category(), category, "{end:?}");
+        assert_eq!(end.signature(), signature, "{end:?}");
+        assert_eq!(end.is_error(), end != SessionEnd::Ended, "{end:?}");
+    }
+}
