@@ -121,3 +121,77 @@ fn every_session_end_has_its_own_category_and_signature() {
         assert_eq!(end.is_error(), end != SessionEnd::Ended, "{end:?}");
     }
 }
+
+#[test]
+fn an_api_status_or_the_client_s_error_name_says_what_failed() {
+    let result = |status: Option<u16>| {
+        let mut line = json!({"type": "result", "is_error": true, "result": "failed"});
+        if let Some(status) = status {
+            line["api_error_status"] = json!(status);
+        }
+        line.to_string()
+    };
+    let by_status = [
+        (401, SessionEnd::AuthFailed { status: Some(401) }),
+        (403, SessionEnd::AuthFailed { status: Some(403) }),
+        (
+            429,
+            SessionEnd::RateLimited {
+                resets_at: None,
+                limit_type: None,
+            },
+        ),
+        (503, SessionEnd::Overloaded { status: Some(503) }),
+        (404, SessionEnd::ApiError { status: Some(404) }),
+    ];
+    for (status, end) in by_status {
+        let facts = StreamFacts::from_stream(&result(Some(status)));
+        assert_eq!(classify(&facts, EXITED, None, false), end, "{status}");
+    }
+    let by_name = [
+        (
+            "rate_limit",
+            SessionEnd::RateLimited {
+                resets_at: None,
+                limit_type: None,
+            },
+        ),
+        ("server_error", SessionEnd::Overloaded { status: None }),
+        (
+            "authentication_failed",
+            SessionEnd::AuthFailed { status: None },
+        ),
+        ("billing_error", SessionEnd::AuthFailed { status: None }),
+        (
+            "oauth_org_not_allowed",
+            SessionEnd::AuthFailed { status: None },
+        ),
+        ("max_output_tokens", SessionEnd::ContextExhausted),
+        ("context_exhausted", SessionEnd::ContextExhausted),
+        ("something_new", SessionEnd::ApiError { status: None }),
+    ];
+    for (name, end) in by_name {
+        // Named by an assistant message of the stream...
+        let assistant = json!({"type": "assistant", "error": name,
+                               "message": {"model": "m", "content": []}})
+        .to_string();
+        let facts = StreamFacts::from_stream(&format!("{assistant}\n{}", result(None)));
+        assert_eq!(classify(&facts, EXITED, None, false), end, "{name}");
+        // ... or by the run's StopFailure record.
+        let facts = StreamFacts::from_stream(&result(None));
+        assert_eq!(classify(&facts, EXITED, Some(name), false), end, "{name}");
+    }
+    // No result at all: the StopFailure record still names it, else it is a crash.
+    let facts = StreamFacts::default();
+    assert_eq!(
+        classify(&facts, EXITED, Some("max_output_tokens"), false),
+        SessionEnd::ContextExhausted
+    );
+    assert_eq!(
+        classify(&facts, EXITED, Some("something_new"), false),
+        SessionEnd::Crashed {
+            code: Some(1),
+            signal: None
+        }
+    );
+}
