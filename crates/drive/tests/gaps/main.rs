@@ -6,3 +6,4 @@ mod error_catalog;
 mod outcomes;
 mod session_end;
 mod sessions;
+mod timeline;

@@ -195,3 +195,83 @@ fn an_api_status_or_the_client_s_error_name_says_what_failed() {
         }
     );
 }
+
+#[test]
+fn a_rejected_rate_limit_ends_the_session_only_when_the_client_did_not_get_past_it() {
+    let rejected = json!({"type": "rate_limit_event", "rate_limit_info": {
+        "status": "rejected", "resetsAt": 1_900_000_000u64, "rateLimitType": "seven_day"}})
+    .to_string();
+    let limited = SessionEnd::RateLimited {
+        resets_at: Some(1_900_000_000),
+        limit_type: Some("seven_day".to_owned()),
+    };
+    let cases = [
+        (None, limited.clone()),
+        (
+            Some(json!({"type": "result", "is_error": true, "result": "limit"})),
+            limited.clone(),
+        ),
+        (
+            Some(json!({"type": "result", "is_error": true, "api_error_status": 429})),
+            limited,
+        ),
+        (
+            Some(json!({"type": "result", "is_error": true, "api_error_status": 500})),
+            SessionEnd::Overloaded { status: Some(500) },
+        ),
+        (
+            Some(json!({"type": "result", "is_error": false, "result": "done"})),
+            SessionEnd::Ended,
+        ),
+    ];
+    for (result, end) in cases {
+        let stream = match &result {
+            Some(line) => format!("{rejected}\n{line}"),
+            None => rejected.clone(),
+        };
+        let facts = StreamFacts::from_stream(&stream);
+        assert_eq!(classify(&facts, EXITED, None, false), end, "{result:?}");
+    }
+}
+
+#[test]
+fn a_main_response_the_provider_refused_is_a_refusal_until_a_later_one_ends_otherwise() {
+    let assistant = |stop_reason: &str, parent: Option<&str>| {
+        json!({"type": "assistant", "parent_tool_use_id": parent,
+               "message": {"model": "claude-x", "stop_reason": stop_reason, "content": []}})
+        .to_string()
+    };
+    let synthetic = |content: &str| {
+        json!({"type": "assistant", "message": {"model": "<synthetic>",
+               "content": [{"type": "text", "text": content}]}})
+        .to_string()
+    };
+    let result = json!({"type": "result", "is_error": false, "result": "over"}).to_string();
+    let cases = [
+        (vec![assistant("refusal", None)], true),
+        (
+            vec![assistant("refusal", None), assistant("end_turn", None)],
+            false,
+        ),
+        // A sub-agent's refusal is not the main session's.
+        (vec![assistant("refusal", Some("toolu_1"))], false),
+        (
+            vec![synthetic(
+                "API Error: this request appears to violate our Usage Policy",
+            )],
+            true,
+        ),
+        (vec![synthetic("Some other client message")], false),
+    ];
+    for (lines, refused) in cases {
+        let stream = format!("{}\n{result}", lines.join("\n"));
+        let facts = StreamFacts::from_stream(&stream);
+        assert_eq!(facts.main_refused, refused, "{lines:?}");
+        let expected = if refused {
+            SessionEnd::Refused
+        } else {
+            SessionEnd::Ended
+        };
+        assert_eq!(classify(&facts, EXITED, None, false), expected, "{lines:?}");
+    }
+}
