@@ -275,3 +275,53 @@ fn a_main_response_the_provider_refused_is_a_refusal_until_a_later_one_ends_othe
         assert_eq!(classify(&facts, EXITED, None, false), expected, "{lines:?}");
     }
 }
+
+#[test]
+fn the_result_line_alone_can_say_refused_and_a_bad_cost_counts_as_zero() {
+    let cases = [
+        (
+            json!({"type": "result", "is_error": false, "stop_reason": "refusal",
+                   "total_cost_usd": 0.5}),
+            true,
+            0.5,
+        ),
+        (
+            json!({"type": "result", "is_error": true, "total_cost_usd": -1.0,
+                   "result": "API Error: this request appears to violate our Usage Policy"}),
+            true,
+            0.0,
+        ),
+        // The words in a result that is no error: the model quoting them.
+        (
+            json!({"type": "result", "is_error": false, "total_cost_usd": 0.25,
+                   "result": "the text says: violate our Usage Policy"}),
+            false,
+            0.25,
+        ),
+    ];
+    for (line, refused, cost) in cases {
+        let facts = StreamFacts::from_stream(&line.to_string());
+        assert_eq!(facts.main_refused, refused, "{line}");
+        let result = facts.result.as_ref().unwrap();
+        assert!((result.total_cost_usd - cost).abs() < 1e-9, "{line}");
+    }
+}
+
+#[test]
+fn the_api_refusing_the_credentials_is_seen_by_status_or_by_name() {
+    let retry = |status: Option<u16>, error: Option<&str>| {
+        let mut line = json!({"type": "system", "subtype": "api_retry"});
+        if let Some(status) = status {
+            line["error_status"] = json!(status);
+        }
+        if let Some(error) = error {
+            line["error"] = json!(error);
+        }
+        StreamFacts::from_stream(&line.to_string())
+    };
+    assert!(retry(Some(401), None).auth_refused());
+    assert!(retry(Some(403), Some("permission_error")).auth_refused());
+    assert!(retry(None, Some("authentication_failed")).auth_refused());
+    assert!(!retry(Some(529), Some("overloaded")).auth_refused());
+    assert!(!retry(None, None).auth_refused());
+}

@@ -110,3 +110,35 @@ fn an_empty_run_says_nothing_was_recorded() {
     let timeline = build_timeline("r-2", "", &DriveLog::default(), &|_| None, &[]);
     assert_eq!(timeline.render(), "Run r-2: nothing recorded yet.\n");
 }
+
+#[test]
+fn launches_fold_only_with_the_same_detail_and_one_item_twice_is_counted_twice() {
+    let journal = r#"{"at":1000,"event":"stop","launched":[{"item":"t-00001","model":"opus"}]}
+{"at":1010,"event":"stop","launched":[{"item":"t-00002","model":"opus"}]}
+{"at":1020,"event":"stop","launched":[{"item":"t-00003"}]}
+{"at":1030,"event":"stop","launched":[{"item":"t-00004"}]}
+{"at":1100,"event":"rejected","item":"t-00003","error":"only reason"}
+{"at":1200,"event":"submitted","item":"t-00007"}
+{"at":1210,"event":"submitted","item":"t-00007"}
+"#;
+    let timeline = build_timeline("r-3", journal, &DriveLog::default(), &|_| None, &[]);
+    let lines: Vec<(&str, &str)> = timeline
+        .entries
+        .iter()
+        .map(|e| (e.kind.as_str(), e.detail.as_str()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("launched", "2 items, t-00001 … t-00002"),
+            (
+                "launched",
+                "1 without `model` (run on the agent's default tier)"
+            ),
+            ("rejected", "only reason"),
+            ("submitted", "2 items from t-00007"),
+        ]
+    );
+    assert_eq!(timeline.entries[1].count, 2);
+    assert_eq!(timeline.entries[1].items, ["t-00003", "t-00004"]);
+}
