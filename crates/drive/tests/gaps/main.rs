@@ -7,3 +7,4 @@ mod outcomes;
 mod session_end;
 mod sessions;
 mod timeline;
+mod until;
