@@ -1,0 +1,154 @@
+//! Cases the crate's mutation run found untested (reference/mutants.md).
+
+use serde_json::Value;
+
+use crate::export_tests::codeql_run;
+use crate::{SarifSource, export_sarif_audited};
+
+#[test]
+fn an_unaudited_dismissal_is_exported_without_its_suppression_and_says_why() {
+    let (text, input, records, report) = codeql_run();
+    let sources = [SarifSource {
+        input: &input,
+        text: &text,
+    }];
+    let export = export_sarif_audited(&report, &records, &sources, Some("not audited yet"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(export.counts.suppressed, 0);
+    let exported: Value = serde_json::from_str(&export.text).unwrap_or_else(|e| panic!("{e}"));
+    let results = &exported["runs"][0]["results"];
+    // The real finding: no audit mark.
+    assert_eq!(
+        results[0]["properties"]["self-repair"]["audit"],
+        Value::Null
+    );
+    for dismissed in [&results[1], &results[2]] {
+        assert_eq!(dismissed["suppressions"], Value::Null, "{dismissed}");
+        let bag = &dismissed["properties"]["self-repair"];
+        assert_eq!(bag["audit"], "unaudited", "{dismissed}");
+        assert_eq!(bag["auditNote"], "not audited yet", "{dismissed}");
+        assert!(
+            bag["verdict"].is_string(),
+            "the verdict is kept: {dismissed}"
+        );
+    }
+}
+
+/// Writes a share's `inputs/index.json` (and a SARIF copy) by hand: shapes `start` would not
+/// write, as a hand edit or an older version might leave them.
+fn share(inputs: Vec<crate::IndexedInput>, copy_text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(dir.path().join("inputs")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("inputs/1.sarif"), copy_text).unwrap_or_else(|e| panic!("{e}"));
+    let text = serde_json::to_string(&crate::InputIndex::new(inputs)).unwrap_or_default();
+    std::fs::write(dir.path().join(crate::INDEX_FILE), text).unwrap_or_else(|e| panic!("{e}"));
+    dir
+}
+
+fn input(
+    source: &str,
+    copy: bool,
+    findings: &[[u32; 2]],
+    results: &[[u32; 2]],
+    alerts: &[u64],
+) -> crate::IndexedInput {
+    crate::IndexedInput {
+        source: source.to_owned(),
+        format: if copy { "sarif" } else { "other" }.to_owned(),
+        copy: copy.then(|| crate::IndexedInput::copy_name(1)),
+        findings: findings.to_vec(),
+        results: results.to_vec(),
+        alerts: alerts.to_vec(),
+    }
+}
+
+#[test]
+fn merged_sarif_inputs_keep_the_first_copy_and_every_result_in_result_order() {
+    let first = share(
+        vec![input(
+            "codeql.sarif",
+            true,
+            &[[1, 0], [0, 0]],
+            &[[0, 5], [0, 2]],
+            &[],
+        )],
+        "first share's copy",
+    );
+    let second = share(
+        vec![input("codeql.sarif", true, &[[0, 0]], &[[0, 3]], &[])],
+        "second share's copy",
+    );
+    let merged = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let even = |local: u32| Some(local * 2);
+    let odd = |local: u32| Some(local * 2 + 1);
+    crate::merge_inputs(
+        merged.path(),
+        &[(first.path(), &even), (second.path(), &odd)],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let Some((index, texts)) = crate::load_inputs(merged.path()).unwrap_or_else(|e| panic!("{e}"))
+    else {
+        panic!("no merged index");
+    };
+    assert_eq!(index.inputs.len(), 1);
+    assert_eq!(index.inputs[0].results, [[0, 2], [0, 3], [0, 5]]);
+    assert_eq!(index.inputs[0].findings, [[0, 0], [1, 0], [2, 0]]);
+    assert_eq!(texts, [Some("first share's copy".to_owned())]);
+}
+
+#[test]
+fn merged_positions_or_alerts_that_do_not_match_their_findings_are_dropped_not_misread() {
+    // Share 1: results for a SARIF input; alerts shorter than the findings; results for an
+    // input that has no copy. Share 2: the SARIF input with no results.
+    let first = share(
+        vec![
+            input(
+                "codeql.sarif",
+                true,
+                &[[1, 0], [0, 0]],
+                &[[0, 5], [0, 2]],
+                &[],
+            ),
+            input("alerts.json", false, &[[2, 0], [3, 0]], &[], &[7]),
+            input("ruff.json", false, &[[4, 0]], &[[9, 9]], &[]),
+        ],
+        "copy",
+    );
+    let second = share(
+        vec![
+            input("codeql.sarif", true, &[[0, 0]], &[], &[]),
+            input("alerts.json", false, &[[5, 0]], &[], &[9]),
+            input("ruff.json", false, &[[6, 0]], &[], &[]),
+        ],
+        "copy",
+    );
+    let merged = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let same = |local: u32| Some(local);
+    let shifted = |local: u32| (local < 6).then_some(local + 10);
+    crate::merge_inputs(
+        merged.path(),
+        &[(first.path(), &same), (second.path(), &shifted)],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let Some((index, _)) = crate::load_inputs(merged.path()).unwrap_or_else(|e| panic!("{e}"))
+    else {
+        panic!("no merged index");
+    };
+    let sarif = &index.inputs[0];
+    assert_eq!(
+        sarif.findings,
+        [[1, 0], [0, 0], [10, 0]],
+        "every finding kept"
+    );
+    assert!(sarif.results.is_empty(), "{sarif:?}");
+    let alerts = &index.inputs[1];
+    assert_eq!(alerts.findings, [[2, 0], [3, 0], [15, 0]]);
+    assert!(alerts.alerts.is_empty(), "{alerts:?}");
+    let other = &index.inputs[2];
+    assert_eq!(
+        other.findings,
+        [[4, 0]],
+        "share 2's record 6 is not in the merged run"
+    );
+    assert!(other.results.is_empty(), "{other:?}");
+}
