@@ -152,3 +152,12 @@ fn merged_positions_or_alerts_that_do_not_match_their_findings_are_dropped_not_m
     );
     assert!(other.results.is_empty(), "{other:?}");
 }
+
+#[test]
+fn a_raw_object_that_is_not_an_object_says_what_it_expected() {
+    let error = serde_json::from_str::<crate::raw_object::RawObject<'_>>("[1, 2]")
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(error.contains("expected a JSON object"), "{error}");
+}
