@@ -245,3 +245,28 @@ fn a_missing_drive_log_is_empty_and_an_unreadable_one_an_error() {
     // A folder where the log should be: not a missing log.
     assert!(read_drive_log(dir.path()).is_err());
 }
+
+#[test]
+fn lines_a_session_s_tools_write_after_it_exits_are_still_read_for_a_while() {
+    let dir = tempfile::tempdir().unwrap();
+    // The client exits at once; a tool it started (deaf to the SIGTERM the group gets) writes
+    // the result a second later.
+    let result = result_line(0.75).replace('\'', "");
+    let claude = fake_claude(
+        dir.path(),
+        &[],
+        &format!("(trap '' TERM; sleep 1; echo '{result}') &\nexit 0"),
+    );
+    let options = options(dir.path(), claude);
+    let mut probe = Script(VecDeque::from([
+        observation("active", "triage", 0),
+        observation("complete", "done", 1),
+    ]));
+    drive(&options, &mut probe, &mut |_: &str| {}).unwrap();
+    let log = read_drive_log(&options.run_dir.join("drive.jsonl")).unwrap();
+    assert!(
+        (log.sessions[0].cost_usd - 0.75).abs() < 1e-9,
+        "{:?}",
+        log.sessions[0]
+    );
+}
