@@ -1,0 +1,4 @@
+//! The repair crate's tests written from its mutation run (reference/mutants.md): one test
+//! binary, so each mutant links one test program.
+
+mod approach;
