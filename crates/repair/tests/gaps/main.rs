@@ -2,3 +2,5 @@
 //! binary, so each mutant links one test program.
 
 mod approach;
+mod spec;
+mod table;
