@@ -128,3 +128,36 @@ fn the_report_names_each_finding_s_outcome_and_a_verdict() {
         "apply-fixes task-2: Mixed\napplied: a.py:1 F401 (1 edit(s))\nskipped: b.py F841: the analyzer's fix has no kept edits\nskipped: c.py:3 E711: gone\nskipped: d.py:4 E712: cannot read\nrefused: e.py:5 E713: overlap\napplied: f.py:6 E714 (3 edit(s))\nfiles written: none\nNOT ALL APPLIED: 2 of 6 finding(s)' fixes; for the others, run the analyzer and `self-repair start` again for fresh edits, or fix them by hand (under `self-repair fix`, the fixer gets them)\n"
     );
 }
+
+#[test]
+fn a_stale_edit_says_which_line_it_expected_and_whether_it_is_gone_or_ambiguous() {
+    let expected = "    x = compute()\n";
+    let cases = [
+        // Moved one line down: found once elsewhere, applied.
+        ("a = 1\n    x = compute()\n", Ok("a = 1\n    x = value()\n")),
+        // Mid-line only: not at a line start, so not found.
+        (
+            "y = 1;    x = compute()\n",
+            Err("the file no longer has the text the edit expects (line 3: `x = compute()`)"),
+        ),
+        (
+            "    x = compute()\n    x = compute()\nz\n",
+            Err(
+                "line 3 changed and the text the edit expects (`x = compute()`) is in the file more than once",
+            ),
+        ),
+    ];
+    for (text, want) in cases {
+        let (new, outcomes) = apply(
+            text,
+            &[("moved", vec![edit(3, expected, 8, 17, "value()")])],
+        );
+        match want {
+            Ok(after) => {
+                assert_eq!(outcomes, [FixOutcome::Applied(1)], "{text}");
+                assert_eq!(new, after);
+            }
+            Err(why) => assert_eq!(outcomes, [FixOutcome::Stale(why.to_owned())], "{text}"),
+        }
+    }
+}

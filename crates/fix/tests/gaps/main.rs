@@ -2,3 +2,4 @@
 //! so each mutant links one test program.
 
 mod edits;
+mod queue;
