@@ -161,3 +161,73 @@ fn a_raw_object_that_is_not_an_object_says_what_it_expected() {
         .unwrap_or_default();
     assert!(error.contains("expected a JSON object"), "{error}");
 }
+
+fn automation_id(run: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(run).ok()?;
+    value["automationDetails"]["id"].as_str().map(str::to_owned)
+}
+
+fn copied(source: &str) -> crate::run_categories::RunOrigin {
+    crate::run_categories::RunOrigin::Copied {
+        source: source.to_owned(),
+        run: 0,
+    }
+}
+
+#[test]
+fn runs_whose_ids_have_no_category_get_the_tool_s_name_as_one() {
+    let run =
+        r#"{"tool":{"driver":{"name":"Ruff"}},"automationDetails":{"id":"nightly"},"results":[]}"#;
+    let mut runs = vec![run.to_owned(), run.to_owned()];
+    crate::run_categories::distinct_categories(&mut runs, &[copied("a.sarif"), copied("b.sarif")]);
+    let ids: Vec<Option<String>> = runs.iter().map(|r| automation_id(r)).collect();
+    assert_eq!(
+        ids,
+        [
+            Some("ruff/a.sarif/".to_owned()),
+            Some("ruff/b.sarif/".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn the_same_file_three_times_gets_three_ids() {
+    let run = r#"{"tool":{"driver":{"name":"ruff"}},"results":[]}"#;
+    let mut runs = vec![run.to_owned(), run.to_owned(), run.to_owned()];
+    let origins = [
+        copied("ruff.sarif"),
+        copied("ruff.sarif"),
+        copied("ruff.sarif"),
+    ];
+    crate::run_categories::distinct_categories(&mut runs, &origins);
+    let ids: Vec<Option<String>> = runs.iter().map(|r| automation_id(r)).collect();
+    assert_eq!(
+        ids,
+        [
+            Some("ruff/ruff.sarif/run-0/".to_owned()),
+            Some("ruff/ruff.sarif/run-0-2/".to_owned()),
+            Some("ruff/ruff.sarif/run-0-3/".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn a_copied_run_without_results_gets_them_after_its_other_members() {
+    let (_, input, records, report) = codeql_run();
+    let text = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"CodeQL"}},"columnKind":"utf16CodeUnits"}]}"#;
+    let input = crate::IndexedInput {
+        findings: Vec::new(),
+        results: Vec::new(),
+        ..input
+    };
+    let sources = [SarifSource {
+        input: &input,
+        text,
+    }];
+    let export =
+        crate::export_sarif(&report, &records[..0], &sources).unwrap_or_else(|e| panic!("{e}"));
+    let exported: Value =
+        serde_json::from_str(&export.text).unwrap_or_else(|e| panic!("{e}: {}", export.text));
+    assert_eq!(exported["runs"][0]["results"], serde_json::json!([]));
+    assert_eq!(exported["runs"][0]["columnKind"], "utf16CodeUnits");
+}
