@@ -38,3 +38,48 @@ fn a_named_check_is_found_in_the_project_s_checks() {
     );
     assert!(checks.get("lint").is_none());
 }
+
+#[test]
+fn the_circuit_breaker_is_2_or_more_and_an_autofix_needs_a_command() {
+    for (breaker, ok) in [(0, false), (1, false), (2, true), (3, true)] {
+        let request = CheckRequest {
+            circuit_breaker: Some(breaker),
+            ..request(None)
+        };
+        assert_eq!(
+            resolve_spec(&request, None, String::new()).is_ok(),
+            ok,
+            "{breaker}"
+        );
+    }
+    for autofix in [
+        vec![],
+        vec![String::new()],
+        vec![String::new(), "fmt".into()],
+    ] {
+        let request = CheckRequest {
+            autofix: Some(autofix.clone()),
+            ..request(None)
+        };
+        let error = resolve_spec(&request, None, String::new())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            error.contains("--autofix needs a command"),
+            "{autofix:?}: {error}"
+        );
+    }
+}
+
+#[test]
+fn a_root_of_one_character_is_not_replaced_in_the_output() {
+    assert_eq!(
+        self_repair_repair::normalize_output("src/a.py failed", "/"),
+        "src/a.py failed"
+    );
+    assert_eq!(
+        self_repair_repair::normalize_output("/p/src/a.py failed", "/p"),
+        "<root>/src/a.py failed"
+    );
+}
