@@ -231,3 +231,25 @@ fn a_copied_run_without_results_gets_them_after_its_other_members() {
     assert_eq!(exported["runs"][0]["results"], serde_json::json!([]));
     assert_eq!(exported["runs"][0]["columnKind"], "utf16CodeUnits");
 }
+
+#[test]
+fn an_empty_result_object_still_gets_its_verdict_as_valid_json() {
+    let (_, input, records, report) = codeql_run();
+    let text = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"CodeQL"}},"results":[{},{},{}]}]}"#;
+    let sources = [SarifSource {
+        input: &input,
+        text,
+    }];
+    let export = crate::export_sarif(&report, &records, &sources).unwrap_or_else(|e| panic!("{e}"));
+    let exported: Value =
+        serde_json::from_str(&export.text).unwrap_or_else(|e| panic!("{e}: {}", export.text));
+    let results = &exported["runs"][0]["results"];
+    assert_eq!(
+        results[1]["suppressions"][0]["kind"], "external",
+        "{results}"
+    );
+    assert!(
+        results[0]["properties"]["self-repair"]["verdict"].is_string(),
+        "{results}"
+    );
+}
