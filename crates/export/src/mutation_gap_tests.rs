@@ -253,3 +253,32 @@ fn an_empty_result_object_still_gets_its_verdict_as_valid_json() {
         "{results}"
     );
 }
+
+#[test]
+fn a_copied_result_with_too_many_locations_is_cut_to_the_limit_and_said_so() {
+    let (_, input, records, report) = codeql_run();
+    let location =
+        r#"{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":1}}}"#;
+    let many = vec![location; crate::LOCATIONS_PER_RESULT + 1].join(",");
+    let text = format!(
+        r#"{{"version":"2.1.0","runs":[{{"tool":{{"driver":{{"name":"CodeQL"}}}},"results":[{{"ruleId":"a","locations":[{many}]}},{{"ruleId":"b"}},{{"ruleId":"c"}}]}}]}}"#
+    );
+    let sources = [SarifSource {
+        input: &input,
+        text: &text,
+    }];
+    let export = crate::export_sarif(&report, &records, &sources).unwrap_or_else(|e| panic!("{e}"));
+    let exported: Value = serde_json::from_str(&export.text).unwrap_or_else(|e| panic!("{e}"));
+    let locations = exported["runs"][0]["results"][0]["locations"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(locations, crate::LOCATIONS_PER_RESULT);
+    assert!(
+        export
+            .notices
+            .iter()
+            .any(|n| n.message.contains("locations")),
+        "{:?}",
+        export.notices
+    );
+}
