@@ -2,5 +2,6 @@
 //! binary, so each mutant links one test program.
 
 mod approach;
+mod classes;
 mod spec;
 mod table;
