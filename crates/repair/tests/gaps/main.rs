@@ -3,5 +3,6 @@
 
 mod approach;
 mod classes;
+mod git;
 mod spec;
 mod table;
