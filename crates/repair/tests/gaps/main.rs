@@ -3,6 +3,7 @@
 
 mod approach;
 mod classes;
+mod feedback;
 mod git;
 mod spec;
 mod table;
