@@ -130,3 +130,34 @@ fn the_report_lists_every_failure_and_ends_with_the_verdict() {
     assert!(report.contains("\nFAILED: not reproduced:"), "{report}");
     assert!(report.ends_with("Fix the code itself: do not edit tests, analyzer configuration or add suppressions; revert those changes.\n"), "{report}");
 }
+
+#[test]
+fn the_report_lists_ten_findings_of_a_kind_and_counts_the_rest() {
+    let mut c = check();
+    let mut at_line = finding();
+    at_line.line = Some(7);
+    at_line.message = "first line\nsecond line".to_owned();
+    c.analyzer.remaining = vec![at_line.clone(); 10];
+    c.analyzer.new_in_touched = vec![finding(); 12];
+    let report = c.render();
+    assert_eq!(
+        report
+            .matches("  still reported: a.py:7 ruff F401 first line\n")
+            .count(),
+        10,
+        "{report}"
+    );
+    assert!(!report.contains("second line"), "{report}");
+    assert_eq!(
+        report
+            .matches("  new in a touched file: a.py ruff F401 unused\n")
+            .count(),
+        10
+    );
+    assert!(report.contains("  ... and 2 more\n"), "{report}");
+    assert_eq!(
+        report.matches("... and").count(),
+        1,
+        "ten exactly: no count"
+    );
+}
