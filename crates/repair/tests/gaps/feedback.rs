@@ -171,3 +171,18 @@ fn the_fixer_is_dispatched_at_the_attempt_s_tier_in_the_foreground() {
     // A main-session attempt names the strongest tier if dispatched anyway.
     assert_eq!(render_dispatch(&s, 1).launch[0].model, "opus");
 }
+
+#[test]
+fn an_attempt_shown_after_its_recheck_still_shows_the_failure_it_was_asked_to_fix() {
+    let mut s = state(false);
+    failed(&mut s, 0, "aaa", "before");
+    attempt(&mut s, 1, &["a.rs"], false);
+    failed(&mut s, 1, "bbb", "after");
+    let parts = feedback(&s, 1);
+    assert_eq!(parts[1], "exit 1, signature aaa, 1.50 s");
+    assert!(parts[2].contains("before"), "{}", parts[2]);
+    assert_eq!(
+        self_repair_repair::failing_check(&s, 2).map(|c| c.signature.as_str()),
+        Some("bbb")
+    );
+}
