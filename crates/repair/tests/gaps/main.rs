@@ -6,4 +6,5 @@ mod classes;
 mod feedback;
 mod git;
 mod spec;
+mod state;
 mod table;
