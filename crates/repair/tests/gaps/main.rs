@@ -5,6 +5,7 @@ mod approach;
 mod classes;
 mod feedback;
 mod git;
+mod report;
 mod spec;
 mod state;
 mod table;
