@@ -1,6 +1,7 @@
 //! SIGTERM while `drive` waits out a rate limit: it stops at once as interrupted. A test binary
 //! of its own, since the signal reaches the whole test process (reference/mutants.md: the
 //! wait's mutants).
+#![cfg(test)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

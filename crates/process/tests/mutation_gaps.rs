@@ -1,5 +1,6 @@
 //! Cases the crate's mutation run found untested (reference/mutants.md): git's text answer and
 //! its timeout, and a program that exists but cannot be run.
+#![cfg(test)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;

@@ -1,6 +1,7 @@
 //! Cases the crate's mutation run found untested (reference/mutants.md): a test entry of
 //! another shape under `--force`, a list of several objects, a single test command, a setup
 //! with a detector and no test command, and the detector's command line.
+#![cfg(test)]
 
 use std::path::Path;
 

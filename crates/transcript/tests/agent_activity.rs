@@ -1,5 +1,6 @@
 //! The main session's `Agent` calls, their results and the client version: cases the crate's
 //! mutation run found untested (reference/mutants.md).
+#![cfg(test)]
 
 use std::io::Write;
 use std::path::Path;
@@ -130,9 +131,9 @@ fn a_background_launch_is_a_user_row_whose_result_says_async_launched() {
             launched.to_string(),
         ],
     );
-    let launches = read_agent_activity(&path, 0).unwrap().async_launches;
-    assert_eq!(launches.len(), 1, "{launches:?}");
-    assert_eq!(launches[0].tool_use, "toolu_a");
+    let found = read_agent_activity(&path, 0).unwrap().async_launches;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].tool_use, "toolu_a");
 }
 
 #[test]

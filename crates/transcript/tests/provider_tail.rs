@@ -1,6 +1,7 @@
 //! Where the tail `refused_by_provider` reads starts: cases the crate's mutation run found
 //! untested (reference/mutants.md). Only the last 64 KiB are read, and the line the cut falls
 //! in is never read as a row, even when what is left of it parses.
+#![cfg(test)]
 
 use std::path::Path;
 

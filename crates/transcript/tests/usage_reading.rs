@@ -1,6 +1,7 @@
 //! Token usage read from a transcript (`Usage`, `UsageCursor`): cases the crate's mutation run
 //! found untested (reference/mutants.md). Each response counts once, across rows and reads;
 //! `<synthetic>` and API-error rows count nothing; a replaced transcript is read again.
+#![cfg(test)]
 
 use std::io::Write;
 use std::path::Path;
@@ -8,13 +9,13 @@ use std::path::Path;
 use self_repair_transcript::{ModelUsage, Usage, UsageCursor};
 use serde_json::json;
 
-fn usage(input: u64, output: u64, read: u64, write_5m: u64, write_1h: u64) -> Usage {
+fn usage(input: u64, output: u64, read: u64, five_minutes: u64, one_hour: u64) -> Usage {
     Usage {
         input_tokens: input,
         output_tokens: output,
         cache_read_input_tokens: read,
-        cache_write_5m_tokens: write_5m,
-        cache_write_1h_tokens: write_1h,
+        cache_write_5m_tokens: five_minutes,
+        cache_write_1h_tokens: one_hour,
     }
 }
 
@@ -81,7 +82,7 @@ fn append(path: &Path, text: &str) {
 }
 
 fn lines(rows: &[String]) -> String {
-    rows.iter().map(|r| format!("{r}\n")).collect()
+    rows.iter().flat_map(|r| [r.as_str(), "\n"]).collect()
 }
 
 fn by_model(added: &[ModelUsage]) -> Vec<(String, u64, u64)> {

@@ -50,7 +50,7 @@ struct Drive {
 fn run(stream: &[String], then: &str, probe: &[RunObservation], limits: DriveLimits) -> Drive {
     let dir = tempfile::tempdir().unwrap();
     let stream_file = dir.path().join("stream.jsonl");
-    let text: String = stream.iter().map(|l| format!("{l}\n")).collect();
+    let text: String = stream.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
     std::fs::write(&stream_file, text).unwrap();
     let claude = dir.path().join("claude");
     // Keeps the prompt (`-p PROMPT`) it was given.
@@ -81,7 +81,7 @@ fn run(stream: &[String], then: &str, probe: &[RunObservation], limits: DriveLim
     let mut probe = Script(probe.iter().cloned().collect());
     let mut lines = Vec::new();
     let report = drive(&options, &mut probe, &mut |l: &str| {
-        lines.push(l.to_owned())
+        lines.push(l.to_owned());
     })
     .unwrap();
     let log = read_drive_log(&run_dir.join("drive.jsonl")).unwrap();

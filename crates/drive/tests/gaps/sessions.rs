@@ -43,7 +43,7 @@ fn observation(status: &str, phase: &str, submitted: u64) -> RunObservation {
 /// A stand-in `claude`: prints `stream`, then runs `then` (a shell line).
 fn fake_claude(dir: &Path, stream: &[String], then: &str) -> PathBuf {
     let stream_file = dir.join("stream.jsonl");
-    let text: String = stream.iter().map(|l| format!("{l}\n")).collect();
+    let text: String = stream.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
     std::fs::write(&stream_file, text).unwrap();
     let script = dir.join("claude");
     std::fs::write(
@@ -94,7 +94,7 @@ fn a_session_that_ends_the_run_is_logged_with_its_exit_tokens_and_the_stop_line(
     ]));
     let mut lines = Vec::new();
     let report = drive(&options, &mut probe, &mut |l: &str| {
-        lines.push(l.to_owned())
+        lines.push(l.to_owned());
     })
     .unwrap();
     assert_eq!(

@@ -5,7 +5,7 @@
 use self_repair_drive::{DriveLog, DriveStopRecord, SessionRecord, build_timeline};
 use serde_json::json;
 
-fn session(number: u32, started: u64, ended: u64, end: serde_json::Value) -> SessionRecord {
+fn session(number: u32, started: u64, ended: u64, end: &serde_json::Value) -> SessionRecord {
     let mut record = json!({
         "schema_version": 1, "session": number, "claude_session": null,
         "started_at": started, "ended_at": ended, "duration_ms": 1000,
@@ -48,12 +48,17 @@ not json
 fn every_kind_of_line_is_rendered_in_order_and_runs_of_one_kind_are_folded() {
     let log = DriveLog {
         sessions: vec![
-            session(1, 990, 1100, json!({"reason": "ended", "next": "relaunch"})),
+            session(
+                1,
+                990,
+                1100,
+                &json!({"reason": "ended", "next": "relaunch"}),
+            ),
             session(
                 2,
                 1150,
                 1310,
-                json!({"reason": "crashed", "code": null, "signal": 9, "exit_code": null,
+                &json!({"reason": "crashed", "code": null, "signal": 9, "exit_code": null,
                        "signal": 9, "detail": "killed", "next": "relaunch",
                        "backoff_secs": 30, "cost_usd": 0.25}),
             ),

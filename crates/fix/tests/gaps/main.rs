@@ -1,5 +1,6 @@
 //! The fix crate's tests written from its mutation run (reference/mutants.md): one test binary,
 //! so each mutant links one test program.
+#![cfg(test)]
 
 mod check;
 mod edits;

@@ -1,5 +1,6 @@
 //! The repair crate's tests written from its mutation run (reference/mutants.md): one test
 //! binary, so each mutant links one test program.
+#![cfg(test)]
 
 mod approach;
 mod classes;

@@ -59,6 +59,8 @@ fn attempt(n: u32, approach: Approach, files: &[&str], no_change: bool, check: b
 
 #[test]
 fn the_attempts_table_shows_every_run_of_the_check_against_the_one_before() {
+    use CheckPurpose::{AutofixRecheck, Baseline, Recheck};
+    use FailureClass::{Fixable, Pass, Permanent, Transient};
     let mut state = state();
     state.autofix = Some(AutofixRecord {
         exit_code: 0,
@@ -67,8 +69,6 @@ fn the_attempts_table_shows_every_run_of_the_check_against_the_one_before() {
         files_changed: vec!["a.py".into(), "b.py".into()],
         log: String::new(),
     });
-    use CheckPurpose::{AutofixRecheck, Baseline, Recheck};
-    use FailureClass::{Fixable, Pass, Permanent, Transient};
     state.checks = vec![
         check(Baseline, 0, Fixable, "sig-a", 250),
         check(AutofixRecheck, 0, Fixable, "sig-a", 75_000),
