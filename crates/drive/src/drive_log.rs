@@ -135,11 +135,17 @@ pub fn read_drive_log(path: &Path) -> Result<DriveLog, DriveError> {
     };
     let mut log = DriveLog::default();
     for line in text.lines() {
-        if let Ok(stop) = serde_json::from_str::<DriveStopRecord>(line)
+        // Read as a JSON value first: a crashed session's line names `signal` twice (the
+        // record's own and the flattened `SessionEnd::Crashed`'s, the same number), which a
+        // struct refuses as a duplicate field and a value keeps once.
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let Ok(stop) = DriveStopRecord::deserialize(&value)
             && stop.event == "drive_stop"
         {
             log.stops.push(stop);
-        } else if let Ok(session) = serde_json::from_str::<SessionRecord>(line) {
+        } else if let Ok(session) = SessionRecord::deserialize(&value) {
             log.sessions.push(session);
         }
     }

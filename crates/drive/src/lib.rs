@@ -17,6 +17,8 @@ mod until_time;
 #[cfg(test)]
 mod classifier_tests;
 #[cfg(test)]
+mod policy_boundary_tests;
+#[cfg(test)]
 mod policy_tests;
 
 pub use claude_session::is_executable;

@@ -143,7 +143,7 @@ pub(crate) fn task(group: &str, id: &str) -> TaskRecord {
 }
 
 /// The CodeQL-style log read as `start` reads it, its index entry, records and verdicts.
-fn codeql_run() -> (String, IndexedInput, Vec<FindingRecord>, RunReport) {
+pub(crate) fn codeql_run() -> (String, IndexedInput, Vec<FindingRecord>, RunReport) {
     let text = fixture("export/codeql-style.sarif");
     let parsed = parse(
         &text,

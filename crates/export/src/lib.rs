@@ -33,3 +33,5 @@ mod github_upload_checks_tests;
 #[cfg(test)]
 #[cfg(feature = "real-tools")]
 mod multitool_tests;
+#[cfg(test)]
+mod mutation_gap_tests;
