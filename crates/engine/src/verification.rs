@@ -476,6 +476,9 @@ pub(crate) fn second_looks_waiting(state: &RunState) -> HashSet<&str> {
         .collect()
 }
 
+/// A batch of second looks' key: its route and its rule.
+type RouteRule = (Option<std::sync::Arc<str>>, Option<String>);
+
 /// Puts the blind second looks (security dismissals, low-confidence reals) whose rule's first
 /// looks are all in into batches (`tb-` items of `vf-` members): one agent checks up to
 /// `verify_batch` findings of one rule and route, each judged on its own, balanced so no batch is much smaller than the others. A
@@ -491,7 +494,6 @@ pub(crate) fn batch_second_looks(state: &mut RunState) -> usize {
     }
     let rules = rules_still_triaged(state);
     // Never two routes in one batch: the route picks its template and its tier.
-    type RouteRule = (Option<std::sync::Arc<str>>, Option<String>);
     let mut by_rule: std::collections::BTreeMap<RouteRule, Vec<usize>> =
         std::collections::BTreeMap::new();
     for index in looks {
