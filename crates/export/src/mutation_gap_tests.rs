@@ -318,6 +318,7 @@ fn built_locations(findings: &[Value]) -> Vec<Value> {
 
 #[test]
 fn a_built_result_has_a_location_and_region_only_where_the_finding_gives_them() {
+    use serde_json::json;
     let finding = |path: &str, place: [u32; 4]| {
         let [line, column, end_line, end_column] = place;
         serde_json::json!({"tool": "ruff", "rule_id": "E1", "message": "m", "path": path,
@@ -334,7 +335,6 @@ fn a_built_result_has_a_location_and_region_only_where_the_finding_gives_them() 
     .iter()
     .map(|l| l[0]["physicalLocation"]["region"].clone())
     .collect();
-    use serde_json::json;
     assert_eq!(
         regions[0],
         json!({"startLine": 5, "startColumn": 10, "endLine": 5})
