@@ -53,6 +53,18 @@ fn options(
     }
 }
 
+/// Sends SIGTERM to this test process after `delay`, from a thread of its own.
+fn sigterm_after(delay: Duration) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        std::thread::sleep(delay);
+        let pid = std::process::id().to_string();
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+    })
+}
+
 #[test]
 fn sigterm_cuts_a_wait_short_and_stops_a_running_session() {
     let dir = tempfile::tempdir().unwrap();
@@ -81,15 +93,8 @@ fn sigterm_cuts_a_wait_short_and_stops_a_running_session() {
     let options = options(dir.path(), claude, Some(3));
     let run_dir = options.run_dir.clone();
     let started = Instant::now();
-    let signaller = std::thread::spawn(move || {
-        // Past the first wait (2 s) and the second session, inside the second wait (42 s).
-        std::thread::sleep(Duration::from_millis(3500));
-        let pid = std::process::id().to_string();
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap();
-    });
+    // Past the first wait (2 s) and the second session, inside the second wait (42 s).
+    let signaller = sigterm_after(Duration::from_millis(3500));
     let report = drive(&options, &mut Active, &mut |_: &str| {}).unwrap();
     signaller.join().unwrap();
     assert_eq!(
@@ -124,14 +129,7 @@ fn a_session_stopped_by_sigterm_is_not_a_failure_in_the_catalog() {
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
     let options = options(dir.path(), claude, None);
     let run_dir = options.run_dir.clone();
-    let signaller = std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_millis(1500));
-        let pid = std::process::id().to_string();
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap();
-    });
+    let signaller = sigterm_after(Duration::from_millis(1500));
     let report = drive(&options, &mut Active, &mut |_: &str| {}).unwrap();
     signaller.join().unwrap();
     assert_eq!(
