@@ -28,6 +28,43 @@ impl RunProbe for Active {
     }
 }
 
+/// Driving run `r1` of the project `dir` with `claude`, at most `max_sessions`.
+fn options(
+    dir: &std::path::Path,
+    claude: std::path::PathBuf,
+    max_sessions: Option<u32>,
+) -> DriveOptions {
+    let run_dir = dir.join("run");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    DriveOptions {
+        run: "r1".to_owned(),
+        run_dir,
+        project: dir.to_path_buf(),
+        claude,
+        extra_args: Vec::new(),
+        limits: DriveLimits {
+            max_sessions,
+            ..DriveLimits::default()
+        },
+        backoff_scale: 0.0,
+        what: "run r1".to_owned(),
+        resume: String::new(),
+        session_env: Vec::new(),
+    }
+}
+
+/// Sends SIGTERM to this test process after `delay`, from a thread of its own.
+fn sigterm_after(delay: Duration) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        std::thread::sleep(delay);
+        let pid = std::process::id().to_string();
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+    })
+}
+
 #[test]
 fn sigterm_cuts_a_wait_short_and_stops_a_running_session() {
     let dir = tempfile::tempdir().unwrap();
@@ -53,33 +90,11 @@ fn sigterm_cuts_a_wait_short_and_stops_a_running_session() {
     )
     .unwrap();
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let run_dir = dir.path().join("run");
-    std::fs::create_dir_all(&run_dir).unwrap();
-    let options = DriveOptions {
-        run: "r1".to_owned(),
-        run_dir: run_dir.clone(),
-        project: dir.path().to_path_buf(),
-        claude,
-        extra_args: Vec::new(),
-        limits: DriveLimits {
-            max_sessions: Some(3),
-            ..DriveLimits::default()
-        },
-        backoff_scale: 0.0,
-        what: "run r1".to_owned(),
-        resume: String::new(),
-        session_env: Vec::new(),
-    };
+    let options = options(dir.path(), claude, Some(3));
+    let run_dir = options.run_dir.clone();
     let started = Instant::now();
-    let signaller = std::thread::spawn(move || {
-        // Past the first wait (2 s) and the second session, inside the second wait (42 s).
-        std::thread::sleep(Duration::from_millis(3500));
-        let pid = std::process::id().to_string();
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap();
-    });
+    // Past the first wait (2 s) and the second session, inside the second wait (42 s).
+    let signaller = sigterm_after(Duration::from_millis(3500));
     let report = drive(&options, &mut Active, &mut |_: &str| {}).unwrap();
     signaller.join().unwrap();
     assert_eq!(
@@ -112,28 +127,9 @@ fn a_session_stopped_by_sigterm_is_not_a_failure_in_the_catalog() {
     let claude = dir.path().join("claude");
     std::fs::write(&claude, "#!/bin/sh\nsleep 30 &\nwait\n").unwrap();
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let run_dir = dir.path().join("run");
-    std::fs::create_dir_all(&run_dir).unwrap();
-    let options = DriveOptions {
-        run: "r1".to_owned(),
-        run_dir: run_dir.clone(),
-        project: dir.path().to_path_buf(),
-        claude,
-        extra_args: Vec::new(),
-        limits: DriveLimits::default(),
-        backoff_scale: 0.0,
-        what: "run r1".to_owned(),
-        resume: String::new(),
-        session_env: Vec::new(),
-    };
-    let signaller = std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_millis(1500));
-        let pid = std::process::id().to_string();
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap();
-    });
+    let options = options(dir.path(), claude, None);
+    let run_dir = options.run_dir.clone();
+    let signaller = sigterm_after(Duration::from_millis(1500));
     let report = drive(&options, &mut Active, &mut |_: &str| {}).unwrap();
     signaller.join().unwrap();
     assert_eq!(

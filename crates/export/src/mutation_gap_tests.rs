@@ -282,3 +282,91 @@ fn a_copied_result_with_too_many_locations_is_cut_to_the_limit_and_said_so() {
         export.notices
     );
 }
+
+/// The locations of each finding's result in a run built from other formats.
+fn built_locations(findings: &[Value]) -> Vec<Value> {
+    let records: Vec<self_repair_engine::FindingRecord> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let finding: self_repair_engine::Finding =
+                serde_json::from_value(f.clone()).unwrap_or_else(|e| panic!("{e}"));
+            let mut record = self_repair_engine::FindingRecord::new(format!("fp{i}"), finding);
+            record.occurrences.push(self_repair_engine::Occurrence {
+                path: record.finding.path.clone(),
+                line: record.finding.line,
+                column: record.finding.column,
+            });
+            record
+        })
+        .collect();
+    let decided: Vec<crate::export_tests::Decided> = findings
+        .iter()
+        .map(|_| crate::export_tests::decided("real", "agent", "r"))
+        .collect();
+    let report = crate::export_tests::report(&records, &decided, Vec::new());
+    let export = crate::export_sarif(&report, &records, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let exported: Value = serde_json::from_str(&export.text).unwrap_or_else(|e| panic!("{e}"));
+    exported["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r["locations"].clone())
+        .collect()
+}
+
+#[test]
+fn a_built_result_has_a_location_and_region_only_where_the_finding_gives_them() {
+    use serde_json::json;
+    let finding = |path: &str, place: [u32; 4]| {
+        let [line, column, end_line, end_column] = place;
+        serde_json::json!({"tool": "ruff", "rule_id": "E1", "message": "m", "path": path,
+            "line": line, "column": column, "end_line": end_line, "end_column": end_column})
+    };
+    let regions: Vec<Value> = built_locations(&[
+        finding("a.py", [5, 10, 5, 3]),
+        finding("a.py", [5, 10, 7, 3]),
+        finding("a.py", [5, 10, 5, 10]),
+        finding("a.py", [5, 10, 5, 12]),
+        finding("a.py", [5, 0, 5, 12]),
+        finding("a.py", [0, 3, 0, 4]),
+    ])
+    .iter()
+    .map(|l| l[0]["physicalLocation"]["region"].clone())
+    .collect();
+    assert_eq!(
+        regions[0],
+        json!({"startLine": 5, "startColumn": 10, "endLine": 5})
+    );
+    assert_eq!(
+        regions[1],
+        json!({"startLine": 5, "startColumn": 10, "endLine": 7, "endColumn": 3})
+    );
+    assert_eq!(
+        regions[2],
+        json!({"startLine": 5, "startColumn": 10, "endLine": 5})
+    );
+    assert_eq!(
+        regions[3],
+        json!({"startLine": 5, "startColumn": 10, "endLine": 5, "endColumn": 12})
+    );
+    // Column 0: no start column (SARIF's default, 1, stands), the end column kept.
+    assert_eq!(
+        regions[4],
+        json!({"startLine": 5, "endLine": 5, "endColumn": 12})
+    );
+    assert_eq!(regions[5], Value::Null, "line 0: no region");
+}
+
+#[test]
+fn a_finding_of_the_whole_project_has_no_location() {
+    let finding = |path: &str| serde_json::json!({"tool": "ruff", "rule_id": "E1", "message": "m", "path": path});
+    let locations = built_locations(&[finding("."), finding(""), finding("a.py")]);
+    assert_eq!(locations[0], Value::Null, "{locations:?}");
+    assert_eq!(locations[1], Value::Null, "{locations:?}");
+    assert_eq!(
+        locations[2][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "a.py"
+    );
+}

@@ -7,5 +7,6 @@ mod error_catalog;
 mod outcomes;
 mod session_end;
 mod sessions;
+mod support;
 mod timeline;
 mod until;

@@ -2,40 +2,15 @@
 //! message, the prompt each session gets, the error catalog a failed session goes to. Cases the
 //! crate's mutation run found untested (reference/mutants.md), over a stand-in `claude`.
 
-use std::collections::VecDeque;
 use std::os::unix::fs::PermissionsExt;
 
 use self_repair_drive::{
-    DriveError, DriveLimits, DriveLog, DriveOptions, DriveReport, ErrorCatalog, RunObservation,
-    RunProbe, drive, read_drive_log, session_prompt,
+    DriveLimits, DriveLog, DriveOptions, DriveReport, ErrorCatalog, RunObservation, drive,
+    read_drive_log, session_prompt,
 };
 use serde_json::json;
 
-struct Script(VecDeque<RunObservation>);
-
-impl RunProbe for Script {
-    fn observe(&mut self, _since: u64) -> Result<RunObservation, DriveError> {
-        let next = if self.0.len() > 1 {
-            self.0.pop_front()
-        } else {
-            self.0.front().cloned()
-        };
-        Ok(next.unwrap_or_else(|| observation("complete", "done", 0)))
-    }
-}
-
-fn observation(status: &str, phase: &str, submitted: u64) -> RunObservation {
-    RunObservation {
-        status: status.to_owned(),
-        waits_for_user: None,
-        phase: phase.to_owned(),
-        journal_end: 0,
-        submitted,
-        stop_failure: None,
-        summary: format!("the run is {status}"),
-        adopt: "r1".to_owned(),
-    }
-}
+use crate::support::{Script, observation};
 
 struct Drive {
     report: DriveReport,

@@ -8,37 +8,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use self_repair_drive::{
-    DriveError, DriveLimits, DriveOptions, DriveOutcome, RunObservation, RunProbe, StopReason,
-    drive, is_executable, read_drive_log,
+    DriveLimits, DriveOptions, DriveOutcome, StopReason, drive, is_executable, read_drive_log,
 };
 use serde_json::json;
 
-/// The run as the probe reports it, one observation a call (the last repeats).
-struct Script(VecDeque<RunObservation>);
-
-impl RunProbe for Script {
-    fn observe(&mut self, _since: u64) -> Result<RunObservation, DriveError> {
-        let next = if self.0.len() > 1 {
-            self.0.pop_front()
-        } else {
-            self.0.front().cloned()
-        };
-        Ok(next.unwrap_or_else(|| observation("complete", "done", 0)))
-    }
-}
-
-fn observation(status: &str, phase: &str, submitted: u64) -> RunObservation {
-    RunObservation {
-        status: status.to_owned(),
-        waits_for_user: None,
-        phase: phase.to_owned(),
-        journal_end: 0,
-        submitted,
-        stop_failure: None,
-        summary: format!("run is {status}"),
-        adopt: "r1".to_owned(),
-    }
-}
+use crate::support::{Script, observation};
 
 /// A stand-in `claude`: prints `stream`, then runs `then` (a shell line).
 fn fake_claude(dir: &Path, stream: &[String], then: &str) -> PathBuf {

@@ -33,6 +33,12 @@ fn edits_that_touch_without_sharing_a_byte_both_apply() {
             vec![edit(1, line, 5, 8, "Y")],
             "abXY\n",
         ),
+        // The same, the later one first.
+        (
+            vec![edit(1, line, 5, 8, "Y")],
+            vec![edit(1, line, 2, 5, "X")],
+            "abXY\n",
+        ),
         // An insertion and a replacement elsewhere.
         (
             vec![edit(1, line, 1, 1, "+")],
