@@ -222,5 +222,8 @@ fn second() {
         assert_eq!(chain("a.rs", COMMENTS, 4), "function f@1");
         assert_eq!(chain("a.rs", COMMENTS, 8), "function g@6");
         assert_eq!(chain("a.rs", COMMENTS, 11), "function h@10");
+        // The brace after a char literal on its line opens a block.
+        let after_literal = "fn m() {\n    if c == '}' {\n        y();\n    }\n    z();\n}\n";
+        assert_eq!(chain("a.rs", after_literal, 5), "function m@1");
     }
 }
