@@ -75,6 +75,15 @@ mod tests {
     use super::*;
     use crate::known_answer_tests::candidate;
 
+    /// `order_key` of the four (seed, fingerprint) pairs of the pinning test: FNV-1a of the
+    /// fingerprint, XOR the seed, through splitmix64, computed apart from this code.
+    const PINNED_KEYS: [u64; 4] = [
+        14_087_677_454_934_409_008,
+        6_857_225_946_766_476_583,
+        4_941_637_908_993_484_087,
+        9_963_746_917_683_653_039,
+    ];
+
     fn run(n: usize) -> Vec<AuditCandidate> {
         (0..n)
             .map(|i| {
@@ -89,6 +98,15 @@ mod tests {
                 candidate(&format!("f{i:04}"), &rule, route, tier, verdict)
             })
             .collect()
+    }
+
+    #[test]
+    fn the_order_key_is_pinned_so_a_recorded_seed_draws_the_same_sample_in_every_version() {
+        let keys: Vec<u64> = [(0, ""), (0, "a"), (7, "f0001"), (u64::MAX, "fingerprint")]
+            .iter()
+            .map(|&(seed, fingerprint)| order_key(seed, fingerprint))
+            .collect();
+        assert_eq!(keys, PINNED_KEYS);
     }
 
     #[test]

@@ -212,4 +212,18 @@ fn second() {
         assert_eq!(chain("a.rs", LITERALS, 8), "function second@6");
         assert_eq!(chain("a.rs", LITERALS, 9), "");
     }
+
+    /// Two comments back to back, a brace inside a comment, and an escaped char literal at the
+    /// start of a line, each inside a function.
+    const COMMENTS: &str = "fn f() {\n    if x /* one *//* two */ {\n    }\n    after();\n}\nfn g() {\n    /* { */\n'\\n';\n}\nfn h() {\n    x();\n}\n";
+
+    #[test]
+    fn braces_after_back_to_back_comments_count_and_braces_inside_comments_do_not() {
+        assert_eq!(chain("a.rs", COMMENTS, 4), "function f@1");
+        assert_eq!(chain("a.rs", COMMENTS, 8), "function g@6");
+        assert_eq!(chain("a.rs", COMMENTS, 11), "function h@10");
+        // The brace after a char literal on its line opens a block.
+        let after_literal = "fn m() {\n    if c == '}' {\n        y();\n    }\n    z();\n}\n";
+        assert_eq!(chain("a.rs", after_literal, 5), "function m@1");
+    }
 }

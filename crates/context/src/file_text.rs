@@ -116,6 +116,10 @@ mod tests {
             assert_eq!(text.lines(), lines, "{limit}");
             assert_eq!(text.truncated, truncated, "{limit}");
         }
+        // Cut after a first line that is blank: that blank line stays.
+        std::fs::write(&path, "\nabc").unwrap();
+        let text = FileText::read(&path, 2).unwrap();
+        assert_eq!((text.lines(), text.truncated), (vec![String::new()], true));
     }
 
     #[test]
