@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p self-repair-bench-support --example wave_stop -- RUN_DIR [RUNS]`
 //!
-//! RUN_DIR is a run folder (`.self-repair/runs/<id>`) as the stop to price found it, e.g. the
+//! `RUN_DIR` is a run folder (`.self-repair/runs/<id>`) as the stop to price found it, e.g. the
 //! mid-run snapshot `scripts/bench/scale_run.py` keeps. It is copied to a temporary folder
 //! before each run, so it is never changed.
 

@@ -434,7 +434,7 @@ struct WorkItemFile<'a> {
 }
 
 /// `skip_serializing_if` for the lists of [`WorkItemFile`].
-fn no_ids(list: &Cow<'_, [String]>) -> bool {
+fn no_ids(list: &[String]) -> bool {
     list.is_empty()
 }
 
