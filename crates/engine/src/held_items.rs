@@ -68,16 +68,21 @@ fn triage_index(state: &RunState, id: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn triage_ids_and_other_ids_are_held_alike() {
-        let state = crate::test_support::per_finding_run(
+    /// A run of `n` findings, one triage item each.
+    fn run_of(n: u32) -> RunState {
+        crate::test_support::per_finding_run(
             "r",
-            3,
+            n,
             "ruff F401",
             |_| "generic",
             |_| false,
             crate::Config::default(),
-        );
+        )
+    }
+
+    #[test]
+    fn triage_ids_and_other_ids_are_held_alike() {
+        let state = run_of(3);
         let mut held = HeldItems::new(&state);
         assert!(held.is_empty());
         held.extend(&state, ["t-00002", "vf-00001", "t-00002"]);
@@ -94,14 +99,7 @@ mod tests {
 
     #[test]
     fn an_id_that_is_no_item_of_the_run_is_held_by_the_set() {
-        let state = crate::test_support::per_finding_run(
-            "r",
-            2,
-            "ruff F401",
-            |_| "generic",
-            |_| false,
-            crate::Config::default(),
-        );
+        let state = run_of(2);
         let mut held = HeldItems::new(&state);
         held.insert(&state, "t-00009");
         assert!(!held.holds(0, "t-00001") && !held.holds(1, "t-00002"));
