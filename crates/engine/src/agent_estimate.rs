@@ -89,16 +89,18 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
         }
     };
     // Held: by a batch still to run, or by a survey whose policy may still decide them.
-    let mut held: HashSet<&str> = crate::batch_members_held(state, false);
+    let mut held = crate::held_items::HeldItems::new(state);
+    held.extend(state, crate::triage_batch::batch_members(state, false));
     let per_batch = config.triage_batch.max(1);
     let mut spot_checks_ahead = 0u32;
-    let mut surveyed: HashSet<&str> = HashSet::new();
+    let mut surveyed = crate::held_items::HeldItems::new(state);
     for survey in &state.surveys {
         match survey.stage {
             SurveyStage::Open => {
-                held.extend(survey.members.iter().map(String::as_str));
+                held.extend(state, survey.members.iter().map(String::as_str));
                 let checks: HashSet<&str> = survey.spot_checks.iter().map(String::as_str).collect();
                 surveyed.extend(
+                    state,
                     survey
                         .members
                         .iter()
@@ -128,8 +130,8 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
                     .iter()
                     .map(String::as_str)
                     .filter(|m| !checks.contains(m));
-                held.extend(waiting.clone());
-                surveyed.extend(waiting);
+                held.extend(state, waiting.clone());
+                surveyed.extend(state, waiting);
                 add(KindAgents::between(
                     ItemKind::TriageBatch,
                     0,
@@ -147,13 +149,12 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
     let (mut security_ahead, mut second_looks_waiting) = (0u32, 0u32);
     let mut exact = [0u32; ItemKind::ALL.len()];
     let on_security = |item: &crate::WorkItem| item.route.as_deref() == Some("security");
-    for item in &state.items {
+    for (index, item) in state.items.iter().enumerate() {
         if item.status.is_terminal() {
             continue;
         }
         if item.kind == ItemKind::Triage {
-            // Most runs hold none: no hashing of every id then (this runs at every dispatch).
-            if !held.is_empty() && held.contains(item.id.as_str()) {
+            if held.holds(index, item.id.as_str()) {
                 continue;
             }
             triaged_ahead += 1;
@@ -233,7 +234,7 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
 fn project_later_phases(
     state: &RunState,
     triage: &[crate::WorkItem],
-    surveyed: &HashSet<&str>,
+    surveyed: &crate::held_items::HeldItems<'_>,
     add: &mut impl FnMut(KindAgents),
 ) {
     if state.until == Some(Phase::Triage) {
@@ -244,7 +245,7 @@ fn project_later_phases(
     let (mut likely_real, mut likely_aggregated) = (0.0, 0.0);
     // A handful of routes: a list beats hashing one route per finding at every dispatch.
     let mut routes: Vec<&str> = Vec::new();
-    for item in triage {
+    for (index, item) in triage.iter().enumerate() {
         let share = match item.verdict {
             Some(Verdict::Real) => 1.0,
             None | Some(Verdict::Unsure) => likely::REAL,
@@ -252,7 +253,7 @@ fn project_later_phases(
         };
         most += 1;
         likely_real += share;
-        likely_aggregated += if !surveyed.is_empty() && surveyed.contains(item.id.as_str()) {
+        likely_aggregated += if !surveyed.is_empty() && surveyed.holds(index, item.id.as_str()) {
             share * likely::SURVEY_RELEASED
         } else {
             share

@@ -683,21 +683,19 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
         HashMap::new()
     };
     // Triage items a live batch holds go out with their batch only.
-    let held = if phase == Phase::Triage {
-        let mut held = crate::triage_batch::batch_members_held(state, false);
-        held.extend(crate::rule_survey::survey_members_held(state, false));
-        held.extend(crate::verification::verification_held(state, false));
-        held.extend(crate::verification::second_looks_waiting(state));
-        held
-    } else {
-        HashSet::new()
-    };
+    let mut held = crate::held_items::HeldItems::new(state);
+    if phase == Phase::Triage {
+        held.extend(state, crate::triage_batch::batch_members(state, false));
+        held.extend(state, crate::rule_survey::survey_members(state, false));
+        held.extend(state, crate::verification::verified_members(state, false));
+        held.extend(state, crate::verification::second_looks_waiting(state));
+    }
     state
         .items
         .iter()
         .enumerate()
         .filter(|(_, i)| i.status == ItemStatus::Pending && i.kind.phase() == phase)
-        .filter(|(_, i)| !held.contains(i.id.as_str()))
+        .filter(|(index, i)| !held.holds(*index, i.id.as_str()))
         .filter(|(_, i)| {
             i.depends_on()
                 .iter()

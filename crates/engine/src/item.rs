@@ -1,5 +1,6 @@
 //! Work items: one unit of LLM work each, with its status, tier, attempts and lease.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use compact_str::CompactString;
@@ -292,8 +293,8 @@ pub const MAX_LAUNCHES_PER_ITEM: u32 = 3 + 1 + MAX_RESENDS as u32;
 /// run, and at 10,000 items the page faults of a larger vector cost more than its parsing. The
 /// fields most items never set live in [`ItemExtra`], behind one pointer; `state.json` shows all
 /// fields side by side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(from = "WorkItemFile", into = "WorkItemFile")]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(from = "WorkItemFile")]
 pub struct WorkItem {
     /// Short ids (`t-00042`, `plan-g2-3`) live inline: no allocation per item when a
     /// 100,000-item state is loaded.
@@ -382,8 +383,10 @@ impl ItemExtra {
 }
 
 /// A [`WorkItem`] as `state.json` and `--json` outputs show it: every field at one level.
-#[derive(Clone, Serialize, Deserialize)]
-struct WorkItemFile {
+/// Written from a borrowed item ([`WorkItemFile::of`]): a state of 12,500 batches once cloned
+/// every member id of every batch to write them (reference/benchmarks.md).
+#[derive(Serialize, Deserialize)]
+struct WorkItemFile<'a> {
     id: CompactString,
     kind: ItemKind,
     status: ItemStatus,
@@ -398,10 +401,10 @@ struct WorkItemFile {
     seen_running: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lease: Option<u64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    depends_on: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    inputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "no_ids")]
+    depends_on: Cow<'a, [String]>,
+    #[serde(default, skip_serializing_if = "no_ids")]
+    inputs: Cow<'a, [String]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     finding: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -419,19 +422,30 @@ struct WorkItemFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ran: Option<Tier>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    last_rejection: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    errors: Vec<String>,
+    last_rejection: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "no_ids")]
+    errors: Cow<'a, [String]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    rule: Option<String>,
+    rule: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    duplicate_of: Option<String>,
+    duplicate_of: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "is_false")]
     security: bool,
 }
 
-impl From<WorkItemFile> for WorkItem {
-    fn from(f: WorkItemFile) -> WorkItem {
+/// `skip_serializing_if` for the lists of [`WorkItemFile`].
+fn no_ids(list: &[String]) -> bool {
+    list.is_empty()
+}
+
+impl Serialize for WorkItem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        WorkItemFile::of(self).serialize(serializer)
+    }
+}
+
+impl From<WorkItemFile<'_>> for WorkItem {
+    fn from(f: WorkItemFile<'_>) -> WorkItem {
         let mut item = WorkItem {
             id: f.id,
             kind: f.kind,
@@ -453,23 +467,34 @@ impl From<WorkItemFile> for WorkItem {
             extra: None,
         };
         item.set_extra(ItemExtra {
-            depends_on: f.depends_on,
-            inputs: f.inputs,
-            last_rejection: f.last_rejection,
-            errors: f.errors,
-            rule: f.rule,
-            duplicate_of: f.duplicate_of,
+            depends_on: f.depends_on.into_owned(),
+            inputs: f.inputs.into_owned(),
+            last_rejection: f.last_rejection.map(Cow::into_owned),
+            errors: f.errors.into_owned(),
+            rule: f.rule.map(Cow::into_owned),
+            duplicate_of: f.duplicate_of.map(Cow::into_owned),
             security: f.security,
         });
         item
     }
 }
 
-impl From<WorkItem> for WorkItemFile {
-    fn from(item: WorkItem) -> WorkItemFile {
-        let extra = item.extra.map(|e| *e).unwrap_or_default();
+impl<'a> WorkItemFile<'a> {
+    /// The file form of `item`, borrowing its lists and texts.
+    fn of(item: &'a WorkItem) -> WorkItemFile<'a> {
+        static NONE: ItemExtra = ItemExtra {
+            depends_on: Vec::new(),
+            inputs: Vec::new(),
+            last_rejection: None,
+            errors: Vec::new(),
+            rule: None,
+            duplicate_of: None,
+            security: false,
+        };
+        let extra = item.extra.as_deref().unwrap_or(&NONE);
+        let text = |t: &'a Option<String>| t.as_deref().map(Cow::Borrowed);
         WorkItemFile {
-            id: item.id,
+            id: item.id.clone(),
             kind: item.kind,
             status: item.status,
             tier: item.tier,
@@ -478,20 +503,20 @@ impl From<WorkItem> for WorkItemFile {
             batch: item.batch,
             seen_running: item.seen_running,
             lease: item.lease,
-            depends_on: extra.depends_on,
-            inputs: extra.inputs,
+            depends_on: Cow::Borrowed(&extra.depends_on),
+            inputs: Cow::Borrowed(&extra.inputs),
             finding: item.finding,
             group: item.group,
-            route: item.route,
+            route: item.route.clone(),
             verdict: item.verdict,
-            root_cause: item.root_cause,
+            root_cause: item.root_cause.clone(),
             reroutes: item.reroutes,
             resends: item.resends,
             ran: item.ran,
-            last_rejection: extra.last_rejection,
-            errors: extra.errors,
-            rule: extra.rule,
-            duplicate_of: extra.duplicate_of,
+            last_rejection: text(&extra.last_rejection),
+            errors: Cow::Borrowed(&extra.errors),
+            rule: text(&extra.rule),
+            duplicate_of: text(&extra.duplicate_of),
             security: extra.security,
         }
     }
@@ -662,5 +687,60 @@ mod size_tests {
             "{}",
             std::mem::size_of::<WorkItem>()
         );
+    }
+}
+
+#[cfg(test)]
+mod file_form_tests {
+    use super::{ItemExtra, ItemKind, Tier, Verdict, WorkItem};
+
+    /// An item with every field set: what `state.json` and `--json` outputs show of it.
+    fn full_item() -> WorkItem {
+        let mut item = WorkItem::new("tb-00042", ItemKind::TriageBatch, Tier::Sonnet);
+        item.attempts = 1;
+        item.dispatches = 2;
+        item.batch = 7;
+        item.seen_running = true;
+        item.lease = Some(1_763_800_000);
+        item.finding = Some(3);
+        item.group = Some(2);
+        item.route = Some("generic".into());
+        item.verdict = Some(Verdict::Real);
+        item.root_cause = Some("unused import".into());
+        item.reroutes = 1;
+        item.resends = 2;
+        item.ran = Some(Tier::Haiku);
+        item.set_extra(ItemExtra {
+            depends_on: vec!["plan-g2-1".to_owned()],
+            inputs: vec!["t-00001".to_owned(), "t-00002".to_owned()],
+            last_rejection: Some("field `verdict`".to_owned()),
+            errors: vec!["attempt 1 (haiku): ended".to_owned()],
+            rule: Some("ruff F401".to_owned()),
+            duplicate_of: Some("t-00009".to_owned()),
+            security: true,
+        });
+        item
+    }
+
+    #[test]
+    fn an_item_written_from_a_borrow_reads_back_field_for_field_in_the_same_order() {
+        let item = full_item();
+        let text = serde_json::to_string(&item).unwrap();
+        assert_eq!(
+            text,
+            r#"{"id":"tb-00042","kind":"triage_batch","status":"pending","tier":"sonnet","attempts":1,"dispatches":2,"batch":7,"seen_running":true,"lease":1763800000,"depends_on":["plan-g2-1"],"inputs":["t-00001","t-00002"],"finding":3,"group":2,"route":"generic","verdict":"real","root_cause":"unused import","reroutes":1,"resends":2,"ran":"haiku","last_rejection":"field `verdict`","errors":["attempt 1 (haiku): ended"],"rule":"ruff F401","duplicate_of":"t-00009","security":true}"#
+        );
+        assert_eq!(serde_json::from_str::<WorkItem>(&text).unwrap(), item);
+    }
+
+    #[test]
+    fn an_item_with_no_extra_writes_only_its_set_fields() {
+        let item = WorkItem::new("agg-1", ItemKind::Aggregate, Tier::Sonnet);
+        let text = serde_json::to_string(&item).unwrap();
+        assert_eq!(
+            text,
+            r#"{"id":"agg-1","kind":"aggregate","status":"pending","tier":"sonnet"}"#
+        );
+        assert_eq!(serde_json::from_str::<WorkItem>(&text).unwrap(), item);
     }
 }

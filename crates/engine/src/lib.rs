@@ -20,6 +20,7 @@ mod duplicate_chain;
 mod event;
 mod finding;
 mod group_label;
+mod held_items;
 mod item;
 mod item_table;
 mod launch_bound;

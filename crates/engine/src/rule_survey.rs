@@ -230,30 +230,37 @@ fn spread<'p>(
 /// `dispatched_only` keeps those of surveys in flight (what `status` counts as running).
 #[must_use]
 pub fn survey_members_held(state: &RunState, dispatched_only: bool) -> HashSet<&str> {
-    let mut held = HashSet::new();
-    for survey in &state.surveys {
-        let open = match survey.stage {
-            SurveyStage::Open => true,
-            SurveyStage::Checking => false,
-            SurveyStage::Applied | SurveyStage::Dropped => continue,
-        };
-        if dispatched_only
-            && !(open
-                && state
-                    .item(&survey.id)
-                    .is_some_and(|i| i.status == ItemStatus::Dispatched))
-        {
-            continue;
-        }
-        held.extend(
+    survey_members(state, dispatched_only).collect()
+}
+
+/// The ids of [`survey_members_held`], one by one.
+pub(crate) fn survey_members(
+    state: &RunState,
+    dispatched_only: bool,
+) -> impl Iterator<Item = &str> {
+    state
+        .surveys
+        .iter()
+        .filter_map(move |survey| {
+            let open = match survey.stage {
+                SurveyStage::Open => true,
+                SurveyStage::Checking => false,
+                SurveyStage::Applied | SurveyStage::Dropped => return None,
+            };
+            let counted = !dispatched_only
+                || (open
+                    && state
+                        .item(&survey.id)
+                        .is_some_and(|i| i.status == ItemStatus::Dispatched));
+            counted.then_some((survey, open))
+        })
+        .flat_map(|(survey, open)| {
             survey
                 .members
                 .iter()
-                .filter(|m| open || !survey.spot_checks.contains(m))
-                .map(String::as_str),
-        );
-    }
-    held
+                .filter(move |m| open || !survey.spot_checks.contains(m))
+                .map(String::as_str)
+        })
 }
 
 /// Records a surveyor's answer; [`resolve_surveys`] acts on it at the next settle.

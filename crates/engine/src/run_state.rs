@@ -282,9 +282,13 @@ pub struct PhaseIds {
 }
 
 /// An item's status as `status` shows it: pending but held by an item in flight is running.
-fn shown_status(item: &WorkItem, in_flight: &std::collections::HashSet<&str>) -> ItemStatus {
+fn shown_status(
+    index: usize,
+    item: &WorkItem,
+    in_flight: &crate::held_items::HeldItems<'_>,
+) -> ItemStatus {
     match item.status {
-        ItemStatus::Pending if in_flight.contains(item.id.as_str()) => ItemStatus::Dispatched,
+        ItemStatus::Pending if in_flight.holds(index, item.id.as_str()) => ItemStatus::Dispatched,
         status => status,
     }
 }
@@ -367,14 +371,14 @@ impl RunState {
     pub fn counts(&self, phase: Phase) -> PhaseCounts {
         let mut counts = PhaseCounts::default();
         let in_flight = self.held_in_flight(phase);
-        for item in self.items.iter().filter(|i| {
+        for (index, item) in self.items.iter().enumerate().filter(|(_, i)| {
             i.kind.phase() == phase
                 && !matches!(
                     i.kind,
                     ItemKind::TriageBatch | ItemKind::RuleSurvey | ItemKind::Verify
                 )
         }) {
-            match shown_status(item, &in_flight) {
+            match shown_status(index, item, &in_flight) {
                 ItemStatus::Pending => counts.pending += 1,
                 ItemStatus::Dispatched => counts.running += 1,
                 ItemStatus::Done => counts.done += 1,
@@ -392,8 +396,13 @@ impl RunState {
     pub fn ids_by_status(&self, phase: Phase) -> PhaseIds {
         let mut ids = PhaseIds::default();
         let in_flight = self.held_in_flight(phase);
-        for item in self.items.iter().filter(|i| i.kind.phase() == phase) {
-            let list = match shown_status(item, &in_flight) {
+        for (index, item) in self
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.kind.phase() == phase)
+        {
+            let list = match shown_status(index, item, &in_flight) {
                 ItemStatus::Pending => &mut ids.pending,
                 ItemStatus::Dispatched => &mut ids.running,
                 ItemStatus::Done => &mut ids.done,
@@ -406,13 +415,13 @@ impl RunState {
     }
 
     /// Triage findings held by a batch, survey or second opinion in flight.
-    fn held_in_flight(&self, phase: Phase) -> std::collections::HashSet<&str> {
-        if phase != Phase::Triage {
-            return std::collections::HashSet::new();
+    fn held_in_flight(&self, phase: Phase) -> crate::held_items::HeldItems<'_> {
+        let mut held = crate::held_items::HeldItems::new(self);
+        if phase == Phase::Triage {
+            held.extend(self, crate::triage_batch::batch_members(self, true));
+            held.extend(self, crate::rule_survey::survey_members(self, true));
+            held.extend(self, crate::verification::verified_members(self, true));
         }
-        let mut held = crate::triage_batch::batch_members_held(self, true);
-        held.extend(crate::rule_survey::survey_members_held(self, true));
-        held.extend(crate::verification::verification_held(self, true));
         held
     }
 

@@ -92,10 +92,15 @@ fn new_batch(id: String, members: &[&WorkItem]) -> WorkItem {
 /// `dispatched_only` keeps those of batches in flight (what `status` counts as running).
 #[must_use]
 pub fn batch_members_held(state: &RunState, dispatched_only: bool) -> HashSet<&str> {
+    batch_members(state, dispatched_only).collect()
+}
+
+/// The ids of [`batch_members_held`], one by one (an id two batches hold, twice).
+pub(crate) fn batch_members(state: &RunState, dispatched_only: bool) -> impl Iterator<Item = &str> {
     state.items[state.triage_items as usize..]
         .iter()
         .filter(|b| b.kind == ItemKind::TriageBatch)
-        .filter(|b| {
+        .filter(move |b| {
             if dispatched_only {
                 b.status == ItemStatus::Dispatched
             } else {
@@ -103,7 +108,6 @@ pub fn batch_members_held(state: &RunState, dispatched_only: bool) -> HashSet<&s
             }
         })
         .flat_map(|b| b.inputs().iter().map(String::as_str))
-        .collect()
 }
 
 /// For each triage item a batch decided, that batch's id (a member that left its batch for a

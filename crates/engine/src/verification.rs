@@ -524,10 +524,18 @@ pub(crate) fn batch_second_looks(state: &mut RunState) -> usize {
 /// `dispatched_only` keeps those whose verifier is in flight (what `status` counts as running).
 #[must_use]
 pub fn verification_held(state: &RunState, dispatched_only: bool) -> HashSet<&str> {
+    verified_members(state, dispatched_only).collect()
+}
+
+/// The ids of [`verification_held`], one by one.
+pub(crate) fn verified_members(
+    state: &RunState,
+    dispatched_only: bool,
+) -> impl Iterator<Item = &str> {
     state.items[state.triage_items as usize..]
         .iter()
         .filter(|v| v.kind == ItemKind::Verify)
-        .filter(|v| {
+        .filter(move |v| {
             if dispatched_only {
                 v.status == ItemStatus::Dispatched
             } else {
@@ -535,7 +543,6 @@ pub fn verification_held(state: &RunState, dispatched_only: bool) -> HashSet<&st
             }
         })
         .flat_map(|v| v.inputs().iter().map(String::as_str))
-        .collect()
 }
 
 /// For each triage item that got a second agent, its `vf-` item.
