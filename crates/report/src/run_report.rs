@@ -515,7 +515,7 @@ impl RunReport {
             let mut groups: Vec<&GroupOutcome> = self.groups.iter().collect();
             if groups.len() > LIST_ROWS {
                 // The largest first when not all are listed.
-                groups.sort_by(|a, b| b.findings.cmp(&a.findings));
+                groups.sort_by_key(|g| std::cmp::Reverse(g.findings));
                 out.push_str(&format!(
                     "The {LIST_ROWS} largest of {} groups:\n\n",
                     groups.len()
@@ -792,7 +792,7 @@ impl RunReport {
                 .entry(f.verdict.as_deref().unwrap_or("undecided"))
                 .or_default() += 1;
         }
-        let mut rules: Vec<((&str, &str), usize, BTreeMap<&str, usize>)> = by_rule
+        let mut rules: Vec<RuleCount<'_>> = by_rule
             .into_iter()
             .map(|(rule, verdicts)| (rule, verdicts.values().sum(), verdicts))
             .collect();
@@ -852,6 +852,9 @@ impl RunReport {
         text
     }
 }
+
+/// One rule (`tool`, `rule_id`) of report.md's Findings by rule: its findings, by verdict.
+type RuleCount<'a> = ((&'a str, &'a str), usize, BTreeMap<&'a str, usize>);
 
 /// Most findings report.md lists one a line; a larger run's report.md counts them by rule and
 /// points to `report.json`, which lists every one.

@@ -20,7 +20,7 @@ fn finding(n: usize, rules: usize) -> FindingOutcome {
         decided_by: "agent".to_owned(),
         ended: None,
         verdict: Some(
-            if n % 10 == 0 {
+            if n.is_multiple_of(10) {
                 "false_positive"
             } else {
                 "real"

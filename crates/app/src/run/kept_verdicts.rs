@@ -47,12 +47,12 @@ pub fn standing(state: &RunState, item: &str, outcome: Option<VerifyOutcome>) ->
 
 /// The `known.json` entries of every triage item `state` has settled (`done` with a verdict),
 /// by fingerprint.
-pub fn decided_entries(
+pub fn decided_entries<S: std::hash::BuildHasher>(
     root: &Path,
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
-    recorded: &HashMap<String, TriageResult>,
+    recorded: &HashMap<String, TriageResult, S>,
 ) -> Vec<(String, KnownEntry)> {
     let decided = settled_triage(state, findings);
     let survey_of = self_repair_engine::survey_of(state);
