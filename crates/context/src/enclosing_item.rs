@@ -61,9 +61,39 @@ impl EnclosingItem {
 /// `None` for unknown languages, missing, binary or unreadable files, paths outside the project,
 /// and lines at top level.
 pub fn enclosing_item(root: &Path, rel_path: &str, line: u32) -> Option<EnclosingItem> {
-    let path = resolve_in_project(root, rel_path).ok()??;
-    let text = FileText::read(&path, MAX_FILE_BYTES).ok()?;
-    enclosing_item_in_text(rel_path, &text, line)
+    ProjectSource::open(root, rel_path).enclosing_item(line)
+}
+
+/// One project file read once, for the enclosing items of many of its lines (a finalize of
+/// 100,000 findings over 1,000 files reads each file once, not once per finding).
+#[derive(Debug, Clone)]
+pub struct ProjectSource {
+    language: Option<Language>,
+    /// Its lines; empty when it is missing, outside the project, binary or unreadable.
+    lines: Vec<String>,
+}
+
+impl ProjectSource {
+    /// `rel_path` under `root`, read at most once; a file that cannot be read (or is outside
+    /// the project) gives a source with no enclosing items.
+    pub fn open(root: &Path, rel_path: &str) -> ProjectSource {
+        let lines = resolve_in_project(root, rel_path)
+            .ok()
+            .flatten()
+            .and_then(|path| FileText::read(&path, MAX_FILE_BYTES).ok())
+            .filter(|text| !text.binary)
+            .map(|text| text.lines())
+            .unwrap_or_default();
+        ProjectSource {
+            language: Language::from_path(rel_path),
+            lines,
+        }
+    }
+
+    /// The item enclosing 1-based `line`, as [`enclosing_item`] says.
+    pub fn enclosing_item(&self, line: u32) -> Option<EnclosingItem> {
+        enclosing_item_in_lines(self.language?, &self.lines, line)
+    }
 }
 
 /// [`enclosing_item`] over a file already read.
@@ -73,16 +103,24 @@ pub(crate) fn enclosing_item_in_text(
     line: u32,
 ) -> Option<EnclosingItem> {
     let language = Language::from_path(rel_path)?;
-    if text.binary || line == 0 {
+    if text.binary {
         return None;
     }
-    let lines = text.lines();
-    if line as usize > lines.len() {
+    enclosing_item_in_lines(language, &text.lines(), line)
+}
+
+/// [`enclosing_item`] over the lines of a text file of `language`.
+fn enclosing_item_in_lines(
+    language: Language,
+    lines: &[String],
+    line: u32,
+) -> Option<EnclosingItem> {
+    if line == 0 || line as usize > lines.len() {
         return None;
     }
     let chain = match language.block_style() {
-        BlockStyle::Braces => brace_scan::enclosing_chain(language, &lines, line),
-        BlockStyle::Indentation => indent_scan::enclosing_chain(language, &lines, line),
+        BlockStyle::Braces => brace_scan::enclosing_chain(language, lines, line),
+        BlockStyle::Indentation => indent_scan::enclosing_chain(language, lines, line),
     };
     build(chain)
 }

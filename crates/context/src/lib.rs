@@ -18,7 +18,7 @@ mod word_match;
 
 pub use code_context::{CodeContext, ContextOptions, code_context};
 pub use context_error::ContextError;
-pub use enclosing_item::{EnclosingItem, enclosing_item};
+pub use enclosing_item::{EnclosingItem, ProjectSource, enclosing_item};
 pub use fence::fenced_block;
 pub use item_kind::ItemKind;
 pub use language::fence_tag;

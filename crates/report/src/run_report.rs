@@ -1,7 +1,7 @@
 //! `report.json` (versioned) and `report.md`: every finding's verdict, groups, tasks,
 //! quarantined items, and agent launches per phase.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use self_repair_engine::{
     FindingRecord, ItemKind, ItemStatus, Phase, PlanDepth, RunState, TaskRecord, TriageResult,
@@ -284,6 +284,11 @@ impl RunReport {
                 }
             })
             .collect();
+        // The first task of each group (a group has at most one).
+        let mut task_of: HashMap<&str, &TaskRecord> = HashMap::new();
+        for task in &state.tasks {
+            task_of.entry(task.group.as_str()).or_insert(task);
+        }
         let groups = state
             .groups
             .iter()
@@ -294,7 +299,7 @@ impl RunReport {
                 findings: g.members.len(),
                 planned: g.planned,
                 plan: g.planned.then_some(g.depth),
-                task: state.tasks.iter().find(|t| t.group == g.id).cloned(),
+                task: task_of.get(g.id.as_str()).map(|t| (*t).clone()),
             })
             .collect();
         let quarantined = state
@@ -439,7 +444,8 @@ impl RunReport {
         if refused.is_empty() {
             out.push_str("- none left open (a later answer decided them)\n");
         }
-        for f in refused {
+        let more = more_rows(refused.len(), "refused findings", "`findings[].ended`");
+        for f in refused.into_iter().take(LIST_ROWS) {
             let line = f.line.map(|l| format!(":{l}")).unwrap_or_default();
             out.push_str(&format!(
                 "- `{}` {} `{}{line}` ({})\n",
@@ -449,6 +455,7 @@ impl RunReport {
                 f.tool
             ));
         }
+        out.push_str(&more);
         out
     }
 
@@ -505,10 +512,19 @@ impl RunReport {
         } else if self.groups.is_empty() {
             out.push_str("No real findings: nothing to plan.\n");
         } else {
+            let mut groups: Vec<&GroupOutcome> = self.groups.iter().collect();
+            if groups.len() > LIST_ROWS {
+                // The largest first when not all are listed.
+                groups.sort_by_key(|g| std::cmp::Reverse(g.findings));
+                out.push_str(&format!(
+                    "The {LIST_ROWS} largest of {} groups:\n\n",
+                    groups.len()
+                ));
+            }
             out.push_str(
                 "| group | root cause | findings | plan | task |\n|---|---|---|---|---|\n",
             );
-            for g in &self.groups {
+            for g in groups.into_iter().take(LIST_ROWS) {
                 let task = match (&g.task, g.planned) {
                     (Some(t), _) if t.existing => format!("{} (existed)", t.task_id),
                     (Some(t), _) => format!("{} `{}`", t.task_id, t.file),
@@ -528,6 +544,7 @@ impl RunReport {
                     g.findings
                 ));
             }
+            out.push_str(&more_rows(self.groups.len(), "groups", "`groups`"));
         }
         out.push_str(&self.render_tasks_by_priority());
         out.push_str(&self.render_suppressions());
@@ -536,7 +553,7 @@ impl RunReport {
         out.push_str(&self.render_refused());
         if !self.quarantined.is_empty() {
             out.push_str("\n## Quarantined items\n\n");
-            for q in &self.quarantined {
+            for q in self.quarantined.iter().take(LIST_ROWS) {
                 let last = q.errors.last().map_or("", String::as_str);
                 // Said once: the reason already opens with it.
                 let refused = if q.refused_by_provider
@@ -548,6 +565,11 @@ impl RunReport {
                 };
                 out.push_str(&format!("- `{}` ({}){refused}: {last}\n", q.item, q.kind));
             }
+            out.push_str(&more_rows(
+                self.quarantined.len(),
+                "quarantined items",
+                "`quarantined`",
+            ));
         }
         let verified: Vec<(&str, &crate::Verification)> = self
             .findings
@@ -560,9 +582,15 @@ impl RunReport {
                  answers, checked by a second agent; a dismissal the two do not share stays \
                  `real`.\n\n",
             );
-            for (item, chain) in verified {
+            let more = more_rows(
+                verified.len(),
+                "verified verdicts",
+                "`findings[].verification`",
+            );
+            for (item, chain) in verified.into_iter().take(LIST_ROWS) {
                 out.push_str(&format!("- `{item}`: {}\n", cell(&chain.summary())));
             }
+            out.push_str(&more);
         }
         let rerouted: Vec<&FindingOutcome> = self
             .findings
@@ -571,7 +599,12 @@ impl RunReport {
             .collect();
         if !rerouted.is_empty() {
             out.push_str("\n## Re-routed findings\n\n");
-            for f in rerouted {
+            let more = more_rows(
+                rerouted.len(),
+                "re-routed findings",
+                "`findings[].rerouted_from`",
+            );
+            for f in rerouted.into_iter().take(LIST_ROWS) {
                 let route = f
                     .rerouted_from
                     .as_ref()
@@ -584,6 +617,7 @@ impl RunReport {
                     f.verdict.as_deref().unwrap_or("nothing")
                 ));
             }
+            out.push_str(&more);
         }
         out.push_str("\n## Agents per phase\n\n| phase | items | launches | failed attempts | final tiers |\n|---|---|---|---|---|\n");
         for phase in Phase::ALL {
@@ -602,6 +636,10 @@ impl RunReport {
         }
         if let Some(spend) = &self.spend {
             out.push_str(&spend.render_markdown());
+        }
+        if self.findings.len() > FINDINGS_LISTED {
+            out.push_str(&self.render_findings_by_rule());
+            return out;
         }
         out.push_str("\n## Findings\n\n| finding | location | verdict | by | group |\n|---|---|---|---|---|\n");
         for f in &self.findings {
@@ -633,7 +671,8 @@ impl RunReport {
         let mut out = String::from(
             "\n## Tasks by priority\n\n| priority | task | title | group | file |\n|---|---|---|---|---|\n",
         );
-        for t in tasks {
+        let more = more_rows(tasks.len(), "tasks", "`tasks`");
+        for t in tasks.into_iter().take(LIST_ROWS) {
             out.push_str(&format!(
                 "| {} | {}{} | {} | {} | `{}` |\n",
                 cell(t.priority.as_deref().unwrap_or("-")),
@@ -644,6 +683,7 @@ impl RunReport {
                 cell(&t.file)
             ));
         }
+        out.push_str(&more);
         out
     }
 
@@ -723,7 +763,7 @@ impl RunReport {
              the next run triages these findings again, until a person accepts them.\n\n\
              | item | finding | verdict | why | accept with |\n|---|---|---|---|---|\n",
         );
-        for k in &self.known_proposals {
+        for k in self.known_proposals.iter().take(LIST_ROWS) {
             out.push_str(&format!(
                 "| {} | {} | {} | {} | `{}` |\n",
                 k.item.as_deref().unwrap_or("-"),
@@ -733,16 +773,64 @@ impl RunReport {
                 k.accept_command()
             ));
         }
+        out.push_str(&more_rows(
+            self.known_proposals.len(),
+            "dismissals waiting",
+            "`known_proposals`",
+        ));
+        out
+    }
+
+    /// report.md's summary of the findings of a run too large to list one a line: each rule's
+    /// findings by verdict, the largest rules first, and where every finding is.
+    fn render_findings_by_rule(&self) -> String {
+        let mut by_rule: HashMap<(&str, &str), BTreeMap<&str, usize>> = HashMap::new();
+        for f in &self.findings {
+            *by_rule
+                .entry((f.tool.as_str(), f.rule_id.as_str()))
+                .or_default()
+                .entry(f.verdict.as_deref().unwrap_or("undecided"))
+                .or_default() += 1;
+        }
+        let mut rules: Vec<RuleCount<'_>> = by_rule
+            .into_iter()
+            .map(|(rule, verdicts)| (rule, verdicts.values().sum(), verdicts))
+            .collect();
+        rules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut out = format!(
+            "\n## Findings by rule\n\n{} findings, too many to list here one a line: every \
+             finding with its verdict, who decided it and why is in `report.json` (`findings`), \
+             and `self-repair status --findings --run {}` prints them (`--json` for a script).\n\n\
+             | rule | findings | verdicts |\n|---|---|---|\n",
+            self.findings.len(),
+            self.run
+        );
+        for ((tool, rule), count, verdicts) in rules.iter().take(LIST_ROWS) {
+            let verdicts: Vec<String> = verdicts.iter().map(|(v, n)| format!("{v} {n}")).collect();
+            out.push_str(&format!(
+                "| {tool} {} | {count} | {} |\n",
+                cell(rule),
+                verdicts.join(", ")
+            ));
+        }
+        if rules.len() > LIST_ROWS {
+            let rest: usize = rules.iter().skip(LIST_ROWS).map(|r| r.1).sum();
+            out.push_str(&format!(
+                "\n... and {} more rules ({rest} findings): `report.json` has every finding.\n",
+                rules.len() - LIST_ROWS
+            ));
+        }
         out
     }
 
     /// Where the findings of `items` are: the first few `path:line`, then how many more.
     fn locations(&self, items: &[String]) -> String {
         const SHOWN: usize = 5;
+        let items: HashSet<&str> = items.iter().map(String::as_str).collect();
         let mut at: Vec<String> = self
             .findings
             .iter()
-            .filter(|f| f.item.as_ref().is_some_and(|i| items.contains(i)))
+            .filter(|f| f.item.as_deref().is_some_and(|i| items.contains(i)))
             .map(|f| {
                 let location = f
                     .line
@@ -754,10 +842,38 @@ impl RunReport {
         at.truncate(SHOWN);
         let mut text = at.join(", ");
         if more > 0 {
-            text.push_str(&format!(" and {more} more (the Findings table below)"));
+            let rest = if self.findings.len() > FINDINGS_LISTED {
+                "report.json's `findings`"
+            } else {
+                "the Findings table below"
+            };
+            text.push_str(&format!(" and {more} more ({rest})"));
         }
         text
     }
+}
+
+/// One rule (`tool`, `rule_id`) of report.md's Findings by rule: its findings, by verdict.
+type RuleCount<'a> = ((&'a str, &'a str), usize, BTreeMap<&'a str, usize>);
+
+/// Most findings report.md lists one a line; a larger run's report.md counts them by rule and
+/// points to `report.json`, which lists every one.
+pub(crate) const FINDINGS_LISTED: usize = 1_000;
+
+/// Most rows of any other list in report.md (groups, tasks, quarantined items, second looks,
+/// rules...); the rest are counted, with the `report.json` field that lists them.
+pub(crate) const LIST_ROWS: usize = 200;
+
+/// The line after a list cut at [`LIST_ROWS`]; empty when nothing was cut.
+fn more_rows(total: usize, what: &str, field: &str) -> String {
+    if total <= LIST_ROWS {
+        return String::new();
+    }
+    format!(
+        "\n... and {} more {what} (the first {LIST_ROWS} of {total} are listed): `report.json` \
+         {field} has every one.\n",
+        total - LIST_ROWS
+    )
 }
 
 /// Sort key of a task priority: high, medium, low, anything else, none.
@@ -801,3 +917,7 @@ fn cell(text: &str) -> String {
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }
+
+#[cfg(test)]
+#[path = "run_report_tests.rs"]
+mod tests;

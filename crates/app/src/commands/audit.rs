@@ -138,7 +138,8 @@ fn open(env: &CommandEnv, args: &AuditArgs) -> Result<Audit, AppError> {
     .open_triage(env, "`audit`")?;
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
-    let report = build_report_as_decided(&dir, &state, &findings);
+    let answers = crate::run::finalize::triage_answers(&dir, &state);
+    let report = build_report_as_decided(&dir, &state, &findings, answers);
     let candidates = audit_candidates(&dir, &state, &report, &findings);
     let store = project.store_dir();
     let policy = audit_policy(&store)?;

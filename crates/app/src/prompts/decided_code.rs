@@ -9,9 +9,10 @@
 //! function's signature, the flagged line's neighbours) re-opens the finding; an edit further
 //! down the item does not.
 
+use std::collections::HashMap;
 use std::path::Path;
 
-use self_repair_context::enclosing_item;
+use self_repair_context::ProjectSource;
 use self_repair_engine::StableHash;
 
 /// Lines past the flagged one that the span covers.
@@ -32,29 +33,72 @@ pub(crate) struct DecidedCode {
 /// The span around `line` of `path` (project-relative) and its hash; `None` for a finding with
 /// no line or a file that cannot be read.
 pub(crate) fn decided_code(root: &Path, path: &str, line: Option<u32>) -> Option<DecidedCode> {
-    let line = line.filter(|l| *l >= 1)?;
-    let text = std::fs::read_to_string(root.join(path)).ok()?;
-    let lines: Vec<&str> = text.lines().collect();
-    let count = u32::try_from(lines.len()).ok()?;
-    if line > count {
-        return None;
-    }
-    let start = enclosing_item(root, path, line)
-        .map_or(line, |item| item.start_line.min(line))
-        .max(line.saturating_sub(MOST_LINES - 1));
-    let end = (line + AFTER).min(count);
-    let mut hash = StableHash::new();
-    for text in &lines[(start - 1) as usize..end as usize] {
-        let trimmed = text.trim();
-        if !trimmed.is_empty() {
-            hash.write(trimmed.as_bytes());
-            hash.separator();
+    DecidedCodes::new(root).of(path, line)
+}
+
+/// [`decided_code`] for many findings: each file is read once, however many findings it has
+/// (a finalize of 100,000 findings over 1,000 files reads 1,000 files, not 100,000).
+pub(crate) struct DecidedCodes<'a> {
+    root: &'a Path,
+    /// By project-relative path: its lines (`None`: it does not read) and its enclosing items.
+    files: HashMap<String, Option<(Vec<String>, ProjectSource)>>,
+    /// Bytes of text the cache holds: past [`CACHED_BYTES`] it starts over.
+    bytes: usize,
+}
+
+/// Most bytes of source [`DecidedCodes`] keeps read (a project of large files is read again
+/// rather than held whole).
+const CACHED_BYTES: usize = 64 << 20;
+
+impl<'a> DecidedCodes<'a> {
+    pub(crate) fn new(root: &'a Path) -> DecidedCodes<'a> {
+        DecidedCodes {
+            root,
+            files: HashMap::new(),
+            bytes: 0,
         }
     }
-    Some(DecidedCode {
-        lines: format!("{path}:{start}-{end}"),
-        code: hash.hex(),
-    })
+
+    /// [`decided_code`] of `line` of `path`.
+    pub(crate) fn of(&mut self, path: &str, line: Option<u32>) -> Option<DecidedCode> {
+        let line = line.filter(|l| *l >= 1)?;
+        if !self.files.contains_key(path) {
+            let read = std::fs::read_to_string(self.root.join(path))
+                .ok()
+                .map(|text| {
+                    self.bytes += text.len();
+                    let lines = text.lines().map(str::to_owned).collect();
+                    (lines, ProjectSource::open(self.root, path))
+                });
+            if self.bytes > CACHED_BYTES {
+                self.files.clear();
+                self.bytes = 0;
+            }
+            self.files.insert(path.to_owned(), read);
+        }
+        let (lines, source) = self.files.get(path)?.as_ref()?;
+        let count = u32::try_from(lines.len()).ok()?;
+        if line > count {
+            return None;
+        }
+        let start = source
+            .enclosing_item(line)
+            .map_or(line, |item| item.start_line.min(line))
+            .max(line.saturating_sub(MOST_LINES - 1));
+        let end = (line + AFTER).min(count);
+        let mut hash = StableHash::new();
+        for text in &lines[(start - 1) as usize..end as usize] {
+            let trimmed = text.trim();
+            if !trimmed.is_empty() {
+                hash.write(trimmed.as_bytes());
+                hash.separator();
+            }
+        }
+        Some(DecidedCode {
+            lines: format!("{path}:{start}-{end}"),
+            code: hash.hex(),
+        })
+    }
 }
 
 #[cfg(test)]

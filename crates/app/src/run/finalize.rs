@@ -14,12 +14,12 @@ use self_repair_engine::{
 use self_repair_report::{
     AnalyzerFixTask, Backlog, RunComparison, RunFindings, RunReport, SincePrevious, TaskToWrite,
 };
-use self_repair_store::{Project, RunDir, write_atomic, write_json};
+use self_repair_store::{Project, RunDir, write_atomic, write_atomic_with};
 
 use crate::app_error::AppError;
 use crate::run::run_history::{is_share, previous_run, triage_runs};
 pub use crate::run::settled_answers::read_findings;
-pub(crate) use crate::run::settled_answers::verification_chains;
+pub(crate) use crate::run::settled_answers::{triage_answers, verification_chains};
 
 /// Most findings listed in a task's description; the rest are counted.
 const LISTED_FINDINGS: usize = 20;
@@ -35,7 +35,9 @@ pub fn finalize_run(
     let tasks = tasks_to_write(dir, state, &findings)?;
     let records = Backlog::new(root).write(&tasks, now)?;
     let store_dir = root.join(self_repair_store::STORE_DIR);
-    learn(root, &store_dir, dir, state, &findings, now)?;
+    // Every answer read once, for known.json and the report alike.
+    let answers = triage_answers(dir, state);
+    learn(root, &store_dir, dir, state, (&findings, &answers), now)?;
     dir.record(
         state,
         &[JournalEntry {
@@ -43,7 +45,7 @@ pub fn finalize_run(
             event: Event::Finalized { tasks: records },
         }],
     )?;
-    write_reports(root, dir, state, &findings)
+    write_reports_with(root, dir, state, &findings, answers)
 }
 
 /// The tasks of the planned groups whose plan is finished (written by their task writer, or by
@@ -185,9 +187,27 @@ pub fn write_reports(
     state: &RunState,
     findings: &[FindingRecord],
 ) -> Result<(), AppError> {
-    let report = build_report(dir, state, findings)
+    write_reports_with(root, dir, state, findings, triage_answers(dir, state))
+}
+
+/// [`write_reports`] from the triage answers already read ([`triage_answers`]). `report.json`
+/// is streamed to its file (28 MB at 50,000 findings), not built in memory first.
+fn write_reports_with(
+    root: &Path,
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
+    answers: HashMap<String, TriageResult>,
+) -> Result<(), AppError> {
+    let mut report = build_report_as_decided(dir, state, findings, answers)
         .with_since_previous(since_previous(root, state, findings));
-    write_json(&dir.path().join("report.json"), &report)?;
+    crate::run::audit_store::reopen_in_report(dir, &mut report);
+    write_atomic_with(&dir.path().join("report.json"), |out| {
+        serde_json::to_writer_pretty(&mut *out, &report).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
+    })?;
+    // Bounded whatever the run's size: a large run's report.md summarizes and points to
+    // report.json for every finding (reference/state-file.md, "report.md").
     let mut markdown = report.render_markdown();
     markdown.push_str(&crate::run::audit_store::audit_section(root, &state.run));
     write_atomic(&dir.path().join("report.md"), markdown.as_bytes())?;
@@ -197,7 +217,7 @@ pub fn write_reports(
 /// The run's report as of now: every finding's verdict so far, groups, tasks, cost, proposals
 /// (what `report.json` holds; `export` reads verdicts from it).
 pub fn build_report(dir: &RunDir, state: &RunState, findings: &[FindingRecord]) -> RunReport {
-    let mut report = build_report_as_decided(dir, state, findings);
+    let mut report = build_report_as_decided(dir, state, findings, triage_answers(dir, state));
     crate::run::audit_store::reopen_in_report(dir, &mut report);
     report
 }
@@ -208,19 +228,8 @@ pub(crate) fn build_report_as_decided(
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
+    mut triage: HashMap<String, TriageResult>,
 ) -> RunReport {
-    let mut triage = HashMap::new();
-    for item in state.items[..state.triage_items as usize]
-        .iter()
-        .filter(|i| i.status == ItemStatus::Done)
-    {
-        if let Some(result) = dir
-            .read_result(&item.id, "json")
-            .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
-        {
-            triage.insert(item.id.to_string(), result);
-        }
-    }
     let mut rerouted = HashMap::new();
     for item in state.items[..state.triage_items as usize]
         .iter()
@@ -296,13 +305,13 @@ fn learn(
     store_dir: &Path,
     dir: &RunDir,
     state: &RunState,
-    findings: &[FindingRecord],
+    (findings, answers): (&[FindingRecord], &HashMap<String, TriageResult>),
     now: u64,
 ) -> Result<(), AppError> {
     // Shares of `drive --partitions` finalize at once in one project.
     let _registry = self_repair_store::lock_registry(store_dir)?;
     let decided = crate::run::kept_verdicts::settled_triage(state, findings);
-    remember_verdicts(root, store_dir, dir, state, findings, now)?;
+    remember_verdicts(root, store_dir, dir, state, (findings, answers), now)?;
     crate::run::audit_store::reopen_in_known(store_dir, now)?;
     propose_rules(store_dir, dir, state, &decided)
 }
@@ -314,10 +323,10 @@ fn remember_verdicts(
     store_dir: &Path,
     dir: &RunDir,
     state: &RunState,
-    findings: &[FindingRecord],
+    (findings, answers): (&[FindingRecord], &HashMap<String, TriageResult>),
     now: u64,
 ) -> Result<(), AppError> {
-    let entries = crate::run::kept_verdicts::decided_entries(root, dir, state, findings);
+    let entries = crate::run::kept_verdicts::decided_entries(root, dir, state, findings, answers);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let changed =
         crate::run::kept_verdicts::put_entries(&mut known, entries, state.created_at, now, true);

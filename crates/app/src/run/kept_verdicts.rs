@@ -17,7 +17,7 @@ use self_repair_store::{Project, RunDir};
 use crate::app_error::AppError;
 use crate::run::handle::RunHandle;
 use crate::run::load::load_folded;
-use crate::run::settled_answers::{read_findings, verification_chains};
+use crate::run::settled_answers::{read_findings, triage_answers, verification_chains};
 
 /// `kept.json` in a run folder: how much of the run's journal its verdicts were kept from, so
 /// the next `start` reads again only a run that decided more since.
@@ -47,23 +47,22 @@ pub fn standing(state: &RunState, item: &str, outcome: Option<VerifyOutcome>) ->
 
 /// The `known.json` entries of every triage item `state` has settled (`done` with a verdict),
 /// by fingerprint.
-pub fn decided_entries(
+pub fn decided_entries<S: std::hash::BuildHasher>(
     root: &Path,
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
+    recorded: &HashMap<String, TriageResult, S>,
 ) -> Vec<(String, KnownEntry)> {
     let decided = settled_triage(state, findings);
     let survey_of = self_repair_engine::survey_of(state);
     // The answers that stood: a verified finding's is its second agent's.
     let mut answers: HashMap<String, TriageResult> = decided
         .iter()
-        .filter_map(|(item, _, _)| {
-            let text = dir.read_result(item, "json")?;
-            Some(((*item).to_owned(), serde_json::from_str(&text).ok()?))
-        })
+        .filter_map(|(item, _, _)| Some(((*item).to_owned(), recorded.get(*item)?.clone())))
         .collect();
     let chains = verification_chains(dir, state, &mut answers);
+    let mut codes = crate::prompts::decided_code::DecidedCodes::new(root);
     let mut entries = Vec::with_capacity(decided.len());
     for (item, record, verdict) in decided {
         let chain = chains.get(item);
@@ -76,7 +75,7 @@ pub fn decided_entries(
             None => survey_reason(survey_of.get(item).copied()),
         };
         let f = &record.finding;
-        let code = crate::prompts::decided_code::decided_code(root, &f.path, f.line);
+        let code = codes.of(&f.path, f.line);
         // The tier the transcript showed running, else the one it was dispatched at; a finding
         // its rule's survey decided was decided by the survey's agent.
         let decided_by = match (result, survey_of.get(item), chain) {
@@ -177,7 +176,8 @@ pub fn keep_run_verdicts(
     let _registry = self_repair_store::lock_registry(&store_dir)?;
     let mut known = KnownRegistry::load(&store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
     let findings = read_findings(dir)?;
-    let entries = decided_entries(root, dir, state, &findings);
+    let answers = triage_answers(dir, state);
+    let entries = decided_entries(root, dir, state, &findings, &answers);
     let fingerprints: Vec<String> = entries.iter().map(|(f, _)| f.clone()).collect();
     let changed = put_entries(&mut known, entries, state.created_at, now, false);
     if changed > 0 {
@@ -255,7 +255,8 @@ pub fn keep_unfinished_runs(
         let Ok(findings) = read_findings(dir) else {
             continue;
         };
-        let entries = decided_entries(project.root(), dir, state, &findings);
+        let answers = triage_answers(dir, state);
+        let entries = decided_entries(project.root(), dir, state, &findings, &answers);
         let changed = put_entries(&mut known, entries, state.created_at, now, false);
         if changed > 0 {
             kept.push((state.run.clone(), changed));

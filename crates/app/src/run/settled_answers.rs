@@ -20,6 +20,20 @@ pub fn read_findings(dir: &RunDir) -> Result<Vec<FindingRecord>, AppError> {
     })
 }
 
+/// The recorded result of every answered (`done`) triage item, by item id: what a report and
+/// the run's `known.json` entries are made from. Finalize reads them once for both.
+pub(crate) fn triage_answers(dir: &RunDir, state: &RunState) -> HashMap<String, TriageResult> {
+    let triage = &state.items[..(state.triage_items as usize).min(state.items.len())];
+    triage
+        .iter()
+        .filter(|i| i.status == ItemStatus::Done)
+        .filter_map(|item| {
+            let text = dir.read_result(&item.id, "json")?;
+            Some((item.id.to_string(), serde_json::from_str(&text).ok()?))
+        })
+        .collect()
+}
+
 /// Each verified finding's chain (by triage item), and its entry in `triage` made the answer
 /// that stood: the second agent's, with the settled verdict; `unsure` when its verifier never
 /// answered (an unconfirmed dismissal hides nothing).
