@@ -532,8 +532,8 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     crate::run::inputs::record_rule_texts(&dir, rule_texts, &records)?;
     keep_inputs(&dir, &inputs, &kept, &placed)?;
     crate::run::start_recipe::record(&dir, &options, &env.cwd)?;
-    let replaced_run = to_replace.as_ref().map(|(dir, _)| dir.id().to_owned());
-    let replaced = publish(&project, new_run, options.detached, to_replace, env.now)?;
+    let (replaced_run, replaced) =
+        publish(&project, new_run, options.detached, to_replace, env.now)?.unzip();
     // What a team commits and what stays here (README.md, "Team and CI").
     self_repair_store::TeamFiles::ensure(&store_dir)?;
     // The run now lives under `runs/<id>`, not where it was built.
@@ -563,21 +563,24 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
 }
 
 /// Makes the run built in `new_run` visible, then active (unless `detached`), and only then
-/// cancels the run it replaces; returns the line that says so.
+/// cancels the run it replaces; returns that run's id and the line that says so.
 fn publish(
     project: &Project,
     new_run: self_repair_store::NewRun,
     detached: bool,
     to_replace: Option<(self_repair_store::RunDir, String)>,
     now: u64,
-) -> Result<Option<String>, AppError> {
+) -> Result<Option<(String, String)>, AppError> {
     let id = new_run.id().to_owned();
     new_run.publish()?;
     if !detached {
         project.set_active(&id)?;
     }
     to_replace
-        .map(|old| cancel_replaced(project, old, now))
+        .map(|old| {
+            let id = old.0.id().to_owned();
+            cancel_replaced(project, old, now).map(|line| (id, line))
+        })
         .transpose()
 }
 
