@@ -499,10 +499,8 @@ fn create_started_run(env: &CommandEnv, read: ReadAndRouted) -> Result<StartRepo
     } = read;
     let (root, store_dir) = (project.root().to_path_buf(), project.store_dir());
     let session = env.session.clone().filter(|_| !options.detached);
-    let run_id = options
-        .run_id
-        .clone()
-        .map_or_else(|| free_run_id(&project, env.now), Ok)?;
+    let given = options.run_id.clone();
+    let run_id = given.map_or_else(|| free_run_id(&project, env.now), Ok)?;
     // Built where no reader lists it; `runs/<id>` appears in one rename, whole (design note 68).
     let new_run = project.begin_run(&run_id)?;
     let dir = new_run.dir().clone();
