@@ -576,7 +576,7 @@ fn publish(
     }
     to_replace
         .map(|old| {
-            let id = old.0.id().to_owned();
+            let id = old.0.id().clone();
             cancel_replaced(project, old, now).map(|line| (id, line))
         })
         .transpose()
