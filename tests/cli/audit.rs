@@ -383,3 +383,82 @@ fn the_audit_gate_holds_dismissals_until_a_person_audited_the_run() {
         .run()
         .success();
 }
+
+/// Issue 48: a low-confidence `real` whose blind second look dismissed it ends `unsure`, never
+/// closed, so no audit sample holds it; `audit` says how many such findings wait for a person.
+#[test]
+fn audit_names_the_findings_two_investigators_disagreed_on() {
+    let project = TestProject::new();
+    let findings: Vec<String> = (1..=2)
+        .map(|n| {
+            serde_json::json!({"tool": "ruff", "rule_id": "E711", "level": "warning",
+                "message": "Comparison to `None` should be `cond is None`",
+                "path": format!("app/c{n}.py"), "line": 1})
+            .to_string()
+        })
+        .collect();
+    project.write("findings.jsonl", &findings.join("\n"));
+    for n in 1..=2 {
+        project.write(&format!("app/c{n}.py"), "OK = VALUE == None\n");
+    }
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 2, "survey_min": 0}"#,
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    let submit = |item: &str, body: serde_json::Value| {
+        project
+            .cmd(&["submit", item])
+            .stdin(body.to_string())
+            .run()
+            .success();
+    };
+    let dispatched = project.stop("s1", &[]);
+    assert!(
+        dispatched.stdout.contains("tb-00001"),
+        "{}",
+        dispatched.stdout
+    );
+    let first = |item: &str| {
+        serde_json::json!({"item": item, "verdict": "real", "root_cause": "None compared by ==",
+            "confidence": 0.6, "reason": "the comparison may call a custom __eq__"})
+    };
+    submit(
+        "tb-00001",
+        serde_json::json!({"verdicts": [first("t-00001"), first("t-00002")]}),
+    );
+    let second_looks = project.stop("s1", &[]);
+    assert!(
+        second_looks.stdout.contains("tb-00002"),
+        "{}",
+        second_looks.stdout
+    );
+    submit(
+        "tb-00002",
+        serde_json::json!({"verdicts": [
+            {"item": "vf-00001", "verdict": "false_positive", "root_cause": "style only",
+             "confidence": 0.9, "reason": "VALUE is an int: == None is only style"},
+            {"item": "vf-00002", "verdict": "real", "root_cause": "None compared by ==",
+             "confidence": 0.9, "reason": "VALUE may define __eq__"}]}),
+    );
+    project.stop("s1", &[]);
+    let findings = project
+        .cmd(&["status", "--findings"])
+        .run()
+        .success()
+        .stdout;
+    assert!(findings.contains("-> disputed"), "{findings}");
+    let figures = project
+        .cmd(&["audit", "r-test", "--figures"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        figures
+            .contains("1 finding(s) two investigators disagreed on are unsure, not in the sample"),
+        "{figures}"
+    );
+}

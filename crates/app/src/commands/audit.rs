@@ -66,6 +66,9 @@ struct Audit {
     labels: AuditLabels,
     state: self_repair_engine::RunState,
     findings: Vec<self_repair_engine::FindingRecord>,
+    /// Findings two investigators disagreed on (a low-confidence `real` a second look did not
+    /// share, issue 48): `unsure`, never sampled as a closure; a person decides each.
+    disputed: usize,
 }
 
 /// Runs `audit`.
@@ -101,6 +104,7 @@ pub fn run(env: &CommandEnv, args: &AuditArgs) -> Result<Output, AppError> {
         ));
     }
     text.push_str(&format!("{}\n", figure.headline()));
+    text.push_str(&disputed_line(audit.disputed));
     Ok(Output::text(text).with_notes(team_file_notes(&audit.store)))
 }
 
@@ -141,6 +145,15 @@ fn open(env: &CommandEnv, args: &AuditArgs) -> Result<Audit, AppError> {
     let answers = crate::run::finalize::triage_answers(&dir, &state);
     let report = build_report_as_decided(&dir, &state, &findings, answers);
     let candidates = audit_candidates(&dir, &state, &report, &findings);
+    let disputed = report
+        .findings
+        .iter()
+        .filter(|f| {
+            f.verification
+                .as_ref()
+                .is_some_and(|v| v.outcome == Some(self_repair_engine::VerifyOutcome::Disputed))
+        })
+        .count();
     let store = project.store_dir();
     let policy = audit_policy(&store)?;
     let size = args.size.map_or_else(|| policy.size(), |n| n as usize);
@@ -182,6 +195,7 @@ fn open(env: &CommandEnv, args: &AuditArgs) -> Result<Audit, AppError> {
         candidates,
         state,
         findings,
+        disputed,
     })
 }
 
@@ -248,12 +262,25 @@ fn figures(audit: &Audit) -> Result<Output, AppError> {
     let run = audit_figure(&audit.store, Some(&audit.run))?;
     let all = audit_figure(&audit.store, None)?;
     Ok(Output::text(format!(
-        "run {}: {}\n{}\nevery run: {}\n",
+        "run {}: {}\n{}\nevery run: {}\n{}",
         audit.run,
         run.headline(),
         run.render_text(),
-        all.headline()
+        all.headline(),
+        disputed_line(audit.disputed)
     )))
+}
+
+/// The findings two investigators disagreed on, which no sample holds: each waits for a person.
+fn disputed_line(disputed: usize) -> String {
+    if disputed == 0 {
+        return String::new();
+    }
+    format!(
+        "{disputed} finding(s) two investigators disagreed on are unsure, not in the sample: a \
+         person decides each (`self-repair status --findings` shows both answers, `-> disputed`; \
+         `self-repair known add` records the decision)\n"
+    )
 }
 
 /// `--write FILE`.
