@@ -397,6 +397,17 @@ index 7777777..8888888 100644
         assert!(changed.contains(&at("café\tx.py", Some(1), None)));
     }
 
+    /// An empty new file has no `+++` line: its quoted path comes from the header alone.
+    #[test]
+    fn an_empty_new_file_with_a_quoted_path_is_named_by_its_header() {
+        let diff = "diff --git \"a/caf\\303\\251 x.py\" \"b/caf\\303\\251 x.py\"\n\
+                    new file mode 100644\n\
+                    index 0000000..e69de29\n";
+        let changed = ChangedLines::from_unified_diff(diff);
+        assert!(changed.contains(&at("café x.py", Some(1), None)), "{diff}");
+        assert_eq!(changed.file_count(), 1);
+    }
+
     #[test]
     fn a_line_less_finding_is_in_scope_when_its_file_changed() {
         let changed = ChangedLines::from_unified_diff(DIFF);

@@ -141,6 +141,15 @@ mod tests {
 
     #[test]
     fn every_name_round_trips() {
+        for (alias, format) in [
+            ("cargo", Format::Clippy),
+            ("cargo-json", Format::Clippy),
+            ("rustc", Format::Clippy),
+            ("generic", Format::Jsonl),
+            ("github", Format::GithubAlerts),
+        ] {
+            assert_eq!(alias.parse::<Format>().ok(), Some(format), "{alias}");
+        }
         for format in Format::ALL {
             assert_eq!(format.as_str().parse::<Format>().ok(), Some(format));
             assert_eq!(format.to_string(), format.as_str());

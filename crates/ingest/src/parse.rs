@@ -143,3 +143,33 @@ fn parse_whole(
         not_open,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only JSON that stops before its value ends is "truncated"; a syntax error in the middle
+    /// is another problem, reported as the parser's own error (a mutation run found no test
+    /// telling the two apart).
+    #[test]
+    fn only_json_that_ends_early_is_truncated() {
+        for cut in ["{\"runs\": [", "[{\"a\": 1", "{\"a\": \"b"] {
+            assert!(
+                matches!(
+                    truncated(cut, "x.json"),
+                    Some(IngestError::Truncated { .. })
+                ),
+                "{cut}"
+            );
+        }
+        for not_cut in [
+            "{\"a\": x}",
+            "[1, 2,, 3]",
+            "{\"a\" 1}",
+            "plain text",
+            "{\"a\": 1}",
+        ] {
+            assert!(truncated(not_cut, "x.json").is_none(), "{not_cut}");
+        }
+    }
+}

@@ -190,6 +190,10 @@ mod tests {
     fn parse_reads_k_of_n_and_refuses_the_rest_saying_the_form() {
         let p = Partition::parse("hash:2/4").unwrap();
         assert_eq!((p.share(), p.shares()), (2, 4));
+        // The largest N is allowed, one more is not.
+        let most = Partition::parse(&format!("hash:{MAX_SHARES}/{MAX_SHARES}")).unwrap();
+        assert_eq!(most.shares(), MAX_SHARES);
+        assert!(Partition::parse(&format!("hash:1/{}", MAX_SHARES + 1)).is_err());
         assert_eq!(p.to_string(), "hash:2/4");
         for bad in [
             "2/4",
