@@ -920,4 +920,4 @@ fn is_zero(n: &u32) -> bool {
 
 #[cfg(test)]
 #[path = "run_report_tests.rs"]
-mod tests;
+pub(crate) mod tests;

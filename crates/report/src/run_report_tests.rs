@@ -41,6 +41,11 @@ fn finding(n: usize, rules: usize) -> FindingOutcome {
     }
 }
 
+/// A complete run's report with nothing in it: what other tests of the crate fill in.
+pub(crate) fn empty_report() -> RunReport {
+    report(0, 1, 0)
+}
+
 fn report(findings: usize, rules: usize, groups: usize) -> RunReport {
     RunReport {
         schema_version: 1,
@@ -155,4 +160,11 @@ fn report_md_is_bounded_past_the_limit() {
             );
         }
     }
+}
+
+/// The whole report.md of a run past the limit, as a person reads it: the findings counted by
+/// rule, with where the full list is.
+#[test]
+fn report_md_of_a_large_run_as_a_person_reads_it() {
+    insta::assert_snapshot!(report(FINDINGS_LISTED + 1, 3, 0).render_markdown());
 }

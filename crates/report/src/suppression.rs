@@ -46,31 +46,11 @@ impl Suppression {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::Suppression;
     use crate::RunReport;
 
     fn report_with(change: Option<&str>) -> RunReport {
         RunReport {
-            schema_version: 1,
-            run: "r".to_owned(),
-            created_at: "2026-11-26T00:00:00Z".to_owned(),
-            status: "complete".to_owned(),
-            summary: "s".to_owned(),
-            intake: self_repair_engine::Intake::default(),
-            scope: None,
-            ended_after_triage: false,
-            merged_from: Vec::new(),
-            since_previous: None,
-            verdicts: BTreeMap::new(),
-            findings: Vec::new(),
-            groups: Vec::new(),
-            tasks: Vec::new(),
-            quarantined: Vec::new(),
-            provider_refusals: 0,
-            cost: BTreeMap::new(),
-            spend: None,
             suppressions: vec![Suppression {
                 survey: "rs-00001".to_owned(),
                 rule: "ruff D203".to_owned(),
@@ -79,8 +59,7 @@ mod tests {
                 reason: "the project uses D211".to_owned(),
                 items: vec!["t-00001".to_owned()],
             }],
-            rule_proposals: Vec::new(),
-            known_proposals: Vec::new(),
+            ..crate::run_report::tests::empty_report()
         }
     }
 
