@@ -130,4 +130,44 @@ mod tests {
         assert!(parsed.findings[0].fix.iter().all(|f| f.edits.len() == 1));
         Ok(())
     }
+
+    /// Ruff's output for one finding in `a.py` whose safe fix inserts `#` at the start of each
+    /// of its first `count` lines.
+    fn ruff_fix_of(count: usize) -> String {
+        let edits: Vec<String> = (1..=count)
+            .map(|row| {
+                format!(
+                    r##"{{"content":"#","location":{{"row":{row},"column":1}},"end_location":{{"row":{row},"column":1}}}}"##
+                )
+            })
+            .collect();
+        format!(
+            r#"[{{"code":"ERA001","message":"m","filename":"a.py","location":{{"row":1,"column":1}},"end_location":{{"row":1,"column":2}},"fix":{{"applicability":"safe","message":"m","edits":[{}]}}}}]"#,
+            edits.join(",")
+        )
+    }
+
+    #[test]
+    fn a_fix_of_more_than_32_edits_keeps_no_edits() -> Result<(), crate::IngestError> {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let text: String = (1..=40).fold(String::new(), |text, n| text + &format!("x{n} = {n}\n"));
+        std::fs::write(root.path().join("a.py"), text).unwrap_or_else(|e| panic!("{e}"));
+        let options = crate::IngestOptions::new("ruff.json", root.path()).with_fix_edits();
+        // (edits the analyzer reports, edits the finding keeps)
+        for (reported, kept) in [
+            (1, 1),
+            (MAX_FIX_EDITS, MAX_FIX_EDITS),
+            (MAX_FIX_EDITS + 1, 0),
+        ] {
+            let parsed = crate::parse(&ruff_fix_of(reported), crate::Format::Ruff, &options)?;
+            assert!(parsed.findings[0].has_safe_fix(), "{reported} edits");
+            let edits: Vec<usize> = parsed.findings[0]
+                .fix
+                .iter()
+                .map(|f| f.edits.len())
+                .collect();
+            assert_eq!(edits, [kept], "{reported} edits");
+        }
+        Ok(())
+    }
 }
