@@ -438,5 +438,63 @@ mod tests {
         e.findings = vec![ClosedFinding::default(); 250];
         let body = render_pull_request_body(&e, "main");
         assert!(body.contains("## Findings closed (250)") && body.contains("... and 50 more"));
+        // 200 findings are all listed: nothing is counted apart.
+        e.findings = vec![ClosedFinding::default(); 200];
+        let body = render_pull_request_body(&e, "main");
+        assert_eq!(body.matches("|  |  | `` |  | `` |\n").count(), 200);
+        assert!(!body.contains("more (the task file lists the group)"));
+    }
+
+    #[test]
+    fn a_heading_goes_one_level_down_outside_a_fenced_block_only() {
+        // (the task file's text, its body under `## Task`)
+        let cases = [
+            ("---\nid: t\n---\n# Title\n## Plan", "## Title\n### Plan"),
+            (
+                "```\n# not a heading\n```\n# heading",
+                "```\n# not a heading\n```\n## heading",
+            ),
+            // A fence closes only on a line of its ticks alone, at least as many as opened it.
+            (
+                "````md\n```python\n# a comment\n```\n# still inside\n````\n# after",
+                "````md\n```python\n# a comment\n```\n# still inside\n````\n## after",
+            ),
+            (
+                "```\n```python\n# inside\n```\n# after",
+                "```\n```python\n# inside\n```\n## after",
+            ),
+        ];
+        for (text, body) in cases {
+            assert_eq!(task_body(text), body, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_body_of_the_limit_is_kept_whole_and_one_past_it_is_cut_200_short_of_it() {
+        let mut e = evidence();
+        e.task_text = "x".to_owned();
+        let one = render_pull_request_body(&e, "main").chars().count();
+        let of_length = |chars: usize| {
+            let mut e = evidence();
+            e.task_text = "x".repeat(chars + 1 - one);
+            render_pull_request_body(&e, "main")
+        };
+        let whole = of_length(PULL_REQUEST_BODY_LIMIT);
+        assert_eq!(whole.chars().count(), PULL_REQUEST_BODY_LIMIT);
+        assert!(!whole.contains("cut here"));
+        // The body one longer, were it not cut: its task has one more `x`.
+        let uncut = whole.replacen(&"x".repeat(10), &"x".repeat(11), 1);
+        let kept: String = uncut.chars().take(PULL_REQUEST_BODY_LIMIT - 200).collect();
+        let cut = of_length(PULL_REQUEST_BODY_LIMIT + 1);
+        let expected = format!(
+            "{kept}\n\n(cut here: GitHub takes at most 65,536 characters; the whole record is in `.self-repair/runs/fix-r-fix-task-1-1/`)\n"
+        );
+        // Not assert_eq!: a failure would print 60,000 characters twice.
+        assert!(
+            cut == expected,
+            "cut to {} characters, not {}",
+            cut.chars().count(),
+            expected.chars().count()
+        );
     }
 }

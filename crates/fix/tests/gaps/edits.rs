@@ -1,7 +1,9 @@
 //! Analyzer edits: where two edits overlap, what a malformed edit is, and the report.
 
 use self_repair_engine::FixEdit;
-use self_repair_fix::{EditApplication, FindingFix, FixOutcome, apply_to_text};
+use self_repair_fix::{
+    EditApplication, EditPreview, EditedFile, FindingFix, FixOutcome, apply_to_text,
+};
 
 /// An edit replacing `start..end` of `lines` (line `line`) with `replacement`.
 fn edit(line: u32, lines: &str, start: u32, end: u32, replacement: &str) -> FixEdit {
@@ -165,5 +167,57 @@ fn a_stale_edit_says_which_line_it_expected_and_whether_it_is_gone_or_ambiguous(
             }
             Err(why) => assert_eq!(outcomes, [FixOutcome::Stale(why.to_owned())], "{text}"),
         }
+    }
+}
+
+#[test]
+fn the_dry_run_report_shows_the_diff_and_its_verdict_whether_all_or_some_apply() {
+    let file = EditedFile {
+        path: "m.py".to_owned(),
+        before: "import os\nx = 1\n".to_owned(),
+        after: "x = 1\n".to_owned(),
+    };
+    let applied = FindingFix {
+        finding: "m.py:1 F401".to_owned(),
+        outcome: FixOutcome::Applied(1),
+    };
+    let stale = FindingFix {
+        finding: "n.py:2 F401".to_owned(),
+        outcome: FixOutcome::Stale("gone".to_owned()),
+    };
+    let diff = "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1 @@\n-import os\n x = 1\n";
+    // (the findings' outcomes, the report's last line)
+    let cases = [
+        (
+            vec![applied.clone()],
+            "DRY RUN: 1 of 1 finding(s)' fixes would apply; nothing was written; `self-repair apply-fixes task-1` without --dry-run applies them",
+        ),
+        (
+            vec![applied.clone(), stale],
+            "DRY RUN: 1 of 2 finding(s)' fixes would apply; nothing was written; `self-repair apply-fixes task-1` without --dry-run applies them",
+        ),
+    ];
+    for (fixes, verdict) in cases {
+        let lines: Vec<String> = fixes
+            .iter()
+            .map(|f| match &f.outcome {
+                FixOutcome::Applied(_) => format!("applied: {} (1 edit(s))\n", f.finding),
+                _ => format!("skipped: {}: gone\n", f.finding),
+            })
+            .collect();
+        let preview = EditPreview {
+            application: EditApplication {
+                fixes,
+                files_written: vec!["m.py".to_owned()],
+            },
+            files: vec![file.clone()],
+        };
+        assert_eq!(
+            preview.render("task-1", "Remove unused imports"),
+            format!(
+                "apply-fixes task-1: Remove unused imports\n{}{diff}files it would write: m.py\n{verdict}\n",
+                lines.concat()
+            )
+        );
     }
 }

@@ -5,3 +5,4 @@
 mod check;
 mod edits;
 mod queue;
+mod target;

@@ -3,7 +3,8 @@
 
 use self_repair_repair::{
     Approach, Attempt, AutofixRecord, CheckPurpose, CheckRecord, CheckRequest, FailureClass,
-    FixTier, GitBaseline, RepairState, render_dispatch, render_feedback, resolve_spec,
+    FixTier, GitBaseline, RepairState, render_dispatch, render_feedback, render_fixer_task,
+    resolve_spec,
 };
 
 fn state(autofix: bool) -> RepairState {
@@ -184,5 +185,31 @@ fn an_attempt_shown_after_its_recheck_still_shows_the_failure_it_was_asked_to_fi
     assert_eq!(
         self_repair_repair::failing_check(&s, 2).map(|c| c.signature.as_str()),
         Some("bbb")
+    );
+}
+
+#[test]
+fn an_attempt_already_asked_keeps_its_approach_and_the_fixer_gets_the_same_parts() {
+    let mut s = state(false);
+    failed(&mut s, 0, "aaa", "boom");
+    // Chosen now, attempt 1 would be told `direct`; asked before as `logic`, it stays so.
+    assert!(feedback(&s, 1)[4].starts_with("direct — "));
+    attempt(&mut s, 1, &[], false);
+    assert!(
+        feedback(&s, 1)[4].starts_with("logic — "),
+        "{}",
+        feedback(&s, 1)[4]
+    );
+    // The fixer's task, through its own template.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("templates")).unwrap();
+    std::fs::write(
+        dir.path().join("templates/fix-fixer.md"),
+        "{{item}} {{attempt}}/{{max_attempts}} {{command}} {{run}}: {{exit}}",
+    )
+    .unwrap();
+    assert_eq!(
+        render_fixer_task(dir.path(), &s, 1).unwrap(),
+        "fix-1 1/5 `cargo test` r-7: exit 1, signature aaa, 1.50 s"
     );
 }
