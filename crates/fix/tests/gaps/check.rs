@@ -161,3 +161,28 @@ fn the_report_lists_ten_findings_of_a_kind_and_counts_the_rest() {
         "ten exactly: no count"
     );
 }
+
+#[test]
+fn an_analyzer_s_configuration_is_known_by_its_name_in_any_folder() {
+    // (path, is it an analyzer's configuration)
+    let cases = [
+        ("ruff.toml", true),
+        ("sub/.flake8", true),
+        (".eslintrc", true),
+        ("web/.eslintrc.json", true),
+        ("eslint.config.mjs", true),
+        ("web/eslint.config.js", true),
+        ("vulture_whitelist.py", true),
+        ("tools/my_whitelist.py", true),
+        ("eslint.config", false),
+        ("whitelist.py", true),
+        ("whitelist.pyc", false),
+        ("a.eslintrc", false),
+        ("pyproject.toml", false),
+        ("src/ruff.py", false),
+        ("ruff.toml/a.py", false),
+    ];
+    for (path, config) in cases {
+        assert_eq!(self_repair_fix::is_analyzer_config(path), config, "{path}");
+    }
+}

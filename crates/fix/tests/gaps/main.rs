@@ -6,3 +6,4 @@ mod check;
 mod edits;
 mod queue;
 mod target;
+mod tree;
