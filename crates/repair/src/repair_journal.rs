@@ -108,4 +108,23 @@ mod tests {
         assert_eq!(read.records[0].1.at, 2);
         assert_eq!(read.skipped.len(), 2, "{:?}", read.skipped);
     }
+
+    #[test]
+    fn a_line_timed_past_any_real_time_is_damage_and_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        for at in [7, 1 << 53, 8] {
+            append_event(
+                dir.path(),
+                at,
+                &RepairEvent::Resumed,
+                Step::Baseline,
+                RepairStatus::Active,
+            )
+            .unwrap();
+        }
+        let read = read_events(dir.path()).unwrap();
+        let kept: Vec<(usize, u64)> = read.records.iter().map(|(n, r)| (*n, r.at)).collect();
+        assert_eq!(kept, [(1, 7), (3, 8)]);
+        assert_eq!(read.skipped.len(), 1, "{:?}", read.skipped);
+    }
 }

@@ -7,6 +7,7 @@ mod classes;
 mod feedback;
 mod git;
 mod report;
+mod run;
 mod spec;
 mod state;
 mod table;

@@ -163,3 +163,37 @@ fn the_success_summary_names_the_command_the_reason_and_the_start() {
         "{summary}"
     );
 }
+
+#[test]
+fn each_attempt_s_line_compares_its_recheck_with_the_run_before_it() {
+    let mut s = state();
+    s.status = RepairStatus::Quarantined;
+    s.checks = vec![
+        check(1, 0, FailureClass::Fixable, "aaa", "E"),
+        check(2, 1, FailureClass::Fixable, "bbb", "E"),
+        check(3, 2, FailureClass::Fixable, "bbb", "E"),
+        check(4, 3, FailureClass::Pass, "", ""),
+    ];
+    let mut unchecked = attempt(4, &["d.rs"], false);
+    unchecked.check = None;
+    s.attempts = vec![
+        attempt(1, &["a.rs"], false),
+        attempt(2, &["b.rs", "c.rs"], false),
+        attempt(3, &[], true),
+        unchecked,
+    ];
+    let report = render_report(&s, false);
+    let lines: Vec<&str> = report
+        .lines()
+        .filter(|l| l.starts_with("- Attempt "))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "- Attempt 1 (main, logic): changed a.rs; the check failed differently (exit 1, signature bbb).",
+            "- Attempt 2 (main, logic): changed b.rs, c.rs; the check failed the same way (exit 1, signature bbb).",
+            "- Attempt 3 (main, logic): changed no file; the check passed.",
+            "- Attempt 4 (main, logic): changed d.rs; was never rechecked.",
+        ]
+    );
+}

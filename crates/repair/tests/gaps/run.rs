@@ -1,0 +1,160 @@
+//! A repair run driven whole through its commands: `check` runs the baseline, `tick` asks the
+//! attempt, ends it and rechecks; a run that gives up leaves its hand-off bundle, and `doctor`
+//! rebuilds a damaged state from the journal.
+
+use std::path::Path;
+
+use self_repair_repair::{
+    CheckRequest, ProjectChecks, RepairEnv, RepairReply, doctor_repair_run, start_check, tick,
+};
+use self_repair_store::Project;
+
+fn env(now: u64) -> RepairEnv {
+    RepairEnv {
+        now,
+        session: None,
+        user_install: None,
+    }
+}
+
+fn settings(root: &Path) -> ProjectChecks {
+    ProjectChecks {
+        path: root.join(".self-repair/config.json"),
+        checks: std::collections::BTreeMap::new(),
+        agent_prefix: Some(String::new()),
+    }
+}
+
+/// A run of `sh -c SCRIPT` with one attempt, made by the main session.
+fn start(project: &Project, script: &str) -> RepairReply {
+    let request = CheckRequest {
+        run_id: Some("check-t".into()),
+        command: vec!["sh".into(), "-c".into(), script.into()],
+        max_attempts: Some(1),
+        tiers: Some("main".into()),
+        ..CheckRequest::default()
+    };
+    start_check(
+        project,
+        &env(1_800_000_000),
+        &request,
+        &settings(project.root()),
+    )
+    .unwrap()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn a_run_that_gives_up_leaves_the_logs_an_error_report_per_failing_run_and_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    let reply = start(&project, "echo 'E boom'; exit 1");
+    assert!(!reply.gave_up, "{}", reply.text);
+    assert!(
+        reply.text.contains("next: fix attempt 1 of 1 (main)"),
+        "{}",
+        reply.text
+    );
+    let run = dir.path().join(".self-repair/runs/check-t");
+    assert!(!run.join("handoff").exists());
+
+    let asked = tick(&project, &env(1_800_000_010), None).unwrap();
+    assert!(
+        asked.text.contains("(attempt 1 asked: make the fix"),
+        "{}",
+        asked.text
+    );
+    assert!(!asked.gave_up);
+    // Whatever else sits among the attempts' logs stays out of the bundle.
+    std::fs::write(run.join("attempts/notes.txt"), "mine").unwrap();
+    std::fs::create_dir_all(run.join("attempts/old.log")).unwrap();
+
+    let ended = tick(&project, &env(1_800_000_020), None).unwrap();
+    assert!(ended.gave_up, "{}", ended.text);
+    assert!(
+        ended
+            .text
+            .contains(".self-repair/runs/check-t/handoff/report.md"),
+        "{}",
+        ended.text
+    );
+    assert!(
+        !ended.text.contains(&dir.path().display().to_string()),
+        "{}",
+        ended.text
+    );
+    let handoff = run.join("handoff");
+    let mut logs: Vec<String> = std::fs::read_dir(handoff.join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    logs.sort();
+    assert_eq!(logs, ["0.log", "1.log"]);
+    let mut errors: Vec<String> = std::fs::read_dir(handoff.join("errors"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    errors.sort();
+    assert_eq!(errors, ["check-01.md", "check-02.md"]);
+    let first = read(&handoff.join("errors/check-01.md"));
+    assert!(
+        first.starts_with("# check run 1 (baseline)\n\n- command: `sh -c"),
+        "{first}"
+    );
+    assert!(first.contains("- full log: logs/0.log\n"), "{first}");
+    assert!(first.contains("E boom"), "{first}");
+    let second = read(&handoff.join("errors/check-02.md"));
+    assert!(
+        second.starts_with("# check run 2 (recheck after attempt 1)\n"),
+        "{second}"
+    );
+    let report = read(&handoff.join("report.md"));
+    assert!(
+        report.starts_with("# self-repair hand-off: `sh -c"),
+        "{report}"
+    );
+    assert_eq!(read(&handoff.join("diff.patch")), "");
+    let metadata: serde_json::Value =
+        serde_json::from_str(&read(&handoff.join("metadata.json"))).unwrap();
+    assert_eq!(metadata["run"], "check-t");
+    assert_eq!(metadata["status"], "quarantined");
+    assert_eq!(metadata["checks"].as_array().map(Vec::len), Some(2));
+    assert!(!run.join("summary.md").exists());
+
+    // A damaged state.json is rebuilt from the initial state and the journal.
+    let state_path = run.join("state.json");
+    let before: serde_json::Value = serde_json::from_str(&read(&state_path)).unwrap();
+    std::fs::write(&state_path, "{ torn").unwrap();
+    let run_dir = project.run_or_active(Some("check-t")).unwrap();
+    let doctor = doctor_repair_run(&run_dir);
+    assert!(doctor.healthy, "{:?}", doctor.lines);
+    assert!(
+        doctor.lines.last().is_some_and(|l| l
+            .starts_with("rebuilt state.json from state.initial.json and ")
+            && l.ends_with("(repair run, status quarantined, 2 checks, 1 attempts)")),
+        "{:?}",
+        doctor.lines
+    );
+    let after: serde_json::Value = serde_json::from_str(&read(&state_path)).unwrap();
+    assert_eq!(after, before);
+    let again = doctor_repair_run(&run_dir);
+    assert!(again.healthy);
+    assert_eq!(
+        again.lines,
+        ["ok (repair run, status quarantined, 2 checks, 1 attempts)"]
+    );
+}
+
+#[test]
+fn a_run_whose_check_passes_writes_its_summary_and_no_hand_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    let reply = start(&project, "exit 0");
+    assert!(!reply.gave_up, "{}", reply.text);
+    let run = dir.path().join(".self-repair/runs/check-t");
+    assert!(read(&run.join("summary.md")).starts_with("# self-repair check: success\n"));
+    assert!(!run.join("handoff").exists());
+}
