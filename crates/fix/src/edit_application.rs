@@ -572,6 +572,23 @@ mod tests {
         )
     }
 
+    #[test]
+    fn each_fix_is_named_by_its_path_line_and_rule() {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.path().join("a.py"), "import os\nimport sys\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut lineless = record("a.py", vec![edit(2, "import sys\n", "import sys\n", "")]);
+        lineless.finding.line = None;
+        lineless.finding.rule_id = "I001".to_owned();
+        let records = [
+            record("a.py", vec![edit(1, "import os\n", "import os\n", "")]),
+            lineless,
+        ];
+        let applied = apply_analyzer_edits(root.path(), &records);
+        let names: Vec<&str> = applied.fixes.iter().map(|f| f.finding.as_str()).collect();
+        assert_eq!(names, ["a.py:1 F401", "a.py I001"]);
+    }
+
     #[cfg(unix)]
     #[test]
     fn files_outside_the_project_are_never_written_and_a_rewrite_keeps_the_mode() {

@@ -401,4 +401,77 @@ mod tests {
         assert_eq!(next_action(&s, 0), Action::Ask { attempt: 1 });
         assert_eq!(s.checks.last().unwrap().class, FailureClass::Fixable);
     }
+
+    #[test]
+    fn a_stalled_or_waiting_run_says_so_before_its_step() {
+        let mut s = state(5);
+        failed(&mut s, "a", FailureClass::Fixable);
+        assert_eq!(next_action(&s, 0), Action::Ask { attempt: 1 });
+        apply_event(&mut s, &RepairEvent::Stalled, 0);
+        assert_eq!(next_action(&s, 0), Action::Stalled);
+        apply_event(&mut s, &RepairEvent::Waiting { until: 100 }, 0);
+        // (now, the action)
+        for (now, action) in [
+            (0, Action::Wait { until: 100 }),
+            (99, Action::Wait { until: 100 }),
+            (100, Action::Resume),
+            (101, Action::Resume),
+        ] {
+            assert_eq!(next_action(&s, now), action, "at {now}");
+        }
+        apply_event(&mut s, &RepairEvent::Resumed, 0);
+        assert_eq!(next_action(&s, 0), Action::Ask { attempt: 1 });
+    }
+
+    #[test]
+    fn each_attempt_s_events_land_on_its_own_record() {
+        let mut s = state(5);
+        failed(&mut s, "a", FailureClass::Fixable);
+        attempt(&mut s, true);
+        failed(&mut s, "b", FailureClass::Fixable);
+        // Attempt 2 asked twice (a hook that stopped before its answer): one record of it.
+        for at in [10, 20] {
+            let a = new_attempt(&s, 2, at, "d2".into());
+            apply_event(&mut s, &RepairEvent::FixAsked { attempt: a }, at);
+        }
+        let asked: Vec<(u32, u64)> = s.attempts.iter().map(|a| (a.n, a.asked_at)).collect();
+        assert_eq!(asked, [(1, 0), (2, 20)]);
+        apply_event(
+            &mut s,
+            &RepairEvent::FixEnded {
+                attempt: 2,
+                after: "e2".into(),
+                files_changed: vec!["two.rs".into()],
+                no_change: false,
+            },
+            30,
+        );
+        failed(&mut s, "c", FailureClass::Fixable);
+        let first = s.attempt(1).unwrap();
+        assert_eq!(
+            (first.ended_at, first.files_changed.clone(), first.check),
+            (Some(0), vec!["f1".to_owned()], Some(2))
+        );
+        let second = s.attempt(2).unwrap();
+        assert_eq!(
+            (
+                second.ended_at,
+                second.after.as_deref(),
+                second.files_changed.clone(),
+                second.check
+            ),
+            (Some(30), Some("e2"), vec!["two.rs".to_owned()], Some(3))
+        );
+    }
+
+    #[test]
+    fn tick_requests_count_up_and_a_check_clears_them() {
+        let mut s = state(5);
+        for expected in 1..=3 {
+            apply_event(&mut s, &RepairEvent::TickRequested, 0);
+            assert_eq!(s.tick_requests, expected);
+        }
+        failed(&mut s, "a", FailureClass::Fixable);
+        assert_eq!(s.tick_requests, 0);
+    }
 }

@@ -337,3 +337,47 @@ impl RepairRun {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_fits_what_its_time_left_holds_and_a_check_twice_its_last_duration_and_a_second() {
+        let hour = Budget::Until(Instant::now() + Duration::from_hours(1));
+        let spent = Budget::Until(Instant::now());
+        // (budget, ms, fits)
+        for (budget, ms, fits) in [
+            (Budget::Unbounded, u64::MAX, true),
+            (hour, 1_000, true),
+            (hour, 3_000_000, true),
+            (hour, 4_000_000, false),
+            (spent, 1, false),
+        ] {
+            assert_eq!(budget.fits(ms), fits, "{budget:?} {ms}");
+        }
+        // (budget, expected duration, timeout, the limit of the check run)
+        for (budget, expected, timeout, limit) in [
+            (Budget::Unbounded, None, 60_000, Some(60_000)),
+            (Budget::Unbounded, Some(1), 5_000, Some(5_000)),
+            (hour, Some(1_000), 60_000, Some(60_000)),
+            // Never run yet: no guess of its duration, so `tick` runs it.
+            (hour, None, 60_000, None),
+            // 2 × 1,800,000 ms + 1 s: more than the hour left.
+            (hour, Some(1_800_000), 60_000, None),
+            (spent, Some(0), 60_000, None),
+        ] {
+            assert_eq!(
+                budget.check_limit(expected, timeout),
+                limit,
+                "{budget:?} {expected:?}"
+            );
+        }
+        // Cut at the time left when that is shorter than the timeout.
+        let limit = hour.check_limit(Some(1_000), u64::MAX);
+        assert!(
+            limit.is_some_and(|ms| ms > 3_000_000 && ms <= 3_600_000),
+            "{limit:?}"
+        );
+    }
+}
