@@ -6,6 +6,7 @@ mod approach;
 mod classes;
 mod feedback;
 mod git;
+mod hook;
 mod report;
 mod run;
 mod spec;

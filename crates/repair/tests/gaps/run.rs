@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use self_repair_repair::{
-    CheckRequest, ProjectChecks, RepairEnv, RepairReply, doctor_repair_run, start_check, tick,
+    CheckRequest, ProjectChecks, RepairEnv, RepairReply, cancel_repair, doctor_repair_run,
+    start_check, tick,
 };
 use self_repair_store::Project;
 
@@ -75,9 +76,9 @@ fn a_run_that_gives_up_leaves_the_logs_an_error_report_per_failing_run_and_the_r
     let ended = tick(&project, &env(1_800_000_020), None).unwrap();
     assert!(ended.gave_up, "{}", ended.text);
     assert!(
-        ended
-            .text
-            .contains(".self-repair/runs/check-t/handoff/report.md"),
+        ended.text.ends_with(
+            "\nself-repair check `sh -c 'echo '\\''E boom'\\''; exit 1'`: quarantined — all 1 fix attempts failed. Hand-off report: .self-repair/runs/check-t/handoff/report.md\n"
+        ),
         "{}",
         ended.text
     );
@@ -154,7 +155,41 @@ fn a_run_whose_check_passes_writes_its_summary_and_no_hand_off() {
     let project = Project::at(dir.path().to_path_buf());
     let reply = start(&project, "exit 0");
     assert!(!reply.gave_up, "{}", reply.text);
+    assert!(
+        reply.text.ends_with("\nself-repair check `sh -c 'exit 0'`: success, the check already passes (run check-t; `self-repair status` shows the attempts).\n"),
+        "{}",
+        reply.text
+    );
     let run = dir.path().join(".self-repair/runs/check-t");
     assert!(read(&run.join("summary.md")).starts_with("# self-repair check: success\n"));
     assert!(!run.join("handoff").exists());
+}
+
+#[test]
+fn a_cancelled_run_hands_off_and_says_so_when_driven_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "exit 1");
+    let run_dir = project.run_or_active(None).unwrap();
+    let said = cancel_repair(&project, run_dir.clone(), 1_800_000_010).unwrap();
+    assert_eq!(
+        said,
+        "run check-t cancelled; hand-off report (logs, diff, errors): .self-repair/runs/check-t/handoff/report.md"
+    );
+    assert!(
+        dir.path()
+            .join(".self-repair/runs/check-t/handoff/report.md")
+            .is_file()
+    );
+    let reply = tick(&project, &env(1_800_000_020), None).unwrap();
+    assert!(!reply.gave_up, "{}", reply.text);
+    assert!(
+        reply.text.ends_with("\nself-repair check `sh -c 'exit 1'`: cancelled by the user. Hand-off report: .self-repair/runs/check-t/handoff/report.md\n"),
+        "{}",
+        reply.text
+    );
+    assert_eq!(
+        cancel_repair(&project, run_dir, 1_800_000_030).unwrap(),
+        "run check-t is already over (cancelled)"
+    );
 }

@@ -1,0 +1,122 @@
+//! A repair run driven by the Stop hook of the session it is bound to: each stop asks the next
+//! attempt, waits for a fixer still running, rechecks, or hands a check too long for the hook
+//! to `self-repair tick`, and stalls rather than blocking forever.
+
+use std::time::Instant;
+
+use self_repair_engine::Audience;
+use self_repair_repair::{CheckRequest, ProjectChecks, RepairEnv, repair_stop, start_check, tick};
+use self_repair_stop::{StopAnswer, StopInput};
+use self_repair_store::Project;
+
+fn input(session: &str, running: &[&str]) -> StopInput {
+    StopInput {
+        session: session.to_owned(),
+        running: Some(running.iter().map(|r| (*r).to_owned()).collect()),
+        transcript: None,
+        new_turn: false,
+        last_message: None,
+        audience: Audience::Attended,
+        now: 1_800_000_100,
+    }
+}
+
+/// A run of `sh -c SCRIPT` bound to session `s1`, attempt 1 by the main session, 2 by sonnet.
+fn start(project: &Project, script: &str, hook_budget_secs: f64) {
+    let request = CheckRequest {
+        run_id: Some("check-h".into()),
+        command: vec!["sh".into(), "-c".into(), script.into()],
+        max_attempts: Some(2),
+        tiers: Some("main,sonnet".into()),
+        hook_budget_secs: Some(hook_budget_secs),
+        ..CheckRequest::default()
+    };
+    let env = RepairEnv {
+        now: 1_800_000_000,
+        session: Some("s1".into()),
+        user_install: None,
+    };
+    let settings = ProjectChecks {
+        path: project.root().join(".self-repair/config.json"),
+        checks: std::collections::BTreeMap::new(),
+        agent_prefix: Some(String::new()),
+    };
+    start_check(project, &env, &request, &settings).unwrap();
+}
+
+fn stop(project: &Project, session: &str, running: &[&str]) -> StopAnswer {
+    let dir = project.run_or_active(None).unwrap();
+    repair_stop(project, &dir, &input(session, running), Instant::now())
+}
+
+fn said(answer: &StopAnswer) -> String {
+    answer.stdout.clone().unwrap_or_default()
+}
+
+#[test]
+fn each_stop_of_its_session_asks_waits_for_the_fixer_rechecks_and_ends_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "echo 'E boom'; exit 1", 60.0);
+    // Another session's stop is not this run's.
+    assert_eq!(stop(&project, "s2", &[]), StopAnswer::allow());
+    let first = said(&stop(&project, "s1", &[]));
+    assert!(first.contains("This is the first attempt."), "{first}");
+    // The main session made attempt 1: its next stop rechecks and dispatches the fixer.
+    let second = said(&stop(&project, "s1", &[]));
+    assert!(
+        second.contains("self-repair item fix-2 --run check-h"),
+        "{second}"
+    );
+    // While the fixer runs, its stops change nothing.
+    assert_eq!(stop(&project, "s1", &["fix fix-2"]), StopAnswer::allow());
+    let ended = said(&stop(&project, "s1", &[]));
+    assert!(
+        ended.contains("quarantined — circuit open: 3 identical failures in a row (signature ")
+            && ended.ends_with(". Hand-off report: .self-repair/runs/check-h/handoff/report.md\"}"),
+        "{ended}"
+    );
+    // Said once.
+    assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
+    let state: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".self-repair/runs/check-h/state.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(state["checks"].as_array().map(Vec::len), Some(3));
+    assert_eq!(state["attempts"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_check_too_long_for_the_hook_goes_to_tick_and_three_asks_unanswered_stall_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "echo 'E boom'; exit 1", 0.0);
+    // The baseline ran in `check`; attempt 1 is asked, made, and its recheck does not fit.
+    assert!(said(&stop(&project, "s1", &[])).contains("This is the first attempt."));
+    for _ in 0..3 {
+        let asked = said(&stop(&project, "s1", &[]));
+        assert!(
+            asked.contains("Run `self-repair tick` with the Bash tool (timeout 150 s or more"),
+            "{asked}"
+        );
+        assert!(asked.contains("took up to "), "{asked}");
+    }
+    let stalled = said(&stop(&project, "s1", &[]));
+    assert!(
+        stalled.contains("self-repair check: stalled — asked 3 times for `self-repair tick`"),
+        "{stalled}"
+    );
+    assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
+    // `tick` goes on: it runs the recheck the hook could not.
+    let env = RepairEnv {
+        now: 1_800_000_200,
+        session: None,
+        user_install: None,
+    };
+    let reply = tick(&project, &env, None).unwrap();
+    assert!(
+        reply.text.contains("next: fix attempt 2 of 2 (sonnet)"),
+        "{}",
+        reply.text
+    );
+}
