@@ -5,7 +5,9 @@
 use std::time::Instant;
 
 use self_repair_engine::Audience;
-use self_repair_repair::{CheckRequest, ProjectChecks, RepairEnv, repair_stop, start_check, tick};
+use self_repair_repair::{
+    CheckRequest, ProjectChecks, RepairEnv, repair_status, repair_stop, show_fix, start_check, tick,
+};
 use self_repair_stop::{StopAnswer, StopInput};
 use self_repair_store::Project;
 
@@ -68,6 +70,40 @@ fn each_stop_of_its_session_asks_waits_for_the_fixer_rechecks_and_ends_once() {
         second.contains("self-repair item fix-2 --run check-h"),
         "{second}"
     );
+    // `show fix-N` and `status` while the fixer works.
+    let run_dir = project.run_or_active(None).unwrap();
+    let shown: Vec<(String, String, String)> = ["fix-1", "fix-2"]
+        .into_iter()
+        .map(|item| {
+            let shown = show_fix(&project, &run_dir, item).unwrap();
+            assert_eq!(shown.item, item);
+            (shown.agent, shown.model, shown.status)
+        })
+        .collect();
+    let triple = |a: &str, m: &str, s: &str| (a.to_owned(), m.to_owned(), s.to_owned());
+    assert_eq!(
+        shown,
+        [
+            triple("main", "main", "done"),
+            triple("fixer", "sonnet", "dispatched")
+        ]
+    );
+    for item in ["fix-0", "fix-3", "t-1"] {
+        let e = show_fix(&project, &run_dir, item).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "no item `{item}` in repair run check-h; its items are fix-1 to fix-2 (see `self-repair status`)"
+            )
+        );
+    }
+    let status = repair_status(&run_dir).unwrap().render();
+    assert!(
+        status.starts_with(
+            "repair run check-h (active), created 2027-01-15T08:00:00Z\ncheck: sh -c 'echo '\\''E boom'\\''; exit 1'\nsession: s1\nnext step: fix attempt 2 under way\n\n| attempt |"
+        ),
+        "{status}"
+    );
     // While the fixer runs, its stops change nothing.
     assert_eq!(stop(&project, "s1", &["fix fix-2"]), StopAnswer::allow());
     let ended = said(&stop(&project, "s1", &[]));
@@ -78,6 +114,15 @@ fn each_stop_of_its_session_asks_waits_for_the_fixer_rechecks_and_ends_once() {
     );
     // Said once.
     assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
+    let status = repair_status(&run_dir).unwrap().render();
+    assert!(
+        status.contains("\noutcome: circuit open: 3 identical failures in a row (signature "),
+        "{status}"
+    );
+    assert!(
+        status.contains("\nnext step: none: the run is over\n"),
+        "{status}"
+    );
     let state: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join(".self-repair/runs/check-h/state.json")).unwrap(),
     )
