@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use self_repair_engine::Audience;
 use self_repair_repair::{
-    CheckRequest, ProjectChecks, RepairEnv, repair_status, repair_stop, show_fix, start_check, tick,
+    CheckRequest, ProjectChecks, RepairEnv, repair_status, repair_stop, repair_stop_failure,
+    show_fix, start_check, tick,
 };
 use self_repair_stop::{StopAnswer, StopInput};
 use self_repair_store::Project;
@@ -25,13 +26,22 @@ fn input(session: &str, running: &[&str]) -> StopInput {
 
 /// A run of `sh -c SCRIPT` bound to session `s1`, attempt 1 by the main session, 2 by sonnet.
 fn start(project: &Project, script: &str, hook_budget_secs: f64) {
+    start_with(
+        project,
+        CheckRequest {
+            command: vec!["sh".into(), "-c".into(), script.into()],
+            hook_budget_secs: Some(hook_budget_secs),
+            ..CheckRequest::default()
+        },
+    );
+}
+
+fn start_with(project: &Project, request: CheckRequest) {
     let request = CheckRequest {
         run_id: Some("check-h".into()),
-        command: vec!["sh".into(), "-c".into(), script.into()],
         max_attempts: Some(2),
         tiers: Some("main,sonnet".into()),
-        hook_budget_secs: Some(hook_budget_secs),
-        ..CheckRequest::default()
+        ..request
     };
     let env = RepairEnv {
         now: 1_800_000_000,
@@ -164,4 +174,51 @@ fn a_check_too_long_for_the_hook_goes_to_tick_and_three_asks_unanswered_stall_th
         "{}",
         reply.text
     );
+}
+
+#[test]
+fn a_transient_failure_too_long_to_wait_out_in_the_hook_says_so_once_and_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    // Fixable at the baseline, then a refused connection: a transient failure.
+    start_with(
+        &project,
+        CheckRequest {
+            command: vec![
+                "sh".into(),
+                "-c".into(),
+                "if [ -f flaky ]; then echo 'connection refused'; else echo 'E boom'; fi; exit 1"
+                    .into(),
+            ],
+            hook_budget_secs: Some(30.0),
+            backoff_secs: Some(60.0),
+            ..CheckRequest::default()
+        },
+    );
+    assert!(said(&stop(&project, "s1", &[])).contains("This is the first attempt."));
+    std::fs::write(dir.path().join("flaky"), "").unwrap();
+    let told = said(&stop(&project, "s1", &[]));
+    assert!(
+        told.contains("a transient failure of `sh -c ")
+            && told.contains("waiting until 2027-01-15T08:02:40Z before rerunning it"),
+        "{told}"
+    );
+    assert!(told.contains("systemMessage"), "{told}");
+    // Said once: the next stops wait quietly.
+    assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
+}
+
+#[test]
+fn an_api_error_ending_the_turn_is_noted_for_the_run_s_session_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "exit 1", 60.0);
+    let run_dir = project.run_or_active(None).unwrap();
+    assert_eq!(
+        repair_stop_failure(&run_dir, "s1"),
+        StopAnswer::note(
+            "self-repair hook stop-failure: run check-h waits; the next stop rechecks".to_owned()
+        )
+    );
+    assert_eq!(repair_stop_failure(&run_dir, "s2"), StopAnswer::allow());
 }
