@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use self_repair_engine::Audience;
 use self_repair_repair::{
-    CheckRequest, ProjectChecks, RepairEnv, repair_status, repair_stop, repair_stop_failure,
-    show_fix, start_check, tick,
+    CheckRequest, ProjectChecks, RepairEnv, adopt_repair, repair_status, repair_stop,
+    repair_stop_failure, show_fix, start_check, tick,
 };
 use self_repair_stop::{StopAnswer, StopInput};
 use self_repair_store::Project;
@@ -133,6 +133,10 @@ fn each_stop_of_its_session_asks_waits_for_the_fixer_rechecks_and_ends_once() {
         status.contains("\nnext step: none: the run is over\n"),
         "{status}"
     );
+    assert_eq!(
+        adopt_repair(&project, run_dir, 1_800_000_300, "s2").unwrap(),
+        "run check-h is already over (quarantined); nothing to adopt"
+    );
     let state: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join(".self-repair/runs/check-h/state.json")).unwrap(),
     )
@@ -160,6 +164,18 @@ fn a_check_too_long_for_the_hook_goes_to_tick_and_three_asks_unanswered_stall_th
     assert!(
         stalled.contains("self-repair check: stalled — asked 3 times for `self-repair tick`"),
         "{stalled}"
+    );
+    assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
+    // Another session adopts the stalled run: bound to it, and going on.
+    let run_dir = project.run_or_active(None).unwrap();
+    assert_eq!(
+        adopt_repair(&project, run_dir.clone(), 1_800_000_150, "s2").unwrap(),
+        "repair run check-h adopted by session s2: end your turn; the Stop hook gives the next step"
+    );
+    let status = repair_status(&run_dir).unwrap().render();
+    assert!(
+        status.starts_with("repair run check-h (active), ") && status.contains("\nsession: s2\n"),
+        "{status}"
     );
     assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
     // `tick` goes on: it runs the recheck the hook could not.
