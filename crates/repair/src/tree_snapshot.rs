@@ -167,4 +167,53 @@ mod tests {
         assert_eq!(after.changed_since(&before), ["a.txt", "b.txt", "c.txt"]);
         assert_ne!(after.digest(), before.digest());
     }
+
+    #[test]
+    fn in_a_git_tree_a_deleted_file_and_one_that_cannot_be_read_are_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let run = |args: &[&str]| {
+            Git::at(root).output(args).unwrap();
+        };
+        run(&["init", "-q"]);
+        run(&["config", "user.name", "t"]);
+        run(&["config", "user.email", "t@localhost"]);
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            std::fs::write(root.join(name), name).unwrap();
+        }
+        run(&["add", "-A"]);
+        run(&["commit", "-qm", "base"]);
+        assert_eq!(TreeSnapshot::take(root), TreeSnapshot::default());
+        std::fs::write(root.join("a.txt"), "edited").unwrap();
+        std::fs::remove_file(root.join("b.txt")).unwrap();
+        run(&["mv", "c.txt", "d.txt"]);
+        // Another repository inside: git lists its folder, which reads as no file.
+        std::fs::create_dir(root.join("nested")).unwrap();
+        Git::at(&root.join("nested"))
+            .output(&["init", "-q"])
+            .unwrap();
+        std::fs::write(root.join("nested/x"), "x").unwrap();
+        let snapshot = TreeSnapshot::take(root);
+        let kinds: Vec<(&str, &str)> = snapshot
+            .files
+            .iter()
+            .map(|(path, digest)| {
+                let kind = match digest.as_str() {
+                    "deleted" | "unreadable" | "moved" => digest.as_str(),
+                    _ => "content",
+                };
+                (path.as_str(), kind)
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("a.txt", "content"),
+                ("b.txt", "deleted"),
+                ("c.txt", "moved"),
+                ("d.txt", "content"),
+                ("nested/", "unreadable"),
+            ]
+        );
+    }
 }

@@ -145,28 +145,65 @@ fn each_stop_of_its_session_asks_waits_for_the_fixer_rechecks_and_ends_once() {
     assert_eq!(state["attempts"].as_array().map(Vec::len), Some(2));
 }
 
-#[test]
-fn a_check_too_long_for_the_hook_goes_to_tick_and_three_asks_unanswered_stall_the_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = Project::at(dir.path().to_path_buf());
-    start(&project, "echo 'E boom'; exit 1", 0.0);
+/// A run whose recheck never fits the hook: three asks for `tick` unanswered stall it.
+fn stalled(project: &Project) {
+    start(project, "echo 'E boom'; exit 1", 0.0);
     // The baseline ran in `check`; attempt 1 is asked, made, and its recheck does not fit.
-    assert!(said(&stop(&project, "s1", &[])).contains("This is the first attempt."));
+    assert!(said(&stop(project, "s1", &[])).contains("This is the first attempt."));
     for _ in 0..3 {
-        let asked = said(&stop(&project, "s1", &[]));
+        let asked = said(&stop(project, "s1", &[]));
         assert!(
             asked.contains("Run `self-repair tick` with the Bash tool (timeout 150 s or more"),
             "{asked}"
         );
         assert!(asked.contains("took up to "), "{asked}");
     }
-    let stalled = said(&stop(&project, "s1", &[]));
+    let stalled = said(&stop(project, "s1", &[]));
     assert!(
         stalled.contains("self-repair check: stalled — asked 3 times for `self-repair tick`"),
         "{stalled}"
     );
+    assert_eq!(stop(project, "s1", &[]), StopAnswer::allow());
+}
+
+fn state_json(project: &Project) -> serde_json::Value {
+    let path = project.root().join(".self-repair/runs/check-h/state.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_stalled_run_goes_on_with_tick_and_its_end_there_is_said_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    stalled(&project);
+    let env = |now: u64| RepairEnv {
+        now,
+        session: None,
+        user_install: None,
+    };
+    // `tick` resumes it and runs the recheck the hook could not.
+    let reply = tick(&project, &env(1_800_000_200), None).unwrap();
+    assert!(
+        reply.text.contains("next: fix attempt 2 of 2 (sonnet)"),
+        "{}",
+        reply.text
+    );
+    assert_eq!(state_json(&project)["status"], "active");
+    let asked = tick(&project, &env(1_800_000_210), None).unwrap();
+    assert!(asked.text.contains("(attempt 2 asked: "), "{}", asked.text);
+    assert_eq!(state_json(&project)["announced"], false);
+    let ended = tick(&project, &env(1_800_000_220), None).unwrap();
+    assert!(ended.gave_up, "{}", ended.text);
+    assert_eq!(state_json(&project)["announced"], true);
+    // Said by `tick`: the session's next stop need not say it again.
     assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
-    // Another session adopts the stalled run: bound to it, and going on.
+}
+
+#[test]
+fn another_session_adopts_a_stalled_run_and_drives_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    stalled(&project);
     let run_dir = project.run_or_active(None).unwrap();
     assert_eq!(
         adopt_repair(&project, run_dir.clone(), 1_800_000_150, "s2").unwrap(),
@@ -178,18 +215,21 @@ fn a_check_too_long_for_the_hook_goes_to_tick_and_three_asks_unanswered_stall_th
         "{status}"
     );
     assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
-    // `tick` goes on: it runs the recheck the hook could not.
-    let env = RepairEnv {
-        now: 1_800_000_200,
-        session: None,
-        user_install: None,
-    };
-    let reply = tick(&project, &env, None).unwrap();
-    assert!(
-        reply.text.contains("next: fix attempt 2 of 2 (sonnet)"),
-        "{}",
-        reply.text
-    );
+    assert!(said(&stop(&project, "s2", &[])).contains("Run `self-repair tick`"));
+}
+
+#[test]
+fn a_check_that_passes_in_check_is_said_there_and_not_by_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "exit 0", 60.0);
+    assert_eq!(state_json(&project)["announced"], true);
+    assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
+    // A run that goes on is not announced by `check`.
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "exit 1", 60.0);
+    assert_eq!(state_json(&project)["announced"], false);
 }
 
 #[test]

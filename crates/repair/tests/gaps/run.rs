@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use self_repair_repair::{
-    CheckRequest, ProjectChecks, RepairEnv, RepairReply, cancel_repair, doctor_repair_run,
-    start_check, tick,
+    CheckConfig, CheckRequest, ProjectChecks, RepairEnv, RepairReply, cancel_repair,
+    doctor_repair_run, start_check, tick,
 };
 use self_repair_store::Project;
 
@@ -191,5 +191,49 @@ fn a_cancelled_run_hands_off_and_says_so_when_driven_again() {
     assert_eq!(
         cancel_repair(&project, run_dir, 1_800_000_030).unwrap(),
         "run check-t is already over (cancelled)"
+    );
+}
+
+#[test]
+fn a_named_check_comes_from_the_project_s_checks_or_the_command_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    let mut checks = settings(dir.path());
+    checks.checks.insert(
+        "unit".into(),
+        CheckConfig {
+            command: vec!["sh".into(), "-c".into(), "exit 0".into()],
+            ..CheckConfig::default()
+        },
+    );
+    let named = |name: &str, command: &[&str], run_id: &str| CheckRequest {
+        name: Some(name.into()),
+        run_id: Some(run_id.into()),
+        command: command.iter().map(|w| (*w).to_owned()).collect(),
+        ..CheckRequest::default()
+    };
+    let env = env(1_800_000_000);
+    let unit = start_check(&project, &env, &named("unit", &[], "check-1"), &checks).unwrap();
+    assert!(
+        unit.text.contains("`sh -c 'exit 0'`: success"),
+        "{}",
+        unit.text
+    );
+    // A name the file lacks, with the command after `--`: that command.
+    let given = start_check(
+        &project,
+        &env,
+        &named("lint", &["true"], "check-2"),
+        &checks,
+    )
+    .unwrap();
+    assert!(given.text.contains("`true`: success"), "{}", given.text);
+    let e = start_check(&project, &env, &named("lint", &[], "check-3"), &checks).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "no check `lint` in {}: add `checks.lint` there, or give the command after `--`",
+            dir.path().join(".self-repair/config.json").display()
+        )
     );
 }
