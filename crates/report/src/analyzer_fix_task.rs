@@ -365,4 +365,22 @@ mod tests {
                 .contains("ruff check --fix --select RULE000,RULE001,")
         );
     }
+
+    #[test]
+    fn a_path_is_quoted_for_the_shell_unless_plainly_safe_and_a_fix_is_one_line() {
+        for (path, word) in [
+            ("src/a.py", "src/a.py"),
+            ("a+b,c:d@e_f-g.h", "a+b,c:d@e_f-g.h"),
+            ("a b.py", "'a b.py'"),
+            ("", "''"),
+            ("it's.py", r"'it'\''s.py'"),
+            ("$(rm -rf x)", "'$(rm -rf x)'"),
+        ] {
+            assert_eq!(super::shell_word(path), word, "{path}");
+        }
+        assert_eq!(
+            super::one_line("Remove\n  the unused   import"),
+            "Remove the unused import"
+        );
+    }
 }

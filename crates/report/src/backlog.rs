@@ -122,6 +122,8 @@ impl Backlog {
         let (mut highest, existing) = self.scan()?;
         let tasks_dir = self.dir().join("tasks");
         let mut records = Vec::new();
+        // Before the first new task: the folder and `config.yml` (whatever tasks exist).
+        let mut prepared = false;
         for task in tasks {
             if let Some(found) = existing.get(&task.fingerprint) {
                 records.push(TaskRecord {
@@ -134,8 +136,9 @@ impl Backlog {
                 });
                 continue;
             }
-            if records.is_empty() || !tasks_dir.is_dir() {
+            if !prepared {
                 self.prepare(&tasks_dir)?;
+                prepared = true;
             }
             highest += 1;
             let file = BacklogTask {
@@ -209,4 +212,182 @@ fn group_fingerprint(text: &str) -> Option<String> {
     let start = text.find(GROUP_MARKER)? + GROUP_MARKER.len();
     let end = start + text[start..].find("-->")?;
     Some(text[start..end].trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task_file(id: &str, title: &str, priority: &str, group: Option<&str>) -> String {
+        let marker = group.map_or_else(String::new, |g| format!("\n{GROUP_MARKER}{g} -->\n"));
+        format!(
+            "---\nid: {id}\ntitle: \"{title}\"\nstatus: To Do\npriority: {priority}\n---\n\n## Description\n{marker}"
+        )
+    }
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let path = root.join("backlog").join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn draft(title: &str) -> TaskDraft {
+        TaskDraft {
+            title: title.into(),
+            description: "d".into(),
+            acceptance_criteria: vec!["c".into()],
+            labels: Vec::new(),
+            priority: Some("high".into()),
+        }
+    }
+
+    #[test]
+    fn a_scan_numbers_after_tasks_and_completed_and_finds_groups_everywhere() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(
+            r,
+            "tasks/task-3 - A.md",
+            &task_file("TASK-3", "A", "high", Some("g1")),
+        );
+        write(
+            r,
+            "completed/task-7 - B.md",
+            &task_file("task-7", "B", "", None),
+        );
+        // No id in its frontmatter: the file name's number.
+        write(
+            r,
+            "tasks/task-5 - C.md",
+            "no frontmatter\n<!-- self-repair:group=g3 -->\n",
+        );
+        // Archived: its group counts, its number does not.
+        write(
+            r,
+            "archive/tasks/task-12 - D.md",
+            &task_file("TASK-12", "D", "", Some("g2")),
+        );
+        // Not tasks: another name, another extension.
+        write(
+            r,
+            "tasks/notes.md",
+            &task_file("TASK-40", "N", "", Some("g4")),
+        );
+        write(
+            r,
+            "tasks/task-41.txt",
+            &task_file("TASK-41", "T", "", Some("g5")),
+        );
+        let (highest, found) = Backlog::new(r).scan().unwrap();
+        assert_eq!(highest, 7);
+        let mut groups: Vec<&str> = found.keys().map(String::as_str).collect();
+        groups.sort_unstable();
+        assert_eq!(groups, ["g1", "g2", "g3"]);
+        assert_eq!(
+            found["g1"],
+            ExistingTask {
+                task_id: "task-3".into(),
+                file: "backlog/tasks/task-3 - A.md".into(),
+                title: "A".into(),
+                priority: Some("high".into()),
+            }
+        );
+        assert_eq!(found["g2"].task_id, "task-12");
+        assert_eq!(found["g2"].priority, None, "an empty priority is none");
+        assert_eq!(found["g3"].task_id, "task-5");
+        assert_eq!(found["g3"].title, "");
+    }
+
+    /// `write` made `config.yml` only when the first task of the call was new: a run whose
+    /// first group already had a task wrote the others into a backlog the CLI did not read.
+    #[test]
+    fn config_is_written_even_when_the_first_group_already_has_a_task() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(
+            r,
+            "tasks/task-3 - A.md",
+            &task_file("TASK-3", "A", "low", Some("g1")),
+        );
+        let tasks = ["g1", "g2"].map(|group| TaskToWrite {
+            group: group.into(),
+            draft: draft(group),
+            fingerprint: group.into(),
+            footer: String::new(),
+            plan: None,
+        });
+        Backlog::new(r).write(&tasks, 0).unwrap();
+        assert!(r.join("backlog/config.yml").is_file());
+    }
+
+    #[test]
+    fn tasks_are_written_once_a_group_numbered_on_with_a_config_for_the_cli() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(
+            r,
+            "tasks/task-3 - A.md",
+            &task_file("TASK-3", "A", "low", Some("g1")),
+        );
+        let to_write = |group: &str, title: &str| TaskToWrite {
+            group: format!("group {group}"),
+            draft: draft(title),
+            fingerprint: group.into(),
+            footer: String::new(),
+            plan: None,
+        };
+        let backlog = Backlog::new(r);
+        let records = backlog
+            .write(
+                &[
+                    to_write("g1", "A"),
+                    to_write("g2", "B"),
+                    to_write("g3", "C"),
+                ],
+                0,
+            )
+            .unwrap();
+        let ids: Vec<(&str, bool)> = records
+            .iter()
+            .map(|t| (t.task_id.as_str(), t.existing))
+            .collect();
+        assert_eq!(
+            ids,
+            [("task-3", true), ("task-4", false), ("task-5", false)]
+        );
+        assert_eq!(records[0].priority.as_deref(), Some("low"));
+        assert_eq!(records[1].file, "backlog/tasks/task-4 - B.md");
+        assert!(r.join("backlog/tasks/task-5 - C.md").is_file());
+        let config = std::fs::read_to_string(r.join("backlog/config.yml")).unwrap();
+        assert!(config.starts_with("project_name: \""), "{config}");
+        // Written again: nothing new.
+        let again = backlog.write(&[to_write("g2", "B")], 0).unwrap();
+        assert_eq!(
+            (again[0].task_id.as_str(), again[0].existing),
+            ("task-4", true)
+        );
+    }
+
+    #[test]
+    fn a_task_number_is_read_from_an_id_or_a_file_name() {
+        for (text, number) in [
+            ("TASK-12", Some(12)),
+            ("task-12 - Title.md", Some(12)),
+            ("task-", None),
+            ("tusk-12", None),
+            ("task", None),
+        ] {
+            assert_eq!(task_number(text), number, "{text}");
+        }
+        assert_eq!(
+            group_fingerprint("a <!-- self-repair:group= abc --> b").as_deref(),
+            Some("abc")
+        );
+        assert_eq!(group_fingerprint("<!-- self-repair:group=abc"), None);
+        assert_eq!(
+            frontmatter("---\ntitle: 'it''s'\nid: \"TASK-1\"\n---\n", "title").as_deref(),
+            Some("it's")
+        );
+        assert_eq!(frontmatter("title: x\n", "title"), None);
+    }
 }

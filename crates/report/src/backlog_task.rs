@@ -197,4 +197,70 @@ mod tests {
         assert_eq!(sanitize_title("!!!"), "untitled");
         assert!(sanitize_title(&"é".repeat(300)).len() <= MAX_NAME_BYTES);
     }
+
+    fn task(labels: &[&str], plan: Option<&str>) -> BacklogTask {
+        BacklogTask {
+            number: 4,
+            draft: TaskDraft {
+                title: "Fix a/b".into(),
+                description: "d".into(),
+                acceptance_criteria: vec!["c".into()],
+                labels: labels.iter().map(|l| (*l).to_owned()).collect(),
+                priority: None,
+            },
+            created: 0,
+            group_fingerprint: "abc".to_owned(),
+            footer: String::new(),
+            plan: plan.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_task_is_labelled_self_repair_once_and_named_by_its_number_and_title() {
+        assert_eq!(task(&[], None).file_name(), "task-4 - Fix-a-b.md");
+        let labels = |t: &BacklogTask| {
+            let text = t.render();
+            let start = text.find("labels:\n").unwrap() + "labels:\n".len();
+            let end = text.find("dependencies:").unwrap();
+            text[start..end].to_owned()
+        };
+        assert_eq!(labels(&task(&[], None)), "  - \"self-repair\"\n");
+        assert_eq!(
+            labels(&task(&["ruff", "self-repair"], None)),
+            "  - \"ruff\"\n  - \"self-repair\"\n"
+        );
+    }
+
+    #[test]
+    fn a_blank_plan_writes_no_plan_section() {
+        assert!(
+            !task(&[], Some(" \n "))
+                .render()
+                .contains("## Implementation Plan")
+        );
+        assert!(!task(&[], None).render().contains("## Implementation Plan"));
+        assert!(
+            task(&[], Some("1. Do it."))
+                .render()
+                .contains("## Implementation Plan")
+        );
+    }
+
+    #[test]
+    fn a_title_keeps_its_letters_and_is_cut_at_a_character_boundary() {
+        assert_eq!(sanitize_title("plain"), "plain");
+        assert_eq!(sanitize_title("a\tb\nc"), "a-b-c");
+        let at_limit = "a".repeat(MAX_NAME_BYTES);
+        assert_eq!(sanitize_title(&at_limit), at_limit);
+        let over = format!("{at_limit}b");
+        assert_eq!(sanitize_title(&over), at_limit);
+        // `é` is two bytes: 91 of them pass the limit, and the cut falls before the last.
+        let accents = "é".repeat(MAX_NAME_BYTES / 2 + 1);
+        assert_eq!(sanitize_title(&accents), "é".repeat(MAX_NAME_BYTES / 2));
+        let odd = format!("a{}", "é".repeat(MAX_NAME_BYTES / 2));
+        assert_eq!(
+            sanitize_title(&odd),
+            format!("a{}", "é".repeat(MAX_NAME_BYTES / 2 - 1))
+        );
+    }
 }

@@ -171,4 +171,79 @@ mod tests {
         assert!(!section.contains("rules accept"), "{section}");
         assert!(!section.contains("Suggested analyzer"), "{section}");
     }
+
+    /// Each count alone, at 2: the step it adds, in the line and in report.md.
+    #[test]
+    fn each_count_adds_its_own_step_and_section_line() {
+        // (the count set, its step, what its report.md line says)
+        type Case = (fn(&mut NextSteps), &'static str, Option<&'static str>);
+        let cases: [Case; 5] = [
+            (
+                |s| s.tasks = 2,
+                "`self-repair fix` for 2 tasks",
+                Some("fixes the run's 2 tasks"),
+            ),
+            (
+                |s| s.not_reproduced = 2,
+                "2 tasks not reproduced by the detectors (reference/fix.md, then `self-repair fix TASK`)",
+                None,
+            ),
+            (
+                |s| s.rule_proposals = 2,
+                "`self-repair rules accept` for 2 rule proposals",
+                Some("\"Rule proposals\" (2 proposals)"),
+            ),
+            (
+                |s| s.known_proposals = 2,
+                "`self-repair known accept` for 2 dismissals",
+                Some("(2 dismissals)"),
+            ),
+            (
+                |s| s.config_changes = 2,
+                "2 suggested changes to the analyzer's configuration",
+                Some("\"Suggested analyzer configuration\" (2 suggested changes)"),
+            ),
+        ];
+        for (set, step, section) in cases {
+            let mut steps = NextSteps {
+                run: "r".to_owned(),
+                ..NextSteps::default()
+            };
+            set(&mut steps);
+            assert!(!steps.is_empty(), "{step}");
+            assert_eq!(steps.steps(), [step]);
+            assert_eq!(
+                steps.line(),
+                Some(format!("Next: {step} (report.md's Next steps)."))
+            );
+            let markdown = steps.render_markdown();
+            assert!(markdown.starts_with("## Next steps\n\n"), "{markdown}");
+            match section {
+                Some(words) => {
+                    assert!(markdown.contains(words), "{markdown}");
+                    assert_eq!(markdown.matches("\n- ").count(), 1, "{markdown}");
+                }
+                None => assert_eq!(markdown, "## Next steps\n\n\n"),
+            }
+        }
+    }
+
+    #[test]
+    fn not_reproduced_is_written_only_when_there_are_some() {
+        let mut steps = NextSteps {
+            run: "r".to_owned(),
+            tasks: 1,
+            ..NextSteps::default()
+        };
+        let json = serde_json::to_value(&steps).unwrap();
+        assert_eq!(json.get("not_reproduced"), None);
+        assert_eq!(json["tasks"], 1);
+        steps.not_reproduced = 1;
+        let json = serde_json::to_value(&steps).unwrap();
+        assert_eq!(json["not_reproduced"], 1);
+        assert_eq!(
+            steps.steps()[1],
+            "1 task not reproduced by the detectors (reference/fix.md, then `self-repair fix TASK`)"
+        );
+    }
 }

@@ -47,3 +47,32 @@ impl KnownProposal {
         format!("self-repair known accept {}", self.fingerprint)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_proposal_names_the_command_that_accepts_it() {
+        let rule = RuleProposal {
+            id: "r-20261122-p1".into(),
+            name: "n".into(),
+            outcome: "verdict false_positive".into(),
+            reason: "r".into(),
+            matches: None,
+            agreed: None,
+        };
+        assert_eq!(
+            rule.accept_command(),
+            "self-repair rules accept r-20261122-p1"
+        );
+        let known = KnownProposal {
+            fingerprint: "abc123".into(),
+            item: None,
+            verdict: "false_positive".into(),
+            summary: "s".into(),
+            reason: "r".into(),
+        };
+        assert_eq!(known.accept_command(), "self-repair known accept abc123");
+    }
+}

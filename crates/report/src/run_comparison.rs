@@ -376,4 +376,43 @@ mod tests {
             .unwrap();
         assert!(!a.verdict_changed);
     }
+
+    #[test]
+    fn the_table_says_undecided_only_for_a_run_that_holds_the_finding() {
+        let earlier = run("r-1", vec![seen("p", 1, None), seen("r", 3, None)]);
+        let later = run("r-2", vec![seen("p", 1, None), seen("n", 2, None)]);
+        let comparison = RunComparison::compare(&earlier, &later, &HashSet::new());
+        let text = comparison.render_text();
+        let line = |fingerprint: &str| {
+            text.lines()
+                .find(|l| l.ends_with(&format!("[{fingerprint}]")))
+                .unwrap()
+                .split_whitespace()
+                .take(4)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(line("n"), "new - -> undecided");
+        assert_eq!(line("p"), "persisting undecided -> undecided");
+        assert_eq!(line("r"), "resolved undecided -> -");
+        let empty =
+            RunComparison::compare(&run("r-1", vec![]), &run("r-2", vec![]), &HashSet::new());
+        assert_eq!(
+            empty.render_text(),
+            "r-1 -> r-2: 0 new, 0 persisting, 0 resolved, 0 reappeared\nneither run has a finding\n"
+        );
+    }
+
+    #[test]
+    fn each_change_has_its_word() {
+        for (change, word) in [
+            (FindingChange::New, "new"),
+            (FindingChange::Reappeared, "reappeared"),
+            (FindingChange::Persisting, "persisting"),
+            (FindingChange::Resolved, "resolved"),
+        ] {
+            assert_eq!(change.as_str(), word);
+            assert_eq!(serde_json::to_value(change).unwrap(), word);
+        }
+    }
 }

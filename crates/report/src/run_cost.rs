@@ -175,3 +175,128 @@ fn markdown_row(line: &CostLine) -> String {
         line.usd
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn cost(agents: u32, input: u64, usd: f64, unpriced: u64) -> PartCost {
+        PartCost {
+            agents,
+            usage: Usage {
+                input_tokens: input,
+                output_tokens: 1,
+                cache_read_input_tokens: 2,
+                cache_write_5m_tokens: 3,
+                cache_write_1h_tokens: 4,
+            },
+            usd,
+            unpriced_tokens: unpriced,
+        }
+    }
+
+    fn summary() -> CostSummary {
+        let items: BTreeMap<String, PartCost> = [
+            ("plan-g1", cost(1, 40, 0.4, 7)),
+            ("t-00001", cost(1, 10, 0.2, 0)),
+            ("t-00002", cost(1, 20, 0.3, 0)),
+            ("not-an-item", cost(1, 1, 9.0, 0)),
+        ]
+        .into_iter()
+        .map(|(i, c)| (i.to_owned(), c))
+        .collect();
+        CostSummary {
+            prices_version: "2026-11".into(),
+            total: cost(3, 170, 1.9, 7),
+            parts: vec![
+                (MAIN_SESSION.to_owned(), cost(0, 100, 1.0, 0)),
+                ("triage".to_owned(), cost(2, 30, 0.5, 0)),
+            ],
+            models: [
+                ("claude-opus-5".to_owned(), cost(0, 163, 1.9, 0)),
+                ("mystery".to_owned(), cost(1, 7, 0.0, 7)),
+            ]
+            .into_iter()
+            .collect(),
+            items,
+        }
+    }
+
+    #[test]
+    fn the_cost_is_rolled_up_by_phase_kind_model_and_item() {
+        let run = RunCost::of(&summary());
+        let parts = |lines: &[CostLine]| {
+            lines
+                .iter()
+                .map(|l| (l.part.clone(), l.agents, l.usage.input_tokens))
+                .collect::<Vec<_>>()
+        };
+        let triage = ItemKind::Triage.phase().as_str().to_owned();
+        let plan = ItemKind::Plan.phase().as_str().to_owned();
+        let mut phases = vec![(triage, 2, 30), (plan, 1, 40)];
+        phases.sort_by_key(|(p, ..)| {
+            [ItemKind::Triage, ItemKind::Plan]
+                .into_iter()
+                .map(ItemKind::phase)
+                .find(|ph| ph.as_str() == p)
+        });
+        let mut lines = vec![(MAIN_SESSION.to_owned(), 0, 100)];
+        lines.extend(phases);
+        assert_eq!(parts(&run.lines), lines);
+        assert_eq!(
+            parts(&run.kinds),
+            [
+                (MAIN_SESSION.to_owned(), 0, 100),
+                ("triage".to_owned(), 2, 30)
+            ]
+        );
+        assert_eq!(run.models.len(), 2);
+        assert_eq!(run.items.len(), 4);
+        assert!(run.clone().without_items().items.is_empty());
+        assert_eq!(
+            (run.total_usd, run.total_tokens, run.agents),
+            (1.9, 170 + 1 + 2 + 3 + 4, 3)
+        );
+    }
+
+    #[test]
+    fn unpriced_tokens_are_named_only_where_there_are_some() {
+        let run = RunCost::of(&summary());
+        let text = run.render();
+        assert!(
+            text.starts_with(
+                "cost so far: $1.9000 (prices 2026-11; read from the session's transcripts)\n"
+            ),
+            "{text}"
+        );
+        let main = text.lines().nth(1).unwrap();
+        assert_eq!(
+            main,
+            "  main session   $1.0000: 100 in, 1 out, 2 cache read, 7 cache write"
+        );
+        assert_eq!(
+            text.matches("tokens of unknown models not priced").count(),
+            1,
+            "{text}"
+        );
+        assert!(
+            text.contains(", 1 agent, 7 tokens of unknown models not priced\n"),
+            "{text}"
+        );
+        assert!(text.contains(", 2 agents\n"), "{text}");
+        let markdown = run.render_markdown();
+        assert!(markdown.starts_with("\n## Cost\n\n$1.9000 in all, 180 tokens, 3 agents"));
+        assert!(
+            markdown.contains("| main session | 0 | 110 | 1.0000 |\n"),
+            "{markdown}"
+        );
+        assert!(
+            markdown
+                .contains("| mystery | 1 | 17 | 0.0000 (7 tokens not priced: unknown model) |\n"),
+            "{markdown}"
+        );
+        assert_eq!(markdown.matches("not priced").count(), 2, "{markdown}");
+    }
+}

@@ -168,3 +168,213 @@ fn report_md_is_bounded_past_the_limit() {
 fn report_md_of_a_large_run_as_a_person_reads_it() {
     insta::assert_snapshot!(report(FINDINGS_LISTED + 1, 3, 0).render_markdown());
 }
+
+/// A run of three findings, one a line each (`t-00001` to `t-00003`), whose first item the
+/// agent answered `real` without a dispatch the state saw; the other two still pending.
+fn built() -> RunReport {
+    use self_repair_engine::{
+        Config, Event, Intake, JournalEntry, RoutedFinding, Tier, apply, create_run,
+    };
+    let routed: Vec<RoutedFinding> = (0..3)
+        .map(|i| RoutedFinding {
+            finding: i,
+            route: "generic".into(),
+            tier: Tier::Haiku,
+            rule: "ruff F401".into(),
+            path: format!("src/m{i}.py"),
+            safe_fix: false,
+            security: false,
+            severe: false,
+        })
+        .collect();
+    let config = Config {
+        triage_batch: 1,
+        survey_min: 0,
+        ..Config::default()
+    };
+    let mut state = create_run("r".into(), 0, config, Intake::default(), None, &routed);
+    let answer = serde_json::json!({"confidence": 0.9, "verdict": "real", "root_cause": "an unused import",
+        "reason": "the import is never used anywhere"});
+    let entry = JournalEntry {
+        at: 0,
+        event: Event::Submitted {
+            item: "t-00001".into(),
+            result: answer.clone(),
+        },
+    };
+    assert!(apply(&mut state, &entry).changed);
+    let findings: Vec<self_repair_engine::FindingRecord> = (0..3)
+        .map(|i| {
+            let finding = serde_json::from_value(serde_json::json!({"tool": "ruff",
+                "rule_id": "F401", "level": "warning", "message": "unused",
+                "path": format!("src/m{i}.py"), "line": i + 1}))
+            .unwrap();
+            let mut record = self_repair_engine::FindingRecord::new(format!("fp{i}"), finding);
+            record.item = Some(format!("t-{:05}", i + 1));
+            record
+        })
+        .collect();
+    let triage = std::collections::HashMap::from([(
+        "t-00001".to_owned(),
+        serde_json::from_value(answer).unwrap(),
+    )]);
+    RunReport::build(&state, &findings, &triage)
+}
+
+#[test]
+fn a_built_report_counts_verdicts_items_launches_and_tiers() {
+    let report = built();
+    assert_eq!(
+        report.verdicts,
+        BTreeMap::from([("real".to_owned(), 1), ("undecided".to_owned(), 2)])
+    );
+    let decided: Vec<(&str, &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.decided_by.as_str(), f.verdict.as_deref().unwrap_or("-")))
+        .collect();
+    assert_eq!(decided, [("agent", "real"), ("none", "-"), ("none", "-")]);
+    assert!(report.quarantined.is_empty());
+    assert!(!report.ended_after_triage);
+    let triage = &report.cost["triage"];
+    assert_eq!(
+        (triage.items, triage.launches, triage.failed_attempts),
+        (3, 1, 0),
+        "one launch: the item answered alone"
+    );
+    assert_eq!(triage.by_tier, BTreeMap::from([("haiku".to_owned(), 3)]));
+}
+
+#[test]
+fn report_md_says_existing_tasks_priorities_proposals_and_provider_refusals() {
+    use self_repair_engine::{REFUSED_BY_PROVIDER, TaskRecord};
+    let mut report = report(1, 1, 1);
+    let task = TaskRecord {
+        group: "g1".to_owned(),
+        task_id: "task-3".to_owned(),
+        file: "backlog/tasks/task-3 - A.md".to_owned(),
+        title: "Fix the imports".to_owned(),
+        existing: true,
+        priority: Some("high".to_owned()),
+    };
+    report.groups[0].task = Some(task.clone());
+    report.tasks = vec![task];
+    report.quarantined = vec![
+        super::QuarantinedItem {
+            item: "t-00001".to_owned(),
+            kind: "triage".to_owned(),
+            errors: vec!["no answer".to_owned()],
+            refused_by_provider: true,
+        },
+        super::QuarantinedItem {
+            item: "t-00002".to_owned(),
+            kind: "triage".to_owned(),
+            errors: vec![format!("{REFUSED_BY_PROVIDER} twice")],
+            refused_by_provider: true,
+        },
+    ];
+    report = report.with_proposals(
+        vec![crate::RuleProposal {
+            id: "r-1-p1".to_owned(),
+            name: "tests".to_owned(),
+            outcome: "verdict intended".to_owned(),
+            reason: "r".to_owned(),
+            matches: Some(4),
+            agreed: Some(3),
+        }],
+        vec![crate::KnownProposal {
+            fingerprint: "abc".to_owned(),
+            item: Some("t-00009".to_owned()),
+            verdict: "false_positive".to_owned(),
+            summary: "bandit B602 a.py: shell".to_owned(),
+            reason: "fixed input".to_owned(),
+        }],
+    );
+    let markdown = report.render_markdown();
+    for expected in [
+        "| task-3 (existed) |\n",
+        "\n## Tasks by priority\n\n",
+        "| high | task-3 (existed) | Fix the imports | g1 | `backlog/tasks/task-3 - A.md` |\n",
+        "\n## Rule proposals\n\n",
+        "| r-1-p1 | tests | verdict intended | 3 of 4 matches agreed | `self-repair rules accept r-1-p1` |\n",
+        "\n## Waiting for `known accept`\n\n",
+        "| t-00009 | bandit B602 a.py: shell | false_positive | fixed input | `self-repair known accept abc` |\n",
+        "- `t-00001` (triage) (refused by the model provider): no answer\n",
+    ] {
+        assert!(markdown.contains(expected), "{expected:?} in:\n{markdown}");
+    }
+    let refused_twice = format!("- `t-00002` (triage): {REFUSED_BY_PROVIDER} twice\n");
+    assert!(markdown.contains(&refused_twice), "said once:\n{markdown}");
+}
+
+#[test]
+fn locations_show_five_then_say_where_the_rest_are() {
+    let small = report(7, 1, 0);
+    let items: Vec<String> = (1..=7).map(|n| format!("t-{n:05}")).collect();
+    let text = small.locations(&items);
+    assert_eq!(text.matches('`').count(), 10, "five shown: {text}");
+    assert!(text.starts_with("`src/m0.py:1`, `src/m1.py:2`"), "{text}");
+    assert!(
+        text.ends_with(" and 2 more (the Findings table below)"),
+        "{text}"
+    );
+    assert_eq!(small.locations(&items[..5]).matches(" more ").count(), 0);
+    let large = report(FINDINGS_LISTED + 1, 1, 0);
+    assert!(
+        large
+            .locations(&items)
+            .ends_with(" and 2 more (report.json's `findings`)")
+    );
+}
+
+#[test]
+fn priorities_sort_high_medium_low_other_none_and_fences_outlast_backticks() {
+    for (priority, rank) in [
+        (Some("high"), 0),
+        (Some("Medium"), 1),
+        (Some("LOW"), 2),
+        (Some("urgent"), 3),
+        (None, 4),
+    ] {
+        assert_eq!(super::priority_rank(priority), rank, "{priority:?}");
+    }
+    assert_eq!(super::longest_backticks("a ``` b `` c"), 3);
+    assert_eq!(super::longest_backticks("no ticks"), 0);
+}
+
+#[test]
+fn provider_refusals_are_written_only_when_there_are_some() {
+    let mut report = empty_report();
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json.get("provider_refusals"), None);
+    report.provider_refusals = 2;
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["provider_refusals"], 2);
+}
+
+#[test]
+fn a_new_task_is_named_by_its_file_and_a_run_at_the_listing_limit_points_to_its_table() {
+    let report_of = |findings| report(findings, 1, 0);
+    let mut report = report(1, 1, 1);
+    report.groups[0].task = Some(self_repair_engine::TaskRecord {
+        group: "g1".to_owned(),
+        task_id: "task-4".to_owned(),
+        file: "backlog/tasks/task-4 - B.md".to_owned(),
+        title: "B".to_owned(),
+        existing: false,
+        priority: None,
+    });
+    let markdown = report.render_markdown();
+    assert!(
+        markdown.contains("| task-4 `backlog/tasks/task-4 - B.md` |\n"),
+        "{markdown}"
+    );
+    assert!(!markdown.contains("(existed)"), "{markdown}");
+    let at_limit = report_of(FINDINGS_LISTED);
+    let items: Vec<String> = (1..=7).map(|n| format!("t-{n:05}")).collect();
+    assert!(
+        at_limit
+            .locations(&items)
+            .ends_with(" and 2 more (the Findings table below)")
+    );
+}

@@ -107,3 +107,41 @@ impl Verification {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opinion(by: &str, verdict: &str, confidence: Option<f64>) -> Opinion {
+        Opinion {
+            by: by.to_owned(),
+            model: "haiku".to_owned(),
+            verdict: verdict.to_owned(),
+            confidence,
+            reason: "r".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_chain_reads_as_one_line_verified_once_answered_else_waiting() {
+        let mut chain = Verification {
+            item: "vf-00001".to_owned(),
+            why: VerifyReason::LowConfidence,
+            first: opinion("t-00001", "false_positive", Some(0.6)),
+            second: None,
+            outcome: None,
+            status: "dispatched".to_owned(),
+        };
+        assert_eq!(
+            chain.summary(),
+            "verification (low_confidence) vf-00001 dispatched: t-00001 haiku false_positive (0.60)"
+        );
+        chain.second = Some(opinion("vf-00001", "real", None));
+        chain.outcome = Some(VerifyOutcome::KeptReal);
+        chain.status = "done".to_owned();
+        assert_eq!(
+            chain.summary(),
+            "verified (low_confidence): t-00001 haiku false_positive (0.60), then vf-00001 haiku real -> kept_real"
+        );
+    }
+}

@@ -247,9 +247,14 @@ mod tests {
 
     /// An `Agent` call and its tool result, as the client writes them.
     fn call(id: &str, item: &str, background: bool) -> String {
+        call_in(id, item, background, "r-t")
+    }
+
+    /// [`call`] of an item of run `run`.
+    fn call_in(id: &str, item: &str, background: bool, run: &str) -> String {
         let input = serde_json::json!({
             "description": format!("write task {item}"),
-            "prompt": format!("self-repair item {item} --run r-t"),
+            "prompt": format!("self-repair item {item} --run {run}"),
         });
         let call = serde_json::json!({"type": "assistant", "message": {"role": "assistant",
             "content": [{"type": "tool_use", "id": id, "name": "Agent", "input": input}]}});
@@ -304,6 +309,7 @@ mod tests {
             ["tw-g2"],
             "kept in transcript.json between stops"
         );
+        assert_eq!(one_left.notified, 1);
         let unchanged = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
         assert_eq!(
             unchanged.unnotified,
@@ -354,5 +360,117 @@ mod tests {
         let ended = agents_since_last_stop(&dir, Some(&transcript), "r-t", Some(&[]));
         assert_eq!(ended.provider_refused, ["t-00001"]);
         assert_eq!(ended.unnotified, ["t-00002"]);
+    }
+
+    /// A run folder `r-t` under a new project, and its session's transcript path.
+    fn run_and_transcript() -> (tempfile::TempDir, RunDir, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let run_path = root.path().join(".self-repair/runs/r-t");
+        std::fs::create_dir_all(&run_path).unwrap();
+        std::fs::write(run_path.join("state.json"), "{}").unwrap();
+        let dir = Project::find_or_choose(root.path()).run("r-t").unwrap();
+        let transcript = root.path().join("session.jsonl");
+        (root, dir, transcript)
+    }
+
+    fn version_row(version: &str) -> String {
+        format!(
+            "{{\"type\":\"user\",\"version\":\"{version}\",\"message\":{{\"role\":\"user\",\"content\":\"go on\"}}}}\n"
+        )
+    }
+
+    #[test]
+    fn launches_before_the_first_sight_are_not_read_and_a_client_version_is_said_once() {
+        let (_root, dir, transcript) = run_and_transcript();
+        append(&transcript, &version_row("2.1.330"));
+        append(&transcript, &call("toolu_0", "t-00009", false));
+        let first = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
+        assert!(first.launched.is_empty() && !first.launches_read);
+        assert_eq!(first.client.as_deref(), Some("2.1.330"));
+        append(&transcript, &call("toolu_1", "t-00001", false));
+        let second = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
+        let items: Vec<&str> = second.launched.iter().map(|l| l.item.as_str()).collect();
+        assert_eq!(items, ["t-00001"], "only what came after the first sight");
+        assert!(second.launches_read);
+        assert_eq!(second.client, None, "the same client is not new");
+        append(&transcript, &version_row("2.1.332"));
+        let third = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
+        assert_eq!(third.client.as_deref(), Some("2.1.332"));
+    }
+
+    #[test]
+    fn a_notified_agent_the_provider_refused_is_named_when_the_client_lists_no_tasks() {
+        let (root, dir, transcript) = run_and_transcript();
+        append(&transcript, "{\"type\":\"user\"}\n");
+        agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
+        append(&transcript, &call("toolu_1", "t-00001", true));
+        agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
+        let agents = root.path().join("session/subagents");
+        std::fs::create_dir_all(&agents).unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../transcript/tests/fixtures");
+        std::fs::copy(
+            fixtures.join("agent-refused.jsonl"),
+            agents.join("agent-agenttoolu_1.jsonl"),
+        )
+        .unwrap();
+        append(&transcript, &notification("toolu_1"));
+        let ended = agents_since_last_stop(&dir, Some(&transcript), "r-t", None);
+        assert_eq!(ended.provider_refused, ["t-00001"]);
+        assert_eq!(ended.notified, 1);
+    }
+
+    #[test]
+    fn only_a_call_of_this_run_without_its_result_yet_is_read_on_for() {
+        let (_root, _dir, transcript) = run_and_transcript();
+        let ours = call_in("toolu_1", "t-00001", false, "r-t");
+        let (call_row, result_row) = ours.split_once('\n').unwrap();
+        append(&transcript, &format!("{call_row}\n"));
+        let mut activity = self_repair_transcript::read_agent_activity(&transcript, 0).unwrap();
+        assert!(!activity.calls[0].answered);
+        // The client writes the result row behind the stop's first read.
+        append(&transcript, result_row);
+        wait_for_results(&transcript, &mut activity, "r-t");
+        assert!(activity.calls[0].answered, "read on until it has one");
+        let theirs = call_in("toolu_2", "t-00002", false, "r-other");
+        let (call_row, result_row) = theirs.split_once('\n').unwrap();
+        append(&transcript, &format!("{call_row}\n"));
+        let mut other =
+            self_repair_transcript::read_agent_activity(&transcript, activity.end).unwrap();
+        append(&transcript, result_row);
+        let end = other.end;
+        wait_for_results(&transcript, &mut other, "r-t");
+        assert!(
+            !other.calls[0].answered,
+            "another run's call is not waited for"
+        );
+        assert_eq!(other.end, end);
+    }
+
+    #[test]
+    fn a_prompt_names_this_run_by_its_run_option_or_by_having_none() {
+        for (prompt, ours) in [
+            ("self-repair item t-00001 --run r-t", true),
+            ("self-repair item t-00001 --run r-other", false),
+            ("self-repair item t-00001 --run", false),
+            ("self-repair item t-00001 --run-id r-t", true),
+            ("self-repair item t-00001", true),
+            ("r-t --run r-other", false),
+        ] {
+            assert_eq!(names_run(prompt, "r-t"), ours, "{prompt}");
+        }
+    }
+
+    #[test]
+    fn a_description_names_the_first_item_id_of_a_known_kind() {
+        let long = format!("triage t-{}", "0".repeat(70));
+        for (description, item) in [
+            ("triage t-00042", Some("t-00042")),
+            ("write task (tw-g1), then t-00001", Some("tw-g1")),
+            ("triage x-1 run", None),
+            ("triage", None),
+            (long.as_str(), None),
+        ] {
+            assert_eq!(item_of(description).as_deref(), item, "{description}");
+        }
     }
 }

@@ -141,6 +141,88 @@ impl StopAnswer {
 mod tests {
     use super::*;
 
+    fn stdout(answer: &StopAnswer) -> serde_json::Value {
+        serde_json::from_str(answer.stdout.as_deref().expect("a JSON answer")).unwrap()
+    }
+
+    #[test]
+    fn each_answer_prints_what_its_name_says() {
+        assert_eq!(StopAnswer::allow(), StopAnswer::default());
+        assert_eq!(
+            StopAnswer::note("a line".into()),
+            StopAnswer {
+                stdout: None,
+                stderr: vec!["a line".into()]
+            }
+        );
+        assert_eq!(
+            StopAnswer::failed("disk full"),
+            StopAnswer::note("self-repair hook stop: disk full; allowing the stop".into())
+        );
+        assert_eq!(
+            stdout(&StopAnswer::tell("run r complete")),
+            json!({"systemMessage": "run r complete"})
+        );
+        assert_eq!(
+            stdout(&StopAnswer::block("launch these")),
+            json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "launch these"}})
+        );
+        let e = StoreError::RunExists("r-1".into());
+        let doctor = StopAnswer::needs_doctor(&e);
+        assert_eq!(
+            stdout(&doctor),
+            json!({"systemMessage": format!("self-repair: {e}")})
+        );
+        assert_eq!(doctor.stderr, [format!("self-repair hook stop: {e}")]);
+    }
+
+    #[test]
+    fn a_line_is_relayed_by_audience_and_channel() {
+        let attended = StopAnswer::relay("run r stalled", Audience::Attended);
+        assert_eq!(stdout(&attended), json!({"systemMessage": "run r stalled"}));
+        assert!(attended.stderr.is_empty());
+        let unattended = stdout(&StopAnswer::relay("run r stalled", Audience::Unattended));
+        assert_eq!(unattended["systemMessage"], "run r stalled");
+        let context = unattended
+            .pointer("/hookSpecificOutput/additionalContext")
+            .and_then(|v| v.as_str())
+            .unwrap();
+        assert!(context.starts_with("run r stalled\n"), "{context}");
+        let by_block = stdout(&StopAnswer::relay_by(
+            "run r stalled",
+            Audience::Unattended,
+            Channel::Block,
+        ));
+        assert_eq!(by_block["decision"], "block");
+        assert!(
+            by_block["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("run r stalled\n")
+        );
+    }
+
+    #[test]
+    fn an_announcement_goes_before_what_the_answer_already_says() {
+        let mut silent = StopAnswer::allow();
+        silent.announce("new version");
+        assert_eq!(stdout(&silent), json!({"systemMessage": "new version"}));
+        let mut told = StopAnswer::tell("run r complete");
+        told.announce("new version");
+        assert_eq!(
+            stdout(&told),
+            json!({"systemMessage": "new version\nrun r complete"})
+        );
+        let mut block = StopAnswer::block("launch these");
+        block.announce("new version");
+        let value = stdout(&block);
+        assert_eq!(value["systemMessage"], "new version");
+        assert_eq!(
+            value["hookSpecificOutput"]["additionalContext"],
+            "launch these"
+        );
+    }
+
     #[test]
     fn a_text_past_the_clients_limit_is_cut_and_a_short_one_is_kept() {
         let long = "x".repeat(30_000);

@@ -100,3 +100,7 @@ pub fn spend(ledger: &CostLedger) -> Spend {
             .collect(),
     }
 }
+
+#[cfg(test)]
+#[path = "stop_cost_tests.rs"]
+mod tests;

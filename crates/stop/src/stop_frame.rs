@@ -197,15 +197,12 @@ fn triage_stop_event(
         &head.run,
         running.as_deref(),
     );
-    // A turn one of the run's background agents started (its notification) is the run's work,
-    // even after the closing line: the cost is read on through it.
-    let run_turn = input.new_turn && (agents.notified > 0 || !agents.unnotified.is_empty());
     let (spend, cost_failure) = crate::stop_cost::account_stop(
         dir,
         head,
         input.transcript.as_deref(),
         running.as_deref(),
-        run_turn,
+        run_turn(input.new_turn, &agents),
     );
     let stop = StopEvent {
         session: Some(input.session.clone()),
@@ -222,6 +219,13 @@ fn triage_stop_event(
         client: agents.client,
     };
     (stop, cost_failure)
+}
+
+/// Whether this stop ends a turn one of the run's background agents started (its
+/// notification, read now or awaited): the run's work, even after the closing line, so the
+/// cost is read on through it. `new_turn`: the stop's first of a turn.
+fn run_turn(new_turn: bool, agents: &crate::SessionAgents) -> bool {
+    new_turn && (agents.notified > 0 || !agents.unnotified.is_empty())
 }
 
 impl TriageStop<'_> {
@@ -354,8 +358,11 @@ fn dispatched(dispatch: &Dispatch) -> Vec<self_repair_engine::AgentLaunch> {
         .map(|l| self_repair_engine::AgentLaunch {
             item: l.item.clone(),
             model: Some(l.model.clone()),
-            refused: None,
             ..self_repair_engine::AgentLaunch::default()
         })
         .collect()
 }
+
+#[cfg(test)]
+#[path = "stop_frame_tests.rs"]
+mod tests;

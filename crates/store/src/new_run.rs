@@ -83,21 +83,21 @@ impl NewRun {
             crate::project::set_aside(&self.target)
                 .map_err(StoreError::io("move aside", &self.target))?;
         }
-        match std::fs::rename(&staging, &self.target) {
-            Ok(()) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::AlreadyExists
-                ) =>
-            {
-                return Err(StoreError::RunExists(self.id.clone()));
-            }
-            Err(e) => return Err(StoreError::io("publish", &self.target)(e)),
-        }
+        std::fs::rename(&staging, &self.target).map_err(|e| self.publish_error(e))?;
         self.published = true;
         sync_folder(self.target.parent());
         Ok(RunDir::at(self.target.clone()))
+    }
+
+    /// What a failed rename onto `runs/<id>` means: a run of that id made since the check
+    /// above (a second `start` with the same `--run-id` won the race), or an I/O error.
+    fn publish_error(&self, e: std::io::Error) -> StoreError {
+        match e.kind() {
+            std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::AlreadyExists => {
+                StoreError::RunExists(self.id.clone())
+            }
+            _ => StoreError::io("publish", &self.target)(e),
+        }
     }
 }
 
@@ -148,5 +148,154 @@ fn sync_folder(folder: Option<&Path>) {
         && let Ok(file) = File::open(folder)
     {
         let _ = file.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use super::*;
+    use crate::Project;
+
+    fn project() -> (tempfile::TempDir, Project) {
+        let root = tempfile::tempdir().unwrap();
+        let project = Project::at(root.path().to_path_buf());
+        (root, project)
+    }
+
+    /// Writes what makes a folder a run.
+    fn fill(run: &NewRun) {
+        std::fs::write(run.dir().state_path(), "{}").unwrap();
+    }
+
+    fn age(folder: &Path, by: Duration) {
+        File::open(folder)
+            .unwrap()
+            .set_modified(SystemTime::now() - by)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_run_is_staged_out_of_sight_then_published_in_one_rename() {
+        let (_root, project) = project();
+        let runs = project.runs_dir();
+        let run = project.begin_run("r-1").unwrap();
+        assert_eq!(run.id(), "r-1");
+        let staging = run.dir().path().to_path_buf();
+        assert_eq!(
+            staging,
+            runs.join(format!("{STAGING_PREFIX}r-1-{}", std::process::id()))
+        );
+        assert!(run.dir().items_dir().is_dir());
+        assert!(
+            project.run_ids().unwrap().is_empty(),
+            "not listed while staged"
+        );
+        fill(&run);
+        let published = run.publish().unwrap();
+        assert_eq!(published.path(), runs.join("r-1"));
+        assert!(published.state_path().is_file());
+        assert!(!staging.exists());
+        assert_eq!(project.run_ids().unwrap(), ["r-1"]);
+        assert!(matches!(
+            project.begin_run("r-1"),
+            Err(StoreError::RunExists(id)) if id == "r-1"
+        ));
+        assert!(matches!(
+            project.begin_run("../r"),
+            Err(StoreError::BadRunId(_))
+        ));
+    }
+
+    #[test]
+    fn a_run_dropped_before_it_is_published_leaves_nothing() {
+        let (_root, project) = project();
+        let run = project.begin_run("r-1").unwrap();
+        let staging = run.dir().path().to_path_buf();
+        fill(&run);
+        drop(run);
+        assert!(!staging.exists());
+        assert!(!project.runs_dir().join("r-1").exists());
+    }
+
+    #[test]
+    fn publishing_replaces_an_empty_folder_sets_a_broken_one_aside_and_never_a_run() {
+        let (_root, project) = project();
+        let runs = project.runs_dir();
+        std::fs::create_dir_all(runs.join("r-1")).unwrap();
+        let run = project.begin_run("r-1").unwrap();
+        fill(&run);
+        assert!(run.publish().unwrap().state_path().is_file());
+        // A folder a start killed before runs were staged left, with something in it.
+        std::fs::create_dir_all(runs.join("r-2/items")).unwrap();
+        let run = project.begin_run("r-2").unwrap();
+        fill(&run);
+        run.publish().unwrap();
+        assert!(runs.join("r-2/state.json").is_file());
+        assert!(project.store_dir().join("broken/r-2/items").is_dir());
+        // A second start of the same id published first: it wins, this one is dropped.
+        let late = project.begin_run("r-3").unwrap();
+        std::fs::create_dir_all(runs.join("r-3")).unwrap();
+        std::fs::write(runs.join("r-3/state.json"), "{}").unwrap();
+        let staging = late.dir().path().to_path_buf();
+        assert!(matches!(late.publish(), Err(StoreError::RunExists(id)) if id == "r-3"));
+        assert!(!staging.exists(), "the loser's folder is removed");
+        // A staging folder that went missing is an error of its own, not a run that exists.
+        let gone = project.begin_run("r-4").unwrap();
+        std::fs::remove_dir_all(gone.dir().path()).unwrap();
+        assert!(matches!(gone.publish(), Err(StoreError::Io { .. })));
+    }
+
+    #[test]
+    fn a_rename_that_finds_the_run_made_meanwhile_says_it_exists() {
+        let (_root, project) = project();
+        let run = project.begin_run("r-1").unwrap();
+        for (kind, exists) in [
+            (std::io::ErrorKind::DirectoryNotEmpty, true),
+            (std::io::ErrorKind::AlreadyExists, true),
+            (std::io::ErrorKind::NotFound, false),
+            (std::io::ErrorKind::PermissionDenied, false),
+        ] {
+            let error = run.publish_error(std::io::Error::from(kind));
+            assert_eq!(
+                matches!(&error, StoreError::RunExists(id) if id == "r-1"),
+                exists,
+                "{kind:?}: {error}"
+            );
+            assert_eq!(matches!(error, StoreError::Io { .. }), !exists, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn only_old_staging_folders_whose_creator_died_are_removed() {
+        let (_root, project) = project();
+        let runs = project.runs_dir();
+        let old = Duration::from_mins(2);
+        // A live creator, however old its folder (begun first: beginning removes the dead).
+        let alive = project.begin_run("r-4").unwrap();
+        age(alive.dir().path(), old);
+        // A creator that died: its lock is free.
+        let dead = runs.join(format!("{STAGING_PREFIX}r-1-1"));
+        std::fs::create_dir_all(&dead).unwrap();
+        std::fs::write(dead.join("lock"), "").unwrap();
+        age(&dead, old);
+        // One that died before it made its lock.
+        let no_lock = runs.join(format!("{STAGING_PREFIX}r-2-1"));
+        std::fs::create_dir_all(&no_lock).unwrap();
+        age(&no_lock, old);
+        // Too young to tell.
+        let young = runs.join(format!("{STAGING_PREFIX}r-3-1"));
+        std::fs::create_dir_all(&young).unwrap();
+        // Not a staging folder.
+        let run = runs.join("r-5");
+        std::fs::create_dir_all(&run).unwrap();
+        age(&run, old);
+        let mut removed = remove_abandoned_staging(&runs);
+        removed.sort();
+        assert_eq!(removed, [dead.clone(), no_lock.clone()]);
+        assert!(!dead.exists() && !no_lock.exists());
+        assert!(young.is_dir() && alive.dir().path().is_dir() && run.is_dir());
+        assert!(remove_abandoned_staging(&runs.join("missing")).is_empty());
     }
 }

@@ -105,4 +105,36 @@ mod tests {
         );
         assert!(to.items_dir().join("t-00009.reroute.json").is_file());
     }
+
+    #[test]
+    fn a_result_only_in_the_journal_is_copied_as_its_answer_and_not_as_a_reroute() {
+        let from = tempfile::tempdir().unwrap();
+        let to = tempfile::tempdir().unwrap();
+        let (from, to) = (
+            RunDir::at(from.path().to_path_buf()),
+            RunDir::at(to.path().to_path_buf()),
+        );
+        std::fs::create_dir_all(from.items_dir()).unwrap();
+        std::fs::create_dir_all(to.items_dir()).unwrap();
+        // A submit killed after its journal line, before its copy: the marker says where.
+        let result = serde_json::json!({"verdict": "real", "root_cause": "c", "reason": "r"});
+        let entry = self_repair_engine::JournalEntry {
+            at: 1,
+            event: self_repair_engine::Event::Submitted {
+                item: "t-00001".into(),
+                result: result.clone(),
+            },
+        };
+        from.mark_submitting("t-00001", 0).unwrap();
+        from.journal().append(&[entry]).unwrap();
+        let renamed: HashMap<String, String> =
+            HashMap::from([("t-00001".to_owned(), "t-00005".to_owned())]);
+        assert_eq!(copy_partition_results(&from, &to, &renamed).unwrap(), 1);
+        let copied: Value = serde_json::from_str(
+            &std::fs::read_to_string(to.items_dir().join("t-00005.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(copied, result);
+        assert!(!to.items_dir().join("t-00005.reroute.json").exists());
+    }
 }

@@ -246,4 +246,130 @@ mod tests {
         assert!(Project::find(&long_name).is_none());
         assert_eq!(Project::find_or_choose(&too_long).root(), too_long);
     }
+
+    #[test]
+    fn the_active_run_is_the_pinned_one_else_the_one_the_active_file_names() {
+        let root = tempfile::tempdir().unwrap();
+        let project = Project::at(root.path().to_path_buf());
+        let active = root.path().join(".self-repair/active");
+        assert_eq!(project.active_run_id(), None);
+        std::fs::create_dir(project.store_dir()).unwrap();
+        project.set_active("r-1").unwrap();
+        assert_eq!(std::fs::read_to_string(&active).unwrap(), "r-1\n");
+        assert_eq!(project.active_run_id().as_deref(), Some("r-1"));
+        assert!(matches!(
+            project.set_active("../r"),
+            Err(StoreError::BadRunId(_))
+        ));
+        assert_eq!(project.active_run_id().as_deref(), Some("r-1"));
+        std::fs::write(&active, "../etc\n").unwrap();
+        assert_eq!(project.active_run_id(), None, "a bad id names no run");
+        std::fs::write(&active, "r-2\n").unwrap();
+        let pinned = project.clone().pinned_to(Some("r-9".into()));
+        assert_eq!(pinned.active_run_id().as_deref(), Some("r-9"));
+        assert_eq!(pinned.root(), root.path());
+        let bad = project.clone().pinned_to(Some("../r".into()));
+        assert_eq!(bad.active_run_id(), None);
+        let unpinned = project.clone().pinned_to(None);
+        assert_eq!(unpinned.active_run_id().as_deref(), Some("r-2"));
+        project.clear_active().unwrap();
+        assert!(!active.exists());
+        assert_eq!(project.active_run_id(), None);
+        project.clear_active().unwrap();
+        // Anything but a missing file is an error: here a folder in its place.
+        std::fs::create_dir(&active).unwrap();
+        assert!(project.clear_active().is_err());
+    }
+
+    #[test]
+    fn runs_are_the_folders_that_hold_one_and_the_others_are_broken() {
+        let root = tempfile::tempdir().unwrap();
+        let project = Project::at(root.path().to_path_buf());
+        let runs = root.path().join(".self-repair/runs");
+        assert_eq!(project.store_dir(), root.path().join(".self-repair"));
+        assert_eq!(project.runs_dir(), runs);
+        assert!(project.run_ids().unwrap().is_empty());
+        assert!(project.broken_runs().unwrap().is_empty());
+        std::fs::create_dir_all(runs.join("r-2")).unwrap();
+        std::fs::write(RunDir::at(runs.join("r-2")).state_path(), "{}").unwrap();
+        std::fs::create_dir_all(runs.join("r-1")).unwrap();
+        std::fs::write(RunDir::at(runs.join("r-1")).manifest_path(), "{}").unwrap();
+        std::fs::create_dir_all(runs.join("r-3")).unwrap();
+        std::fs::create_dir_all(runs.join(".new-r-4-1")).unwrap();
+        std::fs::write(runs.join("r-5"), "a file").unwrap();
+        assert_eq!(project.run_ids().unwrap(), ["r-1", "r-2"]);
+        assert_eq!(project.broken_runs().unwrap(), ["r-3"]);
+        assert_eq!(project.run("r-1").unwrap().path(), runs.join("r-1"));
+        assert!(
+            matches!(project.run("r-3"), Err(StoreError::BrokenRun(p)) if p == runs.join("r-3"))
+        );
+        assert!(matches!(project.run("r-9"), Err(StoreError::NoSuchRun(id)) if id == "r-9"));
+        assert!(matches!(
+            project.run("../r-1"),
+            Err(StoreError::BadRunId(_))
+        ));
+        assert_eq!(
+            project.run_or_active(Some("r-2")).unwrap().path(),
+            runs.join("r-2")
+        );
+        assert!(matches!(
+            project.run_or_active(None),
+            Err(StoreError::NoActiveRun(p)) if p == root.path()
+        ));
+        project.set_active("r-1").unwrap();
+        assert_eq!(
+            project.run_or_active(None).unwrap().path(),
+            runs.join("r-1")
+        );
+        // A broken run goes aside under a free name.
+        let broken = root.path().join(".self-repair/broken");
+        for name in ["r-3", "r-3.2", "r-3.3"] {
+            std::fs::create_dir_all(runs.join("r-3")).unwrap();
+            assert_eq!(project.set_aside_broken("r-3").unwrap(), broken.join(name));
+            assert!(!runs.join("r-3").exists());
+        }
+        assert!(project.broken_runs().unwrap().is_empty());
+        assert!(project.set_aside_broken("..").is_err());
+        // `runs` that cannot be listed is an error, not an empty project.
+        let other = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(other.path().join(".self-repair")).unwrap();
+        std::fs::write(other.path().join(".self-repair/runs"), "a file").unwrap();
+        assert!(Project::at(other.path().to_path_buf()).run_ids().is_err());
+    }
+
+    #[test]
+    fn a_new_run_goes_to_the_nearest_store_else_the_git_work_tree_else_where_it_started() {
+        let root = tempfile::tempdir().unwrap();
+        let start = root.path().join("repo/src/deep");
+        std::fs::create_dir_all(&start).unwrap();
+        assert_eq!(Project::find(&start).map(|p| p.root().to_path_buf()), None);
+        assert_eq!(Project::find_or_choose(&start).root(), start);
+        std::fs::create_dir_all(root.path().join("repo/.git")).unwrap();
+        assert_eq!(
+            Project::find_or_choose(&start).root(),
+            root.path().join("repo")
+        );
+        std::fs::create_dir_all(root.path().join("repo/src/.self-repair")).unwrap();
+        assert_eq!(
+            Project::find_or_choose(&start).root(),
+            root.path().join("repo/src")
+        );
+        let run = Project::find(&start).unwrap().begin_run("r-1").unwrap();
+        assert_eq!(run.id(), "r-1");
+    }
+
+    #[test]
+    fn a_path_is_openable_up_to_the_systems_limits() {
+        let at_limit = "a/".repeat(PATH_MAX / 2);
+        assert_eq!(at_limit.len(), PATH_MAX);
+        for (path, openable) in [
+            (at_limit.clone(), true),
+            (format!("{at_limit}b"), false),
+            ("x".repeat(NAME_MAX), true),
+            (format!("a/{}/b", "x".repeat(NAME_MAX + 1)), false),
+            ("a/b".to_owned(), true),
+        ] {
+            assert_eq!(is_openable(Path::new(&path)), openable, "{}", path.len());
+        }
+    }
 }

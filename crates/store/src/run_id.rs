@@ -46,4 +46,27 @@ mod tests {
         assert!(!is_safe_item_id("../t-1"));
         assert!(is_safe_item_id("plan-g2-3"));
     }
+
+    #[test]
+    fn an_item_id_is_a_file_name_of_letters_digits_and_dashes_that_starts_with_no_dash() {
+        let longest = format!("t-{}", "0".repeat(62));
+        let too_long = format!("t-{}", "0".repeat(63));
+        for (id, safe) in [
+            ("t-00001", true),
+            ("T9", true),
+            (longest.as_str(), true),
+            (too_long.as_str(), false),
+            ("", false),
+            ("-t-1", false),
+            ("t_1", false),
+            ("t.1", false),
+            ("t/1", false),
+            ("t 1", false),
+        ] {
+            assert_eq!(is_safe_item_id(id), safe, "{id:?}");
+        }
+        let longest_run = "r".repeat(64);
+        assert!(check_run_id(&longest_run).is_ok());
+        assert!(check_run_id("r_1").is_ok() && check_run_id("_r").is_err());
+    }
 }

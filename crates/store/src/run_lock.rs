@@ -56,3 +56,34 @@ pub fn lock_registry(store_dir: &Path) -> Result<RunLock, StoreError> {
     std::fs::create_dir_all(store_dir).map_err(StoreError::io("create", store_dir))?;
     RunLock::acquire(&store_dir.join("registry.lock"), crate::LOCK_TIMEOUT)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_lock_is_waited_for_until_it_is_free_or_the_time_is_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock");
+        let held = RunLock::acquire(&path, Duration::ZERO).unwrap();
+        match RunLock::acquire(&path, Duration::ZERO) {
+            Err(StoreError::LockTimeout { path: at, secs: 0 }) => assert_eq!(at, path),
+            other => panic!("a held lock, no time to wait: {other:?}"),
+        }
+        // Its holder lets go a moment later: the waiter gets it.
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(held);
+        });
+        let waited = RunLock::acquire(&path, Duration::from_mins(1));
+        release.join().unwrap();
+        assert!(waited.is_ok(), "{waited:?}");
+        drop(waited);
+        let store = dir.path().join("store");
+        let registry = lock_registry(&store).unwrap();
+        assert!(store.join("registry.lock").is_file());
+        assert!(RunLock::acquire(&store.join("registry.lock"), Duration::ZERO).is_err());
+        drop(registry);
+        assert!(RunLock::acquire(&store.join("registry.lock"), Duration::ZERO).is_ok());
+    }
+}

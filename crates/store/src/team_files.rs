@@ -242,4 +242,31 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn the_files_found_are_named_whatever_becomes_of_them() {
+        let files = vec![PathBuf::from(".gitignore"), PathBuf::from(".gitattributes")];
+        assert!(TeamFilesLeft::Absent.files().is_empty());
+        assert_eq!(TeamFilesLeft::Unused(files.clone()).files(), files);
+        let kept = TeamFilesLeft::Kept {
+            files: files.clone(),
+            reason: "edited".into(),
+        };
+        assert_eq!(kept.files(), files);
+    }
+
+    #[test]
+    fn a_team_file_that_cannot_be_read_or_removed_is_an_error_not_an_absent_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join(".self-repair");
+        // A folder where `.gitignore` should be: reading and removing it fail.
+        std::fs::create_dir_all(store.join(".gitignore")).unwrap();
+        assert!(TeamFiles::left_behind(&store, &[]).is_err());
+        assert!(TeamFiles::remove(&store, &[store.join(".gitignore")]).is_err());
+        assert!(store.join(".gitignore").is_dir());
+        // A file already gone is no error; the store left empty goes too.
+        std::fs::remove_dir(store.join(".gitignore")).unwrap();
+        TeamFiles::remove(&store, &[store.join(".gitattributes")]).unwrap();
+        assert!(!store.exists());
+    }
 }

@@ -121,4 +121,24 @@ mod tests {
             .collect();
         assert_eq!(names, ["known.json"], "no temporary file is left behind");
     }
+
+    #[test]
+    fn a_rebuildable_files_temporaries_are_named_after_it() {
+        let path = Path::new("runs/r-1/state.json");
+        assert_eq!(rebuildable_temp_prefix(path), ".tmp-state.json-");
+        assert_eq!(file_name(path), "state.json");
+        assert_eq!(file_name(Path::new("/")), "");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        // A temporary of it left by a writer killed in between: named as the prefix says.
+        let temp = write_temp(&path, b"half", &rebuildable_temp_prefix(&path)).unwrap();
+        let name = temp
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(name.starts_with(".tmp-state.json-"), "{name}");
+        assert_eq!(std::fs::read(temp.path()).unwrap(), b"half");
+    }
 }
