@@ -151,4 +151,21 @@ mod tests {
         assert!(done.contains("- [ ] #2 The project's tests pass"));
         assert!(done.contains("- [ ] #4 A test covers the changed behaviour"));
     }
+
+    #[test]
+    fn a_criterion_is_the_analyzer_s_when_it_names_a_tool_its_findings_or_none_reported() {
+        let record = record(false);
+        // (criterion, verified by the analyzer's re-run)
+        let cases = [
+            ("Ruff is clean on mod.py", true),
+            ("The 3 findings of the group are gone", true),
+            ("`mypy mod.py` reports none", true),
+            ("mypy no longer reports them", true),
+            ("mypy is clean", false),
+            ("The changelog mentions it", false),
+        ];
+        for (criterion, verified) in cases {
+            assert_eq!(verifies(criterion, &record), verified, "{criterion}");
+        }
+    }
 }

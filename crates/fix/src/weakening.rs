@@ -211,6 +211,20 @@ fn one_line(line: &str) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_quoted_line_is_trimmed_and_cut_past_100_characters() {
+        let hundred = "é".repeat(100);
+        // (line, as quoted)
+        let cases = [
+            (format!("  {hundred}  "), hundred.clone()),
+            (format!("{hundred}x"), format!("{hundred}…")),
+            ("  x = 1 # noqa ".to_owned(), "x = 1 # noqa".to_owned()),
+        ];
+        for (line, quoted) in cases {
+            assert_eq!(one_line(&line), quoted, "{line}");
+        }
+    }
+
     fn changed(path: &str, kind: ChangeKind, added: &[&str], removed: &[&str]) -> ChangedFile {
         ChangedFile {
             path: path.to_owned(),

@@ -465,6 +465,49 @@ mod tests {
     }
 
     #[test]
+    fn a_pass_says_after_what_it_came_and_an_autofix_runs_after_the_baseline_only() {
+        // (attempts before the pass, the reason)
+        for (attempts, reason) in [
+            (0, "the check already passes"),
+            (1, "the check passes after 1 fix attempt"),
+            (2, "the check passes after 2 fix attempts"),
+        ] {
+            let mut s = state(5);
+            for k in 0..attempts {
+                failed(&mut s, &format!("s{k}"), FailureClass::Fixable);
+                attempt(&mut s, true);
+            }
+            failed(&mut s, "", FailureClass::Pass);
+            assert_eq!(s.status, RepairStatus::Success);
+            assert_eq!(s.ending.as_ref().map(|e| e.reason.as_str()), Some(reason));
+        }
+        let with_autofix = |s: &mut RepairState| {
+            s.spec.autofix = Some(vec!["fmt".into()]);
+            failed(s, "a", FailureClass::Fixable);
+            assert_eq!(next_action(s, 0), Action::RunAutofix);
+            let record = AutofixRecord {
+                exit_code: 0,
+                timed_out: false,
+                duration_ms: 1,
+                files_changed: Vec::new(),
+                log: String::new(),
+            };
+            apply_event(s, &RepairEvent::AutofixFinished { record }, 0);
+        };
+        let mut s = state(5);
+        with_autofix(&mut s);
+        failed(&mut s, "a", FailureClass::Fixable);
+        assert_eq!(next_action(&s, 0), Action::Ask { attempt: 1 });
+        let mut s = state(5);
+        with_autofix(&mut s);
+        failed(&mut s, "", FailureClass::Pass);
+        assert_eq!(
+            s.ending.map(|e| e.reason),
+            Some("the check passes after the autofix".to_owned())
+        );
+    }
+
+    #[test]
     fn tick_requests_count_up_and_a_check_clears_them() {
         let mut s = state(5);
         for expected in 1..=3 {

@@ -193,6 +193,8 @@ mod tests {
             .output(&["init", "-q"])
             .unwrap();
         std::fs::write(root.join("nested/x"), "x").unwrap();
+        // A one-letter name: git's shortest line, `?? e`.
+        std::fs::write(root.join("e"), "e").unwrap();
         let snapshot = TreeSnapshot::take(root);
         let kinds: Vec<(&str, &str)> = snapshot
             .files
@@ -212,6 +214,7 @@ mod tests {
                 ("b.txt", "deleted"),
                 ("c.txt", "moved"),
                 ("d.txt", "content"),
+                ("e", "content"),
                 ("nested/", "unreadable"),
             ]
         );

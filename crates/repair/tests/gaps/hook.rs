@@ -278,3 +278,34 @@ fn an_api_error_ending_the_turn_is_noted_for_the_run_s_session_only() {
     );
     assert_eq!(repair_stop_failure(&run_dir, "s2"), StopAnswer::allow());
 }
+
+#[test]
+fn an_error_of_self_repair_in_the_hook_ends_the_run_and_writes_its_hand_off_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "exit 1", 60.0);
+    // A project template the feedback cannot be rendered with.
+    let templates = dir.path().join(".self-repair/templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    std::fs::write(templates.join("fix-feedback.md"), "{{no_such_part}}").unwrap();
+    let told = said(&stop(&project, "s1", &[]));
+    assert!(
+        told.contains("self-repair check: stopped on an error of self-repair itself: ")
+            && told.contains("Hand-off report: .self-repair/runs/check-h/handoff/report.md"),
+        "{told}"
+    );
+    assert_eq!(state_json(&project)["status"], "infra_failure");
+    let report = dir
+        .path()
+        .join(".self-repair/runs/check-h/handoff/report.md");
+    assert!(report.is_file());
+    // The next stop says how it ended; the hand-off is not written again.
+    std::fs::remove_file(&report).unwrap();
+    let ended = said(&stop(&project, "s1", &[]));
+    assert!(
+        ended.contains("infra_failure — self-repair could not go on: "),
+        "{ended}"
+    );
+    assert!(!report.exists());
+    assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
+}

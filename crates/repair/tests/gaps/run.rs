@@ -147,6 +147,26 @@ fn a_run_that_gives_up_leaves_the_logs_an_error_report_per_failing_run_and_the_r
         again.lines,
         ["ok (repair run, status quarantined, 2 checks, 1 attempts)"]
     );
+
+    // A journal whose last line records another status than its replay gives: not rebuilt.
+    let journal = run.join("journal.jsonl");
+    let lines = read(&journal);
+    let last = lines.trim_end().lines().count();
+    let (head, tail) = lines.trim_end().rsplit_once('\n').unwrap();
+    assert!(tail.contains("\"status\":\"quarantined\""), "{tail}");
+    let tail = tail.replace("\"status\":\"quarantined\"", "\"status\":\"escalated\"");
+    std::fs::write(&journal, format!("{head}\n{tail}\n")).unwrap();
+    std::fs::write(&state_path, "{ torn").unwrap();
+    let refused = doctor_repair_run(&run_dir);
+    assert!(!refused.healthy);
+    let said = refused.lines.last().cloned().unwrap_or_default();
+    assert!(
+        said.starts_with(&format!(
+            "replaying line {last} of {} gives status quarantined where the journal recorded escalated; the run cannot be rebuilt: start a new one with `self-repair check`",
+            journal.display()
+        )),
+        "{said}"
+    );
 }
 
 #[test]
