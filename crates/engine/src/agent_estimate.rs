@@ -181,12 +181,10 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
     // Blind second looks (security dismissals, low-confidence reals) go out in batches of
     // `verify_batch`: those waiting, and likely a share of the findings still to triage.
     let per_check = config.verify_batch.max(1);
-    if second_looks_waiting > 0 {
-        add(KindAgents::exact(
-            ItemKind::TriageBatch,
-            second_looks_waiting.div_ceil(per_check),
-        ));
-    }
+    add(KindAgents::exact(
+        ItemKind::TriageBatch,
+        second_looks_waiting.div_ceil(per_check),
+    ));
     if state.phase <= Phase::Triage && security_ahead > 0 {
         let share = likely::SECURITY_DISMISSED + likely::LOW_CONFIDENCE_REAL;
         let likely = (f64::from(security_ahead) * share).round() as u32;
@@ -470,5 +468,18 @@ mod tests {
         assert_eq!(of(&estimate, ItemKind::Verify), (0, 2));
         // At least its 2 spot checks (one batch), at most all 20 in batches of 8.
         assert_eq!(of(&estimate, ItemKind::TriageBatch), (1, 3));
+    }
+
+    #[test]
+    fn the_likely_figure_lies_its_share_of_the_way_from_the_least_to_the_most() {
+        for (min, max, share, expected) in [
+            (10, 110, 0.06, (10, 16, 110)),
+            (0, 10, 1.0, (0, 10, 10)),
+            (4, 4, 0.5, (4, 4, 4)),
+            (5, 3, 0.5, (5, 5, 5)),
+        ] {
+            let k = KindAgents::between(ItemKind::Verify, min, max, share);
+            assert_eq!((k.min, k.likely, k.max), expected, "{min} {max} {share}");
+        }
     }
 }

@@ -1031,3 +1031,27 @@ fn a_refusal_reported_for_an_item_no_longer_in_flight_changes_nothing() {
     assert_eq!(state.items[0], before.items[0]);
     assert_eq!(state.provider_refusals, 0);
 }
+
+#[test]
+fn a_stop_while_every_agent_still_runs_changes_nothing() {
+    let mut state = run(3);
+    let first = decide_stop(&mut state, &stop("s1", Some(&[])), NOW);
+    let items = ids(block(&first));
+    let running: Vec<&str> = items.iter().map(String::as_str).collect();
+    let mut launched = stop("s1", Some(&running));
+    launched.launched = items
+        .iter()
+        .map(|item| crate::AgentLaunch {
+            item: item.clone(),
+            model: Some("haiku".into()),
+            background: true,
+            ..crate::AgentLaunch::default()
+        })
+        .collect();
+    decide_stop(&mut state, &launched, NOW);
+    let before = state.clone();
+    let quiet = decide_stop(&mut state, &stop("s1", Some(&running)), NOW);
+    assert_eq!(quiet.decision, Decision::Allow { message: None });
+    assert!(!quiet.changed, "nothing to journal");
+    assert_eq!(state, before);
+}
