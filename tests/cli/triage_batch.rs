@@ -264,3 +264,110 @@ fn a_triage_task_lists_what_may_be_the_same_defect_so_duplicate_of_can_name_it()
         "{line}"
     );
 }
+
+/// Finalize reads every answer from the journal, not one file a finding (issue 45): what
+/// report.json says of each finding is what its result copy `items/t-….json` holds, with a
+/// re-route, a second look and a copy lost after its batch's journal line (the journal is the
+/// record: the answer is still there, where a read of the file alone found none).
+#[test]
+fn the_report_takes_each_answer_from_the_journal_as_its_copy_holds_it() {
+    let project = TestProject::new();
+    project
+        .write("app/mod.py", &source())
+        .write("app/other.py", "import re\n")
+        .write("findings.jsonl", &findings());
+    project
+        .cmd(&[
+            "start",
+            "findings.jsonl",
+            "--run-id",
+            "r-b",
+            "--until",
+            "triage",
+        ])
+        .run()
+        .success();
+    let out = project.stop("s1", &[]);
+    let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(launched(dispatch_reason(&answer).unwrap()).1, ["tb-00001"]);
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-b".into(),
+    };
+    let mut unsure = verdict("t-00002");
+    unsure["verdict"] = json!("unsure");
+    unsure["reroute"] = json!("security");
+    let mut third = verdict("t-00003");
+    third["reason"] = json!("the third import is dead code since the refactor");
+    let result = json!({"verdicts": [verdict("t-00001"), unsure, third, verdict("t-00004")]});
+    agent.submit("tb-00001", &result.to_string()).success();
+    let items = project.run_dir("r-b").join("items");
+    let copy = |id: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(items.join(format!("{id}.json"))).unwrap())
+            .unwrap()
+    };
+    let lost = copy("t-00003");
+    std::fs::remove_file(items.join("t-00003.json")).unwrap();
+    for (item, result) in [
+        (
+            "t-00002",
+            json!({"confidence": 0.9, "verdict": "false_positive", "root_cause": "plugins",
+                "reason": "imported for its side effect of registering plugins"}),
+        ),
+        (
+            "vf-00002",
+            json!({"confidence": 0.8, "verdict": "false_positive", "root_cause": "plugins",
+                "reason": "the import registers the plugins; nothing untrusted reaches it"}),
+        ),
+    ] {
+        let out = project.stop("s1", &[]);
+        let answer: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(launched(dispatch_reason(&answer).unwrap()).1, [item]);
+        agent.submit(item, &result.to_string()).success();
+    }
+    let out = project.stop("s1", &[]);
+    assert!(out.stdout.contains("complete"), "{}", out.stdout);
+    let report: Value =
+        serde_json::from_str(&project.read(".self-repair/runs/r-b/report.json")).unwrap();
+    let by_item = |id: &str| -> &Value {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["item"] == id)
+            .unwrap_or_else(|| panic!("no finding of {id}: {report}"))
+    };
+    for (id, expected) in [
+        ("t-00001", copy("t-00001")),
+        ("t-00003", lost),
+        ("t-00004", copy("t-00004")),
+    ] {
+        let finding = by_item(id);
+        for field in ["verdict", "root_cause", "reason"] {
+            assert_eq!(finding[field], expected[field], "{id} {field}: {finding}");
+        }
+    }
+    // The re-routed finding: its own answer first, the re-route kept aside, the second look's
+    // answer standing.
+    let rerouted = by_item("t-00002");
+    let own = copy("t-00002");
+    assert_eq!(
+        rerouted["verification"]["first"]["reason"], own["reason"],
+        "{rerouted}"
+    );
+    assert_eq!(
+        rerouted["rerouted_from"]["reroute"], "security",
+        "{rerouted}"
+    );
+    assert_eq!(rerouted["reason"], copy("vf-00002")["reason"], "{rerouted}");
+    let findings = project
+        .cmd(&["status", "--findings", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        findings[2]["reason"], "the third import is dead code since the refactor",
+        "{}",
+        findings[2]
+    );
+}

@@ -124,12 +124,12 @@ const ABOUT: &str = "self-repair known registry: one decided finding a line, sor
 
 /// One line of `known.json` as read.
 #[derive(Deserialize)]
-struct KnownLineIn {
-    fingerprint: String,
+pub(crate) struct KnownLineIn {
+    pub(crate) fingerprint: String,
     #[serde(flatten)]
-    entry: KnownEntry,
+    pub(crate) entry: KnownEntry,
     #[serde(default)]
-    decided_at: Option<String>,
+    pub(crate) decided_at: Option<String>,
 }
 
 /// One line of `known.json` as written: the fingerprint first, the decision time last.
@@ -195,7 +195,12 @@ impl KnownRegistry {
     }
 
     /// Adds an entry read from a file unless the one there was decided later.
-    fn keep_later(&mut self, fingerprint: String, entry: KnownEntry, decided_at: Option<String>) {
+    pub(crate) fn keep_later(
+        &mut self,
+        fingerprint: String,
+        entry: KnownEntry,
+        decided_at: Option<String>,
+    ) {
         if self.entries.contains_key(&fingerprint)
             && self.decided_at.get(&fingerprint) > decided_at.as_ref()
         {

@@ -6,6 +6,7 @@ mod classify_error;
 #[cfg(test)]
 mod classify_tests;
 mod known_baseline;
+mod known_proposals;
 mod known_prune;
 mod known_registry;
 mod measure;

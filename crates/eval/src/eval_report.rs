@@ -154,8 +154,10 @@ fn row(
 ) -> ScoreRow {
     let mut confusion = Confusion::default();
     let mut findings = 0;
-    let mut items: BTreeSet<&str> = BTreeSet::new();
-    let mut labelled_items: BTreeSet<&str> = BTreeSet::new();
+    // Each item once, in order: gathered, then sorted (a tree of 100,000 ids built one insert
+    // at a time was a fifth of `eval` on a large run).
+    let mut items: Vec<&str> = Vec::new();
+    let mut labelled_items: Vec<&str> = Vec::new();
     for i in members {
         let finding = &run.findings[i];
         findings += 1;
@@ -165,7 +167,11 @@ fn row(
             labelled_items.extend(finding.items.iter().map(String::as_str));
         }
     }
-    let spend_of = |ids: &BTreeSet<&str>| {
+    for ids in [&mut items, &mut labelled_items] {
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    let spend_of = |ids: &[&str]| {
         ids.iter()
             .filter_map(|id| run.items.get(*id))
             .fold(extra, |mut sum, s| {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use clap::Args;
-use self_repair_engine::{FindingRecord, Phase, PhaseIds, RunState, SurveyRecord};
+use self_repair_engine::{FindingRecord, Phase, PhaseIds, RunState, SurveyRecord, TriageResult};
 use self_repair_report::Verification;
 use self_repair_store::RunDir;
 use serde::Serialize;
@@ -248,6 +248,7 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
     let survey_of = self_repair_engine::survey_of(state);
     let mut settled = std::collections::HashMap::new();
     let chains = crate::run::finalize::verification_chains(dir, state, &mut settled);
+    let answers = crate::run::finalize::triage_answers(dir, state);
     Ok(findings
         .iter()
         .map(|record| {
@@ -259,7 +260,8 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 .item
                 .as_deref()
                 .and_then(|id| survey_of.get(id).copied());
-            let (decided_by, verdict, mut reason) = decision(dir, state, record, survey, &chains);
+            let (decided_by, verdict, mut reason) =
+                decision(state, record, survey, (&chains, &answers));
             // A finding waiting in a batch: the batch is what is out, not the finding's item.
             if decided_by == "pending"
                 && !reason.starts_with("answered")
@@ -311,11 +313,13 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
 /// Who decided a finding (`agent`, `survey`, `known`, a rule, or `pending`), its verdict, and
 /// why.
 fn decision(
-    dir: &RunDir,
     state: &RunState,
     record: &FindingRecord,
     survey: Option<&SurveyRecord>,
-    chains: &HashMap<String, Verification>,
+    (chains, answers): (
+        &HashMap<String, Verification>,
+        &HashMap<String, TriageResult>,
+    ),
 ) -> (String, Option<String>, String) {
     match (&record.predecided, &record.item) {
         (None, Some(id)) if survey.is_some() => (
@@ -338,10 +342,9 @@ fn decision(
             Some(item) if item.status == self_repair_engine::ItemStatus::Done => {
                 let reason = match chains.get(id.as_str()).and_then(|c| c.second.as_ref()) {
                     Some(second) => second.reason.clone(),
-                    None => dir
-                        .read_result(id, "json")
-                        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                        .and_then(|v| v["reason"].as_str().map(str::to_owned))
+                    None => answers
+                        .get(id.as_str())
+                        .map(|a| a.reason.clone())
                         .unwrap_or_default(),
                 };
                 (

@@ -35,7 +35,10 @@ pub fn hook_stop(env: &CommandEnv, stdin: &[u8]) -> StopAnswer {
     let stop = stop_input(env, &input, session);
     match RunHandle::open(dir) {
         RunHandle::Triage(dir) => {
-            let host = AppHost { project: &project };
+            let host = AppHost {
+                project: &project,
+                finalized: std::cell::RefCell::new(None),
+            };
             answer_stop(&TriageStop { host: &host }, &dir, &stop)
         }
         RunHandle::Repair(dir) => {
@@ -67,15 +70,23 @@ fn stop_input(env: &CommandEnv, input: &HookInput, session: String) -> StopInput
 /// What a triage run's stop needs of `app`: its finalize, and its closing line's next steps.
 struct AppHost<'a> {
     project: &'a Project,
+    /// The next steps this stop's finalize counted (the store files it had read), for its
+    /// closing line.
+    finalized: std::cell::RefCell<Option<self_repair_report::NextSteps>>,
 }
 
 impl TriageHost for AppHost<'_> {
     fn finalize(&self, dir: &RunDir, state: &mut RunState, now: u64) -> Result<(), String> {
-        crate::run::finalize::finalize_run(self.project.root(), dir, state, now)
-            .map_err(|e| e.to_string())
+        let steps = crate::run::finalize::finalize_run(self.project.root(), dir, state, now)
+            .map_err(|e| e.to_string())?;
+        self.finalized.replace(Some(steps));
+        Ok(())
     }
 
     fn closing_line(&self, dir: &RunDir, state: &RunState, line: &str) -> String {
-        crate::run::proposals::with_next_steps(dir, state, line)
+        match self.finalized.borrow().as_ref() {
+            Some(steps) if steps.run == state.run => crate::run::proposals::with_steps(steps, line),
+            _ => crate::run::proposals::with_next_steps(dir, state, line),
+        }
     }
 }

@@ -80,14 +80,29 @@ fn reopened_reason(label: &self_repair_audit::AuditLabel) -> String {
 /// reuses the dismissal; returns how many entries changed. Run after the registry learns a
 /// run's verdicts, so an audit stands over an agent's later answer.
 pub(crate) fn reopen_in_known(store_dir: &Path, now: u64) -> Result<usize, AppError> {
-    let labels = load_labels(store_dir)?;
-    let reopened = labels.reopened();
-    if reopened.is_empty() {
+    if load_labels(store_dir)?.reopened().is_empty() {
         return Ok(0);
     }
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
+    let changed = reopen_in(store_dir, &mut known, now)?;
+    if changed > 0 {
+        known
+            .save(store_dir)
+            .map_err(|e| AppError::Usage(e.to_string()))?;
+    }
+    Ok(changed)
+}
+
+/// [`reopen_in_known`] on a registry already loaded (finalize's, which it saves once); returns
+/// how many entries changed.
+pub(crate) fn reopen_in(
+    store_dir: &Path,
+    known: &mut KnownRegistry,
+    now: u64,
+) -> Result<usize, AppError> {
+    let labels = load_labels(store_dir)?;
     let mut changed = 0;
-    for (fingerprint, label) in reopened {
+    for (fingerprint, label) in labels.reopened() {
         let entry = KnownEntry {
             fixed: known.get(fingerprint).and_then(|e| e.fixed.clone()),
             ..KnownEntry::without_agent(
@@ -98,11 +113,6 @@ pub(crate) fn reopen_in_known(store_dir: &Path, now: u64) -> Result<usize, AppEr
             )
         };
         changed += usize::from(known.insert_at(fingerprint.to_owned(), entry, now));
-    }
-    if changed > 0 {
-        known
-            .save(store_dir)
-            .map_err(|e| AppError::Usage(e.to_string()))?;
     }
     Ok(changed)
 }

@@ -29,11 +29,12 @@ pub fn run_outcome(inputs: &OutcomeInputs<'_>, corpus: String, model: ModelSourc
         findings,
     } = inputs;
     let batch_of = self_repair_engine::batch_of(state);
+    let items = Items::of(state);
     let results = report
         .findings
         .iter()
         .zip(findings.iter())
-        .map(|(outcome, record)| finding_result(state, &batch_of, outcome, record))
+        .map(|(outcome, record)| finding_result(&items, &batch_of, outcome, record))
         .collect();
     let (items, overhead) = item_spend(state, report);
     RunOutcome {
@@ -105,6 +106,58 @@ fn ran_other_model(journal: &str, records: &[self_repair_cost::CostRecord]) -> u
     other
 }
 
+/// The run's items by id, for a lookup a finding: a triage item by its number (as the state
+/// finds it), any other (a batch, a survey, a second look) in a table made once instead of a
+/// walk through the items each time.
+struct Items<'a> {
+    state: &'a RunState,
+    others: HashMap<&'a str, &'a self_repair_engine::WorkItem>,
+}
+
+impl<'a> Items<'a> {
+    fn of(state: &'a RunState) -> Items<'a> {
+        let triage = (state.triage_items as usize).min(state.items.len());
+        let mut others = HashMap::new();
+        for item in &state.items[triage..] {
+            // The first of an id, as the state's own lookup finds it.
+            others.entry(item.id.as_str()).or_insert(item);
+        }
+        Items { state, others }
+    }
+
+    fn item(&self, id: &str) -> Option<&'a self_repair_engine::WorkItem> {
+        if id.starts_with("t-") {
+            return self.state.item(id);
+        }
+        self.others.get(id).copied()
+    }
+}
+
+/// A journal line's event name, its other fields skipped unread.
+#[derive(serde::Deserialize)]
+struct EventName {
+    #[serde(default)]
+    event: Option<serde_json::Value>,
+}
+
+impl EventName {
+    /// A line's event, and the line whole when it is a stop or a dispatch (`Null` for any
+    /// other): the batch results of `submitted` lines are most of a large run's journal, and
+    /// only their event counts here. `None` when the line does not read.
+    fn read(line: &str) -> Option<(EventName, serde_json::Value)> {
+        let head = serde_json::from_str::<EventName>(line).ok()?;
+        let entry = match head.name() {
+            Some("stop" | "dispatched") => serde_json::from_str(line).ok()?,
+            _ => serde_json::Value::Null,
+        };
+        Some((head, entry))
+    }
+
+    fn name(&self) -> Option<&str> {
+        self.event.as_ref().and_then(serde_json::Value::as_str)
+    }
+}
+
 /// [`protocol_of`] on the journal's text; `foreground`: the run asked for foreground launches.
 fn protocol_from_journal(text: &str, foreground: bool) -> Protocol {
     let mut protocol = Protocol::default();
@@ -114,7 +167,7 @@ fn protocol_from_journal(text: &str, foreground: bool) -> Protocol {
     // the same turn again (after the finalize) shows them twice, which is no second launch.
     let mut last_read: Vec<(String, Option<String>, bool)> = Vec::new();
     for line in text.lines() {
-        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+        let Some((head, entry)) = EventName::read(line) else {
             continue;
         };
         let launches = |key: &str| -> Vec<(String, Option<String>, bool)> {
@@ -139,7 +192,7 @@ fn protocol_from_journal(text: &str, foreground: bool) -> Protocol {
                 .count();
             u32::try_from(count).unwrap_or(u32::MAX)
         };
-        match entry.get("event").and_then(serde_json::Value::as_str) {
+        match head.name() {
             Some("submitted" | "shown") => moved = true,
             Some("stop") => {
                 protocol.stops += 1;
@@ -188,7 +241,7 @@ fn protocol_from_journal(text: &str, foreground: bool) -> Protocol {
 
 /// One finding: how it ended, by which route and tier, and the items that worked on it.
 fn finding_result(
-    state: &RunState,
+    state: &Items<'_>,
     batch_of: &HashMap<String, String>,
     outcome: &FindingOutcome,
     record: &FindingRecord,

@@ -12,11 +12,13 @@ use self_repair_engine::{
     TriageResult, Verdict,
 };
 use self_repair_report::{
-    AnalyzerFixTask, Backlog, RunComparison, RunFindings, RunReport, SincePrevious, TaskToWrite,
+    AnalyzerFixTask, Backlog, NextSteps, RunComparison, RunFindings, RunReport, SincePrevious,
+    TaskToWrite,
 };
 use self_repair_store::{Project, RunDir, write_atomic, write_atomic_with};
 
 use crate::app_error::AppError;
+use crate::run::proposals::{RunProposals, run_proposals};
 use crate::run::run_history::{is_share, previous_run, triage_runs};
 pub use crate::run::settled_answers::read_findings;
 pub(crate) use crate::run::settled_answers::{triage_answers, verification_chains};
@@ -24,20 +26,22 @@ pub(crate) use crate::run::settled_answers::{triage_answers, verification_chains
 /// Most findings listed in a task's description; the rest are counted.
 const LISTED_FINDINGS: usize = 20;
 
-/// Writes tasks, records `Finalized` in the journal and the state, writes the reports.
+/// Writes tasks, records `Finalized` in the journal and the state, writes the reports; returns
+/// the run's next steps (for the closing line). `known.json` is read once, for the merge of the
+/// run's verdicts, the report's proposals and the next steps alike.
 pub fn finalize_run(
     root: &Path,
     dir: &RunDir,
     state: &mut RunState,
     now: u64,
-) -> Result<(), AppError> {
+) -> Result<NextSteps, AppError> {
     let findings = read_findings(dir)?;
     let tasks = tasks_to_write(dir, state, &findings)?;
     let records = Backlog::new(root).write(&tasks, now)?;
     let store_dir = root.join(self_repair_store::STORE_DIR);
     // Every answer read once, for known.json and the report alike.
     let answers = triage_answers(dir, state);
-    learn(root, &store_dir, dir, state, (&findings, &answers), now)?;
+    let proposals = learn(root, &store_dir, dir, state, (&findings, &answers), now)?;
     dir.record(
         state,
         &[JournalEntry {
@@ -45,7 +49,9 @@ pub fn finalize_run(
             event: Event::Finalized { tasks: records },
         }],
     )?;
-    write_reports_with(root, dir, state, &findings, answers)
+    let steps = crate::run::proposals::next_steps_of(state, &proposals);
+    write_reports_with(root, dir, state, &findings, (answers, proposals))?;
+    Ok(steps)
 }
 
 /// The tasks of the planned groups whose plan is finished (written by their task writer, or by
@@ -187,19 +193,27 @@ pub fn write_reports(
     state: &RunState,
     findings: &[FindingRecord],
 ) -> Result<(), AppError> {
-    write_reports_with(root, dir, state, findings, triage_answers(dir, state))
+    let proposals = run_proposals(dir, &state.run);
+    write_reports_with(
+        root,
+        dir,
+        state,
+        findings,
+        (triage_answers(dir, state), proposals),
+    )
 }
 
-/// [`write_reports`] from the triage answers already read ([`triage_answers`]). `report.json`
-/// is streamed to its file (28 MB at 50,000 findings), not built in memory first.
+/// [`write_reports`] from the triage answers ([`triage_answers`]) and the run's proposals
+/// already read. `report.json` is streamed to its file (28 MB at 50,000 findings), not built in
+/// memory first.
 fn write_reports_with(
     root: &Path,
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
-    answers: HashMap<String, TriageResult>,
+    (answers, proposals): (HashMap<String, TriageResult>, RunProposals),
 ) -> Result<(), AppError> {
-    let mut report = build_report_as_decided(dir, state, findings, answers)
+    let mut report = report_of(dir, state, findings, answers, proposals)
         .with_since_previous(since_previous(root, state, findings));
     crate::run::audit_store::reopen_in_report(dir, &mut report);
     write_atomic_with(&dir.path().join("report.json"), |out| {
@@ -228,7 +242,18 @@ pub(crate) fn build_report_as_decided(
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
+    triage: HashMap<String, TriageResult>,
+) -> RunReport {
+    report_of(dir, state, findings, triage, run_proposals(dir, &state.run))
+}
+
+/// [`build_report_as_decided`] with the run's proposals already read.
+fn report_of(
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
     mut triage: HashMap<String, TriageResult>,
+    proposals: RunProposals,
 ) -> RunReport {
     let mut rerouted = HashMap::new();
     for item in state.items[..state.triage_items as usize]
@@ -250,8 +275,7 @@ pub(crate) fn build_report_as_decided(
         .with_rerouted_answers(&rerouted)
         .with_verifications(&chains)
         .with_spend(crate::run::cost::run_cost(dir, state));
-    let (rule_proposals, known_proposals) = crate::run::proposals::run_proposals(dir, &state.run);
-    report = report.with_proposals(rule_proposals, known_proposals);
+    report = report.with_proposals(proposals.rules, proposals.known);
     if state.phase != self_repair_engine::Phase::Complete {
         // `finalize --partial`: the run goes on; say so instead of "complete".
         let triage = state.counts(self_repair_engine::Phase::Triage);
@@ -299,7 +323,8 @@ fn since_previous(
 
 /// What a finalized run teaches the next one: agent verdicts go to `known.json`, and the rule
 /// reviewer's proposals are measured against those verdicts and stored in `rules.json` as
-/// `proposed` (they apply once a user accepts them).
+/// `proposed` (they apply once a user accepts them). Returns the run's proposals as the store
+/// now holds them.
 fn learn(
     root: &Path,
     store_dir: &Path,
@@ -307,17 +332,20 @@ fn learn(
     state: &RunState,
     (findings, answers): (&[FindingRecord], &HashMap<String, TriageResult>),
     now: u64,
-) -> Result<(), AppError> {
+) -> Result<RunProposals, AppError> {
     // Shares of `drive --partitions` finalize at once in one project.
     let _registry = self_repair_store::lock_registry(store_dir)?;
     let decided = crate::run::kept_verdicts::settled_triage(state, findings);
-    remember_verdicts(root, store_dir, dir, state, (findings, answers), now)?;
-    crate::run::audit_store::reopen_in_known(store_dir, now)?;
-    propose_rules(store_dir, dir, state, &decided)
+    let known = remember_verdicts(root, store_dir, dir, state, (findings, answers), now)?;
+    propose_rules(store_dir, dir, state, &decided)?;
+    Ok(crate::run::proposals::run_proposals_in(
+        store_dir, &known, &state.run,
+    ))
 }
 
 /// Agent verdicts into `known.json` (`crate::run::kept_verdicts`: a dismissal on the security
-/// route, or one two agents disputed, goes in as a proposal a person accepts).
+/// route, or one two agents disputed, goes in as a proposal a person accepts), then a person's
+/// audit over them (`crate::run::audit_store::reopen_in`); returns the registry as saved.
 fn remember_verdicts(
     root: &Path,
     store_dir: &Path,
@@ -325,17 +353,18 @@ fn remember_verdicts(
     state: &RunState,
     (findings, answers): (&[FindingRecord], &HashMap<String, TriageResult>),
     now: u64,
-) -> Result<(), AppError> {
+) -> Result<KnownRegistry, AppError> {
     let entries = crate::run::kept_verdicts::decided_entries(root, dir, state, findings, answers);
     let mut known = KnownRegistry::load(store_dir).map_err(|e| AppError::Usage(e.to_string()))?;
-    let changed =
+    let mut changed =
         crate::run::kept_verdicts::put_entries(&mut known, entries, state.created_at, now, true);
+    changed += crate::run::audit_store::reopen_in(store_dir, &mut known, now)?;
     if changed > 0 {
         known
             .save(store_dir)
             .map_err(|e| AppError::Usage(e.to_string()))?;
     }
-    Ok(())
+    Ok(known)
 }
 
 /// The rule reviewer's proposals, measured against this run's agent verdicts, into
@@ -449,11 +478,10 @@ pub fn finalize_now(project: &Project, dir: &RunDir, now: u64) -> Result<String,
     self_repair_engine::settle(&mut state);
     match state.phase {
         self_repair_engine::Phase::Finalize => {
-            finalize_run(project.root(), dir, &mut state, now)?;
+            let steps = finalize_run(project.root(), dir, &mut state, now)?;
             dir.save_state(&state, items_before)?;
-            Ok(crate::run::proposals::with_next_steps(
-                dir,
-                &state,
+            Ok(crate::run::proposals::with_steps(
+                &steps,
                 &self_repair_engine::summary(&state),
             ))
         }

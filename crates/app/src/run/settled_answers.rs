@@ -21,17 +21,10 @@ pub fn read_findings(dir: &RunDir) -> Result<Vec<FindingRecord>, AppError> {
 }
 
 /// The recorded result of every answered (`done`) triage item, by item id: what a report and
-/// the run's `known.json` entries are made from. Finalize reads them once for both.
+/// the run's `known.json` entries are made from. Finalize reads them once for both, in one read
+/// of the journal (`crate::run::journal_answers`), not one file a finding.
 pub(crate) fn triage_answers(dir: &RunDir, state: &RunState) -> HashMap<String, TriageResult> {
-    let triage = &state.items[..(state.triage_items as usize).min(state.items.len())];
-    triage
-        .iter()
-        .filter(|i| i.status == ItemStatus::Done)
-        .filter_map(|item| {
-            let text = dir.read_result(&item.id, "json")?;
-            Some((item.id.to_string(), serde_json::from_str(&text).ok()?))
-        })
-        .collect()
+    crate::run::journal_answers::recorded_triage_answers(dir, state)
 }
 
 /// Each verified finding's chain (by triage item), and its entry in `triage` made the answer
