@@ -123,6 +123,12 @@ fn a_run_that_gives_up_leaves_the_logs_an_error_report_per_failing_run_and_the_r
     assert_eq!(metadata["run"], "check-t");
     assert_eq!(metadata["status"], "quarantined");
     assert_eq!(metadata["checks"].as_array().map(Vec::len), Some(2));
+    assert!(
+        metadata["checks"][0]["signature"]
+            .as_str()
+            .is_some_and(|s| s.len() >= 8),
+        "{metadata}"
+    );
     assert!(!run.join("summary.md").exists());
 
     // A damaged state.json is rebuilt from the initial state and the journal.
@@ -182,6 +188,8 @@ fn a_run_whose_check_passes_writes_its_summary_and_no_hand_off() {
     );
     let run = dir.path().join(".self-repair/runs/check-t");
     assert!(read(&run.join("summary.md")).starts_with("# self-repair check: success\n"));
+    let state: serde_json::Value = serde_json::from_str(&read(&run.join("state.json"))).unwrap();
+    assert_eq!(state["checks"][0]["signature"], "");
     assert!(!run.join("handoff").exists());
 }
 
@@ -255,5 +263,79 @@ fn a_named_check_comes_from_the_project_s_checks_or_the_command_given() {
             "no check `lint` in {}: add `checks.lint` there, or give the command after `--`",
             dir.path().join(".self-repair/config.json").display()
         )
+    );
+}
+
+#[test]
+fn the_autofix_runs_after_a_failing_baseline_and_its_changes_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    let request = CheckRequest {
+        run_id: Some("check-t".into()),
+        command: vec!["test".into(), "-f".into(), "fixed.txt".into()],
+        autofix: Some(vec!["sh".into(), "-c".into(), "echo x > fixed.txt".into()]),
+        ..CheckRequest::default()
+    };
+    let reply = start_check(
+        &project,
+        &env(1_800_000_000),
+        &request,
+        &settings(dir.path()),
+    )
+    .unwrap();
+    assert!(
+        reply
+            .text
+            .contains(": success, the check passes after the autofix (run check-t;"),
+        "{}",
+        reply.text
+    );
+    let state: serde_json::Value = serde_json::from_str(&read(
+        &dir.path().join(".self-repair/runs/check-t/state.json"),
+    ))
+    .unwrap();
+    assert_eq!(
+        state["autofix"]["files_changed"],
+        serde_json::json!(["fixed.txt"])
+    );
+    assert_eq!(state["autofix"]["log"], "attempts/0.autofix.log");
+}
+
+#[test]
+fn a_check_that_runs_out_its_own_timeout_is_a_result_not_an_overrun() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    let mut checks = settings(dir.path());
+    checks.checks.insert(
+        "slow".into(),
+        CheckConfig {
+            command: vec!["sleep".into(), "30".into()],
+            timeout: Some(0.1),
+            transient_retries: Some(0),
+            ..CheckConfig::default()
+        },
+    );
+    let request = CheckRequest {
+        name: Some("slow".into()),
+        run_id: Some("check-t".into()),
+        ..CheckRequest::default()
+    };
+    let reply = start_check(&project, &env(1_800_000_000), &request, &checks).unwrap();
+    assert!(
+        reply.text.contains("next: fix attempt 1 of "),
+        "{}",
+        reply.text
+    );
+    let state: serde_json::Value = serde_json::from_str(&read(
+        &dir.path().join(".self-repair/runs/check-t/state.json"),
+    ))
+    .unwrap();
+    assert_eq!(state["checks"][0]["timed_out"], true);
+    assert_eq!(state["checks"][0]["exit_code"], 124);
+    assert!(
+        state
+            .get("hook_overrun_ms")
+            .is_none_or(serde_json::Value::is_null),
+        "{state}"
     );
 }
