@@ -170,4 +170,30 @@ mod tests {
         }
         Ok(())
     }
+
+    #[test]
+    fn a_fix_keeps_its_edits_up_to_16_kib_of_lines_and_replacements()
+    -> Result<(), crate::IngestError> {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let options = crate::IngestOptions::new("ruff.json", root.path()).with_fix_edits();
+        // (the length of the one line the fix's edit touches, edits kept)
+        for (length, kept) in [
+            (2_000, 1),
+            (MAX_FIX_EDIT_BYTES - 1, 1),
+            (MAX_FIX_EDIT_BYTES, 0),
+        ] {
+            let line = format!("x = '{}'\n", "y".repeat(length - 7));
+            assert_eq!(line.len(), length);
+            std::fs::write(root.path().join("a.py"), &line).unwrap_or_else(|e| panic!("{e}"));
+            // The edit inserts one `#`: the line plus the replacement is `length + 1` bytes.
+            let parsed = crate::parse(&ruff_fix_of(1), crate::Format::Ruff, &options)?;
+            let edits: Vec<usize> = parsed.findings[0]
+                .fix
+                .iter()
+                .map(|f| f.edits.len())
+                .collect();
+            assert_eq!(edits, [kept], "a line of {length} bytes");
+        }
+        Ok(())
+    }
 }

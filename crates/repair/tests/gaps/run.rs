@@ -6,7 +6,7 @@ use std::path::Path;
 
 use self_repair_repair::{
     CheckConfig, CheckRequest, ProjectChecks, RepairEnv, RepairReply, cancel_repair,
-    doctor_repair_run, start_check, tick,
+    doctor_repair_run, repair_status, start_check, tick,
 };
 use self_repair_store::Project;
 
@@ -337,5 +337,25 @@ fn a_check_that_runs_out_its_own_timeout_is_a_result_not_an_overrun() {
             .get("hook_overrun_ms")
             .is_none_or(serde_json::Value::is_null),
         "{state}"
+    );
+}
+
+#[test]
+fn a_state_written_by_a_newer_layout_is_not_read_as_this_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "exit 1");
+    let run_dir = project.run_or_active(None).unwrap();
+    assert!(repair_status(&run_dir).is_ok());
+    let path = dir.path().join(".self-repair/runs/check-t/state.json");
+    let text = read(&path).replacen("\"schema_version\": 1", "\"schema_version\": 2", 1);
+    assert!(text.contains("\"schema_version\": 2"), "{text}");
+    std::fs::write(&path, text).unwrap();
+    let e = repair_status(&run_dir).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "has schema_version 2, this self-repair reads 1; use a matching self-repair version"
+        ),
+        "{e}"
     );
 }
