@@ -134,10 +134,15 @@ mod tests {
     /// Ruff's output for one finding in `a.py` whose safe fix inserts `#` at the start of each
     /// of its first `count` lines.
     fn ruff_fix_of(count: usize) -> String {
+        ruff_fix_inserting(count, "#")
+    }
+
+    /// The same, inserting `content` (JSON-safe) at the start of each line.
+    fn ruff_fix_inserting(count: usize, content: &str) -> String {
         let edits: Vec<String> = (1..=count)
             .map(|row| {
                 format!(
-                    r##"{{"content":"#","location":{{"row":{row},"column":1}},"end_location":{{"row":{row},"column":1}}}}"##
+                    r#"{{"content":"{content}","location":{{"row":{row},"column":1}},"end_location":{{"row":{row},"column":1}}}}"#
                 )
             })
             .collect();
@@ -193,6 +198,19 @@ mod tests {
                 .map(|f| f.edits.len())
                 .collect();
             assert_eq!(edits, [kept], "a line of {length} bytes");
+        }
+        // The replacement counts too: 10,000 bytes of line and as many inserted.
+        std::fs::write(root.path().join("a.py"), "x".repeat(9_999) + "\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        for (inserted, kept) in [(6_000, 1), (10_000, 0)] {
+            let output = ruff_fix_inserting(1, &"#".repeat(inserted));
+            let parsed = crate::parse(&output, crate::Format::Ruff, &options)?;
+            let edits: Vec<usize> = parsed.findings[0]
+                .fix
+                .iter()
+                .map(|f| f.edits.len())
+                .collect();
+            assert_eq!(edits, [kept], "{inserted} bytes inserted");
         }
         Ok(())
     }
