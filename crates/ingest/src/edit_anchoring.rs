@@ -134,10 +134,15 @@ mod tests {
     /// Ruff's output for one finding in `a.py` whose safe fix inserts `#` at the start of each
     /// of its first `count` lines.
     fn ruff_fix_of(count: usize) -> String {
+        ruff_fix_inserting(count, "#")
+    }
+
+    /// The same, inserting `content` (JSON-safe) at the start of each line.
+    fn ruff_fix_inserting(count: usize, content: &str) -> String {
         let edits: Vec<String> = (1..=count)
             .map(|row| {
                 format!(
-                    r##"{{"content":"#","location":{{"row":{row},"column":1}},"end_location":{{"row":{row},"column":1}}}}"##
+                    r#"{{"content":"{content}","location":{{"row":{row},"column":1}},"end_location":{{"row":{row},"column":1}}}}"#
                 )
             })
             .collect();
@@ -167,6 +172,45 @@ mod tests {
                 .map(|f| f.edits.len())
                 .collect();
             assert_eq!(edits, [kept], "{reported} edits");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_fix_keeps_its_edits_up_to_16_kib_of_lines_and_replacements()
+    -> Result<(), crate::IngestError> {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let options = crate::IngestOptions::new("ruff.json", root.path()).with_fix_edits();
+        // (the length of the one line the fix's edit touches, edits kept)
+        for (length, kept) in [
+            (2_000, 1),
+            (MAX_FIX_EDIT_BYTES - 1, 1),
+            (MAX_FIX_EDIT_BYTES, 0),
+        ] {
+            let line = format!("x = '{}'\n", "y".repeat(length - 7));
+            assert_eq!(line.len(), length);
+            std::fs::write(root.path().join("a.py"), &line).unwrap_or_else(|e| panic!("{e}"));
+            // The edit inserts one `#`: the line plus the replacement is `length + 1` bytes.
+            let parsed = crate::parse(&ruff_fix_of(1), crate::Format::Ruff, &options)?;
+            let edits: Vec<usize> = parsed.findings[0]
+                .fix
+                .iter()
+                .map(|f| f.edits.len())
+                .collect();
+            assert_eq!(edits, [kept], "a line of {length} bytes");
+        }
+        // The replacement counts too: 10,000 bytes of line and as many inserted.
+        std::fs::write(root.path().join("a.py"), "x".repeat(9_999) + "\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        for (inserted, kept) in [(6_000, 1), (10_000, 0)] {
+            let output = ruff_fix_inserting(1, &"#".repeat(inserted));
+            let parsed = crate::parse(&output, crate::Format::Ruff, &options)?;
+            let edits: Vec<usize> = parsed.findings[0]
+                .fix
+                .iter()
+                .map(|f| f.edits.len())
+                .collect();
+            assert_eq!(edits, [kept], "{inserted} bytes inserted");
         }
         Ok(())
     }

@@ -309,3 +309,27 @@ fn an_error_of_self_repair_in_the_hook_ends_the_run_and_writes_its_hand_off_once
     assert!(!report.exists());
     assert_eq!(stop(&project, "s1", &[]), StopAnswer::allow());
 }
+
+#[test]
+fn a_check_stopped_at_the_hook_s_budget_is_no_result_and_goes_to_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    // Quick at the baseline, so the recheck is tried in the hook; then longer than its budget.
+    start(
+        &project,
+        "if [ -f slow ]; then sleep 30; fi; echo 'E boom'; exit 1",
+        3.0,
+    );
+    assert!(said(&stop(&project, "s1", &[])).contains("This is the first attempt."));
+    std::fs::write(dir.path().join("slow"), "").unwrap();
+    let asked = said(&stop(&project, "s1", &[]));
+    assert!(
+        asked.contains(
+            " in this hook and was stopped, longer than this hook may run. Run `self-repair tick`"
+        ),
+        "{asked}"
+    );
+    let state = state_json(&project);
+    assert_eq!(state["checks"].as_array().map(Vec::len), Some(1), "{state}");
+    assert!(state["hook_overrun_ms"].as_u64().is_some(), "{state}");
+}

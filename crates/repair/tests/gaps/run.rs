@@ -6,7 +6,7 @@ use std::path::Path;
 
 use self_repair_repair::{
     CheckConfig, CheckRequest, ProjectChecks, RepairEnv, RepairReply, cancel_repair,
-    doctor_repair_run, start_check, tick,
+    doctor_repair_run, repair_status, start_check, tick,
 };
 use self_repair_store::Project;
 
@@ -123,6 +123,12 @@ fn a_run_that_gives_up_leaves_the_logs_an_error_report_per_failing_run_and_the_r
     assert_eq!(metadata["run"], "check-t");
     assert_eq!(metadata["status"], "quarantined");
     assert_eq!(metadata["checks"].as_array().map(Vec::len), Some(2));
+    assert!(
+        metadata["checks"][0]["signature"]
+            .as_str()
+            .is_some_and(|s| s.len() >= 8),
+        "{metadata}"
+    );
     assert!(!run.join("summary.md").exists());
 
     // A damaged state.json is rebuilt from the initial state and the journal.
@@ -182,6 +188,8 @@ fn a_run_whose_check_passes_writes_its_summary_and_no_hand_off() {
     );
     let run = dir.path().join(".self-repair/runs/check-t");
     assert!(read(&run.join("summary.md")).starts_with("# self-repair check: success\n"));
+    let state: serde_json::Value = serde_json::from_str(&read(&run.join("state.json"))).unwrap();
+    assert_eq!(state["checks"][0]["signature"], "");
     assert!(!run.join("handoff").exists());
 }
 
@@ -255,5 +263,99 @@ fn a_named_check_comes_from_the_project_s_checks_or_the_command_given() {
             "no check `lint` in {}: add `checks.lint` there, or give the command after `--`",
             dir.path().join(".self-repair/config.json").display()
         )
+    );
+}
+
+#[test]
+fn the_autofix_runs_after_a_failing_baseline_and_its_changes_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    let request = CheckRequest {
+        run_id: Some("check-t".into()),
+        command: vec!["test".into(), "-f".into(), "fixed.txt".into()],
+        autofix: Some(vec!["sh".into(), "-c".into(), "echo x > fixed.txt".into()]),
+        ..CheckRequest::default()
+    };
+    let reply = start_check(
+        &project,
+        &env(1_800_000_000),
+        &request,
+        &settings(dir.path()),
+    )
+    .unwrap();
+    assert!(
+        reply
+            .text
+            .contains(": success, the check passes after the autofix (run check-t;"),
+        "{}",
+        reply.text
+    );
+    let state: serde_json::Value = serde_json::from_str(&read(
+        &dir.path().join(".self-repair/runs/check-t/state.json"),
+    ))
+    .unwrap();
+    assert_eq!(
+        state["autofix"]["files_changed"],
+        serde_json::json!(["fixed.txt"])
+    );
+    assert_eq!(state["autofix"]["log"], "attempts/0.autofix.log");
+}
+
+#[test]
+fn a_check_that_runs_out_its_own_timeout_is_a_result_not_an_overrun() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    let mut checks = settings(dir.path());
+    checks.checks.insert(
+        "slow".into(),
+        CheckConfig {
+            command: vec!["sleep".into(), "30".into()],
+            timeout: Some(0.1),
+            transient_retries: Some(0),
+            ..CheckConfig::default()
+        },
+    );
+    let request = CheckRequest {
+        name: Some("slow".into()),
+        run_id: Some("check-t".into()),
+        ..CheckRequest::default()
+    };
+    let reply = start_check(&project, &env(1_800_000_000), &request, &checks).unwrap();
+    assert!(
+        reply.text.contains("next: fix attempt 1 of "),
+        "{}",
+        reply.text
+    );
+    let state: serde_json::Value = serde_json::from_str(&read(
+        &dir.path().join(".self-repair/runs/check-t/state.json"),
+    ))
+    .unwrap();
+    assert_eq!(state["checks"][0]["timed_out"], true);
+    assert_eq!(state["checks"][0]["exit_code"], 124);
+    assert!(
+        state
+            .get("hook_overrun_ms")
+            .is_none_or(serde_json::Value::is_null),
+        "{state}"
+    );
+}
+
+#[test]
+fn a_state_written_by_a_newer_layout_is_not_read_as_this_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::at(dir.path().to_path_buf());
+    start(&project, "exit 1");
+    let run_dir = project.run_or_active(None).unwrap();
+    assert!(repair_status(&run_dir).is_ok());
+    let path = dir.path().join(".self-repair/runs/check-t/state.json");
+    let text = read(&path).replacen("\"schema_version\": 1", "\"schema_version\": 2", 1);
+    assert!(text.contains("\"schema_version\": 2"), "{text}");
+    std::fs::write(&path, text).unwrap();
+    let e = repair_status(&run_dir).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "has schema_version 2, this self-repair reads 1; use a matching self-repair version"
+        ),
+        "{e}"
     );
 }
