@@ -1055,3 +1055,20 @@ fn a_stop_while_every_agent_still_runs_changes_nothing() {
     assert!(!quiet.changed, "nothing to journal");
     assert_eq!(state, before);
 }
+
+#[test]
+fn the_summary_counts_only_the_findings_answered_real_as_real() {
+    let mut state = run(3);
+    submit(&mut state, "t-00001", real("unused import"));
+    submit(
+        &mut state,
+        "t-00002",
+        json!({"confidence": 0.9, "verdict": "false_positive", "root_cause": "a plugin hook",
+            "reason": "the import registers a plugin when the module loads"}),
+    );
+    let text = summary(&state);
+    assert!(
+        text.contains(": 3 findings (2 triaged by agents, 1 real) in "),
+        "{text}"
+    );
+}
