@@ -235,6 +235,10 @@ pub struct RunState {
     /// A run `merge` made: the partitions it combined, by share; absent for any other run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<crate::MergedShare>,
+    /// What the fold learned about the live batches while this process ran; never written,
+    /// never compared ([`crate::triage_batch::BatchWitnesses`]).
+    #[serde(skip)]
+    pub(crate) witnesses: crate::triage_batch::BatchWitnesses,
 }
 
 impl RunState {
@@ -338,6 +342,7 @@ impl RunState {
             journal_offset: 0,
             items,
             merged_from: Vec::new(),
+            witnesses: crate::triage_batch::BatchWitnesses::default(),
         }
     }
 
