@@ -7,6 +7,10 @@
 //! `RUN_DIR` is a run folder (`.self-repair/runs/<id>`) as the stop to price found it, e.g. the
 //! mid-run snapshot `scripts/bench/scale_run.py` keeps. It is copied to a temporary folder
 //! before each run, so it is never changed.
+//!
+//! `wave_stop RUN_DIR --resave` instead rewrites `RUN_DIR/state.json` in place in this build's
+//! layout, folding nothing (the journal offset stays): a snapshot taken by an older build then
+//! prices the stops of a run this build wrote from the start.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -33,8 +37,19 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
 
 fn main() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1);
-    let source = PathBuf::from(args.next().ok_or("usage: wave_stop RUN_DIR [RUNS]")?);
-    let runs: usize = args.next().map_or(Ok(9), |a| a.parse())?;
+    let source = PathBuf::from(
+        args.next()
+            .ok_or("usage: wave_stop RUN_DIR [RUNS | --resave]")?,
+    );
+    let runs = args.next();
+    if runs.as_deref() == Some("--resave") {
+        let dir = RunDir::at(source);
+        let _lock = dir.lock()?;
+        let state = dir.load_state()?;
+        dir.save_state(&state, state.items.len())?;
+        return Ok(());
+    }
+    let runs: usize = runs.map_or(Ok(9), |a| a.parse())?;
     let session = std::env::var("WAVE_SESSION").unwrap_or_else(|_| "s1".to_owned());
     let now: u64 = 1_763_800_000;
     let names = ["load", "fold", "decide", "journal", "save", "total"];

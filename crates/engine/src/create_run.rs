@@ -82,7 +82,7 @@ impl TriageIds {
 }
 
 /// Appends `t-` and `n` with at least five digits.
-fn push_triage_id(text: &mut Vec<u8>, n: usize) {
+pub(crate) fn push_triage_id(text: &mut Vec<u8>, n: usize) {
     let mut digits = [b'0'; 20];
     let mut at = digits.len();
     let mut rest = n;

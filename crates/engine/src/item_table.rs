@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::batch_table::BatchColumns;
 use crate::create_run::TriageIds;
 use crate::item::{is_false, is_zero, is_zero_u8, is_zero_u64};
 use crate::{ItemExtra, ItemKind, ItemStatus, Tier, Verdict, WorkItem};
@@ -79,6 +80,9 @@ struct TriageDetail {
 #[derive(Debug, Default, Deserialize)]
 struct ItemTable {
     triage: TriageColumns,
+    /// The triage batches as columns (absent in a state of layout 1, and when there are none).
+    #[serde(default)]
+    batches: Option<BatchColumns>,
     /// Every other item, in order, one object each.
     work: Vec<WorkItem>,
 }
@@ -87,19 +91,21 @@ struct ItemTable {
 #[derive(Serialize)]
 struct ItemTableOut<'a> {
     triage: TriageColumns,
-    work: &'a [WorkItem],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    batches: Option<BatchColumns>,
+    work: Vec<&'a WorkItem>,
 }
 
 // Each table lists every value in declaration order, so `table[value as usize]` is its entry
 // (a test checks it).
-const STATUS: [(ItemStatus, u8); 5] = [
+pub(crate) const STATUS: [(ItemStatus, u8); 5] = [
     (ItemStatus::Pending, b'p'),
     (ItemStatus::Dispatched, b's'),
     (ItemStatus::Done, b'd'),
     (ItemStatus::Failed, b'f'),
     (ItemStatus::Quarantined, b'q'),
 ];
-const TIER: [(Tier, u8); 3] = [
+pub(crate) const TIER: [(Tier, u8); 3] = [
     (Tier::Haiku, b'h'),
     (Tier::Sonnet, b's'),
     (Tier::Opus, b'o'),
@@ -113,7 +119,7 @@ const VERDICT: [(Verdict, u8); 5] = [
 ];
 
 /// What each byte stands for in a column of `table`.
-fn reader<T: Copy>(table: &[(T, u8)]) -> [Option<T>; 256] {
+pub(crate) fn reader<T: Copy>(table: &[(T, u8)]) -> [Option<T>; 256] {
     let mut read = [None; 256];
     for &(value, letter) in table {
         read[usize::from(letter)] = Some(value);
@@ -122,12 +128,12 @@ fn reader<T: Copy>(table: &[(T, u8)]) -> [Option<T>; 256] {
 }
 
 /// Base-36 digits, as a column of counts or indices shows them.
-fn digit(n: u32) -> u8 {
+pub(crate) fn digit(n: u32) -> u8 {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     DIGITS[n.min(35) as usize]
 }
 
-fn digit_reader() -> [Option<u32>; 256] {
+pub(crate) fn digit_reader() -> [Option<u32>; 256] {
     let mut read = [None; 256];
     for n in 0..36 {
         read[usize::from(digit(n))] = Some(n);
@@ -136,7 +142,7 @@ fn digit_reader() -> [Option<u32>; 256] {
 }
 
 /// A column of ASCII letters as the string the file holds.
-fn column(bytes: Vec<u8>) -> String {
+pub(crate) fn column(bytes: Vec<u8>) -> String {
     // Every byte pushed is an ASCII letter or digit.
     String::from_utf8(bytes).unwrap_or_default()
 }
@@ -259,7 +265,12 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
     } else {
         t.cause_index = Some(causes_of);
     }
-    ItemTableOut { triage: t, work }
+    let (batches, work) = crate::batch_table::encode(triage, work);
+    ItemTableOut {
+        triage: t,
+        batches,
+        work,
+    }
 }
 
 fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
@@ -393,8 +404,21 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
             item.dispatches = n;
         }
     }
-    items.extend(table.work);
+    let rest = crate::batch_table::decode(table.batches, table.work, &items)?;
+    items.extend(rest);
     Ok(items)
+}
+
+/// The file form of `items`, for the batch columns' tests.
+#[cfg(test)]
+pub(crate) fn tests_encode(items: &[WorkItem]) -> serde_json::Value {
+    serde_json::to_value(encode(items)).unwrap_or_default()
+}
+
+/// `items` back from their file form, for the batch columns' tests.
+#[cfg(test)]
+pub(crate) fn tests_decode(value: serde_json::Value) -> Result<Vec<WorkItem>, String> {
+    decode(serde_json::from_value(value).map_err(|e| e.to_string())?)
 }
 
 /// `#[serde(with = ...)]` for `RunState::items`.

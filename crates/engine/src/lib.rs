@@ -4,6 +4,7 @@
 mod advance;
 mod agent_estimate;
 mod apply;
+mod batch_table;
 mod budget;
 #[cfg(test)]
 mod budget_tests;
@@ -27,6 +28,7 @@ mod launch_bound;
 #[cfg(test)]
 mod launch_bound_tests;
 mod lenient_json;
+mod member_list;
 mod merge_partitions;
 mod phase;
 mod plan_depth;
@@ -86,6 +88,7 @@ pub use item::{
 };
 pub use launch_bound::{CEILING_FACTOR, CEILING_FLOOR, LaunchCeiling, launch_bound, launched};
 pub use lenient_json::{LenientJson, lenient_json};
+pub use member_list::MemberList;
 pub use merge_partitions::{
     ForeignWhy, JobProblem, MergedRun, MergedShare, PartitionRun, job_problems, merge_partitions,
 };

@@ -462,7 +462,7 @@ fn renumber_surveys(
                     .collect()
             };
             let mut survey = survey.clone();
-            survey.members = rename(&survey.members);
+            survey.members = rename(&survey.members).into();
             survey.sample = rename(&survey.sample);
             survey.spot_checks = rename(&survey.spot_checks);
             surveys.push((s, survey));

@@ -143,7 +143,7 @@ fn a_second_opinion_and_a_survey_keep_their_findings_under_the_new_ids() {
     second.state.surveys.push(SurveyRecord {
         id: "rs-00001".into(),
         rule: "ruff F401".into(),
-        members: vec!["t-00002".into(), "t-00003".into()],
+        members: vec!["t-00002".into(), "t-00003".into()].into(),
         sample: vec!["t-00002".into()],
         spot_checks: vec!["t-00003".into()],
         stage: crate::SurveyStage::Applied,

@@ -84,8 +84,9 @@ pub struct SurveyRecord {
     pub id: String,
     /// The analyzer and its rule (`ruff D205`).
     pub rule: String,
-    /// Every triage item of the rule on the surveyed route, in item order.
-    pub members: Vec<String>,
+    /// Every triage item of the rule on the surveyed route, in item order; in the file, their
+    /// numbers (`"1,38,75-77"`: [`crate::member_list`]).
+    pub members: crate::MemberList,
     /// The members the surveyor reads (spread over files).
     pub sample: Vec<String>,
     /// Members outside the sample, triaged on their own to check a policy.
@@ -417,7 +418,7 @@ fn drop_policy(state: &mut RunState, index: usize, why: &str) -> Vec<String> {
     let checking = survey.stage == SurveyStage::Checking;
     survey.stage = SurveyStage::Dropped;
     survey.dropped = Some(why.to_owned());
-    let members = survey.members.clone();
+    let members = survey.members.to_vec();
     let spot_checks = survey.spot_checks.clone();
     members
         .into_iter()
@@ -435,7 +436,7 @@ fn reroute_members(state: &mut RunState, index: usize, route: &str) {
     let Some(known) = crate::route::route(route) else {
         return;
     };
-    let members = state.surveys[index].members.clone();
+    let members = state.surveys[index].members.to_vec();
     let shared: std::sync::Arc<str> = known.name.into();
     for id in members {
         if let Some(item) = state.item_mut(&id)

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::{Config, ItemKind, ItemStatus, Phase, WorkItem};
 
 /// Version of the `state.json` layout; bumped on any incompatible change.
-pub const STATE_SCHEMA_VERSION: u32 = 1;
+pub const STATE_SCHEMA_VERSION: u32 = 2;
 
 /// Whether the hook may drive the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -235,6 +235,10 @@ pub struct RunState {
     /// A run `merge` made: the partitions it combined, by share; absent for any other run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<crate::MergedShare>,
+    /// What the fold learned about the live batches while this process ran; never written,
+    /// never compared ([`crate::triage_batch::BatchWitnesses`]).
+    #[serde(skip)]
+    pub(crate) witnesses: crate::triage_batch::BatchWitnesses,
 }
 
 impl RunState {
@@ -338,6 +342,7 @@ impl RunState {
             journal_offset: 0,
             items,
             merged_from: Vec::new(),
+            witnesses: crate::triage_batch::BatchWitnesses::default(),
         }
     }
 
@@ -352,17 +357,41 @@ impl RunState {
     }
 
     pub(crate) fn index_of(&self, id: &str) -> Option<usize> {
-        if let Some(n) = id.strip_prefix("t-") {
-            let n: usize = n.parse().ok()?;
+        let triage = self.triage_items as usize;
+        if let Some(digits) = id.strip_prefix("t-") {
+            // A byte loop, not `str::parse`: a wave stop looks up some 100,000 members at
+            // 100,000 findings. More than 10 digits is past any u32 count.
+            if digits.is_empty() || digits.len() > 10 {
+                return None;
+            }
+            let mut n = 0usize;
+            for b in digits.bytes() {
+                if !b.is_ascii_digit() {
+                    return None;
+                }
+                n = n * 10 + usize::from(b - b'0');
+            }
             let index = n.checked_sub(1)?;
-            return (index < self.triage_items as usize && self.items[index].id == id)
+            return (index < triage && self.items[index].id.as_bytes() == id.as_bytes())
                 .then_some(index);
+        }
+        // A batch `tb-N` created with the run sits at N-1 past the surveys: tried first, then
+        // every item (a batch made later, by a split or a survey's release, sits further on).
+        if let Some(n) = id
+            .strip_prefix("tb-")
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| n.checked_sub(1))
+        {
+            let guess = triage.saturating_add(self.surveys.len()).saturating_add(n);
+            if self.items.get(guess).is_some_and(|item| item.id == id) {
+                return Some(guess);
+            }
         }
         self.items
             .iter()
-            .skip(self.triage_items as usize)
+            .skip(triage)
             .position(|item| item.id == id)
-            .map(|p| p + self.triage_items as usize)
+            .map(|p| p + triage)
     }
 
     /// Item counts of one phase.

@@ -554,16 +554,14 @@ impl Schema {
     /// Every violation in `value`, each naming its field path and what is allowed.
     pub fn violations(&self, value: &Value) -> Vec<String> {
         let mut out = Vec::new();
-        self.walk(value, "", &mut out);
+        self.walk(value, &FieldPath::Root, &mut out);
         out
     }
 
-    fn walk(&self, value: &Value, path: &str, out: &mut Vec<String>) {
-        let at = if path.is_empty() {
-            "the submission".to_owned()
-        } else {
-            format!("field `{path}`")
-        };
+    /// Checks `value` at `path`. The path is written out only when a violation names it: a
+    /// valid submission (every one the fold replays) formats nothing.
+    fn walk(&self, value: &Value, path: &FieldPath<'_>, out: &mut Vec<String>) {
+        let at = At(path);
         match self {
             Schema::Object {
                 fields,
@@ -578,7 +576,7 @@ impl Schema {
                     return;
                 };
                 for field in fields {
-                    let child = join(path, field.name);
+                    let child = FieldPath::Field(path, field.name);
                     match map.get(field.name) {
                         Some(Value::Null) | None if field.required => {
                             out.push(format!("field `{child}` is missing: {}", field.description));
@@ -592,7 +590,7 @@ impl Schema {
                         let allowed: Vec<&str> = fields.iter().map(|f| f.name).collect();
                         out.push(format!(
                             "field `{}` is not allowed; allowed fields: {}",
-                            join(path, key),
+                            FieldPath::Field(path, key),
                             allowed.join(", ")
                         ));
                     }
@@ -687,7 +685,7 @@ impl Schema {
                     ));
                 }
                 for (i, v) in list.iter().enumerate() {
-                    items.walk(v, &format!("{path}[{i}]"), out);
+                    items.walk(v, &FieldPath::Index(path, i), out);
                 }
                 if *unique
                     && let Some((i, v)) = list
@@ -702,7 +700,7 @@ impl Schema {
                     ));
                 }
                 if let Some(rule) = each_once {
-                    check_each_once(rule, list, &at, out);
+                    check_each_once(rule, list, &at.to_string(), out);
                 }
             }
             Schema::Markdown { min, max } => {
@@ -723,7 +721,7 @@ fn check_rule(
     rule: &Rule,
     fields: &[Field],
     map: &Map<String, Value>,
-    path: &str,
+    path: &FieldPath<'_>,
     out: &mut Vec<String>,
 ) {
     let present = |name: &str| map.get(name).is_some_and(|v| !v.is_null());
@@ -737,7 +735,7 @@ fn check_rule(
                     .map_or("", |f| f.description);
                 out.push(format!(
                     "field `{}` is missing: {when} {value} requires it ({description})",
-                    join(path, field)
+                    FieldPath::Field(path, field)
                 ));
             }
         }
@@ -745,7 +743,7 @@ fn check_rule(
             if present(field) && !equals(when, value) {
                 out.push(format!(
                     "field `{}` is only allowed with {when} {value}; remove it or set {when} to {value}",
-                    join(path, field)
+                    FieldPath::Field(path, field)
                 ));
             }
         }
@@ -799,11 +797,33 @@ fn is_control(c: char) -> bool {
     c <= '\u{1f}' || c == '\u{7f}'
 }
 
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
+/// Where a value sits in a submission (`verdicts[2].item`), written out only for a message.
+enum FieldPath<'a> {
+    Root,
+    Field(&'a FieldPath<'a>, &'a str),
+    Index(&'a FieldPath<'a>, usize),
+}
+
+impl std::fmt::Display for FieldPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FieldPath::Root => Ok(()),
+            FieldPath::Field(FieldPath::Root, name) => f.write_str(name),
+            FieldPath::Field(parent, name) => write!(f, "{parent}.{name}"),
+            FieldPath::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
+}
+
+/// The subject of a message about the value at a path: ``field `x.y` `` or `the submission`.
+struct At<'a>(&'a FieldPath<'a>);
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            FieldPath::Root => f.write_str("the submission"),
+            path => write!(f, "field `{path}`"),
+        }
     }
 }
 

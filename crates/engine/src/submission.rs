@@ -644,28 +644,27 @@ pub fn parse_value(
     let decode = |e: serde_json::Error| Rejection::one(format!("the submission: {e}"));
     let submission = match input.kind {
         ItemKind::Triage => {
-            let result: TriageResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            let result: TriageResult = Deserialize::deserialize(&value).map_err(decode)?;
             Submission::Triage(result)
         }
         ItemKind::TriageBatch => {
-            let result: TriageBatchResult =
-                serde_json::from_value(value.clone()).map_err(decode)?;
+            let result: TriageBatchResult = Deserialize::deserialize(&value).map_err(decode)?;
             Submission::TriageBatch(result)
         }
         ItemKind::RuleSurvey => {
-            let result: SurveyResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            let result: SurveyResult = Deserialize::deserialize(&value).map_err(decode)?;
             Submission::RuleSurvey(result)
         }
         ItemKind::Verify => {
-            let result: TriageResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            let result: TriageResult = Deserialize::deserialize(&value).map_err(decode)?;
             Submission::Verify(result)
         }
         ItemKind::MergeLabels => {
-            let result: LabelMergeResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            let result: LabelMergeResult = Deserialize::deserialize(&value).map_err(decode)?;
             Submission::MergeLabels(result)
         }
         ItemKind::Aggregate => {
-            let result: AggregateResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            let result: AggregateResult = Deserialize::deserialize(&value).map_err(decode)?;
             Submission::Aggregate(result)
         }
         ItemKind::RuleReview => Submission::RuleReview(value.clone()),
@@ -674,11 +673,11 @@ pub fn parse_value(
         }
         ItemKind::Synthesize => Submission::Synthesize(value.clone()),
         ItemKind::Revise => {
-            let result: ReviseResult = serde_json::from_value(value.clone()).map_err(decode)?;
+            let result: ReviseResult = Deserialize::deserialize(&value).map_err(decode)?;
             Submission::Revise(result)
         }
         ItemKind::WriteTask => {
-            let draft: TaskDraft = serde_json::from_value(value.clone()).map_err(decode)?;
+            let draft: TaskDraft = Deserialize::deserialize(&value).map_err(decode)?;
             Submission::WriteTask(draft)
         }
     };

@@ -210,23 +210,72 @@ pub(crate) fn note_members_ran(state: &mut RunState, batch: usize, ran: crate::T
     changed
 }
 
+/// For each batch (by item index), a member last seen not terminal: while it still is, the
+/// batch cannot be retired, and checking it costs one look instead of an id lookup per member.
+/// A batch's members never change, so a witness stays a member; an item never goes back from
+/// terminal, so only a witness that ended needs a new look. Kept in memory for the process
+/// (a wave stop folds 20 results, each checking every live batch), never written, and equal
+/// to any other: it only says where to look first, never what is found.
+#[derive(Clone, Default)]
+pub(crate) struct BatchWitnesses(Vec<u32>);
+
+impl PartialEq for BatchWitnesses {
+    fn eq(&self, _: &BatchWitnesses) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for BatchWitnesses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BatchWitnesses")
+    }
+}
+
+/// No witness known.
+const NO_WITNESS: u32 = u32::MAX;
+
 /// Live batches whose members are all terminal have nothing left to do: they end as failed,
 /// naming the batch that decided their findings.
-/// Each live batch's members are looked up by id (`t-N` is item N-1): a wave of 20 batch
-/// results at 10,000 findings once built a set of every decided finding per result.
+/// A live batch whose witness member is still open is skipped at once; the others have their
+/// members looked up by id (`t-N` is item N-1), each an index lookup.
 fn retire_decided(state: &mut RunState, decided_by: &str) {
     let first = state.triage_items as usize;
+    let mut witnesses = std::mem::take(&mut state.witnesses.0);
+    witnesses.resize(state.items.len(), NO_WITNESS);
     let retired: Vec<usize> = (first..state.items.len())
         .filter(|&i| {
             let batch = &state.items[i];
-            batch.kind == ItemKind::TriageBatch
-                && !batch.status.is_terminal()
-                && batch
-                    .inputs()
-                    .iter()
-                    .all(|m| state.item(m).is_some_and(|m| m.status.is_terminal()))
+            if batch.kind != ItemKind::TriageBatch || batch.status.is_terminal() {
+                return false;
+            }
+            let known = witnesses[i] as usize;
+            if state
+                .items
+                .get(known)
+                .is_some_and(|m| !m.status.is_terminal())
+            {
+                return false;
+            }
+            let mut all_terminal = true;
+            for member in batch.inputs() {
+                match state.index_of(member) {
+                    Some(m) if state.items[m].status.is_terminal() => {}
+                    Some(m) => {
+                        witnesses[i] = u32::try_from(m).unwrap_or(NO_WITNESS);
+                        all_terminal = false;
+                        break;
+                    }
+                    // Not an item (yet): not retired, and no witness to keep.
+                    None => {
+                        all_terminal = false;
+                        break;
+                    }
+                }
+            }
+            all_terminal
         })
         .collect();
+    state.witnesses.0 = witnesses;
     for i in retired {
         let batch = &mut state.items[i];
         batch.status = ItemStatus::Failed;

@@ -254,6 +254,51 @@ fn a_late_answer_of_a_split_batch_decides_its_findings_and_retires_the_halves() 
     assert_eq!(state.counts(crate::Phase::Triage).done, 2);
 }
 
+/// The fold remembers a member it saw open in each live batch (a witness) to skip that batch
+/// quickly on the next result: once the witness is decided, the batch is looked at again.
+#[test]
+fn a_half_whose_open_member_is_decided_later_is_retired_then() {
+    let mut state = run_of(&[("generic", "ruff F401", "a.py"); 4], 8);
+    dispatched(&mut state, Some(&[]));
+    show(&mut state, "tb-00001");
+    assert_eq!(
+        dispatched(&mut state, Some(&[])),
+        ["triage tb-00002", "triage tb-00003"]
+    );
+    submit(
+        &mut state,
+        "tb-00002",
+        json!({"verdicts": [verdict("t-00001"), verdict("t-00002")]}),
+    );
+    assert_eq!(
+        state.item("tb-00003").unwrap().status,
+        ItemStatus::Dispatched
+    );
+    let before = state.clone();
+    submit(
+        &mut state,
+        "tb-00001",
+        json!({"verdicts": [verdict("t-00001"), verdict("t-00002"), verdict("t-00003"),
+                            verdict("t-00004")]}),
+    );
+    let half = state.item("tb-00003").unwrap();
+    assert_eq!(half.status, ItemStatus::Failed);
+    assert!(
+        half.errors()
+            .iter()
+            .any(|e| e.contains("decided by tb-00001"))
+    );
+    // A copy taken before (its witnesses with it) decides the same.
+    let mut copy = before;
+    submit(
+        &mut copy,
+        "tb-00001",
+        json!({"verdicts": [verdict("t-00001"), verdict("t-00002"), verdict("t-00003"),
+                            verdict("t-00004")]}),
+    );
+    assert_eq!(copy.items, state.items);
+}
+
 /// Issue 24: `ran_model` was missing for every finding a batch decided in a foreground run: the
 /// batch's answer (and its tier, copied to its findings) arrives before the stop that reads the
 /// launch from the transcript.

@@ -37,7 +37,7 @@ impl Suppression {
                     config_change: answer.config_change.clone(),
                     verdict: answer.verdict.map(|v| v.as_str().to_owned()),
                     reason: answer.reason.clone(),
-                    items: s.members.clone(),
+                    items: s.members.to_vec(),
                 })
             })
             .collect()

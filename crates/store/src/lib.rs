@@ -14,6 +14,8 @@ mod run_lock;
 mod state_check;
 mod state_format;
 mod state_head;
+#[cfg(test)]
+mod state_layout_tests;
 mod store_error;
 mod team_files;
 mod versioned_state;

@@ -295,15 +295,16 @@ impl RunDir {
         let path = self.state_path();
         let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
         match parse_state::<T>(&bytes) {
-            Ok(state) if state.schema_version() != T::SCHEMA_VERSION => {
-                Err(StoreError::SchemaVersion {
-                    path,
-                    found: state.schema_version(),
-                    expected: T::SCHEMA_VERSION,
-                })
-            }
-            Ok(state) => match state.check() {
-                Ok(()) => Ok(state),
+            Ok(state) if !T::reads(state.schema_version()) => Err(StoreError::SchemaVersion {
+                path,
+                found: state.schema_version(),
+                expected: T::SCHEMA_VERSION,
+            }),
+            Ok(mut state) => match state.check() {
+                Ok(()) => {
+                    state.upgrade();
+                    Ok(state)
+                }
                 Err(reason) => Err(Self::keep_corrupt(&path, &bytes, reason)?),
             },
             Err(e) => Err(Self::keep_corrupt(&path, &bytes, e.to_string())?),
@@ -319,8 +320,8 @@ impl RunDir {
             path: path.clone(),
             reason,
         };
-        let state = parse_state::<T>(&bytes).map_err(|e| unusable(e.to_string()))?;
-        if state.schema_version() != T::SCHEMA_VERSION {
+        let mut state = parse_state::<T>(&bytes).map_err(|e| unusable(e.to_string()))?;
+        if !T::reads(state.schema_version()) {
             return Err(unusable(format!(
                 "schema_version {}, this self-repair reads {}",
                 state.schema_version(),
@@ -328,6 +329,7 @@ impl RunDir {
             )));
         }
         state.check().map_err(unusable)?;
+        state.upgrade();
         Ok(state)
     }
 

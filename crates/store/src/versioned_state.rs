@@ -14,8 +14,21 @@ pub trait VersionedState: DeserializeOwned {
     /// The layout version this self-repair reads.
     const SCHEMA_VERSION: u32;
 
+    /// The oldest layout version this self-repair still reads (and upgrades in memory, so the
+    /// next save writes [`VersionedState::SCHEMA_VERSION`]).
+    const OLDEST_READ: u32 = Self::SCHEMA_VERSION;
+
     /// The layout version the file says it has.
     fn schema_version(&self) -> u32;
+
+    /// Whether this self-repair reads a file of layout `version`.
+    fn reads(version: u32) -> bool {
+        (Self::OLDEST_READ..=Self::SCHEMA_VERSION).contains(&version)
+    }
+
+    /// Marks a state read from an older layout as of this one (nothing else changes in
+    /// memory: the older layouts differ only in how the file writes the same state).
+    fn upgrade(&mut self) {}
 
     /// The first way a state that parses contradicts itself, if any.
     fn check(&self) -> Result<(), String> {
@@ -25,6 +38,9 @@ pub trait VersionedState: DeserializeOwned {
 
 impl VersionedState for RunState {
     const SCHEMA_VERSION: u32 = STATE_SCHEMA_VERSION;
+    /// Layout 1 wrote the triage batches as objects in `items.work`; 2 as columns
+    /// (`items.batches`). A run started by a self-repair of layout 1 resumes.
+    const OLDEST_READ: u32 = 1;
 
     fn schema_version(&self) -> u32 {
         self.schema_version
@@ -32,5 +48,9 @@ impl VersionedState for RunState {
 
     fn check(&self) -> Result<(), String> {
         check_state(self)
+    }
+
+    fn upgrade(&mut self) {
+        self.schema_version = STATE_SCHEMA_VERSION;
     }
 }

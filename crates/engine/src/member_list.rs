@@ -1,0 +1,341 @@
+//! A rule survey's members as `state.json` writes them: the numbers `N` of their triage items
+//! `t-N` in one string, comma-separated, a run of consecutive ones as `first-last`
+//! (`"1,38,75-77"`), instead of one quoted id each (100,000 of them at 100,000 findings, parsed
+//! and written at every stop: reference/benchmarks.md). A list holding any other id is written
+//! as the list of ids, as layout 1 wrote every list; both forms read back the same.
+
+use serde::de::{self, SeqAccess, Visitor};
+use serde::{Deserializer, Serialize, Serializer};
+
+use crate::create_run::push_triage_id;
+
+/// More members than any run holds: a string claiming more is damage, not a list to expand.
+const MOST: u64 = 10_000_000;
+
+/// The number `N` of `t-N` written as a triage id is written (five digits at least, no other
+/// leading zero).
+fn number(id: &str) -> Option<u64> {
+    let digits = id.strip_prefix("t-")?.as_bytes();
+    let canonical =
+        digits.len() == 5 || (digits.len() > 5 && digits.len() < 20 && digits[0] != b'0');
+    if !canonical || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(
+        digits
+            .iter()
+            .fold(0u64, |n, &b| n * 10 + u64::from(b - b'0')),
+    )
+}
+
+fn push_number(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// The string form of `ids`, or `None` when one is not a triage id.
+fn numbers(ids: &[String]) -> Option<String> {
+    let mut out = Vec::with_capacity(ids.len() * 6);
+    let mut run: Option<(u64, u64)> = None;
+    let flush = |out: &mut Vec<u8>, (start, end): (u64, u64)| {
+        if !out.is_empty() {
+            out.push(b',');
+        }
+        push_number(out, start);
+        if end > start {
+            out.push(b'-');
+            push_number(out, end);
+        }
+    };
+    for id in ids {
+        let n = number(id)?;
+        run = match run {
+            Some((start, end)) if end + 1 == n => Some((start, n)),
+            Some(done) => {
+                flush(&mut out, done);
+                Some((n, n))
+            }
+            None => Some((n, n)),
+        };
+    }
+    if let Some(done) = run {
+        flush(&mut out, done);
+    }
+    // Only ASCII digits, commas and dashes were written.
+    String::from_utf8(out).ok()
+}
+
+/// The ids a string form names.
+fn read(text: &str) -> Result<Vec<String>, String> {
+    let bad = || format!("a member list reads `{text}`");
+    let mut out = Vec::new();
+    if text.is_empty() {
+        return Ok(out);
+    }
+    let mut total = 0u64;
+    let mut id = Vec::with_capacity(24);
+    for part in text.as_bytes().split(|&b| b == b',') {
+        let (start, end) = match part.iter().position(|&b| b == b'-') {
+            Some(dash) => (&part[..dash], &part[dash + 1..]),
+            None => (part, part),
+        };
+        let parse = |digits: &[u8]| -> Option<u64> {
+            (!digits.is_empty() && digits.len() < 20 && digits.iter().all(u8::is_ascii_digit)).then(
+                || {
+                    digits
+                        .iter()
+                        .fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'))
+                },
+            )
+        };
+        let (start, end) = (parse(start).ok_or_else(bad)?, parse(end).ok_or_else(bad)?);
+        total += end.checked_sub(start).ok_or_else(bad)? + 1;
+        if start == 0 || total > MOST {
+            return Err(bad());
+        }
+        for n in start..=end {
+            id.clear();
+            push_triage_id(&mut id, n as usize);
+            out.push(String::from_utf8_lossy(&id).into_owned());
+        }
+    }
+    Ok(out)
+}
+
+/// Checks a string form without expanding it: how many ids it names.
+fn count(text: &str) -> Result<u64, String> {
+    let bad = || format!("a member list reads `{text}`");
+    let mut total = 0u64;
+    if text.is_empty() {
+        return Ok(0);
+    }
+    for part in text.as_bytes().split(|&b| b == b',') {
+        let (start, end) = match part.iter().position(|&b| b == b'-') {
+            Some(dash) => (&part[..dash], &part[dash + 1..]),
+            None => (part, part),
+        };
+        let parse = |digits: &[u8]| -> Option<u64> {
+            (!digits.is_empty() && digits.len() < 20 && digits.iter().all(u8::is_ascii_digit)).then(
+                || {
+                    digits
+                        .iter()
+                        .fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'))
+                },
+            )
+        };
+        let (start, end) = (parse(start).ok_or_else(bad)?, parse(end).ok_or_else(bad)?);
+        total += end.checked_sub(start).ok_or_else(bad)? + 1;
+        if start == 0 || total > MOST {
+            return Err(bad());
+        }
+    }
+    Ok(total)
+}
+
+/// A survey's members (triage item ids), read from the file only when first used: a wave
+/// stop of a run whose surveys are settled never looks at them, and writes back the text it
+/// read (checked when read, so expanding it later cannot fail).
+#[derive(Default)]
+pub struct MemberList {
+    ids: std::sync::OnceLock<Vec<String>>,
+    /// The string form as read, until the list is changed.
+    text: Option<Box<str>>,
+}
+
+impl MemberList {
+    /// The ids, expanded from the file's text on first use.
+    fn ids(&self) -> &Vec<String> {
+        self.ids.get_or_init(|| {
+            self.text
+                .as_deref()
+                .map(|text| read(text).unwrap_or_default())
+                .unwrap_or_default()
+        })
+    }
+}
+
+impl From<Vec<String>> for MemberList {
+    fn from(ids: Vec<String>) -> MemberList {
+        MemberList {
+            ids: std::sync::OnceLock::from(ids),
+            text: None,
+        }
+    }
+}
+
+impl std::ops::Deref for MemberList {
+    type Target = Vec<String>;
+
+    fn deref(&self) -> &Vec<String> {
+        self.ids()
+    }
+}
+
+impl Clone for MemberList {
+    fn clone(&self) -> MemberList {
+        match &self.text {
+            Some(text) => MemberList {
+                ids: std::sync::OnceLock::new(),
+                text: Some(text.clone()),
+            },
+            None => MemberList::from(self.ids().clone()),
+        }
+    }
+}
+
+impl PartialEq for MemberList {
+    fn eq(&self, other: &MemberList) -> bool {
+        self.ids() == other.ids()
+    }
+}
+
+impl Eq for MemberList {}
+
+impl<const N: usize> PartialEq<[&str; N]> for MemberList {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.ids().as_slice() == other.as_slice()
+    }
+}
+
+impl PartialEq<Vec<String>> for MemberList {
+    fn eq(&self, other: &Vec<String>) -> bool {
+        self.ids() == other
+    }
+}
+
+impl<'a> IntoIterator for &'a MemberList {
+    type Item = &'a String;
+    type IntoIter = std::slice::Iter<'a, String>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.ids().iter()
+    }
+}
+
+impl FromIterator<String> for MemberList {
+    fn from_iter<I: IntoIterator<Item = String>>(ids: I) -> MemberList {
+        MemberList::from(ids.into_iter().collect::<Vec<String>>())
+    }
+}
+
+impl std::fmt::Debug for MemberList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.ids().fmt(f)
+    }
+}
+
+impl Serialize for MemberList {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if let Some(text) = &self.text {
+            return serializer.serialize_str(text);
+        }
+        let ids = self.ids();
+        match numbers(ids).filter(|_| !ids.is_empty()) {
+            Some(text) => serializer.serialize_str(&text),
+            None => ids.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MemberList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<MemberList, D::Error> {
+        struct Ids;
+        impl<'de> Visitor<'de> for Ids {
+            type Value = MemberList;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of item ids, or their numbers in a string (\"1,38,75-77\")")
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<MemberList, E> {
+                count(text).map_err(E::custom)?;
+                Ok(MemberList {
+                    ids: std::sync::OnceLock::new(),
+                    text: Some(text.into()),
+                })
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MemberList, A::Error> {
+                let mut out = Vec::new();
+                while let Some(id) = seq.next_element::<String>()? {
+                    out.push(id);
+                }
+                Ok(MemberList::from(out))
+            }
+        }
+        deserializer.deserialize_any(Ids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    struct Holder {
+        members: super::MemberList,
+    }
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn round_trip(list: &[&str]) -> String {
+        let holder = Holder {
+            members: ids(list).into(),
+        };
+        let text = serde_json::to_string(&holder).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Holder>(&text).unwrap(),
+            holder,
+            "{text}"
+        );
+        text
+    }
+
+    #[test]
+    fn triage_ids_are_written_as_numbers_and_runs_and_read_back() {
+        assert_eq!(
+            round_trip(&[
+                "t-00001", "t-00038", "t-00075", "t-00076", "t-00077", "t-00002"
+            ]),
+            r#"{"members":"1,38,75-77,2"}"#
+        );
+        assert_eq!(
+            round_trip(&["t-123456", "t-123457"]),
+            r#"{"members":"123456-123457"}"#
+        );
+        assert_eq!(round_trip(&[]), r#"{"members":[]}"#);
+    }
+
+    #[test]
+    fn a_list_with_any_other_id_is_written_as_ids() {
+        assert_eq!(
+            round_trip(&["t-00001", "vf-00002"]),
+            r#"{"members":["t-00001","vf-00002"]}"#
+        );
+        // Not as a triage id is written: kept as given.
+        assert_eq!(round_trip(&["t-1"]), r#"{"members":["t-1"]}"#);
+        assert_eq!(round_trip(&["t-012345"]), r#"{"members":["t-012345"]}"#);
+    }
+
+    #[test]
+    fn a_damaged_string_is_an_error_not_a_huge_list() {
+        for text in ["1,,2", "0", "5-3", "1-99999999999", "x", "1-", "-1"] {
+            let json = format!(r#"{{"members":"{text}"}}"#);
+            let error = serde_json::from_str::<Holder>(&json)
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("a member list reads"), "{text}: {error}");
+        }
+    }
+}
