@@ -149,3 +149,26 @@ pub(crate) fn parse_jsonl(text: &str, paths: &PathResolver) -> Result<Vec<Findin
     }
     Ok(findings)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Format, IngestError, IngestOptions, parse};
+
+    #[test]
+    fn a_line_s_fix_keeps_its_applicability_but_never_edits_written_in_the_line()
+    -> Result<(), IngestError> {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.path().join("a.py"), "import os\n").unwrap_or_else(|e| panic!("{e}"));
+        let line = r#"{"tool":"ruff","rule_id":"F401","message":"m","path":"a.py","line":1,"fix":{"applicability":"safe","description":"Remove it","edits":[{"line":1,"lines":"import os\n","start":0,"end":10,"replacement":""}]}}"#;
+        let options = IngestOptions::new("findings.jsonl", root.path()).with_fix_edits();
+        let parsed = parse(line, Format::Jsonl, &options)?;
+        let fix = parsed.findings[0].fix.as_ref();
+        assert!(parsed.findings[0].has_safe_fix());
+        assert_eq!(
+            fix.and_then(|f| f.description.as_deref()),
+            Some("Remove it")
+        );
+        assert_eq!(fix.map(|f| f.edits.len()), Some(0));
+        Ok(())
+    }
+}
