@@ -75,71 +75,66 @@ fn numbers(ids: &[String]) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The ids a string form names.
-fn read(text: &str) -> Result<Vec<String>, String> {
+/// Calls `each(first, last)` for each comma-separated part of a string form (`N` or
+/// `first-last`), in one pass over its bytes: a survey of 100,000 members is checked at every
+/// load. `Err` on anything else: an empty part, a number of 20 digits or more, `last < first`,
+/// zero, or more than [`MOST`] ids in all.
+fn ranges(text: &str, mut each: impl FnMut(u64, u64)) -> Result<(), String> {
     let bad = || format!("a member list reads `{text}`");
-    let mut out = Vec::new();
     if text.is_empty() {
-        return Ok(out);
+        return Ok(());
     }
-    let mut total = 0u64;
-    let mut id = Vec::with_capacity(24);
-    for part in text.as_bytes().split(|&b| b == b',') {
-        let (start, end) = match part.iter().position(|&b| b == b'-') {
-            Some(dash) => (&part[..dash], &part[dash + 1..]),
-            None => (part, part),
-        };
-        let parse = |digits: &[u8]| -> Option<u64> {
-            (!digits.is_empty() && digits.len() < 20 && digits.iter().all(u8::is_ascii_digit)).then(
-                || {
-                    digits
-                        .iter()
-                        .fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'))
-                },
-            )
-        };
-        let (start, end) = (parse(start).ok_or_else(bad)?, parse(end).ok_or_else(bad)?);
-        total += end.checked_sub(start).ok_or_else(bad)? + 1;
-        if start == 0 || total > MOST {
+    let (mut total, mut number, mut digits, mut first) = (0u64, 0u64, 0u32, None::<u64>);
+    let mut end_part = |number: u64, digits: u32, first: Option<u64>| -> Result<(), String> {
+        let start = first.unwrap_or(number);
+        if digits == 0 || start == 0 || number < start {
             return Err(bad());
         }
+        total += number - start + 1;
+        if total > MOST {
+            return Err(bad());
+        }
+        each(start, number);
+        Ok(())
+    };
+    for &b in text.as_bytes() {
+        match b {
+            b'0'..=b'9' if digits < 19 => {
+                number = number * 10 + u64::from(b - b'0');
+                digits += 1;
+            }
+            b'-' if first.is_none() && digits > 0 => {
+                first = Some(number);
+                (number, digits) = (0, 0);
+            }
+            b',' => {
+                end_part(number, digits, first)?;
+                (number, digits, first) = (0, 0, None);
+            }
+            _ => return Err(bad()),
+        }
+    }
+    end_part(number, digits, first)
+}
+
+/// The ids a string form names.
+fn read(text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut id = Vec::with_capacity(24);
+    ranges(text, |start, end| {
         for n in start..=end {
             id.clear();
             push_triage_id(&mut id, n as usize);
-            out.push(String::from_utf8_lossy(&id).into_owned());
+            // Only `t-` and ASCII digits were written.
+            out.push(String::from_utf8(id.clone()).unwrap_or_default());
         }
-    }
+    })?;
     Ok(out)
 }
 
-/// Checks a string form without expanding it: how many ids it names.
-fn count(text: &str) -> Result<u64, String> {
-    let bad = || format!("a member list reads `{text}`");
-    let mut total = 0u64;
-    if text.is_empty() {
-        return Ok(0);
-    }
-    for part in text.as_bytes().split(|&b| b == b',') {
-        let (start, end) = match part.iter().position(|&b| b == b'-') {
-            Some(dash) => (&part[..dash], &part[dash + 1..]),
-            None => (part, part),
-        };
-        let parse = |digits: &[u8]| -> Option<u64> {
-            (!digits.is_empty() && digits.len() < 20 && digits.iter().all(u8::is_ascii_digit)).then(
-                || {
-                    digits
-                        .iter()
-                        .fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'))
-                },
-            )
-        };
-        let (start, end) = (parse(start).ok_or_else(bad)?, parse(end).ok_or_else(bad)?);
-        total += end.checked_sub(start).ok_or_else(bad)? + 1;
-        if start == 0 || total > MOST {
-            return Err(bad());
-        }
-    }
-    Ok(total)
+/// Checks a string form without expanding it.
+fn count(text: &str) -> Result<(), String> {
+    ranges(text, |_, _| {})
 }
 
 /// A survey's members (triage item ids), read from the file only when first used: a wave
