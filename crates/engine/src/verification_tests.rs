@@ -606,3 +606,19 @@ fn low_confidence_reals_are_checked_in_the_batch_of_their_rules_second_looks() {
         ]
     );
 }
+
+#[test]
+fn each_reason_for_a_second_look_has_the_word_report_json_uses() {
+    for (why, word) in [
+        (super::VerifyReason::LowConfidence, "low_confidence"),
+        (super::VerifyReason::SecurityDismissal, "security_dismissal"),
+        (super::VerifyReason::Unsure, "unsure"),
+        (
+            super::VerifyReason::LowConfidenceReal,
+            "low_confidence_real",
+        ),
+    ] {
+        assert_eq!(why.as_str(), word);
+        assert_eq!(serde_json::to_value(why).unwrap(), word);
+    }
+}
