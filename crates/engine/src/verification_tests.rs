@@ -622,3 +622,26 @@ fn each_reason_for_a_second_look_has_the_word_report_json_uses() {
         assert_eq!(serde_json::to_value(why).unwrap(), word);
     }
 }
+
+#[test]
+fn a_batch_holds_second_looks_when_its_members_are_verifiers() {
+    let item = |id: &str, kind: ItemKind, inputs: &[&str]| {
+        let mut item = crate::WorkItem::new(id, kind, crate::Tier::Sonnet);
+        item.extra_mut().inputs = inputs.iter().map(|i| (*i).to_owned()).collect();
+        item
+    };
+    for (batch, holds) in [
+        (
+            item("tb-00001", ItemKind::TriageBatch, &["vf-00001", "vf-00002"]),
+            true,
+        ),
+        (
+            item("tb-00002", ItemKind::TriageBatch, &["t-00001", "t-00002"]),
+            false,
+        ),
+        (item("tb-00003", ItemKind::TriageBatch, &[]), false),
+        (item("vf-00003", ItemKind::Verify, &["vf-00001"]), false),
+    ] {
+        assert_eq!(super::holds_second_looks(&batch), holds, "{}", batch.id);
+    }
+}
