@@ -164,6 +164,12 @@ fn a_second_opinion_and_a_survey_keep_their_findings_under_the_new_ids() {
     assert_eq!(state.surveys[0].spot_checks, ["t-00005"]);
     assert_eq!(state.item("rs-00001").unwrap().inputs(), ["t-00004"]);
     assert_eq!(merged.renamed[1]["vf-00001"], "vf-00002");
+    // Each item once: the second opinion and the survey among them, no other copied twice.
+    let mut ids: Vec<&str> = state.items.iter().map(|i| i.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), state.items.len(), "{ids:?}");
+    assert!(ids.contains(&"vf-00002") && ids.contains(&"rs-00001"));
 }
 
 #[test]

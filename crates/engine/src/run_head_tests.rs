@@ -228,3 +228,20 @@ fn head_lists_the_items_in_flight() {
         "an active run is never quiet"
     );
 }
+
+#[test]
+fn a_run_is_over_when_cancelled_or_complete_with_its_closing_line_said() {
+    let mut head = RunHead::of(&bound_run());
+    for (status, announced, over) in [
+        (RunStatus::Active, true, false),
+        (RunStatus::Paused, true, false),
+        (RunStatus::Stalled, true, false),
+        (RunStatus::Cancelled, false, true),
+        (RunStatus::Complete, false, false),
+        (RunStatus::Complete, true, true),
+    ] {
+        head.status = status;
+        head.announced = announced;
+        assert_eq!(head.is_over(), over, "{status:?} announced {announced}");
+    }
+}

@@ -850,3 +850,20 @@ fn short(value: &Value) -> String {
 fn quote(text: &str) -> String {
     short(&Value::String(text.to_owned()))
 }
+
+#[cfg(test)]
+mod short_tests {
+    use super::*;
+
+    #[test]
+    fn a_value_is_shown_up_to_forty_characters_then_cut() {
+        let forty = "x".repeat(38);
+        assert_eq!(short(&Value::String(forty.clone())), format!("\"{forty}\""));
+        let over = "x".repeat(39);
+        assert_eq!(
+            short(&Value::String(over)),
+            format!("\"{}…", "x".repeat(39))
+        );
+        assert_eq!(quote("ok"), "\"ok\"");
+    }
+}

@@ -66,6 +66,7 @@ mod tests {
         let mut h = StableHash::new();
         h.write(b"a");
         assert_eq!(h.hex(), "af63dc4c8601ec8c");
+        assert_eq!(h.finish(), 0xaf63_dc4c_8601_ec8c);
         assert_ne!(
             StableHash::of_fields(["ab", "c"]),
             StableHash::of_fields(["a", "bc"])

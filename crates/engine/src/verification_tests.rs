@@ -606,3 +606,42 @@ fn low_confidence_reals_are_checked_in_the_batch_of_their_rules_second_looks() {
         ]
     );
 }
+
+#[test]
+fn each_reason_for_a_second_look_has_the_word_report_json_uses() {
+    for (why, word) in [
+        (super::VerifyReason::LowConfidence, "low_confidence"),
+        (super::VerifyReason::SecurityDismissal, "security_dismissal"),
+        (super::VerifyReason::Unsure, "unsure"),
+        (
+            super::VerifyReason::LowConfidenceReal,
+            "low_confidence_real",
+        ),
+    ] {
+        assert_eq!(why.as_str(), word);
+        assert_eq!(serde_json::to_value(why).unwrap(), word);
+    }
+}
+
+#[test]
+fn a_batch_holds_second_looks_when_its_members_are_verifiers() {
+    let item = |id: &str, kind: ItemKind, inputs: &[&str]| {
+        let mut item = crate::WorkItem::new(id, kind, crate::Tier::Sonnet);
+        item.extra_mut().inputs = inputs.iter().map(|i| (*i).to_owned()).collect();
+        item
+    };
+    for (batch, holds) in [
+        (
+            item("tb-00001", ItemKind::TriageBatch, &["vf-00001", "vf-00002"]),
+            true,
+        ),
+        (
+            item("tb-00002", ItemKind::TriageBatch, &["t-00001", "t-00002"]),
+            false,
+        ),
+        (item("tb-00003", ItemKind::TriageBatch, &[]), false),
+        (item("vf-00003", ItemKind::Verify, &["vf-00001"]), false),
+    ] {
+        assert_eq!(super::holds_second_looks(&batch), holds, "{}", batch.id);
+    }
+}
