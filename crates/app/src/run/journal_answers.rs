@@ -6,7 +6,7 @@
 //! gives way to the item's next one. A result the journal does not hold (a run `merge` made
 //! holds its shares' answers as copied files) is read from its file, as before.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use self_repair_engine::{ItemKind, ItemStatus, RunState, TriageResult};
 use self_repair_store::{Journal, JournalLine, RunDir, is_safe_item_id};
@@ -160,7 +160,7 @@ pub(crate) fn recorded_triage_answers(
     }
     // Read only the files there are: a finding its rule's survey decided has none, and a
     // listing of `items/` costs less than a failed open for each.
-    let on_file = files_of(dir);
+    let on_file = crate::run::item_files::items_with_files(dir, &[".json", ".pending"]);
     for id in elsewhere {
         if !on_file.contains(id) {
             continue;
@@ -173,26 +173,6 @@ pub(crate) fn recorded_triage_answers(
         }
     }
     answers
-}
-
-/// The items of `dir` with a result file or a submit marker in `items/` (`read_result` reads
-/// the journal line a marker points at).
-fn files_of(dir: &RunDir) -> HashSet<String> {
-    let Ok(entries) = std::fs::read_dir(dir.items_dir()) else {
-        return HashSet::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let name = entry.file_name();
-            let name = name.to_str()?;
-            let id = name
-                .strip_suffix(".json")
-                .or_else(|| name.strip_suffix(".pending"))?;
-            // `t-1.reroute.json`, `t-1.input.json`: not an answer.
-            (!id.contains('.')).then(|| id.to_owned())
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -56,12 +56,13 @@ pub fn decided_entries<S: std::hash::BuildHasher>(
 ) -> Vec<(String, KnownEntry)> {
     let decided = settled_triage(state, findings);
     let survey_of = self_repair_engine::survey_of(state);
-    // The answers that stood: a verified finding's is its second agent's.
-    let mut answers: HashMap<String, TriageResult> = decided
-        .iter()
-        .filter_map(|(item, _, _)| Some(((*item).to_owned(), recorded.get(*item)?.clone())))
+    // The answers that stood: a verified finding's is its second agent's (only those are
+    // copied, to be settled; every other stands as recorded).
+    let mut settled: HashMap<String, TriageResult> = self_repair_engine::verifier_of(state)
+        .into_keys()
+        .filter_map(|item| Some((item.to_owned(), recorded.get(item)?.clone())))
         .collect();
-    let chains = verification_chains(dir, state, &mut answers);
+    let chains = verification_chains(dir, state, &mut settled);
     let mut codes = crate::prompts::decided_code::DecidedCodes::new(root);
     let mut entries = Vec::with_capacity(decided.len());
     for (item, record, verdict) in decided {
@@ -69,7 +70,7 @@ pub fn decided_entries<S: std::hash::BuildHasher>(
         let Some(standing) = standing(state, item, chain.and_then(|c| c.outcome)) else {
             continue;
         };
-        let result = answers.get(item);
+        let result = settled.get(item).or_else(|| recorded.get(item));
         let reason = match result {
             Some(r) => r.reason.clone(),
             None => survey_reason(survey_of.get(item).copied()),

@@ -14,6 +14,7 @@ pub mod handle;
 pub mod in_progress;
 pub mod input_scope;
 pub mod inputs;
+pub(crate) mod item_files;
 pub(crate) mod journal_answers;
 pub mod kept_verdicts;
 pub mod load;

@@ -35,9 +35,14 @@ pub(crate) fn verification_chains(
     state: &RunState,
     triage: &mut HashMap<String, TriageResult>,
 ) -> HashMap<String, self_repair_report::Verification> {
-    let batch_of = self_repair_engine::batch_of(state);
+    let verifiers = self_repair_engine::verifier_of(state);
     let mut chains = HashMap::new();
-    for (id, verifier) in self_repair_engine::verifier_of(state) {
+    if verifiers.is_empty() {
+        // No second look: no batch table to build (100,000 entries at 100,000 findings).
+        return chains;
+    }
+    let batch_of = self_repair_engine::batch_of(state);
+    for (id, verifier) in verifiers {
         let Some(first) = triage.get(id).cloned().or_else(|| {
             dir.read_result(id, "json")
                 .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok())
