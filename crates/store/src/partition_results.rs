@@ -2,7 +2,7 @@
 //! result file under the item's id in the merged run, with every id it names renamed too
 //! (a batch's members, `duplicate_of`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -21,9 +21,20 @@ pub fn copy_partition_results<S: std::hash::BuildHasher>(
     to: &RunDir,
     renamed: &HashMap<String, String, S>,
 ) -> Result<usize, StoreError> {
+    // The names in `items/`, listed once: at 100,000 items most have no re-route and no marker,
+    // and trying each file was three failed opens an item (reference/benchmarks.md). When the
+    // folder cannot be listed, every file is tried as before.
+    let listed = list_names(&from.items_dir());
+    let has = |name: String| listed.as_ref().is_none_or(|names| names.contains(&name));
     let mut written = 0;
     for (old, new) in renamed {
         for ext in RESULT_EXTENSIONS {
+            // A result only in the journal has its submit marker (`RunDir::read_result`).
+            let recorded =
+                has(format!("{old}.{ext}")) || (ext == "json" && has(format!("{old}.pending")));
+            if !recorded {
+                continue;
+            }
             let text = if ext == "json" {
                 from.read_result(old, ext)
             } else {
@@ -48,6 +59,17 @@ pub fn copy_partition_results<S: std::hash::BuildHasher>(
         }
     }
     Ok(written)
+}
+
+/// The file names in `dir`, or `None` when it cannot be listed.
+fn list_names(dir: &std::path::Path) -> Option<HashSet<String>> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    Some(
+        entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect(),
+    )
 }
 
 /// Replaces every string of `value` that is a key of `renamed` with its value.
