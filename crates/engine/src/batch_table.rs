@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::item::{is_false, is_zero, is_zero_u8};
 use crate::item_table::{STATUS, TIER, column, digit, digit_reader, reader};
+use crate::member_list::{push_number, ranges, write_ranges};
 use crate::{ItemExtra, ItemKind, WorkItem};
 
 /// The batches, column by column: character `i` of each string is the `i`-th batch.
@@ -100,7 +101,7 @@ fn batch_id(n: u64) -> compact_str::CompactString {
     let mut text = Vec::with_capacity(24);
     text.extend_from_slice(b"tb-");
     let mut digits = Vec::with_capacity(20);
-    push_number(&mut digits, n as usize);
+    push_number(&mut digits, n);
     text.extend(std::iter::repeat_n(
         b'0',
         5usize.saturating_sub(digits.len()),
@@ -144,21 +145,6 @@ fn member_numbers(triage: &[WorkItem], item: &WorkItem, numbers: &mut Vec<usize>
         }
     }
     true
-}
-
-/// Appends `n` in decimal.
-fn push_number(out: &mut Vec<u8>, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
 }
 
 /// Appends a value to a list of runs `[first index, value, length]` in which the value
@@ -236,7 +222,7 @@ pub(crate) fn encode<'a>(
         if i > 0 {
             members.push(b' ');
         }
-        write_members(&mut members, &numbers);
+        write_ranges(&mut members, numbers.iter().map(|&n| n as u64));
         let plain = !item.seen_running
             && item.lease.is_none()
             && item.reroutes == 0
@@ -274,36 +260,6 @@ pub(crate) fn encode<'a>(
     (Some(b), objects)
 }
 
-/// Writes one batch's member numbers, consecutive runs as `first-last`.
-fn write_members(out: &mut Vec<u8>, numbers: &[usize]) {
-    let mut run: Option<(usize, usize)> = None;
-    let mut first = true;
-    let mut flush = |out: &mut Vec<u8>, (start, end): (usize, usize)| {
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        push_number(out, start);
-        if end > start {
-            out.push(b'-');
-            push_number(out, end);
-        }
-    };
-    for &n in numbers {
-        run = match run {
-            Some((start, end)) if end + 1 == n => Some((start, n)),
-            Some(done) => {
-                flush(out, done);
-                Some((n, n))
-            }
-            None => Some((n, n)),
-        };
-    }
-    if let Some(done) = run {
-        flush(out, done);
-    }
-}
-
 /// Reads one batch's member numbers back into the ids of `triage`.
 fn read_members(text: &[u8], triage: &[WorkItem], batch: usize) -> Result<Vec<String>, String> {
     let bad = || {
@@ -327,22 +283,33 @@ fn read_members(text: &[u8], triage: &[WorkItem], batch: usize) -> Result<Vec<St
                 )
             })
     };
+    let text = std::str::from_utf8(text).map_err(|_| bad())?;
+    if text.is_empty() {
+        return Err(bad());
+    }
     let mut out = Vec::with_capacity(8);
-    for part in text.split(|&b| b == b',') {
-        let (start, end) = match part.iter().position(|&b| b == b'-') {
-            Some(dash) => (&part[..dash], &part[dash + 1..]),
-            None => (part, part),
-        };
-        let start = parse_digits(start).ok_or_else(bad)?;
-        let end = parse_digits(end).ok_or_else(bad)?;
-        if end < start || end - start >= triage.len() as u64 {
-            return Err(bad());
+    let mut failed = None;
+    ranges(text, |start, end| {
+        if failed.is_some() {
+            return;
+        }
+        // A run longer than the triage items is damage: it is not expanded.
+        if end - start >= triage.len() as u64 {
+            failed = Some(bad());
+            return;
         }
         for n in start..=end {
-            out.push(id(n)?);
+            match id(n) {
+                Ok(member) => out.push(member),
+                Err(e) => {
+                    failed = Some(e);
+                    return;
+                }
+            }
         }
-    }
-    Ok(out)
+    })
+    .map_err(|_| bad())?;
+    failed.map_or(Ok(out), Err)
 }
 
 /// The value runs `[first batch, value, length]` give each batch, the value advancing by

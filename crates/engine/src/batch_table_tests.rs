@@ -131,6 +131,14 @@ fn damaged_columns_are_errors_not_panics() {
     assert!(damage("members", "1-8 9 30 40 41".into()).contains("past the 40 triage items"));
     assert!(damage("members", "1-8 9 30 40 9-2".into()).contains("batch 5"));
     assert!(damage("members", "1-8 9 30 40 1-99999999999".into()).contains("batch 5"));
+    // The survey members' reader reads these too (member_list.rs): the same refusals.
+    for bad in ["0", "1--2", "1-2-3", "3,", ",3", "", "1-41"] {
+        let members = format!("1-8 9 30 40 {bad}");
+        assert!(
+            damage("members", members.into()).contains("batch 5 reads"),
+            "{bad:?}"
+        );
+    }
     assert!(damage("id", serde_json::json!([[0, 1, 3]])).contains("cover 3 of the 5"));
     assert!(damage("id", serde_json::json!([[0, 1, 3], [4, 1, 2]])).contains("does not follow"));
     assert!(damage("id", serde_json::json!([[0, 1, u64::MAX]])).contains("does not follow"));

@@ -28,7 +28,8 @@ fn number(id: &str) -> Option<u64> {
     )
 }
 
-fn push_number(out: &mut Vec<u8>, n: u64) {
+/// Appends `n` in decimal.
+pub(crate) fn push_number(out: &mut Vec<u8>, n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = n;
@@ -45,41 +46,53 @@ fn push_number(out: &mut Vec<u8>, n: u64) {
 
 /// The string form of `ids`, or `None` when one is not a triage id.
 fn numbers(ids: &[String]) -> Option<String> {
+    let numbers = ids
+        .iter()
+        .map(|id| number(id))
+        .collect::<Option<Vec<u64>>>()?;
     let mut out = Vec::with_capacity(ids.len() * 6);
+    write_ranges(&mut out, numbers);
+    // Only ASCII digits, commas and dashes were written.
+    String::from_utf8(out).ok()
+}
+
+/// Appends the string form of `numbers`: comma-separated, each run of consecutive numbers as
+/// `first-last` (`1-8,11,13-14`). The one writer of the form, for survey members and for the
+/// members of a batch in `items.batches` (reference/state-file.md).
+pub(crate) fn write_ranges(out: &mut Vec<u8>, numbers: impl IntoIterator<Item = u64>) {
     let mut run: Option<(u64, u64)> = None;
-    let flush = |out: &mut Vec<u8>, (start, end): (u64, u64)| {
-        if !out.is_empty() {
+    let mut first = true;
+    let mut flush = |out: &mut Vec<u8>, (start, end): (u64, u64)| {
+        if !first {
             out.push(b',');
         }
+        first = false;
         push_number(out, start);
         if end > start {
             out.push(b'-');
             push_number(out, end);
         }
     };
-    for id in ids {
-        let n = number(id)?;
+    for n in numbers {
         run = match run {
             Some((start, end)) if end + 1 == n => Some((start, n)),
             Some(done) => {
-                flush(&mut out, done);
+                flush(out, done);
                 Some((n, n))
             }
             None => Some((n, n)),
         };
     }
     if let Some(done) = run {
-        flush(&mut out, done);
+        flush(out, done);
     }
-    // Only ASCII digits, commas and dashes were written.
-    String::from_utf8(out).ok()
 }
 
 /// Calls `each(first, last)` for each comma-separated part of a string form (`N` or
 /// `first-last`), in one pass over its bytes: a survey of 100,000 members is checked at every
 /// load. `Err` on anything else: an empty part, a number of 20 digits or more, `last < first`,
-/// zero, or more than [`MOST`] ids in all.
-fn ranges(text: &str, mut each: impl FnMut(u64, u64)) -> Result<(), String> {
+/// zero, or more than [`MOST`] ids in all. The one reader of the form [`write_ranges`] writes.
+pub(crate) fn ranges(text: &str, mut each: impl FnMut(u64, u64)) -> Result<(), String> {
     let bad = || format!("a member list reads `{text}`");
     if text.is_empty() {
         return Ok(());
