@@ -620,3 +620,27 @@ fn the_merge_driver_tells_the_registry_by_its_name_then_its_content() {
         merge_registry_files(&path("f.o"), &path("f.a"), &path("f.b"), Some("known.json")).is_err()
     );
 }
+
+#[test]
+fn a_rules_document_without_a_version_reads_as_the_first_layout() {
+    // `RuleBook` is public and deserializable: a hand-written document that leaves out
+    // `schema_version` is of the single-document form, layout 1.
+    let book: RuleBook = serde_json::from_str(r#"{"rules": []}"#).unwrap();
+    assert_eq!(book.schema_version, 1);
+    assert!(book.rules.is_empty());
+    let book: RuleBook = serde_json::from_str(r#"{"schema_version": 2}"#).unwrap();
+    assert_eq!(book.schema_version, 2, "a version it says is kept");
+}
+
+#[test]
+fn only_accepted_rules_apply_in_file_order() {
+    let text = r#"{"schema_version": 1, "rules": [
+  {"id": "b", "name": "b", "when": {"path_glob": "**/b.py"}, "verdict": "intended"},
+  {"id": "p", "name": "p", "when": {"path_glob": "**/p.py"}, "verdict": "intended", "status": "proposed"},
+  {"id": "a", "name": "a", "when": {"path_glob": "**/a.py"}, "verdict": "intended"},
+  {"id": "r", "name": "r", "when": {"path_glob": "**/r.py"}, "verdict": "intended", "status": "rejected"}
+]}"#;
+    let book = RuleBook::parse(text, Path::new("rules.json")).unwrap();
+    let ids: Vec<&str> = book.accepted().iter().map(|c| c.rule.id.as_str()).collect();
+    assert_eq!(ids, ["b", "a"]);
+}

@@ -9,9 +9,13 @@ mod partition_results;
 mod project;
 mod result_commit;
 mod run_dir;
+#[cfg(test)]
+mod run_dir_tests;
 mod run_id;
 mod run_lock;
 mod state_check;
+#[cfg(test)]
+mod state_check_tests;
 mod state_format;
 mod state_head;
 #[cfg(test)]
