@@ -295,4 +295,7 @@ fn write_json_is_pretty_and_write_json_rows_puts_one_element_a_line() {
         std::fs::read_to_string(&rows).unwrap(),
         "[\n  {\"a\":[1]},\n  {\"b\":2}\n]\n"
     );
+    // A list of plain values closes on its own line too.
+    write_json_rows(&rows, &[1, 2]).unwrap();
+    assert_eq!(std::fs::read_to_string(&rows).unwrap(), "[\n  1,\n  2\n]\n");
 }

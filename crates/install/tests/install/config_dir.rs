@@ -127,3 +127,25 @@ fn an_install_in_home_claude_is_not_seen_under_claude_config_dir() {
         plan.notes()
     );
 }
+
+#[test]
+fn a_path_outside_claude_is_shown_relative_in_a_project_and_whole_in_the_home() {
+    let project = Project::new();
+    let root = InstallRoot::project(project.root());
+    assert_eq!(root.display(".self-repair/x.json"), ".self-repair/x.json");
+    assert_eq!(
+        root.display(".claude/settings.json"),
+        ".claude/settings.json"
+    );
+    let home = Project::with_scope(Scope::User);
+    let user = InstallRoot::user(home.root(), None);
+    assert_eq!(user.display(".claude"), "~/.claude");
+    assert_eq!(
+        user.display(".claude/settings.json"),
+        "~/.claude/settings.json"
+    );
+    assert_eq!(
+        user.display(".self-repair/x.json"),
+        home.path(".self-repair/x.json").display().to_string()
+    );
+}

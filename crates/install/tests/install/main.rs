@@ -9,6 +9,7 @@ mod bundle;
 mod config_dir;
 mod harness;
 mod idempotence;
+mod installed_files;
 mod refusals;
 mod reinstall_record;
 mod roundtrip;
