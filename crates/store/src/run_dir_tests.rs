@@ -22,11 +22,10 @@ fn created(folder: &Path) -> (RunDir, RunState) {
             route: "generic".into(),
             tier: Tier::Haiku,
             rule: if i < 6 {
-                "ruff F401".to_owned()
+                "ruff F401".into()
             } else {
                 format!("ruff E{}", i % 9)
-            }
-            .into(),
+            },
             path: format!("src/m{}.py", i % 5),
             safe_fix: false,
             security: false,
@@ -207,7 +206,7 @@ fn abandoned_temporary_files_go_and_others_stay() {
 
     // Fresh files are younger than an hour: `doctor` leaves them.
     assert_eq!(
-        dir.remove_abandoned_temps(Some(Duration::from_secs(3600))),
+        dir.remove_abandoned_temps(Some(Duration::from_hours(1))),
         Vec::<std::path::PathBuf>::new()
     );
     let mut removed = dir.remove_abandoned_temps(Some(Duration::ZERO));

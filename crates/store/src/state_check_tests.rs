@@ -2,7 +2,7 @@
 //! and each bound holds at its edge (the largest value it allows passes, one more does not).
 
 use self_repair_engine::{
-    Config, Group, Intake, ItemKind, RoutedFinding, RunState, Tier, create_run,
+    Config, Group, Intake, ItemKind, PlanDepth, RoutedFinding, RunState, Tier, WorkItem, create_run,
 };
 
 use crate::state_check::check_state;
@@ -38,16 +38,21 @@ fn state() -> RunState {
         root_cause: "leftovers".into(),
         members: vec!["t-00001".into()],
         planned: true,
-        depth: Default::default(),
+        depth: PlanDepth::default(),
     });
     state
 }
 
 /// The first item after the triage items (a batch).
-fn first_batch(state: &mut RunState) -> &mut self_repair_engine::WorkItem {
+fn first_batch(state: &mut RunState) -> &mut WorkItem {
     let at = state.triage_items as usize;
     &mut state.items[at]
 }
+
+/// Sets one number of a state.
+type SetNumber = fn(&mut RunState, u64);
+/// Sets one count of an item.
+type SetCount = fn(&mut WorkItem);
 
 fn refused(state: &RunState, words: &str) {
     match check_state(state) {
@@ -116,12 +121,12 @@ fn numbers_up_to_2_pow_53_minus_1_pass_and_past_it_are_refused() {
     assert_eq!(check_state(&state), Ok(()));
 
     let past = largest + 1;
-    let fields: [(&str, fn(&mut RunState, u64)); 7] = [
+    let fields: [(&str, SetNumber); 7] = [
         ("created_at", |s, n| s.created_at = n),
         ("progress", |s, n| s.progress = n),
         ("blocks", |s, n| s.blocks = n),
         ("last_block_progress", |s, n| {
-            s.last_block_progress = Some(n)
+            s.last_block_progress = Some(n);
         }),
         ("stalled_at", |s, n| s.stalled_at = Some(n)),
         ("journal_offset", |s, n| s.journal_offset = n),
@@ -143,7 +148,7 @@ fn per_item_counts_up_to_a_million_pass_and_past_it_are_refused() {
     let item = first_batch(&mut state);
     (item.attempts, item.dispatches, item.reroutes) = (1_000_000, 1_000_000, 1_000_000);
     assert_eq!(check_state(&state), Ok(()));
-    let fields: [(&str, fn(&mut self_repair_engine::WorkItem)); 3] = [
+    let fields: [(&str, SetCount); 3] = [
         ("attempts", |i| i.attempts = 1_000_001),
         ("dispatches", |i| i.dispatches = 1_000_001),
         ("reroutes", |i| i.reroutes = 1_000_001),

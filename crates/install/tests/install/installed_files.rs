@@ -9,12 +9,11 @@ fn states(project: &Project) -> Option<Vec<(String, InstalledFileState)>> {
     installed_file_states(&project.install_root(), project.scope).unwrap()
 }
 
-fn state_of(states: &[(String, InstalledFileState)], path: &str) -> InstalledFileState {
+fn state_of(states: &[(String, InstalledFileState)], path: &str) -> Option<InstalledFileState> {
     states
         .iter()
         .find(|(p, _)| p == path)
-        .unwrap_or_else(|| panic!("{path} not recorded: {states:?}"))
-        .1
+        .map(|(_, state)| *state)
 }
 
 const AGENT: &str = ".claude/agents/triage-investigator.md";
@@ -33,7 +32,7 @@ fn no_install_has_no_files_and_a_fresh_one_has_every_file_current() {
             .all(|(_, state)| *state == InstalledFileState::Current),
         "{states:?}"
     );
-    assert_eq!(state_of(&states, AGENT), InstalledFileState::Current);
+    assert_eq!(state_of(&states, AGENT), Some(InstalledFileState::Current));
 }
 
 #[test]
@@ -44,8 +43,8 @@ fn a_deleted_file_is_missing_and_an_edited_one_edited() {
     let skill = project.read(SKILL);
     project.write(SKILL, &format!("{skill}\nA line of my own.\n"));
     let states = states(&project).unwrap();
-    assert_eq!(state_of(&states, AGENT), InstalledFileState::Missing);
-    assert_eq!(state_of(&states, SKILL), InstalledFileState::Edited);
+    assert_eq!(state_of(&states, AGENT), Some(InstalledFileState::Missing));
+    assert_eq!(state_of(&states, SKILL), Some(InstalledFileState::Edited));
 }
 
 #[test]
@@ -64,9 +63,9 @@ fn a_file_of_another_version_is_outdated_and_one_this_bundle_lacks_is_current() 
     project.install_with(FAKE_BIN, older);
     let states = states(&project).unwrap();
     assert_eq!(states.len(), 2, "{states:?}");
-    assert_eq!(state_of(&states, AGENT), InstalledFileState::Outdated);
+    assert_eq!(state_of(&states, AGENT), Some(InstalledFileState::Outdated));
     assert_eq!(
         state_of(&states, ".claude/agents/retired-helper.md"),
-        InstalledFileState::Current
+        Some(InstalledFileState::Current)
     );
 }
