@@ -268,11 +268,68 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_command_is_left_bare_and_any_other_quoted_for_the_shell() {
+        for (command, shown) in [
+            ("self-repair", "self-repair"),
+            (
+                "/usr/local/bin/self-repair_2.0+x",
+                "/usr/local/bin/self-repair_2.0+x",
+            ),
+            ("/opt/my tools/self-repair", "'/opt/my tools/self-repair'"),
+            ("/opt/it's/self-repair", "'/opt/it'\\''s/self-repair'"),
+        ] {
+            assert_eq!(
+                merge_driver_command(command),
+                format!("{shown} known merge-driver %O %A %B %P")
+            );
+        }
+    }
+
+    #[test]
+    fn registered_is_read_from_git_and_either_half_left_is_removed() {
+        let repo = tempfile::tempdir().unwrap();
+        git(repo.path(), &["init", "-q"]);
+        std::fs::create_dir_all(repo.path().join(".git/info")).unwrap();
+        let attributes = repo.path().join(".git/info/attributes");
+        // A last line without its newline gets one before the block.
+        std::fs::write(&attributes, "*.bin binary").unwrap();
+        assert!(!merge_driver_registered(repo.path()));
+
+        let registration = register_merge_driver(repo.path(), "self-repair")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            merge_driver_attributes(repo.path()).unwrap(),
+            Some(registration.attributes.clone())
+        );
+        assert!(registration.attributes.ends_with(".git/info/attributes"));
+        assert!(merge_driver_registered(repo.path()));
+        assert_eq!(
+            std::fs::read_to_string(&attributes).unwrap(),
+            format!("*.bin binary\n{}", attribute_block(""))
+        );
+
+        // The driver's config without its attributes: still something to remove.
+        std::fs::write(&attributes, "*.bin binary\n").unwrap();
+        assert!(unregister_merge_driver(repo.path()).unwrap());
+        assert!(!merge_driver_registered(repo.path()));
+
+        // The attributes without the driver's config: the same.
+        std::fs::write(&attributes, attribute_block("")).unwrap();
+        assert!(unregister_merge_driver(repo.path()).unwrap());
+        assert_eq!(std::fs::read_to_string(&attributes).unwrap(), "");
+        assert!(!unregister_merge_driver(repo.path()).unwrap());
+    }
+
+    #[test]
     fn outside_git_there_is_nothing_to_register() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(
             register_merge_driver(dir.path(), "self-repair").unwrap(),
             None
         );
+        assert_eq!(merge_driver_attributes(dir.path()).unwrap(), None);
+        assert!(!merge_driver_registered(dir.path()));
+        assert!(!unregister_merge_driver(dir.path()).unwrap());
     }
 }
