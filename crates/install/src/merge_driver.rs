@@ -314,10 +314,12 @@ mod tests {
         assert!(unregister_merge_driver(repo.path()).unwrap());
         assert!(!merge_driver_registered(repo.path()));
 
-        // The attributes without the driver's config: the same.
-        std::fs::write(&attributes, attribute_block("")).unwrap();
+        // The attributes without the driver's config: the same. Only the block goes, not the
+        // lines after it, even one of the user's naming the driver.
+        let after = "*.png binary\nmine.json merge=self-repair-known\n";
+        std::fs::write(&attributes, format!("{}{after}", attribute_block(""))).unwrap();
         assert!(unregister_merge_driver(repo.path()).unwrap());
-        assert_eq!(std::fs::read_to_string(&attributes).unwrap(), "");
+        assert_eq!(std::fs::read_to_string(&attributes).unwrap(), after);
         assert!(!unregister_merge_driver(repo.path()).unwrap());
     }
 
