@@ -324,6 +324,30 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_attributes_file_is_created_and_an_unreadable_one_refused() {
+        let repo = tempfile::tempdir().unwrap();
+        git(repo.path(), &["init", "-q"]);
+        let attributes = repo.path().join(".git/info/attributes");
+        std::fs::remove_file(&attributes).ok();
+        register_merge_driver(repo.path(), "self-repair")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&attributes).unwrap(),
+            attribute_block("")
+        );
+
+        std::fs::remove_file(&attributes).unwrap();
+        std::fs::create_dir(&attributes).unwrap();
+        match register_merge_driver(repo.path(), "self-repair") {
+            Err(InstallError::MergeDriver(message)) => {
+                assert!(message.starts_with("read "), "{message}");
+            }
+            other => panic!("a folder read as attributes: {other:?}"),
+        }
+    }
+
+    #[test]
     fn outside_git_there_is_nothing_to_register() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(
