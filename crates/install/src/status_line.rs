@@ -239,6 +239,25 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_user_command_composed_unquoted_is_read_back_as_theirs() {
+        let theirs = json!({"type": "command", "command": "ccline"});
+        let mut settings = root("{}");
+        settings.insert("statusLine".to_owned(), theirs.clone());
+        let StatusLineChange::Written(record) = add_status_line(&mut settings, "self-repair", None)
+        else {
+            panic!("not written");
+        };
+        assert_eq!(record.command, "self-repair statusline --compose ccline");
+        assert_eq!(
+            add_status_line(&mut settings, "self-repair", Some(&record)),
+            StatusLineChange::Unchanged,
+            "installing again does not compose ours with ours"
+        );
+        remove_status_line(&mut settings, &record);
+        assert_eq!(settings["statusLine"], theirs);
+    }
+
+    #[test]
     fn a_status_line_the_user_changed_after_install_is_not_taken_out() {
         let mut settings = root(r#"{"statusLine": {"type": "command", "command": "mine"}}"#);
         remove_status_line(

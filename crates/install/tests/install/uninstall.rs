@@ -141,3 +141,33 @@ fn uninstall_refuses_corrupt_settings_it_must_edit() {
     assert!(err.to_string().contains("is not valid JSON"), "{err}");
     assert_eq!(project.settings(), "{ broken");
 }
+
+/// Only an entry with both our command and our arguments is ours: a hook of another tool that
+/// takes the same arguments, one of our binary with other arguments, and a group the user left
+/// empty all stay.
+#[test]
+fn uninstall_removes_only_entries_with_our_command_and_our_arguments() {
+    let before = json!({"hooks": {"Stop": [
+        {"hooks": [
+            {"type": "command", "command": "/usr/local/bin/other-tool", "args": ["hook", "stop"]},
+            {"type": "command", "command": crate::harness::FAKE_BIN, "args": ["report"]}
+        ]},
+        {"matcher": "kept", "hooks": []}
+    ]}});
+    let project = Project::with_settings(&serde_json::to_string_pretty(&before).unwrap());
+    project.install();
+    let mut edited = project.settings_json();
+    edited["added_later"] = json!(true);
+    project.write(
+        ".claude/settings.json",
+        &serde_json::to_string_pretty(&edited).unwrap(),
+    );
+    let plan = project.uninstall();
+    assert_eq!(
+        plan.settings_outcome(),
+        SettingsOutcome::RemovedStructurally
+    );
+    let mut expected = before;
+    expected["added_later"] = json!(true);
+    assert_eq!(project.settings_json(), expected);
+}
