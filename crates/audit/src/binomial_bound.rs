@@ -65,6 +65,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_one_wrong_or_none_sampled_bounds_at_1_whatever_the_confidence() {
+        for confidence in [0.0, 0.5, 0.95] {
+            assert_eq!(upper_bound(0, 0, confidence), 1.0);
+            assert_eq!(upper_bound(3, 3, confidence), 1.0, "{confidence}");
+            assert_eq!(upper_bound(4, 3, confidence), 1.0, "{confidence}");
+        }
+    }
+
+    #[test]
     fn none_wrong_has_the_closed_form_bound() {
         for n in [1, 5, 29, 30, 60, 300, 3000] {
             let closed_form = 1.0 - 0.05_f64.powf(1.0 / n as f64);

@@ -103,3 +103,33 @@ fn install_status_line_sets_only_the_status_line_in_the_users_settings_and_unins
     assert_eq!(home.settings(), THEIRS);
     assert_eq!(home.tree(), [".claude/", ".claude/settings.json"]);
 }
+
+/// A second `install --status-line` after the user edited the file no longer knows the bytes
+/// from before the first: uninstall then takes out only the status line, and the edit stays.
+#[test]
+fn a_status_line_reinstalled_after_an_edit_is_removed_structurally_keeping_the_edit() {
+    let home = Project::with_scope(self_repair_install::Scope::User);
+    home.write(".claude/settings.json", THEIRS);
+    plan_status_line_install(&home.install_root(), "self-repair")
+        .unwrap()
+        .apply()
+        .unwrap();
+    home.write(
+        ".claude/settings.json",
+        &home.settings().replace("\"opus\"", "\"sonnet\""),
+    );
+    plan_status_line_install(&home.install_root(), "self-repair")
+        .unwrap()
+        .apply()
+        .unwrap();
+    let undo = plan_status_line_uninstall(&home.install_root()).unwrap();
+    assert_eq!(
+        undo.settings_outcome(),
+        SettingsOutcome::RemovedStructurally
+    );
+    undo.apply().unwrap();
+    let after = home.settings_json();
+    let before: Value = serde_json::from_str(THEIRS).unwrap();
+    assert_eq!(after["model"], "sonnet", "the edit stays");
+    assert_eq!(after["statusLine"], before["statusLine"]);
+}
