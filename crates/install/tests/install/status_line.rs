@@ -133,3 +133,52 @@ fn a_status_line_reinstalled_after_an_edit_is_removed_structurally_keeping_the_e
     assert_eq!(after["model"], "sonnet", "the edit stays");
     assert_eq!(after["statusLine"], before["statusLine"]);
 }
+
+/// `install --status-line` again from another binary, the file untouched in between: the
+/// bytes from before the first install are still known, and uninstall puts them back.
+#[test]
+fn a_status_line_reinstalled_from_another_binary_still_restores_the_first_bytes() {
+    let home = Project::with_scope(self_repair_install::Scope::User);
+    home.write(".claude/settings.json", THEIRS);
+    for binary in ["self-repair", "/other/bin/self-repair"] {
+        plan_status_line_install(&home.install_root(), binary)
+            .unwrap()
+            .apply()
+            .unwrap();
+    }
+    assert!(
+        home.settings()
+            .contains("\"/other/bin/self-repair statusline --compose"),
+        "{}",
+        home.settings()
+    );
+    let undo = plan_status_line_uninstall(&home.install_root()).unwrap();
+    assert_eq!(undo.settings_outcome(), SettingsOutcome::RestoredExactly);
+    undo.apply().unwrap();
+    assert_eq!(home.settings(), THEIRS);
+}
+
+/// The file edited after `install --status-line`: uninstall takes out the status line only.
+#[test]
+fn a_status_line_uninstalled_after_an_edit_keeps_the_edit() {
+    let home = Project::with_scope(self_repair_install::Scope::User);
+    home.write(".claude/settings.json", THEIRS);
+    plan_status_line_install(&home.install_root(), "self-repair")
+        .unwrap()
+        .apply()
+        .unwrap();
+    home.write(
+        ".claude/settings.json",
+        &home.settings().replace("\"opus\"", "\"sonnet\""),
+    );
+    let undo = plan_status_line_uninstall(&home.install_root()).unwrap();
+    assert_eq!(
+        undo.settings_outcome(),
+        SettingsOutcome::RemovedStructurally
+    );
+    undo.apply().unwrap();
+    let after = home.settings_json();
+    let before: Value = serde_json::from_str(THEIRS).unwrap();
+    assert_eq!(after["model"], "sonnet");
+    assert_eq!(after["statusLine"], before["statusLine"]);
+}
