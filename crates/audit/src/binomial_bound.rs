@@ -147,6 +147,25 @@ mod tests {
     }
 
     #[test]
+    fn a_bound_or_a_confidence_outside_0_to_1_asks_for_one() {
+        for (bound, confidence) in [
+            (0.1, 0.0),
+            (1e-20, 0.0),
+            (0.1, 1.0),
+            (0.1, -0.5),
+            (0.0, 0.95),
+            (1.0, 0.95),
+            (1.5, 0.95),
+        ] {
+            assert_eq!(
+                sample_size_for(bound, confidence),
+                1,
+                "{bound} at {confidence}"
+            );
+        }
+    }
+
+    #[test]
     fn the_default_size_is_29_for_ten_percent_at_95() {
         assert_eq!(sample_size_for(0.10, 0.95), 29);
         assert_eq!(sample_size_for(0.05, 0.95), 59);
