@@ -292,6 +292,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_unindented_line_or_one_of_blanks_says_nothing_of_the_indent() {
+        assert_eq!(detect_indent("{\n\"a\": 1\n}\n"), "  ");
+        assert_eq!(detect_indent("{\n   \n\t\"a\": 1\n}\n"), "\t");
+    }
+
+    #[test]
     fn detects_four_space_tab_and_default_indent() {
         assert_eq!(detect_indent("{\n    \"a\": 1\n}\n"), "    ");
         assert_eq!(detect_indent("{\n\t\"a\": 1\n}"), "\t");
