@@ -171,3 +171,43 @@ fn uninstall_removes_only_entries_with_our_command_and_our_arguments() {
     expected["added_later"] = json!(true);
     assert_eq!(project.settings_json(), expected);
 }
+
+/// A settings file install created holds nothing else once ours is out: uninstall deletes it,
+/// also when the user reformatted it. One that was there before, empty, stays.
+#[test]
+fn a_settings_file_install_created_goes_and_one_that_was_there_stays() {
+    let project = Project::new();
+    project.install();
+    let compact = project.settings_json().to_string();
+    project.write(".claude/settings.json", &compact);
+    let plan = project.uninstall();
+    assert_eq!(plan.settings_outcome(), SettingsOutcome::Deleted);
+    assert!(!project.path(".claude/settings.json").exists());
+
+    let project = Project::with_settings("{}\n");
+    project.install();
+    let compact = project.settings_json().to_string();
+    project.write(".claude/settings.json", &compact);
+    let plan = project.uninstall();
+    assert_eq!(
+        plan.settings_outcome(),
+        SettingsOutcome::RemovedStructurally
+    );
+    assert_eq!(project.settings_json(), json!({}));
+}
+
+#[test]
+fn an_uninstall_plan_is_empty_only_where_nothing_was_installed() {
+    let project = Project::new();
+    assert!(
+        plan_uninstall(&project.install_root(), Scope::Project)
+            .unwrap()
+            .is_empty()
+    );
+    project.install();
+    assert!(
+        !plan_uninstall(&project.install_root(), Scope::Project)
+            .unwrap()
+            .is_empty()
+    );
+}
