@@ -384,3 +384,43 @@ fn launches_past_twice_the_likely_figure_pause_the_run_until_resume() {
         Decision::Block(_)
     ));
 }
+
+/// Near its ceiling, a wave takes only the launches left before the pause: with two left and
+/// four items ready, two go out. The shortcut that skips counting the ceiling (a run with few
+/// retries) must not fire for a run that has retried this much.
+#[test]
+fn a_wave_near_the_ceiling_takes_only_the_launches_left() {
+    let config = Config {
+        triage_batch: 1,
+        survey_min: 0,
+        fan_out: 8,
+        launch_mode: LaunchMode::Foreground,
+        confirm_above_usd: None,
+        ..Config::default()
+    };
+    let findings: Vec<(&str, &str, &str)> =
+        (0..4).map(|_| ("generic", "ruff F401", "m.py")).collect();
+    let mut state = run_of_findings("r-ceiling", &findings, config);
+    let stop = crate::test_support::stop_event("s1", Some(&[]));
+    let Decision::Block(first) = decide_stop(&mut state, &stop, NOW).decision else {
+        panic!("expected the first wave");
+    };
+    assert_eq!(first.launch.len(), 4);
+    // Every item back, uncharged; t-00002 sent out until two launches are left.
+    for item in &mut state.items {
+        item.status = crate::ItemStatus::Pending;
+    }
+    let pause_at = crate::LaunchCeiling::of(&state).pause_at;
+    state.items[1].dispatches = u32::try_from(pause_at - 2 - 3).unwrap();
+    let ceiling = crate::LaunchCeiling::of(&state);
+    assert_eq!(ceiling.left(), 2, "{ceiling:?}");
+    assert!(
+        ceiling.launched > 4 + crate::CEILING_FLOOR,
+        "past what the shortcut lets through: {ceiling:?}"
+    );
+    let Decision::Block(wave) = decide_stop(&mut state, &stop, NOW).decision else {
+        panic!("expected a wave of the launches left");
+    };
+    let ids: Vec<&str> = wave.launch.iter().map(|l| l.item.as_str()).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+}
