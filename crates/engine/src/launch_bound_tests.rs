@@ -424,3 +424,43 @@ fn a_wave_near_the_ceiling_takes_only_the_launches_left() {
     let ids: Vec<&str> = wave.launch.iter().map(|l| l.item.as_str()).collect();
     assert_eq!(ids.len(), 2, "{ids:?}");
 }
+
+/// The shortcut counts the items launched at least once, not every item: a run of eight
+/// findings that launched four, one of them again and again, is past the shortcut's bound
+/// (its launches beyond the first of each item pass [`crate::CEILING_FLOOR`]) although it has
+/// launched fewer than its items plus that floor; its next wave takes only the launches left.
+#[test]
+fn the_ceiling_s_shortcut_counts_the_items_launched_not_every_item() {
+    let config = Config {
+        triage_batch: 1,
+        survey_min: 0,
+        fan_out: 4,
+        launch_mode: LaunchMode::Foreground,
+        confirm_above_usd: None,
+        ..Config::default()
+    };
+    let findings: Vec<(&str, &str, &str)> =
+        (0..8).map(|_| ("generic", "ruff F401", "m.py")).collect();
+    let mut state = run_of_findings("r-ceiling", &findings, config);
+    state.until = Some(crate::Phase::Triage);
+    let stop = crate::test_support::stop_event("s1", Some(&[]));
+    let Decision::Block(first) = decide_stop(&mut state, &stop, NOW).decision else {
+        panic!("expected the first wave");
+    };
+    assert_eq!(first.launch.len(), 4);
+    for item in &mut state.items {
+        item.status = crate::ItemStatus::Pending;
+    }
+    let pause_at = crate::LaunchCeiling::of(&state).pause_at;
+    state.items[1].dispatches = u32::try_from(pause_at - 2 - 3).unwrap();
+    let ceiling = crate::LaunchCeiling::of(&state);
+    assert_eq!(ceiling.left(), 2, "{ceiling:?}");
+    assert!(
+        ceiling.launched > 4 + crate::CEILING_FLOOR && ceiling.launched <= 8 + crate::CEILING_FLOOR,
+        "between the two bounds: {ceiling:?}"
+    );
+    let Decision::Block(wave) = decide_stop(&mut state, &stop, NOW).decision else {
+        panic!("expected a wave of the launches left");
+    };
+    assert_eq!(wave.launch.len(), 2, "{:?}", wave.launch);
+}
