@@ -425,10 +425,11 @@ fn a_wave_near_the_ceiling_takes_only_the_launches_left() {
     assert_eq!(ids.len(), 2, "{ids:?}");
 }
 
-/// The shortcut counts the items launched at least once, not every item: a run of eight
-/// findings that launched four, one of them again and again, is past the shortcut's bound
-/// (its launches beyond the first of each item pass [`crate::CEILING_FLOOR`]) although it has
-/// launched fewer than its items plus that floor; its next wave takes only the launches left.
+/// The shortcut counts the items launched at least once: not every item, nor those never
+/// launched. A run of six findings whose one launched item went out 15 times is past the
+/// shortcut's bound (14 launches beyond each item's first, more than [`crate::CEILING_FLOOR`])
+/// though not past six items plus that floor, nor five unlaunched ones plus it; with one
+/// launch left before the pause, its next wave is that one.
 #[test]
 fn the_ceiling_s_shortcut_counts_the_items_launched_not_every_item() {
     let config = Config {
@@ -440,27 +441,15 @@ fn the_ceiling_s_shortcut_counts_the_items_launched_not_every_item() {
         ..Config::default()
     };
     let findings: Vec<(&str, &str, &str)> =
-        (0..8).map(|_| ("generic", "ruff F401", "m.py")).collect();
+        (0..6).map(|_| ("generic", "ruff F401", "m.py")).collect();
     let mut state = run_of_findings("r-ceiling", &findings, config);
     state.until = Some(crate::Phase::Triage);
-    let stop = crate::test_support::stop_event("s1", Some(&[]));
-    let Decision::Block(first) = decide_stop(&mut state, &stop, NOW).decision else {
-        panic!("expected the first wave");
-    };
-    assert_eq!(first.launch.len(), 4);
-    for item in &mut state.items {
-        item.status = crate::ItemStatus::Pending;
-    }
-    let pause_at = crate::LaunchCeiling::of(&state).pause_at;
-    state.items[1].dispatches = u32::try_from(pause_at - 2 - 3).unwrap();
+    state.items[0].dispatches = 15;
     let ceiling = crate::LaunchCeiling::of(&state);
-    assert_eq!(ceiling.left(), 2, "{ceiling:?}");
-    assert!(
-        ceiling.launched > 4 + crate::CEILING_FLOOR && ceiling.launched <= 8 + crate::CEILING_FLOOR,
-        "between the two bounds: {ceiling:?}"
-    );
+    assert_eq!((ceiling.launched, ceiling.left()), (15, 1), "{ceiling:?}");
+    let stop = crate::test_support::stop_event("s1", Some(&[]));
     let Decision::Block(wave) = decide_stop(&mut state, &stop, NOW).decision else {
-        panic!("expected a wave of the launches left");
+        panic!("expected a wave of the launch left");
     };
-    assert_eq!(wave.launch.len(), 2, "{:?}", wave.launch);
+    assert_eq!(wave.launch.len(), 1, "{:?}", wave.launch);
 }
