@@ -5,10 +5,12 @@
 # caught (timeouts count as caught) out of caught + missed; unviable mutants (they do not build)
 # and the equivalent ones .cargo/mutants.toml excludes, each argued there, do not count.
 #
-# Usage: scripts/mutants.sh [--ci] [CRATE...] [-- CARGO_MUTANTS_ARGS...]
+# Usage: scripts/mutants.sh [--ci] [--with-cli] [CRATE...] [-- CARGO_MUTANTS_ARGS...]
 #   CRATE   a folder under crates/ (gate, store, ...); default: every one of them.
 #   --ci    what CI runs: the gate and the store's commit protocol (result_commit.rs,
 #           journal.rs and the submit markers and fold of run_dir.rs), each at 100 %.
+#   --with-cli  also run the root package's tests (the CLI suite, tests/cli, through the
+#           binary) on each mutant: `app`'s commands are tested there, not in the crate.
 #   -- ...  passed to cargo-mutants as they are (`-- --file crates/gate/src/shell_line.rs`,
 #           `-- --re harmless_redirect`, `-- --list`): re-run only the mutants a test targets.
 # Env:
@@ -35,14 +37,16 @@ timeout="${SELF_REPAIR_MUTANTS_TIMEOUT:-60}"
 readonly COMMIT_PROTOCOL_RE='^crates/store/src/(result_commit|journal)\.rs:|^crates/store/src/run_dir\.rs:.*RunDir::(fold|record|append_applied|mark_submitting|clear_submitting|committed_without_copy|read_result|items_with_submit_marker|submitting_marker)\b'
 
 ci=0
+with_cli=0
 crates=()
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --ci) ci=1 ;;
+    --with-cli) with_cli=1 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-    -*) echo "mutants: unknown option '$1' (use --ci, --help or -- before cargo-mutants options)" >&2; exit 2 ;;
+    -*) echo "mutants: unknown option '$1' (use --ci, --with-cli, --help or -- before cargo-mutants options)" >&2; exit 2 ;;
     *)
       [[ -f "$repo/crates/$1/Cargo.toml" ]] ||
         { echo "mutants: no crate '$1' under crates/ (name its folder: gate, store, ...)" >&2; exit 2; }
@@ -105,6 +109,9 @@ for crate in "${crates[@]}"; do
   package="self-repair-$crate"
   out="$scratch/out/$crate"
   args=(--in-place --timeout "$timeout" --package "$package" --test-package "$package" --output "$out")
+  if [[ $with_cli -eq 1 ]]; then
+    args+=(--test-package self-repair)
+  fi
   if [[ $ci -eq 1 && "$crate" == store ]]; then
     args+=(--re "$COMMIT_PROTOCOL_RE")
   fi

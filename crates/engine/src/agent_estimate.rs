@@ -429,6 +429,29 @@ mod tests {
     }
 
     #[test]
+    fn security_findings_triaged_alone_count_their_second_looks_as_batches_once() {
+        let config = Config {
+            triage_batch: 1,
+            survey_min: 0,
+            ..Config::default()
+        };
+        // Ten security findings: each may be dismissed, and every dismissal is checked, in
+        // batches: at most one second look each, counted with the batches, not as verifiers.
+        let estimate = agents_ahead(&run(10, 10, config.clone()));
+        assert_eq!(of(&estimate, ItemKind::Triage), (10, 10));
+        assert_eq!(
+            of(&estimate, ItemKind::TriageBatch),
+            (0, 10),
+            "{estimate:?}"
+        );
+        assert_eq!(of(&estimate, ItemKind::Verify), (0, 0), "{estimate:?}");
+        // Ten generic ones: any may need a verifier; likely one batch of low-confidence reals.
+        let estimate = agents_ahead(&run(10, 0, config));
+        assert_eq!(of(&estimate, ItemKind::TriageBatch), (0, 1), "{estimate:?}");
+        assert_eq!(of(&estimate, ItemKind::Verify), (0, 10), "{estimate:?}");
+    }
+
+    #[test]
     fn agents_behind_counts_each_item_an_agent_ended_once_and_not_those_decided_without_one() {
         let mut state = run(4, 0, Config::default());
         assert_eq!(agents_behind(&state), 0);

@@ -310,3 +310,48 @@ fn with_legacy_confidence(kind: ItemKind, mut value: serde_json::Value) -> serde
     }
     value
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::test_support::{NOW, per_finding_run, stop_event, submit};
+    use crate::{Config, Event, ItemStatus, JournalEntry, apply, decide_stop};
+
+    /// A rejected submission is remembered until a valid one arrives: the next block repeats
+    /// the rejection only while the item still has none.
+    #[test]
+    fn a_valid_result_forgets_the_rejected_one_before_it() {
+        let mut state = per_finding_run(
+            "r-apply",
+            2,
+            "ruff F401",
+            |_| "generic",
+            |_| false,
+            Config::default(),
+        );
+        decide_stop(&mut state, &stop_event("s1", Some(&[])), NOW);
+        let rejected = JournalEntry {
+            at: NOW,
+            event: Event::Rejected {
+                item: "t-00001".into(),
+                error: "field `verdict`: missing".into(),
+            },
+        };
+        assert!(apply(&mut state, &rejected).changed);
+        assert_eq!(
+            state.item("t-00001").unwrap().last_rejection(),
+            Some("field `verdict`: missing")
+        );
+        submit(
+            &mut state,
+            "t-00001",
+            json!({"verdict": "real", "root_cause": "unused import",
+                "reason": "nothing reads the name", "confidence": 0.9}),
+        );
+        let item = state.item("t-00001").unwrap();
+        assert_eq!(item.status, ItemStatus::Done);
+        assert_eq!(item.last_rejection(), None);
+        assert_eq!(item.errors().len(), 1, "the rejection stays in its errors");
+    }
+}

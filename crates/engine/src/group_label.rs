@@ -76,6 +76,18 @@ mod tests {
     }
 
     #[test]
+    fn short_words_and_words_with_digits_keep_their_ending() {
+        for (label, key) in [
+            ("bus", "bus"),
+            ("uses", "uses"),
+            ("utf8s", "utf8s"),
+            ("items", "item"),
+        ] {
+            assert_eq!(label_key(label), key, "{label}");
+        }
+    }
+
+    #[test]
     fn different_causes_keep_different_keys() {
         for different in [
             ["Unused imports", "Unused variables"],

@@ -384,3 +384,72 @@ fn launches_past_twice_the_likely_figure_pause_the_run_until_resume() {
         Decision::Block(_)
     ));
 }
+
+/// Near its ceiling, a wave takes only the launches left before the pause: with two left and
+/// four items ready, two go out. The shortcut that skips counting the ceiling (a run with few
+/// retries) must not fire for a run that has retried this much.
+#[test]
+fn a_wave_near_the_ceiling_takes_only_the_launches_left() {
+    let config = Config {
+        triage_batch: 1,
+        survey_min: 0,
+        fan_out: 8,
+        launch_mode: LaunchMode::Foreground,
+        confirm_above_usd: None,
+        ..Config::default()
+    };
+    let findings: Vec<(&str, &str, &str)> =
+        (0..4).map(|_| ("generic", "ruff F401", "m.py")).collect();
+    let mut state = run_of_findings("r-ceiling", &findings, config);
+    let stop = crate::test_support::stop_event("s1", Some(&[]));
+    let Decision::Block(first) = decide_stop(&mut state, &stop, NOW).decision else {
+        panic!("expected the first wave");
+    };
+    assert_eq!(first.launch.len(), 4);
+    // Every item back, uncharged; t-00002 sent out until two launches are left.
+    for item in &mut state.items {
+        item.status = crate::ItemStatus::Pending;
+    }
+    let pause_at = crate::LaunchCeiling::of(&state).pause_at;
+    state.items[1].dispatches = u32::try_from(pause_at - 2 - 3).unwrap();
+    let ceiling = crate::LaunchCeiling::of(&state);
+    assert_eq!(ceiling.left(), 2, "{ceiling:?}");
+    assert!(
+        ceiling.launched > 4 + crate::CEILING_FLOOR,
+        "past what the shortcut lets through: {ceiling:?}"
+    );
+    let Decision::Block(wave) = decide_stop(&mut state, &stop, NOW).decision else {
+        panic!("expected a wave of the launches left");
+    };
+    let ids: Vec<&str> = wave.launch.iter().map(|l| l.item.as_str()).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+}
+
+/// The shortcut counts the items launched at least once: not every item, nor those never
+/// launched. A run of six findings whose one launched item went out 15 times is past the
+/// shortcut's bound (14 launches beyond each item's first, more than [`crate::CEILING_FLOOR`])
+/// though not past six items plus that floor, nor five unlaunched ones plus it; with one
+/// launch left before the pause, its next wave is that one.
+#[test]
+fn the_ceiling_s_shortcut_counts_the_items_launched_not_every_item() {
+    let config = Config {
+        triage_batch: 1,
+        survey_min: 0,
+        fan_out: 4,
+        launch_mode: LaunchMode::Foreground,
+        confirm_above_usd: None,
+        ..Config::default()
+    };
+    let findings: Vec<(&str, &str, &str)> =
+        (0..6).map(|_| ("generic", "ruff F401", "m.py")).collect();
+    let mut state = run_of_findings("r-ceiling", &findings, config);
+    state.until = Some(crate::Phase::Triage);
+    state.items[0].dispatches = 15;
+    let ceiling = crate::LaunchCeiling::of(&state);
+    assert_eq!((ceiling.launched, ceiling.left()), (15, 1), "{ceiling:?}");
+    let stop = crate::test_support::stop_event("s1", Some(&[]));
+    let Decision::Block(wave) = decide_stop(&mut state, &stop, NOW).decision else {
+        panic!("expected a wave of the launch left");
+    };
+    assert_eq!(wave.launch.len(), 1, "{:?}", wave.launch);
+}

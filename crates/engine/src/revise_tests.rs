@@ -278,3 +278,48 @@ fn a_failed_revise_step_still_lets_the_task_writer_run_on_the_plan_as_reviewed()
     assert!(stop(&mut state).is_empty());
     assert_eq!(state.phase, Phase::Finalize);
 }
+
+/// Issue 35's guard, while the other reviews are still out: a review given up on whose answer
+/// arrives late adds nothing to the revise step, although the step has not gone out yet.
+#[test]
+fn a_late_answer_of_a_review_given_up_on_while_others_run_asks_nothing() {
+    let mut state = run(3, full());
+    let mut reviews = Vec::new();
+    for _ in 0..20 {
+        let ids = stop(&mut state);
+        if ids.iter().any(|i| i.starts_with("rev-g1-")) {
+            reviews = ids;
+            break;
+        }
+        for id in &ids {
+            let result = answer(&state, id, &|_| approve());
+            submit(&mut state, id, result);
+        }
+    }
+    assert!(reviews.len() > 1, "{reviews:?}");
+    if let Some(item) = state.item_mut("rev-g1-1") {
+        item.status = ItemStatus::Quarantined;
+    }
+    submit(
+        &mut state,
+        "rev-g1-1",
+        review("rework", "1. Everything is wrong."),
+    );
+    let revise = state.item("rv-g1").unwrap();
+    assert_eq!(
+        (revise.status, revise.dispatches),
+        (ItemStatus::Pending, 0),
+        "the revise step has not gone out"
+    );
+    assert!(revise.inputs().is_empty(), "{:?}", revise.inputs());
+    // A review still out that asks the same is heard.
+    submit(
+        &mut state,
+        "rev-g1-2",
+        review("rework", "1. Everything is wrong."),
+    );
+    assert_eq!(
+        state.item("rv-g1").unwrap().inputs(),
+        ["rev-g1-2.rework", "rev-g1-2.1"]
+    );
+}

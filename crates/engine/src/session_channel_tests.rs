@@ -251,3 +251,43 @@ fn a_fork_launch_is_not_the_items_agent() {
         "a fork still follows the channel"
     );
 }
+
+/// A dispatch is followed when any one sign shows it: one of its items in the stop's
+/// `background_tasks` with no launch read (the transcript's launch line not yet written), or
+/// one answered without a launch the transcript shows (a harness that submits directly).
+/// Either keeps the channel; a dispatch with neither switches it.
+#[test]
+fn a_dispatch_running_or_answered_without_a_launch_read_was_followed() {
+    // Running, nothing launched read, not yet shown: followed.
+    let mut state = run(DispatchAs::Auto);
+    let mut journal = Vec::new();
+    step(&mut state, &mut journal, read_stop(&[], None));
+    let awaiting = dispatched(&state);
+    assert!(!awaiting.is_empty());
+    let running = StopEvent {
+        running: Some(vec![awaiting[0].clone()]),
+        ..read_stop(&[], None)
+    };
+    step(&mut state, &mut journal, running);
+    assert_eq!(
+        (state.channels[0].channel, state.channels[0].ignored),
+        (Channel::Context, 0)
+    );
+
+    // Answered, nothing launched read or running: followed.
+    let mut state = run(DispatchAs::Auto);
+    let mut journal = Vec::new();
+    step(&mut state, &mut journal, read_stop(&[], None));
+    let awaiting = dispatched(&state);
+    crate::test_support::submit(
+        &mut state,
+        &awaiting[0],
+        serde_json::json!({"verdict": "real", "root_cause": "unused import",
+            "reason": "nothing reads the name", "confidence": 0.9}),
+    );
+    step(&mut state, &mut journal, read_stop(&[], None));
+    assert_eq!(
+        (state.channels[0].channel, state.channels[0].ignored),
+        (Channel::Context, 0)
+    );
+}

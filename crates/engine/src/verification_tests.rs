@@ -645,3 +645,40 @@ fn a_batch_holds_second_looks_when_its_members_are_verifiers() {
         assert_eq!(super::holds_second_looks(&batch), holds, "{}", batch.id);
     }
 }
+
+/// A second look that ends unconfirmed settles its finding: one step of progress for the
+/// no-progress guard, as any verdict is (its set-aside answers were none).
+#[test]
+fn a_second_look_ended_unconfirmed_is_one_step_of_progress() {
+    let mut state = security_dismissal_under_verification();
+    let mut running = stop_after_launch("vf-00001", None);
+    running.running = Some(vec!["vf-00001".to_owned()]);
+    decide_stop(&mut state, &running, NOW);
+    submit(&mut state, "vf-00001", answer("intended", 0.9));
+    assert_eq!(launched(&mut state)[0].0, "vf-00001", "sent again once");
+    decide_stop(&mut state, &running, NOW);
+    let before = state.progress;
+    submit(&mut state, "vf-00001", answer("intended", 0.9));
+    assert_eq!(
+        state.item("vf-00001").unwrap().status,
+        ItemStatus::Quarantined
+    );
+    assert_eq!(state.progress, before + 1);
+}
+
+/// The launch of a second look that already answered says at which tier the second look ran,
+/// not its finding's first look: only a batch passes its tier on to the items it decided.
+#[test]
+fn a_second_look_s_launch_read_after_its_answer_leaves_its_finding_s_tier_alone() {
+    let mut state = security_dismissal_under_verification();
+    let first_look = state.item("t-00001").unwrap().ran;
+    submit(&mut state, "vf-00001", answer("false_positive", 0.9));
+    decide_stop(
+        &mut state,
+        &stop_after_launch("vf-00001", Some("opus")),
+        NOW,
+    );
+    assert_eq!(state.item("vf-00001").unwrap().ran, Some(Tier::Opus));
+    assert_eq!(status(&state, "vf-00001").0, ItemStatus::Done);
+    assert_eq!(state.item("t-00001").unwrap().ran, first_look);
+}
