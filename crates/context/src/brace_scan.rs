@@ -226,4 +226,29 @@ fn second() {
         let after_literal = "fn m() {\n    if c == '}' {\n        y();\n    }\n    z();\n}\n";
         assert_eq!(chain("a.rs", after_literal, 5), "function m@1");
     }
+
+    /// A `;` inside `( )` or `[ ]` of a signature (an array type) does not end it, and a brace
+    /// after a closed string on its line counts.
+    #[test]
+    fn a_semicolon_in_brackets_keeps_the_signature_and_a_brace_after_a_string_counts() {
+        for (source, line, expected) in [
+            ("fn f(a: [u8; 4]) {\n    body();\n}\n", 2, "function f@1"),
+            (
+                "fn f(a: (u8, [u8; 4])) -> u8 {\n    body()\n}\n",
+                2,
+                "function f@1",
+            ),
+            (
+                "fn g() {\n    if s == \"a\" {\n        y();\n    }\n    z();\n}\n",
+                5,
+                "function g@1",
+            ),
+        ] {
+            assert_eq!(
+                chain("a.rs", source, line),
+                expected,
+                "{source:?} line {line}"
+            );
+        }
+    }
 }

@@ -50,6 +50,10 @@ mod tests {
             fenced_block("rust", "let x = 1;\n"),
             "```rust\nlet x = 1;\n```\n"
         );
+        // A body without a final newline gets one before the closing fence; an empty one
+        // gets none.
+        assert_eq!(fenced_block("rust", "x"), "```rust\nx\n```\n");
+        assert_eq!(fenced_block("", ""), "```\n```\n");
         let body = "doc: ```` example ````\n";
         assert_eq!(
             fenced_block("text", body),

@@ -130,6 +130,13 @@ mod tests {
         assert_eq!(chain("a.py", python_end, 4), "function f@1");
     }
 
+    /// A docstring opened on the line that declares the item belongs to that item.
+    #[test]
+    fn a_docstring_opened_on_a_declaration_line_belongs_to_that_declaration() {
+        let python = "class A:\n    def m(self): \"\"\"Doc\n    continues\n    \"\"\"\n";
+        assert_eq!(chain("a.py", python, 3), "method m@2 < class A@1");
+    }
+
     #[test]
     fn a_tab_indents_to_the_next_multiple_of_eight() {
         for (text, width) in [

@@ -129,6 +129,72 @@ mod tests {
         assert_eq!(Language::from_path(".rs"), None);
     }
 
+    /// Every extension each table knows, one file a name: a family and a fence tag.
+    #[test]
+    fn every_known_extension_has_its_family_and_its_fence_tag() {
+        use Language::{CLike, Go, JavaLike, JavaScript, Python, Ruby, Rust};
+        let table: [(&str, Option<Language>, &str); 49] = [
+            ("rs", Some(Rust), "rust"),
+            ("py", Some(Python), "python"),
+            ("pyi", Some(Python), "python"),
+            ("pyw", Some(Python), "python"),
+            ("rb", Some(Ruby), "ruby"),
+            ("rake", Some(Ruby), "ruby"),
+            ("js", Some(JavaScript), "javascript"),
+            ("mjs", Some(JavaScript), "javascript"),
+            ("cjs", Some(JavaScript), "javascript"),
+            ("jsx", Some(JavaScript), "jsx"),
+            ("ts", Some(JavaScript), "typescript"),
+            ("mts", Some(JavaScript), "typescript"),
+            ("cts", Some(JavaScript), "typescript"),
+            ("tsx", Some(JavaScript), "tsx"),
+            ("php", Some(JavaScript), "php"),
+            ("vue", Some(JavaScript), "vue"),
+            ("svelte", Some(JavaScript), "svelte"),
+            ("go", Some(Go), "go"),
+            ("java", Some(JavaLike), "java"),
+            ("cs", Some(JavaLike), "csharp"),
+            ("kt", Some(JavaLike), "kotlin"),
+            ("kts", Some(JavaLike), "kotlin"),
+            ("scala", Some(JavaLike), "scala"),
+            ("swift", Some(JavaLike), "swift"),
+            ("groovy", Some(JavaLike), "groovy"),
+            ("gradle", Some(JavaLike), "groovy"),
+            ("dart", Some(JavaLike), "dart"),
+            ("c", Some(CLike), "c"),
+            ("h", Some(CLike), "c"),
+            ("cc", Some(CLike), "cpp"),
+            ("cpp", Some(CLike), "cpp"),
+            ("cxx", Some(CLike), "cpp"),
+            ("c++", Some(CLike), "cpp"),
+            ("hpp", Some(CLike), "cpp"),
+            ("hh", Some(CLike), "cpp"),
+            ("hxx", Some(CLike), "cpp"),
+            ("h++", Some(CLike), "cpp"),
+            ("ipp", Some(CLike), "cpp"),
+            ("m", Some(CLike), "objectivec"),
+            ("mm", Some(CLike), "objectivec"),
+            ("sh", None, "bash"),
+            ("bash", None, "bash"),
+            ("toml", None, "toml"),
+            ("json", None, "json"),
+            ("yaml", None, "yaml"),
+            ("yml", None, "yaml"),
+            ("md", None, "markdown"),
+            ("html", None, "html"),
+            ("htm", None, "html"),
+        ];
+        for (extension, language, tag) in table {
+            let path = format!("src/file.{extension}");
+            assert_eq!(Language::from_path(&path), language, "{path}");
+            assert_eq!(fence_tag(&path), tag, "{path}");
+        }
+        for (path, tag) in [("a.css", "css"), ("q.sql", "sql"), ("a.txt", "text")] {
+            assert_eq!(Language::from_path(path), None, "{path}");
+            assert_eq!(fence_tag(path), tag, "{path}");
+        }
+    }
+
     #[test]
     fn fence_tag_defaults_to_text() {
         assert_eq!(fence_tag("src/lib.rs"), "rust");

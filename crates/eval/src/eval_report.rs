@@ -183,3 +183,16 @@ fn row(
     let spend = spend_of(&items);
     ScoreRow::of(name, findings, confusion, spend, labelled_spend)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::order;
+
+    /// The tiers' rows: cheapest first, any other name after `opus` by name, `none` last.
+    #[test]
+    fn tiers_are_ordered_cheapest_first_and_none_last() {
+        let mut names = ["none", "zeta", "opus", "custom", "sonnet", "haiku"];
+        names.sort_by_key(|n| (order(n), *n));
+        assert_eq!(names, ["haiku", "sonnet", "opus", "custom", "zeta", "none"]);
+    }
+}

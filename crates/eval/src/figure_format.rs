@@ -77,3 +77,24 @@ pub(crate) fn duration(seconds: u64) -> String {
         _ => format!("{h}h {m:02}m {s:02}s"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::duration;
+
+    #[test]
+    fn a_duration_names_only_the_units_it_needs() {
+        for (seconds, text) in [
+            (0, "0s"),
+            (45, "45s"),
+            (59, "59s"),
+            (60, "1m 00s"),
+            (123, "2m 03s"),
+            (3599, "59m 59s"),
+            (3600, "1h 00m 00s"),
+            (3723, "1h 02m 03s"),
+        ] {
+            assert_eq!(duration(seconds), text, "{seconds} s");
+        }
+    }
+}

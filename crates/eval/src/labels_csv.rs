@@ -86,3 +86,29 @@ pub(crate) fn split_record(line: &str) -> Result<Vec<String>, String> {
     cells.push(cell);
     Ok(cells)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::split_record;
+
+    /// A `"` opens a quoted field only at the start of a cell (after blanks); inside an unquoted
+    /// cell it is a character of it.
+    #[test]
+    fn a_quote_opens_a_field_only_at_the_start_of_a_cell() {
+        for (line, cells) in [
+            ("a,b", vec!["a", "b"]),
+            ("\"a,b\",c", vec!["a,b", "c"]),
+            ("  \"a,b\",c", vec!["a,b", "c"]),
+            ("\"say \"\"hi\"\"\",x", vec!["say \"hi\"", "x"]),
+            ("ab\"c,d", vec!["ab\"c", "d"]),
+            ("a,", vec!["a", ""]),
+        ] {
+            assert_eq!(
+                split_record(line),
+                Ok(cells.into_iter().map(String::from).collect()),
+                "{line}"
+            );
+        }
+        assert!(split_record("\"open,x").is_err());
+    }
+}

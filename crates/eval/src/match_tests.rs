@@ -87,6 +87,30 @@ fn a_case_name_matches_its_file_and_cwe_only() {
     );
 }
 
+/// A case name holding a `.` or a `/` (scanned, not looked up by word) matches a path that
+/// holds it between non-word characters, and no other; so does a name of word characters.
+#[test]
+fn a_case_name_with_a_dot_or_a_slash_matches_at_word_boundaries() {
+    let run = run(vec![
+        finding("a", "juliet/CWE89_Case.01/Main.java", 5, "x", None),
+        finding("b", "juliet/CWE89_Case.010/Main.java", 5, "x", None),
+        finding("c", "suite/cmdi/Test7.java", 5, "x", None),
+        finding("d", "suite/xcmdi/Test7.java", 5, "x", None),
+        // `_` and `-` are word characters: `Test01` is not a word of these two.
+        finding("e", "suite/my_Test01.java", 5, "x", None),
+        finding("f", "suite/my-Test01.java", 5, "x", None),
+        finding("g", "suite/Test01.java", 5, "x", None),
+    ]);
+    let labels = "# test name, category, real vulnerability, cwe\n\
+                  CWE89_Case.01,sqli,true,89\n\
+                  cmdi/Test7,cmdi,false,78\n\
+                  Test01,xss,true,79\n";
+    assert_eq!(
+        truths(&run, labels),
+        [Some(true), None, Some(false), None, None, None, Some(true)]
+    );
+}
+
 #[test]
 fn a_path_matches_from_another_root_at_a_slash() {
     let run = run(vec![
@@ -199,4 +223,18 @@ BenchmarkTest00004,cmdi,false,78
     let plain = EvalReport::of(&run(findings), &set).unwrap();
     assert!(plain.checked.is_empty());
     assert!(!serde_json::to_string(&plain).unwrap().contains("checked"));
+}
+
+/// A case name found in a path, but with another CWE, is counted as a near miss.
+#[test]
+fn a_case_name_found_with_another_cwe_is_a_near_miss() {
+    let run = run(vec![
+        finding("a", "testcode/BenchmarkTest00001.java", 5, "x", Some(89)),
+        finding("b", "testcode/BenchmarkTest00003.java", 5, "x", Some(78)),
+    ]);
+    let why = refusal(&run, OWASP);
+    assert!(
+        why.contains("(1 case names appear in finding paths but not with their CWE or rule)"),
+        "{why}"
+    );
 }

@@ -90,3 +90,54 @@ impl Protocol {
         format!("; channel: {}", self.channels.join("; "))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Protocol;
+
+    #[test]
+    fn the_summary_says_each_count_and_each_channel() {
+        let mut protocol = Protocol {
+            launches_read: true,
+            stops: 15,
+            stops_without_progress: 2,
+            dispatches: 12,
+            entries: 40,
+            verbatim: 30,
+            model_changed: 1,
+            model_dropped: 2,
+            not_launched: 3,
+            refused_by_user: 4,
+            launched_twice: 5,
+            forks: 6,
+            ran_other_model: 7,
+            background_in_foreground: 8,
+            channels: Vec::new(),
+        };
+        assert_eq!(
+            protocol.summary(),
+            "12 dispatches, 40 launches asked: 30 verbatim, 1 with another model, 2 without \
+             model, 3 never launched, 4 refused at the launch, 5 launched twice; altered by the \
+             client: 6 fork(s) without subagent_type, 7 ran on another model, 8 in the \
+             background in a foreground run; 2 of 15 stops without progress"
+        );
+        protocol.channels = vec![
+            "session 1a2b block".to_owned(),
+            "session 3c4d tool".to_owned(),
+        ];
+        assert!(
+            protocol.summary().ends_with(
+                "; 2 of 15 stops without progress; channel: session 1a2b block; session 3c4d tool"
+            ),
+            "{}",
+            protocol.summary()
+        );
+        protocol.launches_read = false;
+        assert_eq!(
+            protocol.summary(),
+            "12 dispatches, 40 launches asked; launches not read (no transcripts: a run driven \
+             through the hook alone); 2 of 15 stops without progress; channel: session 1a2b \
+             block; session 3c4d tool"
+        );
+    }
+}

@@ -36,3 +36,19 @@ fn svg_picture() {
     insta::assert_snapshot!("svg", svg);
     insta::assert_snapshot!("svg_unpriced", report(false).render_svg());
 }
+
+/// A run whose findings cost nothing still draws its points on the plot, at 0.
+#[test]
+fn a_run_that_cost_nothing_is_drawn_without_dividing_by_zero() {
+    let mut report = report(true);
+    let nothing = crate::SpendPer {
+        agents: 0.0,
+        tokens: 0.0,
+        usd: 0.0,
+    };
+    for row in report.tiers.iter_mut().chain([&mut report.all]) {
+        row.per_finding = Some(nothing);
+    }
+    let svg = report.render_svg();
+    assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+}

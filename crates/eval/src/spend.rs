@@ -45,3 +45,26 @@ impl Spend {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Spend, SpendPer};
+
+    #[test]
+    fn a_spend_divided_by_zero_is_none() {
+        let spend = Spend {
+            agents: 3,
+            tokens: 300,
+            usd: 1.5,
+        };
+        assert_eq!(spend.per(0), None);
+        assert_eq!(
+            spend.per(3),
+            Some(SpendPer {
+                agents: 1.0,
+                tokens: 100.0,
+                usd: 0.5
+            })
+        );
+    }
+}

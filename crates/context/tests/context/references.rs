@@ -97,13 +97,15 @@ fn oversized_and_binary_files_are_skipped() {
     project
         .file("big.js", format!("needle\n{}", "x".repeat(100)))
         .file("blob.bin", b"needle\x00\n")
-        .file("small.js", "needle\n");
+        .file("small.js", "needle\n")
+        // Exactly the limit (50 bytes) is not over it.
+        .file("edge.js", format!("needle\n{}", "x".repeat(43)));
     let options = RefOptions {
         max_file_bytes: 50,
         ..RefOptions::default()
     };
     let report = references(project.root(), "needle", &options).expect("search");
-    assert_eq!(report.render(), "small.js:1: needle\n");
+    assert_eq!(report.render(), "edge.js:1: needle\nsmall.js:1: needle\n");
     assert_eq!((report.skipped_large, report.skipped_binary), (1, 1));
 }
 
@@ -224,4 +226,42 @@ fn no_hits_summary_names_the_files_scanned() {
     let report = references(project.root(), "absent", &RefOptions::default()).expect("search");
     assert_eq!(report.summary(), "no references in 2 files");
     assert!(!report.is_truncated());
+}
+
+/// A skipped path ending in `/` or `\` is a folder (everything under it); without one, a file.
+#[test]
+fn a_skipped_path_with_a_trailing_slash_or_backslash_is_a_folder() {
+    let project = Project::new();
+    project
+        .file("gen/a.py", "load\n")
+        .file("out/b.py", "load\n")
+        .file("one.py", "load\n")
+        .file("two.py", "load\n");
+    let options = RefOptions {
+        skip_paths: vec!["gen/".to_owned(), "out\\".to_owned(), "./one.py".to_owned()],
+        ..RefOptions::default()
+    };
+    assert_eq!(rendered(&project, "load", &options), "two.py:1: load\n");
+}
+
+/// A long line after the first is cut around its hit too, not around the line's start: a
+/// third of the window before the hit (its indent not counted), the rest after it.
+#[test]
+fn a_long_line_below_the_first_is_cut_around_its_hit() {
+    let project = Project::new();
+    project.file(
+        "min.js",
+        format!(
+            "first\n    {} needle {}\n",
+            "a".repeat(1000),
+            "b".repeat(1000)
+        ),
+    );
+    let report = references(project.root(), "needle", &RefOptions::default()).expect("search");
+    let hit = &report.hits[0];
+    assert_eq!(hit.line, 2);
+    assert_eq!(
+        hit.text,
+        format!("…{} needle {}…", "a".repeat(65), "b".repeat(127))
+    );
 }

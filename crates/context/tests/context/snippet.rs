@@ -187,3 +187,43 @@ fn invalid_utf8_is_replaced_not_refused() {
         .expect("exists");
     assert_eq!(shown.lines[0].text, "caf\u{fffd}");
 }
+
+/// A missing file, or a path through a file, is no file (`None`); a symlink loop is a read
+/// error, not a missing file.
+#[cfg(unix)]
+#[test]
+fn a_symlink_loop_is_a_read_error_and_a_path_through_a_file_is_none() {
+    let project = Project::new();
+    project.file("a.txt", "x\n");
+    assert_eq!(
+        snippet(project.root(), "a.txt/b.txt", 1, 1).expect("no error"),
+        None
+    );
+    std::os::unix::fs::symlink(project.root().join("b"), project.root().join("a"))
+        .expect("symlink");
+    std::os::unix::fs::symlink(project.root().join("a"), project.root().join("b"))
+        .expect("symlink");
+    let result = snippet(project.root(), "a", 1, 1);
+    assert!(
+        matches!(result, Err(ContextError::Read { .. })),
+        "{result:?}"
+    );
+}
+
+/// Each note reads as the sentence shown in place of the lines.
+#[test]
+fn each_note_says_why_lines_are_missing() {
+    for (note, text) in [
+        (SnippetNote::Binary, "binary file: content not shown"),
+        (
+            SnippetNote::LinePastEnd { line_count: 5 },
+            "the file has only 5 lines: it may have changed since the finding was reported",
+        ),
+        (
+            SnippetNote::LineBeyondReadLimit,
+            "the line is past the first 2 MB of a very large file: not shown",
+        ),
+    ] {
+        assert_eq!(note.to_string(), text);
+    }
+}

@@ -91,3 +91,46 @@ pub(crate) fn parse_bandit(text: &str, paths: &PathResolver) -> Result<Vec<Findi
     }
     Ok(findings)
 }
+
+#[cfg(test)]
+mod tests {
+    use self_repair_engine::Level;
+
+    use crate::{Format, IngestOptions, parse};
+
+    /// Severity maps as in Bandit's SARIF: HIGH an error, LOW a note, MEDIUM, anything else
+    /// or none a warning.
+    #[test]
+    fn each_severity_has_its_level() {
+        let issue = |severity: &str| {
+            format!(
+                r#"{{"filename":"./a.py","test_id":"B602","issue_text":"t","line_number":1{severity}}}"#
+            )
+        };
+        let input = format!(
+            r#"{{"results":[{},{},{},{},{}]}}"#,
+            issue(r#","issue_severity":"HIGH""#),
+            issue(r#","issue_severity":"MEDIUM""#),
+            issue(r#","issue_severity":"LOW""#),
+            issue(r#","issue_severity":"UNDEFINED""#),
+            issue(""),
+        );
+        let parsed = parse(
+            &input,
+            Format::Bandit,
+            &IngestOptions::new("bandit.json", "/project"),
+        )
+        .expect("parse");
+        let levels: Vec<Level> = parsed.findings.iter().map(|f| f.level).collect();
+        assert_eq!(
+            levels,
+            [
+                Level::Error,
+                Level::Warning,
+                Level::Note,
+                Level::Warning,
+                Level::Warning
+            ]
+        );
+    }
+}

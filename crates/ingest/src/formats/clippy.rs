@@ -291,4 +291,94 @@ mod tests {
         assert_eq!(findings.len(), 1);
         Ok(())
     }
+
+    /// A diagnostic with two suggestions, `first` and `second` (applicabilities), each in a
+    /// child of its own, on line 3 of `src/lib.rs`.
+    fn two_suggestions(first: &str, second: &str) -> String {
+        let span = |column: u32, replacement: &str, applicability: &str| {
+            format!(
+                r#"{{"file_name":"src/lib.rs","line_start":3,"line_end":3,"column_start":{column},"column_end":{},"is_primary":true,"suggested_replacement":"{replacement}","suggestion_applicability":"{applicability}"}}"#,
+                column + 1
+            )
+        };
+        format!(
+            r#"{{"reason":"compiler-message","message":{{"message":"m","level":"warning","code":{{"code":"clippy::x"}},"spans":[{{"file_name":"src/lib.rs","line_start":3,"line_end":3,"column_start":1,"column_end":9,"is_primary":true}}],"children":[{{"message":"consider a","level":"help","spans":[{}]}},{{"message":"use b","level":"help","spans":[{}]}}]}}}}"#,
+            span(1, "a", first),
+            span(5, "b", second)
+        )
+    }
+
+    /// The fix is the first machine-applicable suggestion, else the first one; only a
+    /// machine-applicable suggestion's spans are edits.
+    #[test]
+    fn the_safe_suggestion_wins_over_an_earlier_one_and_only_it_gives_edits() {
+        let options = IngestOptions::new("c.jsonl", "/proj");
+        let paths = PathResolver::new(&options);
+        for (first, second, applicability, description, replacements) in [
+            (
+                "MaybeIncorrect",
+                "MachineApplicable",
+                FixApplicability::Safe,
+                "use b",
+                vec!["b"],
+            ),
+            (
+                "MachineApplicable",
+                "MaybeIncorrect",
+                FixApplicability::Safe,
+                "consider a",
+                vec!["a"],
+            ),
+            (
+                "MaybeIncorrect",
+                "HasPlaceholders",
+                FixApplicability::Unsafe,
+                "consider a",
+                vec![],
+            ),
+        ] {
+            let line = two_suggestions(first, second);
+            let (findings, edits) = parse_clippy(&line, &paths).expect("parse");
+            let fix = findings[0].fix.as_ref().expect("a fix");
+            assert_eq!(
+                (fix.applicability, fix.description.as_deref()),
+                (applicability, Some(description)),
+                "{first}, {second}"
+            );
+            let got: Vec<&str> = edits[0].iter().map(|e| e.replacement.as_str()).collect();
+            assert_eq!(got, replacements, "{first}, {second}");
+        }
+    }
+
+    #[test]
+    fn each_compiler_level_has_its_level() {
+        for (level, expected) in [
+            ("error", Level::Error),
+            ("error: internal compiler error", Level::Error),
+            ("warning", Level::Warning),
+            ("note", Level::Note),
+            ("help", Level::Note),
+            ("failure-note", Level::Note),
+        ] {
+            assert_eq!(level_of(level), expected, "{level}");
+        }
+    }
+
+    /// A bad line is named by its 1-based number, blank lines counted.
+    #[test]
+    fn a_bad_line_is_named_by_its_number() {
+        let good = r#"{"reason":"build-finished","success":true}"#;
+        let options = IngestOptions::new("c.jsonl", "/proj");
+        for (text, number) in [
+            ("{".to_owned(), 1),
+            (format!("{good}\n{{"), 2),
+            (format!("{good}\n\n{good}\n{{"), 4),
+        ] {
+            let error = parse_clippy(&text, &PathResolver::new(&options));
+            assert!(
+                matches!(error, Err(IngestError::BadLine { line, .. }) if line == number),
+                "{text:?}: {error:?}"
+            );
+        }
+    }
 }
