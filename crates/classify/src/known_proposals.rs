@@ -219,4 +219,21 @@ mod tests {
             .collect();
         assert_eq!(names, ["fp-1"]);
     }
+
+    #[test]
+    fn a_later_decision_on_a_line_without_proposed_still_ends_the_proposal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known.json");
+        let text = format!(
+            "{{\"schema_version\":2}}\n{}\n{}\n{}\n",
+            line("fp-1", "r-1", true, "2026-01-01T00:00:00Z"),
+            line("fp-9", "r-1", true, "2026-01-01T00:00:00Z"),
+            "{\"fingerprint\":\"fp-9\",\"verdict\":\"real\",\"reason\":\"r\",\"source\":\"manual\",\"decided_at\":\"2026-02-01T00:00:00Z\"}",
+        );
+        std::fs::write(&path, text).unwrap();
+        let cheap = KnownRegistry::proposals_of(&path, "r-1").unwrap();
+        assert_eq!(cheap, by_full_read(&path, "r-1"));
+        let names: Vec<&str> = cheap.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(names, ["fp-1"]);
+    }
 }
