@@ -75,6 +75,14 @@ mod tests {
     }
 
     #[test]
+    fn a_rate_whose_tail_is_exactly_one_minus_the_confidence_is_the_bound_itself() {
+        // One sampled, none wrong, at 50 %: P(X <= 0 | 1, p) = 1 - p, which is 0.5 at p = 0.5
+        // exactly: the smallest such rate is 0.5, not the next one up.
+        let bound = upper_bound(0, 1, 0.5);
+        assert!(bound <= 0.5 && bound > 0.5 - 1e-12, "{bound}");
+    }
+
+    #[test]
     fn none_wrong_has_the_closed_form_bound() {
         for n in [1, 5, 29, 30, 60, 300, 3000] {
             let closed_form = 1.0 - 0.05_f64.powf(1.0 / n as f64);

@@ -198,4 +198,42 @@ mod tests {
         let err = KnownRegistry::proposals_of(&path, "r-1").unwrap_err();
         assert!(err.to_string().contains("line 3"), "{err}");
     }
+
+    #[test]
+    fn a_damaged_line_of_a_fingerprint_no_proposal_of_the_run_names_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known.json");
+        // fp-2 is another run's proposal and fp-3 the run's own decision: neither is wanted,
+        // so their damaged second lines are left to `known list`.
+        let text = format!(
+            "{{\"schema_version\":2}}\n{}\n{}\n{}\n{{\"fingerprint\":\"fp-2\",broken\n{{\"fingerprint\":\"fp-3\",broken\n",
+            line("fp-1", "r-1", true, "2026-01-01T00:00:00Z"),
+            line("fp-2", "r-2", true, "2026-01-01T00:00:00Z"),
+            line("fp-3", "r-1", false, "2026-01-01T00:00:00Z"),
+        );
+        std::fs::write(&path, text).unwrap();
+        let names: Vec<String> = KnownRegistry::proposals_of(&path, "r-1")
+            .unwrap()
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        assert_eq!(names, ["fp-1"]);
+    }
+
+    #[test]
+    fn a_later_decision_on_a_line_without_proposed_still_ends_the_proposal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known.json");
+        let text = format!(
+            "{{\"schema_version\":2}}\n{}\n{}\n{}\n",
+            line("fp-1", "r-1", true, "2026-01-01T00:00:00Z"),
+            line("fp-9", "r-1", true, "2026-01-01T00:00:00Z"),
+            "{\"fingerprint\":\"fp-9\",\"verdict\":\"real\",\"reason\":\"r\",\"source\":\"manual\",\"decided_at\":\"2026-02-01T00:00:00Z\"}",
+        );
+        std::fs::write(&path, text).unwrap();
+        let cheap = KnownRegistry::proposals_of(&path, "r-1").unwrap();
+        assert_eq!(cheap, by_full_read(&path, "r-1"));
+        let names: Vec<&str> = cheap.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(names, ["fp-1"]);
+    }
 }

@@ -104,8 +104,9 @@ fn install_status_line_sets_only_the_status_line_in_the_users_settings_and_unins
     assert_eq!(home.tree(), [".claude/", ".claude/settings.json"]);
 }
 
-/// A second `install --status-line` after the user edited the file no longer knows the bytes
-/// from before the first: uninstall then takes out only the status line, and the edit stays.
+/// A second `install --status-line` (from another binary) after the user edited the file no
+/// longer knows the bytes from before the first: uninstall then takes out only the status
+/// line, and the edit stays.
 #[test]
 fn a_status_line_reinstalled_after_an_edit_is_removed_structurally_keeping_the_edit() {
     let home = Project::with_scope(self_repair_install::Scope::User);
@@ -118,7 +119,7 @@ fn a_status_line_reinstalled_after_an_edit_is_removed_structurally_keeping_the_e
         ".claude/settings.json",
         &home.settings().replace("\"opus\"", "\"sonnet\""),
     );
-    plan_status_line_install(&home.install_root(), "self-repair")
+    plan_status_line_install(&home.install_root(), "/other/bin/self-repair")
         .unwrap()
         .apply()
         .unwrap();

@@ -205,9 +205,20 @@ fn an_uninstall_plan_is_empty_only_where_nothing_was_installed() {
             .is_empty()
     );
     project.install();
-    assert!(
-        !plan_uninstall(&project.install_root(), Scope::Project)
-            .unwrap()
-            .is_empty()
-    );
+    let plan = plan_uninstall(&project.install_root(), Scope::Project).unwrap();
+    assert!(!plan.is_empty());
+    // Each file install wrote is in the plan, deleted (the settings file install created too).
+    let deleted: Vec<&str> = plan
+        .changes()
+        .iter()
+        .filter(|c| c.after.is_none())
+        .map(|c| c.rel_path.as_str())
+        .collect();
+    for rel in [
+        ".claude/settings.json",
+        ".claude/agents/triage-investigator.md",
+        ".claude/skills/self-repair/SKILL.md",
+    ] {
+        assert!(deleted.contains(&rel), "{rel} not in {deleted:?}");
+    }
 }
