@@ -227,6 +227,14 @@ fn second() {
         assert_eq!(chain("a.rs", after_literal, 5), "function m@1");
     }
 
+    /// A string left open at the end of its line (Rust strings may span lines) ends the line's
+    /// scan without reading past it.
+    #[test]
+    fn a_string_open_at_the_end_of_a_line_ends_its_scan() {
+        let source = "fn f() {\n    let s = \"open\nclose\";\n    x();\n}\n";
+        assert_eq!(chain("a.rs", source, 4), "function f@1");
+    }
+
     /// A `;` inside `( )` or `[ ]` of a signature (an array type) does not end it, and a brace
     /// after a closed string on its line counts.
     #[test]
