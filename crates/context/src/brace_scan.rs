@@ -96,7 +96,10 @@ impl BraceScanner {
                     index += 1;
                 }
                 '"' => index = skip_string(&chars, index, '"'),
-                '`' if self.language.backtick_strings() => index = skip_string(&chars, index, '`'),
+                // A template literal (JavaScript), a raw string (Go) or a name in backticks
+                // (Kotlin, Scala, Swift): braces inside are text. No other brace language has a
+                // backtick in its code.
+                '`' => index = skip_string(&chars, index, '`'),
                 '\'' if self.language.single_quote_strings() => {
                     index = skip_string(&chars, index, '\'');
                 }
@@ -233,6 +236,15 @@ fn second() {
     fn a_string_open_at_the_end_of_a_line_ends_its_scan() {
         let source = "fn f() {\n    let s = \"open\nclose\";\n    x();\n}\n";
         assert_eq!(chain("a.rs", source, 4), "function f@1");
+    }
+
+    /// A Kotlin (or Scala, Swift) name in backticks may hold braces: they are part of the
+    /// name, not blocks, so the class still ends where it ends.
+    #[test]
+    fn a_kotlin_name_in_backticks_holding_a_brace_does_not_open_a_block() {
+        let source = "class Spec {\n    fun `keeps { open`() {\n        check()\n    }\n}\nfun top() {\n    other()\n}\n";
+        assert_eq!(chain("a.kt", source, 3), "class Spec@1");
+        assert_eq!(chain("a.kt", source, 7), "function top@6");
     }
 
     /// A `;` inside `( )` or `[ ]` of a signature (an array type) does not end it, and a brace
