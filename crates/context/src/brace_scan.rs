@@ -138,7 +138,8 @@ fn skip_string(chars: &[char], start: usize, quote: char) -> usize {
 /// lifetime) is left as is.
 fn skip_char_literal(chars: &[char], start: usize) -> usize {
     match chars.get(start + 1) {
-        Some('\\') => (start + 2..chars.len().min(start + 12))
+        // The escaped character (at `start + 2`) may itself be a quote: `'\''`.
+        Some('\\') => (start + 3..chars.len().min(start + 12))
             .find(|&index| chars[index] == '\'')
             .unwrap_or(start),
         Some(_) if chars.get(start + 2) == Some(&'\'') => start + 2,
@@ -236,6 +237,23 @@ fn second() {
     fn a_string_open_at_the_end_of_a_line_ends_its_scan() {
         let source = "fn f() {\n    let s = \"open\nclose\";\n    x();\n}\n";
         assert_eq!(chain("a.rs", source, 4), "function f@1");
+    }
+
+    /// `'\''` ends at its third quote, not at the escaped one: read that way, the next quote
+    /// opened a literal that ended in the middle of `'{'`, whose brace then opened a block.
+    #[test]
+    fn an_escaped_quote_char_literal_followed_by_a_brace_literal_opens_no_block() {
+        let escaped = "fn f() {\n    let pair = ['\\'','{'];\n    x();\n}\nfn g() {\n    y();\n}\n";
+        assert_eq!(chain("a.rs", escaped, 3), "function f@1");
+        assert_eq!(chain("a.rs", escaped, 6), "function g@5");
+    }
+
+    /// A `'\` with no closing quote within an escape's length is no char literal: the braces
+    /// after it count.
+    #[test]
+    fn an_overlong_escape_is_no_char_literal() {
+        let overlong = "fn f() {\n    let s = '\\ x; if a { b('c'); }\n    z();\n}\n";
+        assert_eq!(chain("a.rs", overlong, 3), "function f@1");
     }
 
     /// A Kotlin (or Scala, Swift) name in backticks may hold braces: they are part of the
