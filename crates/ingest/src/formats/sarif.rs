@@ -642,6 +642,14 @@ mod tests {
         Ok(())
     }
 
+    /// A log written as an array (which serde reads as the log's one field, `runs`) is
+    /// refused by the stream of results, saying what it expected.
+    #[test]
+    fn a_log_written_as_an_array_says_a_sarif_log_was_expected() {
+        let error = parse("[[]]").map(|_| ()).expect_err("an array").to_string();
+        assert!(error.contains("expected a SARIF log object"), "{error}");
+    }
+
     #[test]
     fn placeholders_are_filled() {
         let arguments = [Text("x".into()), Text("y".into())];
