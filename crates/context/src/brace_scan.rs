@@ -248,6 +248,14 @@ fn second() {
         assert_eq!(chain("a.rs", escaped, 6), "function g@5");
     }
 
+    /// An escaped char literal ends at its own closing quote: a brace right after it counts.
+    #[test]
+    fn a_brace_right_after_an_escaped_char_literal_counts() {
+        let source = "fn f() {\n    if c == '\\t'{ a(); }\n    x();\n}\nfn g() {\n    y();\n}\n";
+        assert_eq!(chain("a.rs", source, 3), "function f@1");
+        assert_eq!(chain("a.rs", source, 6), "function g@5");
+    }
+
     /// A `'\` with no closing quote within an escape's length is no char literal: the braces
     /// after it count.
     #[test]
