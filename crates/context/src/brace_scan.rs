@@ -96,7 +96,10 @@ impl BraceScanner {
                     index += 1;
                 }
                 '"' => index = skip_string(&chars, index, '"'),
-                '`' if self.language.backtick_strings() => index = skip_string(&chars, index, '`'),
+                // A template literal (JavaScript), a raw string (Go) or a name in backticks
+                // (Kotlin, Scala, Swift): braces inside are text. No other brace language has a
+                // backtick in its code.
+                '`' => index = skip_string(&chars, index, '`'),
                 '\'' if self.language.single_quote_strings() => {
                     index = skip_string(&chars, index, '\'');
                 }
@@ -135,7 +138,8 @@ fn skip_string(chars: &[char], start: usize, quote: char) -> usize {
 /// lifetime) is left as is.
 fn skip_char_literal(chars: &[char], start: usize) -> usize {
     match chars.get(start + 1) {
-        Some('\\') => (start + 2..chars.len().min(start + 12))
+        // The escaped character (at `start + 2`) may itself be a quote: `'\''`.
+        Some('\\') => (start + 3..chars.len().min(start + 12))
             .find(|&index| chars[index] == '\'')
             .unwrap_or(start),
         Some(_) if chars.get(start + 2) == Some(&'\'') => start + 2,
@@ -225,6 +229,48 @@ fn second() {
         // The brace after a char literal on its line opens a block.
         let after_literal = "fn m() {\n    if c == '}' {\n        y();\n    }\n    z();\n}\n";
         assert_eq!(chain("a.rs", after_literal, 5), "function m@1");
+    }
+
+    /// A string left open at the end of its line (Rust strings may span lines) ends the line's
+    /// scan without reading past it.
+    #[test]
+    fn a_string_open_at_the_end_of_a_line_ends_its_scan() {
+        let source = "fn f() {\n    let s = \"open\nclose\";\n    x();\n}\n";
+        assert_eq!(chain("a.rs", source, 4), "function f@1");
+    }
+
+    /// `'\''` ends at its third quote, not at the escaped one: read that way, the next quote
+    /// opened a literal that ended in the middle of `'{'`, whose brace then opened a block.
+    #[test]
+    fn an_escaped_quote_char_literal_followed_by_a_brace_literal_opens_no_block() {
+        let escaped = "fn f() {\n    let pair = ['\\'','{'];\n    x();\n}\nfn g() {\n    y();\n}\n";
+        assert_eq!(chain("a.rs", escaped, 3), "function f@1");
+        assert_eq!(chain("a.rs", escaped, 6), "function g@5");
+    }
+
+    /// An escaped char literal ends at its own closing quote: a brace right after it counts.
+    #[test]
+    fn a_brace_right_after_an_escaped_char_literal_counts() {
+        let source = "fn f() {\n    if c == '\\t'{ a(); }\n    x();\n}\nfn g() {\n    y();\n}\n";
+        assert_eq!(chain("a.rs", source, 3), "function f@1");
+        assert_eq!(chain("a.rs", source, 6), "function g@5");
+    }
+
+    /// A `'\` with no closing quote within an escape's length is no char literal: the braces
+    /// after it count.
+    #[test]
+    fn an_overlong_escape_is_no_char_literal() {
+        let overlong = "fn f() {\n    let s = '\\ x; if a { b('c'); }\n    z();\n}\n";
+        assert_eq!(chain("a.rs", overlong, 3), "function f@1");
+    }
+
+    /// A Kotlin (or Scala, Swift) name in backticks may hold braces: they are part of the
+    /// name, not blocks, so the class still ends where it ends.
+    #[test]
+    fn a_kotlin_name_in_backticks_holding_a_brace_does_not_open_a_block() {
+        let source = "class Spec {\n    fun `keeps { open`() {\n        check()\n    }\n}\nfun top() {\n    other()\n}\n";
+        assert_eq!(chain("a.kt", source, 3), "class Spec@1");
+        assert_eq!(chain("a.kt", source, 7), "function top@6");
     }
 
     /// A `;` inside `( )` or `[ ]` of a signature (an array type) does not end it, and a brace

@@ -58,11 +58,6 @@ impl Language {
     pub(crate) fn single_quote_strings(self) -> bool {
         self == Language::JavaScript
     }
-
-    /// Whether `` ` `` opens a string (JavaScript template literals, Go raw strings).
-    pub(crate) fn backtick_strings(self) -> bool {
-        matches!(self, Language::JavaScript | Language::Go)
-    }
 }
 
 /// The info string for a markdown code fence showing `rel_path` (`text` when unknown).

@@ -352,10 +352,8 @@ fn matching_lines(bytes: &[u8], matcher: &WordMatcher) -> Vec<(u32, String)> {
         let focus = (at - line_start).saturating_sub(leading);
         found.push((line, excerpt_around(trimmed, focus, MAX_HIT_LINE_CHARS)));
         counted_to = at;
+        // Past the end (a last line without a newline), `find_from` finds nothing.
         from = line_end + 1;
-        if from > bytes.len() {
-            break;
-        }
     }
     found
 }

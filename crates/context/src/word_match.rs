@@ -93,6 +93,16 @@ mod tests {
         found
     }
 
+    /// The character before a hit is read back over up to four bytes (a letter outside the
+    /// basic plane is a word character too), and only that far: invalid bytes further back do
+    /// not hide it.
+    #[test]
+    fn the_character_before_a_hit_is_read_whole_and_only_it() {
+        assert_eq!(all("os", "\u{1d465}os os"), vec![7]);
+        let matcher = WordMatcher::new("os");
+        assert_eq!(matcher.find_from(b"\xff xos os", 0), Some(6));
+    }
+
     #[test]
     fn os_does_not_match_inside_longer_identifiers() {
         assert_eq!(

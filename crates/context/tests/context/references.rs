@@ -265,3 +265,14 @@ fn a_long_line_below_the_first_is_cut_around_its_hit() {
         format!("…{} needle {}…", "a".repeat(65), "b".repeat(127))
     );
 }
+
+/// A one-letter symbol ending a line: the search goes on past the line's end, each line once.
+#[test]
+fn a_one_letter_symbol_at_the_end_of_lines_is_found_once_a_line() {
+    let project = Project::new();
+    project.file("a.py", "x = y\ny\nz = y\n");
+    assert_eq!(
+        rendered(&project, "y", &RefOptions::default()),
+        "a.py:1: x = y\na.py:2: y\na.py:3: z = y\n"
+    );
+}

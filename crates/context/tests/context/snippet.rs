@@ -89,6 +89,8 @@ fn paths_leaving_the_project_are_refused() {
         "/etc/passwd",
         "\\\\server\\share",
         "C:\\x",
+        "",
+        "a\0b.txt",
     ] {
         let result = snippet(&project.root().join("inside"), path, 1, 1);
         assert!(

@@ -165,3 +165,52 @@ pub(crate) fn parse_eslint(
     }
     Ok((findings, edits))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Format, IngestOptions, parse};
+
+    /// Core rules link to their page on eslint.org; a plugin's rule (`plugin/rule`, `@scope`)
+    /// and a message without a rule (a parse error) have no link. Rules and levels read as said.
+    #[test]
+    fn only_core_rules_link_to_eslint_org() {
+        let message = |rule: &str, severity: u8| {
+            format!(r#"{{{rule}"severity":{severity},"message":"m","line":1,"column":1}}"#)
+        };
+        let input = format!(
+            r#"[{{"filePath":"a.js","messages":[{},{},{},{},{},{}]}}]"#,
+            message(r#""ruleId":"no-undef","#, 2),
+            message(r#""ruleId":"react/jsx-key","#, 1),
+            message(r#""ruleId":"@scoped","#, 0),
+            message(r#""ruleId":"@scope/rule","#, 1),
+            message(r#""ruleId":null,"fatal":true,"#, 2),
+            message("", 1),
+        );
+        let parsed = parse(
+            &input,
+            Format::Eslint,
+            &IngestOptions::new("eslint.json", "/project"),
+        )
+        .expect("parse");
+        let seen: Vec<(&str, &str, Option<&str>)> = parsed
+            .findings
+            .iter()
+            .map(|f| (f.rule_id.as_str(), f.level.as_str(), f.help_uri.as_deref()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (
+                    "no-undef",
+                    "error",
+                    Some("https://eslint.org/docs/latest/rules/no-undef")
+                ),
+                ("react/jsx-key", "warning", None),
+                ("@scoped", "note", None),
+                ("@scope/rule", "warning", None),
+                ("parse-error", "error", None),
+                ("unknown", "warning", None),
+            ]
+        );
+    }
+}

@@ -160,3 +160,45 @@ pub(crate) fn parse_ruff(
     }
     Ok((findings, edits))
 }
+
+#[cfg(test)]
+mod tests {
+    use self_repair_engine::Level;
+
+    use crate::{Format, IngestOptions, parse};
+
+    /// Ruff 0.15's severities; older versions say none and mean an error.
+    #[test]
+    fn each_severity_has_its_level() {
+        let diagnostic = |severity: &str| {
+            format!(
+                r#"{{"code":"F401","message":"m","filename":"a.py","location":{{"row":1,"column":1}}{severity}}}"#
+            )
+        };
+        let input = format!(
+            "[{},{},{},{},{}]",
+            diagnostic(r#","severity":"error""#),
+            diagnostic(r#","severity":"warning""#),
+            diagnostic(r#","severity":"info""#),
+            diagnostic(r#","severity":"note""#),
+            diagnostic(""),
+        );
+        let parsed = parse(
+            &input,
+            Format::Ruff,
+            &IngestOptions::new("ruff.json", "/project"),
+        )
+        .expect("parse");
+        let levels: Vec<Level> = parsed.findings.iter().map(|f| f.level).collect();
+        assert_eq!(
+            levels,
+            [
+                Level::Error,
+                Level::Warning,
+                Level::Note,
+                Level::Note,
+                Level::Error
+            ]
+        );
+    }
+}

@@ -610,6 +610,46 @@ mod tests {
         parse_sarif(text, &PathResolver::new(&options), false).map(|read| read.findings.0)
     }
 
+    /// A rule's `tags` and `security-severity` reach each of its results that does not set
+    /// them (routing reads them); a result's own properties stay, and a rule's other ones stay
+    /// out.
+    #[test]
+    fn a_rule_s_tags_and_security_severity_reach_its_results() -> Result<(), IngestError> {
+        let text = r#"{"runs":[{
+            "tool":{"driver":{"name":"Semgrep","rules":[
+                {"id":"r1","properties":{"tags":["security"],"security-severity":"8.1","precision":"high"}},
+                {"id":"r2"}]}},
+            "results":[
+              {"ruleId":"r1","message":{"text":"a"},
+               "locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":1}}}]},
+              {"ruleId":"r1","message":{"text":"b"},"properties":{"tags":["mine"],"p":1},
+               "locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":2}}}]},
+              {"ruleId":"r2","message":{"text":"c"},
+               "locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py"},"region":{"startLine":3}}}]}
+            ]}]}"#;
+        let raws: Vec<Option<serde_json::Value>> = parse(text)?
+            .into_iter()
+            .map(|finding| finding.raw)
+            .collect();
+        assert_eq!(
+            raws,
+            [
+                Some(serde_json::json!({"tags": ["security"], "security-severity": "8.1"})),
+                Some(serde_json::json!({"tags": ["mine"], "p": 1, "security-severity": "8.1"})),
+                None,
+            ]
+        );
+        Ok(())
+    }
+
+    /// A log written as an array (which serde reads as the log's one field, `runs`) is
+    /// refused by the stream of results, saying what it expected.
+    #[test]
+    fn a_log_written_as_an_array_says_a_sarif_log_was_expected() {
+        let error = parse("[[]]").map(|_| ()).expect_err("an array").to_string();
+        assert!(error.contains("expected a SARIF log object"), "{error}");
+    }
+
     #[test]
     fn placeholders_are_filled() {
         let arguments = [Text("x".into()), Text("y".into())];
