@@ -354,4 +354,29 @@ mod tests {
         assert_eq!(item.last_rejection(), None);
         assert_eq!(item.errors().len(), 1, "the rejection stays in its errors");
     }
+
+    /// A result for an item the run does not have, one past its last finding, changes
+    /// nothing (the journal may be hand-edited; ids are looked up by their number).
+    #[test]
+    fn a_result_for_the_id_one_past_the_last_finding_changes_nothing() {
+        let mut state = per_finding_run(
+            "r-apply",
+            3,
+            "ruff F401",
+            |_| "generic",
+            |_| false,
+            Config::default(),
+        );
+        assert_eq!(state.items.len(), 3, "only the findings' items");
+        let entry = JournalEntry {
+            at: NOW,
+            event: Event::Submitted {
+                item: "t-00004".into(),
+                result: json!({"verdict": "real", "root_cause": "unused import",
+                    "reason": "nothing reads the name", "confidence": 0.9}),
+            },
+        };
+        assert!(!apply(&mut state, &entry).changed);
+        assert_eq!(state.index_of("t-00004"), None);
+    }
 }

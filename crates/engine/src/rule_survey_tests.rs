@@ -494,3 +494,16 @@ fn surveys_survive_the_state_file() {
     assert_eq!(back, state);
     assert_eq!(back.surveys[0].stage, SurveyStage::Checking);
 }
+
+/// Asked for more findings than there are (none of the run's callers does: the sample and the
+/// spot checks are bounded by the rule's findings), the spread gives each one once and stops.
+#[test]
+fn a_spread_of_more_than_there_are_gives_each_once() {
+    let paths = ["a.py", "a.py", "b.py"];
+    let picked = super::spread(&[0, 1, 2], 5, &std::collections::HashSet::new(), |i| {
+        paths[i]
+    });
+    assert_eq!(picked, [0, 1, 2]);
+    let skip = std::collections::HashSet::from([1]);
+    assert_eq!(super::spread(&[0, 1, 2], 3, &skip, |i| paths[i]), [0, 2]);
+}
