@@ -1,5 +1,6 @@
 //! Phase transitions: when every item of a phase is terminal, create the next phase's items.
 
+use compact_str::CompactString;
 use std::collections::BTreeMap;
 
 use crate::group_label::label_key;
@@ -104,9 +105,9 @@ fn start_aggregate(state: &mut RunState) {
     let mut reals = reals;
     reals.sort_by_cached_key(|(_, cause)| label_key(cause));
     let batch = state.config.aggregate_batch.max(2) as usize;
-    let slices: Vec<Vec<String>> = reals
+    let slices: Vec<Vec<CompactString>> = reals
         .chunks(batch)
-        .map(|chunk| chunk.iter().map(|(id, _)| id.clone()).collect())
+        .map(|chunk| chunk.iter().map(|(id, _)| id.as_str().into()).collect())
         .collect();
     for (n, slice) in slices.into_iter().enumerate() {
         let item = push(state, format!("agg-{}", n + 1), ItemKind::Aggregate);
@@ -138,7 +139,7 @@ fn start_label_merge(state: &mut RunState) -> bool {
     listed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     listed.truncate(MERGE_LABELS_LISTED);
     let item = push(state, "ml-1".to_owned(), ItemKind::MergeLabels);
-    item.extra_mut().inputs = listed.into_iter().map(|(label, _)| label).collect();
+    item.extra_mut().inputs = listed.into_iter().map(|(label, _)| label.into()).collect();
     true
 }
 
@@ -281,8 +282,8 @@ fn start_full_plan(state: &mut RunState, number: u32, gid: &str) {
     let item = push(state, syn.clone(), ItemKind::Synthesize);
     item.group = Some(number);
     item.set_extra(ItemExtra {
-        depends_on: plans.clone(),
-        inputs: plans,
+        inputs: plans.iter().map(|p| p.as_str().into()).collect(),
+        depends_on: plans,
         ..ItemExtra::default()
     });
     let reviews: Vec<String> = (1..=reviewers).map(|r| format!("rev-{gid}-{r}")).collect();
@@ -365,7 +366,12 @@ mod tests {
             .items
             .iter()
             .filter(|i| i.kind == ItemKind::Aggregate)
-            .map(|i| i.inputs().to_vec())
+            .map(|i| {
+                i.inputs()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+            })
             .collect();
         // Item order would have mixed both causes in each slice.
         assert_eq!(

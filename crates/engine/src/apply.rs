@@ -8,6 +8,7 @@ use crate::{
     Event, ItemKind, ItemStatus, JournalEntry, PauseReason, Phase, RunState, RunStatus, WorkItem,
     route,
 };
+use compact_str::CompactString;
 
 /// Applies one event. Submissions are re-validated; an invalid one is recorded on its item and
 /// otherwise ignored, so a hand-edited journal cannot corrupt the state.
@@ -159,7 +160,7 @@ pub fn item_input(state: &RunState, item: &WorkItem) -> ItemInput {
     ItemInput {
         item: item.id.to_string(),
         kind: item.kind,
-        inputs: item.inputs().to_vec(),
+        inputs: item.inputs().iter().map(ToString::to_string).collect(),
         group,
         angle,
     }
@@ -279,7 +280,7 @@ fn collect_asks(state: &mut RunState, review: &str, group: Option<u32>, markdown
         return;
     }
     let inputs = &mut revise.extra_mut().inputs;
-    inputs.extend(asks);
+    inputs.extend(asks.into_iter().map(CompactString::from));
     inputs.sort_by_key(|a| ask_order(a));
     inputs.dedup();
 }

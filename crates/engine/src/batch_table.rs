@@ -12,7 +12,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::item::{is_false, is_zero, is_zero_u8};
-use crate::item_table::{STATUS, TIER, column, digit, digit_reader, reader};
+use crate::item_table::{
+    STATUS, TIER, column, digit, digit_reader, reader, write_column, write_column_or_none,
+};
 use crate::member_list::{push_number, ranges, write_ranges};
 use crate::{ItemExtra, ItemKind, WorkItem};
 
@@ -22,22 +24,28 @@ pub(crate) struct BatchColumns {
     pub(crate) count: usize,
     /// One character per item after the triage items, in item order: `b` the next batch of
     /// these columns, `w` the next object of `items.work`.
+    #[serde(serialize_with = "write_column")]
     pub(crate) order: String,
     /// Id number runs: `[first batch, its number, run length]` (`tb-00007` is number 7);
     /// within a run both advance.
     pub(crate) id: Vec<[u64; 3]>,
     /// As the triage columns: `p` pending, `s` dispatched, `d` done, `f` failed,
     /// `q` quarantined.
+    #[serde(serialize_with = "write_column")]
     pub(crate) status: String,
     /// `h` haiku, `s` sonnet, `o` opus.
+    #[serde(serialize_with = "write_column")]
     pub(crate) tier: String,
     /// Failed attempts, one base-36 digit.
+    #[serde(serialize_with = "write_column")]
     pub(crate) attempts: String,
     /// Times dispatched, one base-36 digit.
+    #[serde(serialize_with = "write_column")]
     pub(crate) dispatches: String,
     /// The block that last dispatched each batch: runs `[first batch, block, run length]`.
     pub(crate) block: Vec<[u64; 3]>,
     /// Diagnosis route: a base-36 index into `routes`, `-` for none.
+    #[serde(serialize_with = "write_column")]
     pub(crate) route: String,
     pub(crate) routes: Vec<String>,
     /// The rule a batch formed by rule stands for: runs `[first batch, rule, run length]`,
@@ -46,10 +54,15 @@ pub(crate) struct BatchColumns {
     pub(crate) rules: Vec<String>,
     /// Each batch's members, batches separated by a space: the numbers `N` of their triage
     /// items `t-N`, comma-separated, a run of consecutive ones as `first-last`.
+    #[serde(serialize_with = "write_column")]
     pub(crate) members: String,
     /// The tier each batch's latest launch ran at (`h`, `s`, `o`; `-` unknown); absent while
     /// no batch has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "write_column_or_none"
+    )]
     pub(crate) ran: Option<String>,
     /// Everything else, only for batches that have any, by batch index.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -182,6 +195,9 @@ pub(crate) fn encode<'a>(
     ] = std::array::from_fn(|_| Vec::new());
     let mut members = Vec::new();
     let mut numbers = Vec::new();
+    // Consecutive batches mostly share a route and a rule: the last ones are tried first.
+    let mut last_route: Option<(&Arc<str>, u8)> = None;
+    let mut last_rule: Option<(&str, u64)> = None;
     for item in work {
         if !fits(item) || !member_numbers(triage, item, &mut numbers) {
             order.push(b'w');
@@ -201,22 +217,32 @@ pub(crate) fn encode<'a>(
         push_run(&mut b.block, i as u64, item.batch, 0);
         route.push(match &item.route {
             None => b'-',
-            Some(r) => {
-                let at = b.routes.iter().position(|x| **x == **r).unwrap_or_else(|| {
-                    b.routes.push(r.to_string());
-                    b.routes.len() - 1
-                });
-                digit(at as u32)
-            }
+            Some(r) => match last_route {
+                Some((last, letter)) if Arc::ptr_eq(last, r) => letter,
+                _ => {
+                    let at = b.routes.iter().position(|x| **x == **r).unwrap_or_else(|| {
+                        b.routes.push(r.to_string());
+                        b.routes.len() - 1
+                    });
+                    let letter = digit(at as u32);
+                    last_route = Some((r, letter));
+                    letter
+                }
+            },
         });
         let rule = match item.rule() {
             None => 0,
-            Some(r) => {
-                1 + b.rules.iter().position(|x| x == r).unwrap_or_else(|| {
-                    b.rules.push(r.to_owned());
-                    b.rules.len() - 1
-                }) as u64
-            }
+            Some(r) => match last_rule {
+                Some((last, at)) if last == r => at,
+                _ => {
+                    let at = 1 + b.rules.iter().position(|x| x == r).unwrap_or_else(|| {
+                        b.rules.push(r.to_owned());
+                        b.rules.len() - 1
+                    }) as u64;
+                    last_rule = Some((r, at));
+                    at
+                }
+            },
         };
         push_run(&mut b.rule, i as u64, rule, 0);
         if i > 0 {
@@ -261,7 +287,11 @@ pub(crate) fn encode<'a>(
 }
 
 /// Reads one batch's member numbers back into the ids of `triage`.
-fn read_members(text: &[u8], triage: &[WorkItem], batch: usize) -> Result<Vec<String>, String> {
+fn read_members(
+    text: &[u8],
+    triage: &[WorkItem],
+    batch: usize,
+) -> Result<Vec<compact_str::CompactString>, String> {
     let bad = || {
         format!(
             "items.batches.members: batch {} reads `{}`",
@@ -269,12 +299,12 @@ fn read_members(text: &[u8], triage: &[WorkItem], batch: usize) -> Result<Vec<St
             String::from_utf8_lossy(text)
         )
     };
-    let id = |n: u64| -> Result<String, String> {
+    let id = |n: u64| -> Result<compact_str::CompactString, String> {
         usize::try_from(n)
             .ok()
             .and_then(|n| n.checked_sub(1))
             .and_then(|i| triage.get(i))
-            .map(|item| String::from(item.id.as_str()))
+            .map(|item| item.id.clone())
             .ok_or_else(|| {
                 format!(
                     "items.batches.members: batch {} names t-{n}, past the {} triage items",

@@ -12,7 +12,10 @@ fn sample() -> Vec<WorkItem> {
     let batch = |n: usize, members: &[usize]| {
         let mut b = WorkItem::new(format!("tb-{n:05}"), ItemKind::TriageBatch, Tier::Haiku);
         b.route = Some("generic".into());
-        b.extra_mut().inputs = members.iter().map(|&m| crate::triage_id(m)).collect();
+        b.extra_mut().inputs = members
+            .iter()
+            .map(|&m| crate::triage_id(m).into())
+            .collect();
         b
     };
     let mut done = batch(1, &[1, 2, 3, 4, 5, 6, 7, 8]);

@@ -110,7 +110,12 @@ fn a_duplicate_of_a_real_finding_is_real_so_it_is_grouped_with_it() {
         .items
         .iter()
         .filter(|i| i.kind == ItemKind::Aggregate)
-        .flat_map(|i| i.inputs().to_vec())
+        .flat_map(|i| {
+            i.inputs()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        })
         .collect();
     assert!(slice.contains(&"t-00002".to_owned()), "{slice:?}");
 }

@@ -350,8 +350,10 @@ pub struct WorkItem {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ItemExtra {
     pub depends_on: Vec<String>,
-    /// Item ids this item works on (an aggregator's slice, a synthesizer's plans).
-    pub inputs: Vec<String>,
+    /// Item ids this item works on (an aggregator's slice, a synthesizer's plans, a batch's
+    /// members). Short ids live inline: a state of 12,500 batches holds 100,000 of them, and
+    /// one allocation each was most of the batches' load (reference/benchmarks.md).
+    pub inputs: Vec<CompactString>,
     /// The latest rejected submission since the last dispatch: the failure signature if the
     /// agent then ends without a valid result.
     pub last_rejection: Option<String>,
@@ -403,8 +405,8 @@ struct WorkItemFile<'a> {
     lease: Option<u64>,
     #[serde(default, skip_serializing_if = "no_ids")]
     depends_on: Cow<'a, [String]>,
-    #[serde(default, skip_serializing_if = "no_ids")]
-    inputs: Cow<'a, [String]>,
+    #[serde(default, skip_serializing_if = "<[CompactString]>::is_empty")]
+    inputs: Cow<'a, [CompactString]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     finding: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -553,7 +555,7 @@ impl WorkItem {
     }
 
     /// Item ids this item works on (an aggregator's slice, a synthesizer's plans).
-    pub fn inputs(&self) -> &[String] {
+    pub fn inputs(&self) -> &[CompactString] {
         self.extra.as_ref().map_or(&[], |e| &e.inputs)
     }
 
@@ -712,7 +714,7 @@ mod file_form_tests {
         item.ran = Some(Tier::Haiku);
         item.set_extra(ItemExtra {
             depends_on: vec!["plan-g2-1".to_owned()],
-            inputs: vec!["t-00001".to_owned(), "t-00002".to_owned()],
+            inputs: vec!["t-00001".into(), "t-00002".into()],
             last_rejection: Some("field `verdict`".to_owned()),
             errors: vec!["attempt 1 (haiku): ended".to_owned()],
             rule: Some("ruff F401".to_owned()),

@@ -245,11 +245,11 @@ impl std::fmt::Debug for MemberList {
 impl Serialize for MemberList {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if let Some(text) = &self.text {
-            return serializer.serialize_str(text);
+            return crate::item_table::write_column(text, serializer);
         }
         let ids = self.ids();
         match numbers(ids).filter(|_| !ids.is_empty()) {
-            Some(text) => serializer.serialize_str(&text),
+            Some(text) => crate::item_table::write_column(&text, serializer),
             None => ids.serialize(serializer),
         }
     }

@@ -7,6 +7,7 @@
 //! take their ids in that order, so aggregation, grouping and planning see what they would
 //! have seen in one run.
 
+use compact_str::CompactString;
 use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
@@ -505,11 +506,19 @@ fn renamed_item(item: &WorkItem, id: &str, map: &HashMap<String, String>) -> Wor
             .map(|i| map.get(i).cloned().unwrap_or_else(|| i.clone()))
             .collect()
     };
+    let rename_inputs = |ids: &[CompactString]| -> Vec<CompactString> {
+        ids.iter()
+            .map(|i| {
+                map.get(i.as_str())
+                    .map_or_else(|| i.clone(), |to| to.as_str().into())
+            })
+            .collect()
+    };
     let mut out = item.clone();
     out.id = id.into();
     out.set_extra(crate::ItemExtra {
         depends_on: rename(item.depends_on()),
-        inputs: rename(item.inputs()),
+        inputs: rename_inputs(item.inputs()),
         last_rejection: item.last_rejection().map(str::to_owned),
         errors: item.errors().to_vec(),
         rule: item.rule().map(str::to_owned),

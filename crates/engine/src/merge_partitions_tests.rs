@@ -122,7 +122,7 @@ fn the_shares_of_one_job_merge_in_the_jobs_order_with_every_verdict_and_go_on_to
         .items
         .iter()
         .filter(|i| i.kind == ItemKind::Aggregate)
-        .flat_map(|i| i.inputs().iter().map(String::as_str))
+        .flat_map(|i| i.inputs().iter().map(compact_str::CompactString::as_str))
         .collect();
     assert_eq!(
         aggregated.len(),

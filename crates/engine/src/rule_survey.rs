@@ -174,7 +174,7 @@ pub(crate) fn form_surveys(state: &mut RunState, routed: &[RoutedFinding]) -> Ha
         let name = |i: &usize| state.items[*i].id.to_string();
         let mut item = WorkItem::new(id.clone(), ItemKind::RuleSurvey, tier);
         item.route.clone_from(&state.items[members[0]].route);
-        item.extra_mut().inputs = sample.iter().map(name).collect();
+        item.extra_mut().inputs = sample.iter().map(|&i| state.items[i].id.clone()).collect();
         state.surveys.push(SurveyRecord {
             id,
             rule: rule.to_owned(),

@@ -81,7 +81,13 @@ fn submit(state: &mut RunState, item: &str, result: Value) {
 
 /// Every member of a batch answered `verdict`.
 fn answer_batch(state: &mut RunState, batch: &str, verdict: &str) {
-    let members = state.item(batch).unwrap().inputs().to_vec();
+    let members = state
+        .item(batch)
+        .unwrap()
+        .inputs()
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>();
     let verdicts: Vec<Value> = members
         .iter()
         .map(|m| {
@@ -144,7 +150,10 @@ fn a_rule_with_enough_findings_gets_one_survey_that_holds_them_and_reads_a_sprea
         .filter_map(|id| state.item(id))
         .flat_map(|i| {
             if i.kind == ItemKind::TriageBatch {
-                i.inputs().to_vec()
+                i.inputs()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
             } else {
                 vec![i.id.to_string()]
             }
@@ -317,7 +326,7 @@ fn a_fix_all_policy_confirmed_by_its_spot_checks_decides_the_rest_of_the_rule() 
         aggregators[0]
             .inputs()
             .iter()
-            .all(|m| !policy_group.members.contains(m))
+            .all(|m| !policy_group.members.iter().any(|x| x == m))
     );
     assert_eq!(third, ["agg-1"]);
 }

@@ -5,6 +5,7 @@
 //! batch is only the dispatch unit: its `inputs` are its members, and while it is live (not
 //! terminal) they are never dispatched on their own.
 
+use compact_str::CompactString;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::{ItemKind, ItemStatus, RoutedFinding, RunState, TriageBatchResult, WorkItem};
@@ -84,7 +85,7 @@ fn new_batch(id: String, members: &[&WorkItem]) -> WorkItem {
         .unwrap_or(crate::Tier::Haiku);
     let mut batch = WorkItem::new(id, ItemKind::TriageBatch, highest);
     batch.route = members.first().and_then(|m| m.route.clone());
-    batch.extra_mut().inputs = members.iter().map(|m| m.id.to_string()).collect();
+    batch.extra_mut().inputs = members.iter().map(|m| m.id.clone()).collect();
     batch
 }
 
@@ -107,7 +108,7 @@ pub(crate) fn batch_members(state: &RunState, dispatched_only: bool) -> impl Ite
                 !b.status.is_terminal()
             }
         })
-        .flat_map(|b| b.inputs().iter().map(String::as_str))
+        .flat_map(|b| b.inputs().iter().map(CompactString::as_str))
 }
 
 /// For each triage item a batch decided, that batch's id (a member that left its batch for a
@@ -121,7 +122,7 @@ pub fn batch_of(state: &RunState) -> HashMap<String, String> {
     {
         for member in batch.inputs() {
             if state.item(member).is_some_and(|m| m.reroutes == 0) {
-                out.insert(member.clone(), batch.id.to_string());
+                out.insert(member.to_string(), batch.id.to_string());
             }
         }
     }

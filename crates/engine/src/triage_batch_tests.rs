@@ -25,7 +25,15 @@ fn batches(state: &RunState) -> Vec<(String, Vec<String>)> {
         .items
         .iter()
         .filter(|i| i.kind == ItemKind::TriageBatch)
-        .map(|i| (i.id.to_string(), i.inputs().to_vec()))
+        .map(|i| {
+            (
+                i.id.to_string(),
+                i.inputs()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>(),
+            )
+        })
         .collect()
 }
 

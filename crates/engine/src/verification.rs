@@ -10,6 +10,7 @@
 //! (never dispatched on its own) until the verifier answers; then code settles the verdict
 //! ([`settle_verdict`]). One verification per finding, at most.
 
+use compact_str::CompactString;
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -202,7 +203,7 @@ fn request_for(state: &mut RunState, index: usize, reason: VerifyReason) -> bool
         item.route.clone()
     };
     verify.finding = item.finding;
-    verify.extra_mut().inputs = vec![item.id.to_string()];
+    verify.extra_mut().inputs = vec![item.id.clone()];
     let item = &mut state.items[index];
     item.status = ItemStatus::Pending;
     item.seen_running = false;
@@ -449,7 +450,7 @@ fn unbatched_second_looks(state: &RunState) -> Vec<usize> {
     let batched: HashSet<&str> = state.items[first..]
         .iter()
         .filter(|b| holds_second_looks(b) && !b.status.is_terminal())
-        .flat_map(|b| b.inputs().iter().map(String::as_str))
+        .flat_map(|b| b.inputs().iter().map(CompactString::as_str))
         .collect();
     looks.retain(|&i| !batched.contains(state.items[i].id.as_str()));
     looks
@@ -542,7 +543,7 @@ pub(crate) fn verified_members(
                 !v.status.is_terminal()
             }
         })
-        .flat_map(|v| v.inputs().iter().map(String::as_str))
+        .flat_map(|v| v.inputs().iter().map(CompactString::as_str))
 }
 
 /// For each triage item that got a second agent, its `vf-` item.

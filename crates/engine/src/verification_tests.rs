@@ -627,7 +627,7 @@ fn each_reason_for_a_second_look_has_the_word_report_json_uses() {
 fn a_batch_holds_second_looks_when_its_members_are_verifiers() {
     let item = |id: &str, kind: ItemKind, inputs: &[&str]| {
         let mut item = crate::WorkItem::new(id, kind, crate::Tier::Sonnet);
-        item.extra_mut().inputs = inputs.iter().map(|i| (*i).to_owned()).collect();
+        item.extra_mut().inputs = inputs.iter().map(|&i| i.into()).collect();
         item
     };
     for (batch, holds) in [

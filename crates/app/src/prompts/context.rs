@@ -261,12 +261,12 @@ impl PromptContext<'_> {
             return "(none: the reviews ask for no change)".to_owned();
         }
         let share = (REVISE_ASK_CHARS / asks.len()).max(MIN_ASK_CHARS);
-        let mut by_review: Vec<(&str, Vec<&String>)> = Vec::new();
+        let mut by_review: Vec<(&str, Vec<&str>)> = Vec::new();
         for ask in asks {
             let review = ask_review(ask);
             match by_review.iter_mut().find(|(r, _)| *r == review) {
-                Some((_, list)) => list.push(ask),
-                None => by_review.push((review, vec![ask])),
+                Some((_, list)) => list.push(ask.as_str()),
+                None => by_review.push((review, vec![ask.as_str()])),
             }
         }
         let mut out = Vec::with_capacity(by_review.len());
@@ -401,7 +401,7 @@ impl PromptContext<'_> {
     /// the route.
     fn triage(&self, item: &WorkItem) -> Result<(String, Vars), AppError> {
         let ids: Vec<&str> = if matches!(item.kind, ItemKind::TriageBatch | ItemKind::Verify) {
-            item.inputs().iter().map(String::as_str).collect()
+            item.inputs().iter().map(std::ops::Deref::deref).collect()
         } else {
             vec![item.id.as_str()]
         };

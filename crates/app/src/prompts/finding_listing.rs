@@ -37,7 +37,7 @@ impl<'a> FindingListing<'a> {
         let ids: Vec<&str> = match item.kind {
             ItemKind::Triage => vec![item.id.as_ref()],
             ItemKind::Aggregate | ItemKind::TriageBatch | ItemKind::Verify => {
-                item.inputs().iter().map(String::as_str).collect()
+                item.inputs().iter().map(std::ops::Deref::deref).collect()
             }
             ItemKind::RuleSurvey => state
                 .surveys

@@ -168,7 +168,7 @@ impl SimulatedAgent<'_> {
                 .and_then(|i| i.root_cause.as_deref())
                 .unwrap_or("other")
                 .to_owned();
-            groups.entry(cause).or_default().push(id.clone());
+            groups.entry(cause).or_default().push(id.to_string());
         }
         json!({"groups": groups.into_iter().map(|(label, items)| json!({
             "label": label, "root_cause": format!("(simulated) findings caused by {label}"), "items": items
