@@ -3,7 +3,9 @@
 //! entry a line (`crate::registry_text`) so a team shares it in git.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use self_repair_engine::Verdict;
 use self_repair_engine::timestamp::rfc3339;
@@ -104,9 +106,10 @@ pub struct KnownRegistry {
     /// When each entry was last decided or changed (RFC 3339, UTC; a fix recorded counts), by
     /// fingerprint: a merge of two branches that changed one finding differently keeps the
     /// later version. Entries written
-    /// before it existed have none and count as the oldest.
+    /// before it existed have none and count as the oldest. The entries a run decides share
+    /// one time, and one string of it.
     #[serde(skip)]
-    decided_at: BTreeMap<String, String>,
+    decided_at: BTreeMap<String, Arc<str>>,
 }
 
 impl Default for KnownRegistry {
@@ -202,7 +205,7 @@ impl KnownRegistry {
         decided_at: Option<String>,
     ) {
         if self.entries.contains_key(&fingerprint)
-            && self.decided_at.get(&fingerprint) > decided_at.as_ref()
+            && self.decided_at(&fingerprint) > decided_at.as_deref()
         {
             return;
         }
@@ -216,11 +219,17 @@ impl KnownRegistry {
 
     /// [`KnownRegistry::save`] to any path (the merge driver writes git's `%A`).
     pub fn save_file(&self, path: &Path) -> Result<(), ClassifyError> {
+        // Both maps are sorted by fingerprint: one walk of each gives every entry its time,
+        // without a lookup a line.
+        let mut times = self.decided_at.iter().peekable();
         let lines = self.entries.iter().map(|(fingerprint, entry)| {
-            serde_json::to_string(&KnownLineOut {
+            while times.next_if(|(f, _)| *f < fingerprint).is_some() {}
+            Ok(KnownLineOut {
                 fingerprint,
                 entry,
-                decided_at: self.decided_at(fingerprint),
+                decided_at: times
+                    .next_if(|(f, _)| *f == fingerprint)
+                    .map(|(_, at)| &**at),
             })
         });
         write_lines(path, &header(ABOUT), lines)
@@ -228,7 +237,7 @@ impl KnownRegistry {
 
     /// When the entry of `fingerprint` was decided (RFC 3339), when it says.
     pub fn decided_at(&self, fingerprint: &str) -> Option<&str> {
-        self.decided_at.get(fingerprint).map(String::as_str)
+        self.decided_at.get(fingerprint).map(|at| &**at)
     }
 
     /// The entry of a fingerprint, proposals included.
@@ -246,7 +255,7 @@ impl KnownRegistry {
     pub fn redecide(&mut self, fingerprint: &str) -> Option<&mut KnownEntry> {
         let entry = self.entries.get_mut(fingerprint)?;
         self.decided_at
-            .insert(fingerprint.to_owned(), rfc3339(now_secs()));
+            .insert(fingerprint.to_owned(), rfc3339(now_secs()).into());
         Some(entry)
     }
 
@@ -265,7 +274,7 @@ impl KnownRegistry {
                 // A change like any other: a merge that meets the entry without the fix on
                 // one side keeps this, the later version.
                 self.decided_at
-                    .insert((*fingerprint).to_owned(), rfc3339(now_secs()));
+                    .insert((*fingerprint).to_owned(), rfc3339(now_secs()).into());
                 recorded += 1;
             }
         }
@@ -279,11 +288,30 @@ impl KnownRegistry {
 
     /// [`KnownRegistry::insert`], decided at `now` (Unix seconds).
     pub fn insert_at(&mut self, fingerprint: String, entry: KnownEntry, now: u64) -> bool {
-        if self.entries.get(&fingerprint) == Some(&entry) {
-            return false;
-        }
-        self.decided_at.insert(fingerprint.clone(), rfc3339(now));
-        self.entries.insert(fingerprint, entry);
+        self.insert_decided(fingerprint, entry, &DecisionTime::at(now))
+    }
+
+    /// [`KnownRegistry::insert_at`] at a time written once for many entries (a run's
+    /// finalize puts in one a finding, 100,000 of them at 100,000 findings).
+    pub fn insert_decided(
+        &mut self,
+        fingerprint: String,
+        entry: KnownEntry,
+        time: &DecisionTime,
+    ) -> bool {
+        let fingerprint = match self.entries.entry(fingerprint) {
+            Entry::Occupied(there) if *there.get() == entry => return false,
+            Entry::Occupied(mut there) => {
+                there.insert(entry);
+                there.key().clone()
+            }
+            Entry::Vacant(place) => {
+                let fingerprint = place.key().clone();
+                place.insert(entry);
+                fingerprint
+            }
+        };
+        self.decided_at.insert(fingerprint, Arc::clone(&time.0));
         true
     }
 
@@ -295,9 +323,21 @@ impl KnownRegistry {
         decided_at: Option<String>,
     ) {
         match decided_at {
-            Some(at) => self.decided_at.insert(fingerprint.clone(), at),
+            Some(at) => self.decided_at.insert(fingerprint.clone(), at.into()),
             None => self.decided_at.remove(&fingerprint),
         };
         self.entries.insert(fingerprint, entry);
+    }
+}
+
+/// A decision time (Unix seconds) as `known.json` writes it (RFC 3339, UTC), written once for
+/// every entry decided at it.
+#[derive(Debug, Clone)]
+pub struct DecisionTime(Arc<str>);
+
+impl DecisionTime {
+    /// The time `now` (Unix seconds).
+    pub fn at(now: u64) -> DecisionTime {
+        DecisionTime(rfc3339(now).into())
     }
 }

@@ -21,7 +21,7 @@ pub use classifier::{Classified, Classifier};
 pub use classify_error::ClassifyError;
 pub use known_baseline::{BASELINE_SOURCE, Baseline, BaselineCount, summary};
 pub use known_prune::{PruneOutcome, PruneWindow};
-pub use known_registry::{KnownEntry, KnownFix, KnownRegistry};
+pub use known_registry::{DecisionTime, KnownEntry, KnownFix, KnownRegistry};
 pub use measure::{AgentVerdict, measure};
 pub use registry_merge::{
     MergeConflict, MergeSide, RegistryKind, merge_known, merge_registry_files, merge_rules,

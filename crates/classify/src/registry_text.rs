@@ -130,19 +130,26 @@ pub(crate) fn header(about: &str) -> String {
     serde_json::json!({"schema_version": LINE_SCHEMA_VERSION, "about": about}).to_string()
 }
 
-/// Writes `header` and then each of `lines` on its own line, atomically, streaming.
-pub(crate) fn write_lines<I>(path: &Path, header: &str, lines: I) -> Result<(), ClassifyError>
+/// Writes `header` and then each of `lines` on its own line (compact JSON), atomically,
+/// streaming: each line is encoded straight into the file's buffer, not into a string first
+/// (100,000 lines at a finalize of 100,000 findings).
+pub(crate) fn write_lines<I, T>(path: &Path, header: &str, lines: I) -> Result<(), ClassifyError>
 where
-    I: IntoIterator<Item = Result<String, serde_json::Error>>,
+    I: IntoIterator<Item = Result<T, serde_json::Error>>,
+    T: serde::Serialize,
 {
     write_atomic_with(path, |out: &mut dyn Write| {
+        // Buffered in a writer of a known type: the encoder's small writes are copies into
+        // it, not a call through `dyn Write` each.
+        let mut out = std::io::BufWriter::new(out);
         out.write_all(header.as_bytes())?;
         out.write_all(b"\n")?;
         for line in lines {
-            out.write_all(line.map_err(std::io::Error::other)?.as_bytes())?;
+            serde_json::to_writer(&mut out, &line.map_err(std::io::Error::other)?)
+                .map_err(std::io::Error::other)?;
             out.write_all(b"\n")?;
         }
-        Ok(())
+        out.flush()
     })?;
     Ok(())
 }
@@ -214,12 +221,12 @@ mod tests {
         write_lines(
             &path,
             &header("test"),
-            ["{\"fingerprint\":\"a\"}".to_owned()].map(Ok),
+            [serde_json::json!({"fingerprint": "a"})].map(Ok),
         )
         .unwrap();
         let before = std::fs::read_to_string(&path).unwrap();
         assert_eq!(lines(&before), [(2, "{\"fingerprint\":\"a\"}")]);
-        let failing = serde_json::from_str::<Value>("{").map(|_| String::new());
+        let failing = serde_json::from_str::<Value>("{");
         assert!(write_lines(&path, &header("test"), [failing]).is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     }

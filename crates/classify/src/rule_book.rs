@@ -143,7 +143,7 @@ impl RuleBook {
             if let (Some(map), Some(at)) = (value.as_object_mut(), self.decided_at(&rule.id)) {
                 map.insert(DECIDED_AT.to_owned(), Value::from(at));
             }
-            serde_json::to_string(&value)
+            Ok(value)
         });
         write_lines(path, &header(ABOUT), lines)
     }

@@ -40,8 +40,9 @@ pub(crate) fn decided_code(root: &Path, path: &str, line: Option<u32>) -> Option
 /// (a finalize of 100,000 findings over 1,000 files reads 1,000 files, not 100,000).
 pub(crate) struct DecidedCodes<'a> {
     root: &'a Path,
-    /// By project-relative path: its lines (`None`: it does not read) and its enclosing items.
-    files: HashMap<String, Option<(Vec<String>, ProjectSource)>>,
+    /// By project-relative path: its text and lines (`None`: it does not read) and its
+    /// enclosing items.
+    files: HashMap<String, Option<(FileLines, ProjectSource)>>,
     /// Bytes of text the cache holds: past [`CACHED_BYTES`] it starts over.
     bytes: usize,
 }
@@ -67,8 +68,7 @@ impl<'a> DecidedCodes<'a> {
                 .ok()
                 .map(|text| {
                     self.bytes += text.len();
-                    let lines = text.lines().map(str::to_owned).collect();
-                    (lines, ProjectSource::open(self.root, path))
+                    (FileLines::of(text), ProjectSource::open(self.root, path))
                 });
             if self.bytes > CACHED_BYTES {
                 self.files.clear();
@@ -77,7 +77,7 @@ impl<'a> DecidedCodes<'a> {
             self.files.insert(path.to_owned(), read);
         }
         let (lines, source) = self.files.get(path)?.as_ref()?;
-        let count = u32::try_from(lines.len()).ok()?;
+        let count = u32::try_from(lines.spans.len()).ok()?;
         if line > count {
             return None;
         }
@@ -87,8 +87,8 @@ impl<'a> DecidedCodes<'a> {
             .max(line.saturating_sub(MOST_LINES - 1));
         let end = (line + AFTER).min(count);
         let mut hash = StableHash::new();
-        for text in &lines[(start - 1) as usize..end as usize] {
-            let trimmed = text.trim();
+        for n in (start - 1) as usize..end as usize {
+            let trimmed = lines.line(n).trim();
             if !trimmed.is_empty() {
                 hash.write(trimmed.as_bytes());
                 hash.separator();
@@ -98,6 +98,33 @@ impl<'a> DecidedCodes<'a> {
             lines: format!("{path}:{start}-{end}"),
             code: hash.hex(),
         })
+    }
+}
+
+/// A file's text and where each of its lines (as `str::lines` cuts them) starts and ends: one
+/// string a file, not one a line.
+struct FileLines {
+    text: String,
+    /// Each line's byte range in `text`.
+    spans: Vec<(usize, usize)>,
+}
+
+impl FileLines {
+    fn of(text: String) -> FileLines {
+        let spans = text
+            .lines()
+            .map(|line| {
+                let start = line.as_ptr() as usize - text.as_ptr() as usize;
+                (start, start + line.len())
+            })
+            .collect();
+        FileLines { text, spans }
+    }
+
+    /// Line `n`, 0-based.
+    fn line(&self, n: usize) -> &str {
+        let (start, end) = self.spans[n];
+        &self.text[start..end]
     }
 }
 
@@ -111,6 +138,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.py"), source).unwrap();
         decided_code(dir.path(), "a.py", Some(line)).unwrap()
+    }
+
+    #[test]
+    fn a_files_lines_are_those_str_lines_cuts() {
+        for text in ["a\r\n  b\n\nc", "a\nb\n", "", "\n\n", "one"] {
+            let lines = FileLines::of(text.to_owned());
+            let cut: Vec<&str> = (0..lines.spans.len()).map(|n| lines.line(n)).collect();
+            assert_eq!(cut, text.lines().collect::<Vec<_>>(), "{text:?}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! Idempotent: a task whose group fingerprint is already in the backlog is not written again.
 
 use std::collections::{HashMap, HashSet};
+use std::io::Write;
 use std::path::Path;
 
 use self_repair_classify::{
@@ -40,8 +41,8 @@ pub fn finalize_run(
     let records = Backlog::new(root).write(&tasks, now)?;
     let store_dir = root.join(self_repair_store::STORE_DIR);
     // Every answer read once, for known.json and the report alike.
-    let answers = triage_answers(dir, state);
-    let proposals = learn(root, &store_dir, dir, state, (&findings, &answers), now)?;
+    let mut answers = triage_answers(dir, state);
+    let (proposals, known) = learn(root, &store_dir, dir, state, (&findings, &answers), now)?;
     dir.record(
         state,
         &[JournalEntry {
@@ -50,8 +51,20 @@ pub fn finalize_run(
         }],
     )?;
     let steps = crate::run::proposals::next_steps_of(state, &proposals);
-    write_reports_with(root, dir, state, &findings, (answers, proposals))?;
+    let report = write_reports_with(root, dir, state, &findings, (&mut answers, proposals))?;
+    left_to_exit((findings, answers, known, report));
     Ok(steps)
+}
+
+/// Lets go of a finalize's large values without freeing them. Finalize runs in a process that
+/// ends right after it (the Stop hook, `self-repair finalize`), and at 100,000 findings its
+/// findings, answers, registry and report are millions of small allocations: freeing them one
+/// by one took more than a tenth of the finalizing stop's CPU time (reference/benchmarks.md,
+/// "The finalize under 1 s"), where the system takes the whole heap back at once at exit. A
+/// caller that lives on (a test calling `finalize_run` in-process) keeps that memory until
+/// it exits.
+fn left_to_exit<T>(values: T) {
+    std::mem::forget(values);
 }
 
 /// The tasks of the planned groups whose plan is finished (written by their task writer, or by
@@ -199,33 +212,39 @@ pub fn write_reports(
         dir,
         state,
         findings,
-        (triage_answers(dir, state), proposals),
+        (&mut triage_answers(dir, state), proposals),
     )
+    .map(drop)
 }
 
 /// [`write_reports`] from the triage answers ([`triage_answers`]) and the run's proposals
 /// already read. `report.json` is streamed to its file (28 MB at 50,000 findings), not built in
-/// memory first.
+/// memory first. Returns the report written.
 fn write_reports_with(
     root: &Path,
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
-    (answers, proposals): (HashMap<String, TriageResult>, RunProposals),
-) -> Result<(), AppError> {
+    (answers, proposals): (&mut HashMap<String, TriageResult>, RunProposals),
+) -> Result<RunReport, AppError> {
     let mut report = report_of(dir, state, findings, answers, proposals)
         .with_since_previous(since_previous(root, state, findings));
     crate::run::audit_store::reopen_in_report(dir, &mut report);
     write_atomic_with(&dir.path().join("report.json"), |out| {
-        serde_json::to_writer_pretty(&mut *out, &report).map_err(std::io::Error::other)?;
-        out.write_all(b"\n")
+        // Buffered here, in a writer of a known type: the pretty printer's many small writes
+        // (each quote, colon and indent) are copies into this buffer, not a call through
+        // `dyn Write` each (millions at 100,000 findings).
+        let mut out = std::io::BufWriter::new(out);
+        serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")?;
+        out.flush()
     })?;
     // Bounded whatever the run's size: a large run's report.md summarizes and points to
     // report.json for every finding (reference/state-file.md, "report.md").
     let mut markdown = report.render_markdown();
     markdown.push_str(&crate::run::audit_store::audit_section(root, &state.run));
     write_atomic(&dir.path().join("report.md"), markdown.as_bytes())?;
-    Ok(())
+    Ok(report)
 }
 
 /// The run's report as of now: every finding's verdict so far, groups, tasks, cost, proposals
@@ -242,9 +261,15 @@ pub(crate) fn build_report_as_decided(
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
-    triage: HashMap<String, TriageResult>,
+    mut triage: HashMap<String, TriageResult>,
 ) -> RunReport {
-    report_of(dir, state, findings, triage, run_proposals(dir, &state.run))
+    report_of(
+        dir,
+        state,
+        findings,
+        &mut triage,
+        run_proposals(dir, &state.run),
+    )
 }
 
 /// [`build_report_as_decided`] with the run's proposals already read.
@@ -252,7 +277,7 @@ fn report_of(
     dir: &RunDir,
     state: &RunState,
     findings: &[FindingRecord],
-    mut triage: HashMap<String, TriageResult>,
+    triage: &mut HashMap<String, TriageResult>,
     proposals: RunProposals,
 ) -> RunReport {
     let mut rerouted = HashMap::new();
@@ -270,8 +295,8 @@ fn report_of(
             rerouted.insert(item.id.to_string(), result);
         }
     }
-    let chains = verification_chains(dir, state, &mut triage);
-    let mut report = RunReport::build(state, findings, &triage)
+    let chains = verification_chains(dir, state, triage);
+    let mut report = RunReport::build(state, findings, triage)
         .with_rerouted_answers(&rerouted)
         .with_verifications(&chains)
         .with_spend(crate::run::cost::run_cost(dir, state));
@@ -324,7 +349,7 @@ fn since_previous(
 /// What a finalized run teaches the next one: agent verdicts go to `known.json`, and the rule
 /// reviewer's proposals are measured against those verdicts and stored in `rules.json` as
 /// `proposed` (they apply once a user accepts them). Returns the run's proposals as the store
-/// now holds them.
+/// now holds them, and `known.json`'s registry as saved.
 fn learn(
     root: &Path,
     store_dir: &Path,
@@ -332,15 +357,14 @@ fn learn(
     state: &RunState,
     (findings, answers): (&[FindingRecord], &HashMap<String, TriageResult>),
     now: u64,
-) -> Result<RunProposals, AppError> {
+) -> Result<(RunProposals, KnownRegistry), AppError> {
     // Shares of `drive --partitions` finalize at once in one project.
     let _registry = self_repair_store::lock_registry(store_dir)?;
     let decided = crate::run::kept_verdicts::settled_triage(state, findings);
     let known = remember_verdicts(root, store_dir, dir, state, (findings, answers), now)?;
     propose_rules(store_dir, dir, state, &decided)?;
-    Ok(crate::run::proposals::run_proposals_in(
-        store_dir, &known, &state.run,
-    ))
+    let proposals = crate::run::proposals::run_proposals_in(store_dir, &known, &state.run);
+    Ok((proposals, known))
 }
 
 /// Agent verdicts into `known.json` (`crate::run::kept_verdicts`: a dismissal on the security

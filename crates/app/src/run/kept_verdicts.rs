@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use self_repair_classify::{KnownEntry, KnownRegistry};
+use self_repair_classify::{DecisionTime, KnownEntry, KnownRegistry};
 use self_repair_engine::{
     FindingRecord, ItemStatus, Registered, RunState, RunStatus, SurveyRecord, TriageResult,
     Verdict, VerifyOutcome, registered,
@@ -147,18 +147,21 @@ pub fn put_entries(
     finalizing: bool,
 ) -> usize {
     let began = self_repair_engine::timestamp::rfc3339(created_at);
+    let now = DecisionTime::at(now);
     let mut changed = 0;
     for (fingerprint, entry) in entries {
-        let newer_elsewhere = known.get(&fingerprint).is_some_and(|there| {
-            there.source != entry.source
-                && known
-                    .decided_at(&fingerprint)
-                    .is_some_and(|at| at > began.as_str())
-        });
-        if !finalizing && newer_elsewhere {
+        let newer_elsewhere = || {
+            known.get(&fingerprint).is_some_and(|there| {
+                there.source != entry.source
+                    && known
+                        .decided_at(&fingerprint)
+                        .is_some_and(|at| at > began.as_str())
+            })
+        };
+        if !finalizing && newer_elsewhere() {
             continue;
         }
-        changed += usize::from(known.insert_at(fingerprint, entry, now));
+        changed += usize::from(known.insert_decided(fingerprint, entry, &now));
     }
     changed
 }
