@@ -82,7 +82,19 @@ sync_tree() {
   while IFS= read -r -d '' file; do
     file="${file#./}"
     [[ -n "${keep[$file]:-}" ]] || rm -f "$tree/$file"
-  done < <(cd "$tree" && find . -type f -print0)
+  done < <(cd "$tree" && find . -path ./.git -prune -o -type f -print0)
+}
+
+# With the CLI suite, the scratch copy is made a git checkout of its own, one commit of what it
+# holds: the binary then carries a commit in `--version` (build.rs), as one built in the
+# checkout does, which the suite's doctor tests read. Without it one CLI test fails on every
+# mutant, whatever it changed, and every mutant counts as caught.
+commit_tree() {
+  local tree="$1"
+  [[ -d "$tree/.git" ]] || git -C "$tree" init -q
+  git -C "$tree" add -A
+  git -C "$tree" -c user.name=mutants -c user.email=mutants@localhost \
+    commit -q --allow-empty --no-verify -m "scratch copy for mutation testing"
 }
 
 # Prints `caught missed timeout unviable` from a run's outcomes.json.
@@ -101,6 +113,7 @@ EOF
 
 tree="$scratch/tree"
 sync_tree "$tree"
+[[ $with_cli -eq 1 ]] && commit_tree "$tree"
 export CARGO_TARGET_DIR="$scratch/target"
 failed=()
 listing=0
