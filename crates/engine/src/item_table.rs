@@ -488,6 +488,47 @@ pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
 mod tests {
     use super::*;
 
+    /// `write_column`'s bytes, through `serde_json`'s writer as a state save writes them.
+    fn column_bytes(text: &str) -> String {
+        struct Column<'a>(&'a str);
+        impl Serialize for Column<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                write_column(self.0, serializer)
+            }
+        }
+        serde_json::to_string(&Column(text)).expect("a column writes")
+    }
+
+    #[test]
+    fn a_column_is_written_with_the_bytes_serde_json_writes_for_any_text() {
+        // Every ASCII character alone and inside a column's usual text (the ones serde_json
+        // escapes among them: quote, backslash, control characters), and a few beyond ASCII.
+        let mut texts: Vec<String> = (0u8..=0x7f)
+            .flat_map(|b| {
+                let c = char::from(b);
+                [c.to_string(), format!("t-1,{c}-8 {c}")]
+            })
+            .collect();
+        texts.extend(
+            [
+                "",
+                "é",
+                "\u{2028}\u{2029}",
+                "日本 1-8",
+                "\u{7f}\u{80}",
+                "a\\\"b",
+            ]
+            .map(String::from),
+        );
+        for text in &texts {
+            assert_eq!(
+                column_bytes(text),
+                serde_json::to_string(text).expect("a string writes"),
+                "{text:?}"
+            );
+        }
+    }
+
     fn sample() -> Vec<WorkItem> {
         let mut items = Vec::new();
         for i in 0..40usize {
