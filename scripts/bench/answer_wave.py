@@ -15,7 +15,11 @@ from pathlib import Path
 binary, project, run_dir, output = sys.argv[1:5]
 batches = sorted(set(re.findall(r"tb-\d{5}", Path(output).read_text())))
 for batch in batches:
-    members = json.loads((Path(run_dir) / "items" / f"{batch}.input.json").read_text())["inputs"]
+    spec = json.loads((Path(run_dir) / "items" / f"{batch}.input.json").read_text())
+    if isinstance(spec, list):
+        # The batches one stop dispatched share one file, a list of their inputs.
+        spec = next(s for s in spec if s.get("item") == batch)
+    members = spec["inputs"]
     result = {
         "verdicts": [
             {

@@ -149,6 +149,9 @@ class Model:
         spec_file = self.project.run_dir / "items" / f"{item}.input.json"
         if spec_file.is_file():
             spec = json.loads(spec_file.read_text())
+            if isinstance(spec, list):
+                # The items one stop dispatched share one file, a list of their inputs.
+                spec = next(s for s in spec if s.get("item") == item)
             return spec.get("kind"), spec.get("inputs", [])
         shown = json.loads(self.project.run(["show", item, "--json"]).stdout)
         members = []

@@ -342,11 +342,14 @@ fn prepare_launches(dir: &RunDir, state: &RunState, dispatch: &Dispatch, stderr:
         let steps = [
             dir.mark_dispatched(&launch.item),
             dir.set_aside_answer(&launch.item),
-            dir.ensure_input(state, &launch.item),
         ];
         for e in steps.into_iter().filter_map(Result::err) {
             stderr.push(format!("self-repair hook stop: {e}"));
         }
+    }
+    let items = dispatch.launch.iter().map(|l| l.item.as_str());
+    if let Err(e) = dir.ensure_inputs(state, items) {
+        stderr.push(format!("self-repair hook stop: {e}"));
     }
 }
 

@@ -490,6 +490,35 @@ fn a_failed_copy_still_records_and_leaves_the_marker() {
 }
 
 #[test]
+fn dispatch_marks_are_links_of_one_file_made_again_when_it_goes() {
+    let (folder, dir) = run_dir();
+    let marker = |id: &str| dir.items_dir().join(format!("{id}.dispatched"));
+    dir.mark_dispatched("tb-00001").unwrap();
+    dir.mark_dispatched("tb-00002").unwrap();
+    let template = folder.path().join("dispatched.mark");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = |p: &std::path::Path| std::fs::metadata(p).unwrap();
+        assert_eq!(meta(&template).nlink(), 3, "the file and its two markers");
+        assert_eq!(meta(&marker("tb-00001")).ino(), meta(&template).ino());
+        // The file gone (a person tidied the folder): the next mark makes it again.
+        std::fs::remove_file(&template).unwrap();
+        dir.mark_dispatched("tb-00003").unwrap();
+        assert_eq!(meta(&template).nlink(), 2);
+        assert_eq!(meta(&marker("tb-00003")).ino(), meta(&template).ino());
+    }
+    // A file that cannot be linked: each marker is an empty file of its own.
+    std::fs::remove_file(&template).ok();
+    std::fs::create_dir(&template).unwrap();
+    dir.mark_dispatched("tb-00004").unwrap();
+    for id in ["tb-00001", "tb-00002", "tb-00003", "tb-00004"] {
+        assert!(marker(id).is_file(), "{id}");
+        assert_eq!(read(&marker(id)), "", "{id}");
+    }
+}
+
+#[test]
 fn dispatch_marks_set_aside_answers_and_rejections() {
     let folder = tempfile::tempdir().unwrap();
     let dir = RunDir::at(folder.path().to_path_buf());

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use self_repair_engine::{
-    Config, Intake, ItemKind, RoutedFinding, RunState, STATE_SCHEMA_VERSION, Tier, create_run,
+    Config, Intake, ItemInput, ItemKind, RoutedFinding, RunState, STATE_SCHEMA_VERSION, Tier,
+    create_run, item_input,
 };
 
 use crate::{RunDir, RunKind, StoreError, write_json, write_json_rows};
@@ -277,6 +278,54 @@ fn rewrite_inputs_writes_every_input_and_those_of_dispatched_batches_only() {
         batches[2..].iter().all(|&i| !has_input(i)),
         "a batch never dispatched has no input yet"
     );
+}
+
+#[test]
+fn the_inputs_one_stop_dispatches_are_one_file_that_lists_them() {
+    let folder = tempfile::tempdir().unwrap();
+    let (dir, state) = created(folder.path());
+    let batches: Vec<String> = state
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::TriageBatch)
+        .map(|i| i.id.to_string())
+        .collect();
+    assert!(batches.len() >= 3, "{batches:?}");
+    let survey = first_of(&state, ItemKind::RuleSurvey);
+    let input = |id: &str| dir.item_file(id, "input.json").unwrap();
+    let survey_input = std::fs::read_to_string(input(&survey)).unwrap();
+    // A triage item has no input file; the survey's, written at start, is left as it is.
+    let ids = [
+        batches[0].as_str(),
+        batches[1].as_str(),
+        "t-00001",
+        survey.as_str(),
+    ];
+    dir.ensure_inputs(&state, ids).unwrap();
+    assert!(!input("t-00001").exists());
+    assert_eq!(
+        std::fs::read_to_string(input(&survey)).unwrap(),
+        survey_input
+    );
+    let listed: Vec<ItemInput> =
+        serde_json::from_str(&std::fs::read_to_string(input(&batches[0])).unwrap()).unwrap();
+    let want: Vec<ItemInput> = batches[..2]
+        .iter()
+        .map(|id| item_input(&state, state.item(id).unwrap()))
+        .collect();
+    assert_eq!(listed, want);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ino = |id: &str| std::fs::metadata(input(id)).unwrap().ino();
+        assert_eq!(ino(&batches[0]), ino(&batches[1]), "one file, two names");
+    }
+    // One input missing alone is written on its own, as before.
+    dir.ensure_inputs(&state, [batches[2].as_str(), batches[0].as_str()])
+        .unwrap();
+    let alone: ItemInput =
+        serde_json::from_str(&std::fs::read_to_string(input(&batches[2])).unwrap()).unwrap();
+    assert_eq!(alone, item_input(&state, state.item(&batches[2]).unwrap()));
 }
 
 #[test]

@@ -140,6 +140,38 @@ mod tests {
     }
 
     #[test]
+    fn a_head_left_from_an_earlier_save_never_matches_a_later_one() {
+        // `state.json` alternates between two files (the spare swap): the third save writes
+        // into the first save's file, with the same length. A head taken of the first save, as
+        // a crash between a save's state and its head would leave it, must not describe it.
+        let (_folder, dir, mut state) = created();
+        state.status = RunStatus::Stalled;
+        state.stalled_at = Some(0);
+        dir.save_state(&state, state.items.len()).unwrap();
+        let first_head = std::fs::read(dir.head_path()).unwrap();
+        let first = FileStamp::of(&dir.state_path()).unwrap();
+        let read_first =
+            |dir: &RunDir| StateHead::read(&first_head, FileStamp::of(&dir.state_path()).unwrap());
+        assert!(
+            read_first(&dir).is_some(),
+            "the head describes its own save"
+        );
+        state.stalled_at = Some(1);
+        dir.save_state(&state, state.items.len()).unwrap();
+        assert_eq!(read_first(&dir), None);
+        state.stalled_at = Some(0);
+        dir.save_state(&state, state.items.len()).unwrap();
+        let third = FileStamp::of(&dir.state_path()).unwrap();
+        assert_eq!(
+            (third.ino, third.len),
+            (first.ino, first.len),
+            "the same file, the same length"
+        );
+        assert_eq!(read_first(&dir), None, "but not the same save");
+        assert_eq!(dir.load_head().map(|h| h.stalled_at), Some(Some(0)));
+    }
+
+    #[test]
     fn a_head_of_another_layout_is_not_read() {
         let (_folder, dir, _state) = created();
         let text = std::fs::read_to_string(dir.head_path()).unwrap();

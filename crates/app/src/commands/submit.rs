@@ -244,12 +244,25 @@ pub fn item_input(dir: &RunDir, item: &str) -> Result<ItemInput, AppError> {
             dir.id()
         ))
     })?;
-    serde_json::from_str(&text).map_err(|e| {
+    read_input(&text, item).map_err(|e| {
         AppError::NotFound(format!(
             "{}: unreadable ({e}); run `self-repair doctor`",
             path.display()
         ))
     })
+}
+
+/// An input file's text: one item's input, or the list the items of one dispatch share (each
+/// of their files a hard link of one, `RunDir::ensure_inputs`), in which `item`'s is found.
+fn read_input(text: &str, item: &str) -> Result<ItemInput, String> {
+    if !text.trim_start().starts_with('[') {
+        return serde_json::from_str(text).map_err(|e| e.to_string());
+    }
+    let inputs: Vec<ItemInput> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    inputs
+        .into_iter()
+        .find(|input| input.item == item)
+        .ok_or_else(|| format!("its list of inputs has none for {item}"))
 }
 
 fn describe(item: &str, kind: ItemKind, submission: &self_repair_engine::Submission) -> String {
@@ -328,4 +341,27 @@ pub fn submit_repaired(
          Send plain JSON next time.",
         fixed.repairs.join(" and ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_input;
+
+    #[test]
+    fn an_input_is_read_alone_or_found_in_its_dispatch_s_list() {
+        let alone = r#"{"item": "tb-00001", "kind": "triage_batch", "inputs": ["t-00001"]}"#;
+        assert_eq!(read_input(alone, "tb-00001").unwrap().inputs, ["t-00001"]);
+        let listed = r#"
+            [{"item": "tb-00001", "kind": "triage_batch", "inputs": ["t-00001"]},
+             {"item": "tb-00002", "kind": "triage_batch", "inputs": ["t-00002", "t-00003"]}]"#;
+        assert_eq!(
+            read_input(listed, "tb-00002").unwrap().inputs,
+            ["t-00002", "t-00003"]
+        );
+        assert_eq!(read_input(listed, "tb-00001").unwrap().item, "tb-00001");
+        let missing = read_input(listed, "tb-00009").unwrap_err();
+        assert_eq!(missing, "its list of inputs has none for tb-00009");
+        assert!(read_input("[{", "tb-00001").is_err());
+        assert!(read_input("{", "tb-00001").is_err());
+    }
 }
