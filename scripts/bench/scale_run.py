@@ -72,7 +72,7 @@ class Project:
         self.root = root
         self.run_id = run_id
         self.findings = self.rules = 0
-        self.cpu_ms = 0.0
+        self.cpu_ms = self.sys_ms = 0.0
         env = {k: v for k, v in os.environ.items()
                if k not in ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "SELF_REPAIR_RUN")}
         env.setdefault("SELF_REPAIR_NOW", "1763800000")
@@ -102,6 +102,10 @@ class Project:
         ms = (time.perf_counter_ns() - t0) / 1e6
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.cpu_ms = 1000 * (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        # The kernel's share: it splits a process's (exact) CPU time between user and system by
+        # the timer ticks each got, so one short stop's split is coarse; summed over a run's
+        # stops it says where their time goes.
+        self.sys_ms = 1000 * (after.ru_stime - before.ru_stime)
         return ms, out
 
     def run(self, args, stdin=None, env=None):
@@ -266,7 +270,7 @@ def drive(project, model, snapshot=None):
             fail(f"stop {len(stops) + 1} exited {out.returncode}: {out.stderr[:500]}")
         ids = dispatch_ids(out.stdout)
         record = {"stop": len(stops) + 1, "ms": round(ms, 2), "cpu_ms": round(project.cpu_ms, 2),
-                  "load": loadavg()}
+                  "sys_ms": round(project.sys_ms, 2), "load": loadavg()}
         if not ids:
             # The finalizing stop: it allows the session's end, with the run's last words.
             if '"decision":"block"' in out.stdout.replace(" ", "") or "complete" not in out.stdout:
@@ -310,6 +314,8 @@ def summary(stops, mid):
             f"slowest_other_{suffix}": max(s[key] for s in others),
             f"final_{suffix}": stops[-1][key],
         })
+    cpu = sum(s["cpu_ms"] for s in waves)
+    figures["wave_sys_share"] = round(sum(s["sys_ms"] for s in waves) / cpu, 3) if cpu else None
     return {
         **figures,
         "slowest_other_stop": max(others, key=lambda s: s["ms"])["stop"],
@@ -578,7 +584,10 @@ def table(files):
                   f"| {r['load_at_start'] + ' → ' + r['load_at_end'] if first else ''} |")
     print()
     for r in runs:
-        print(f"- {r['findings']:,} findings: " + "; ".join(goals(r)) + ".")
+        share = r.get("wave_sys_share")
+        split = (f" The wave stops' CPU time: {100 * share:.0f} % system, {100 - 100 * share:.0f} %"
+                 " user." if share is not None else "")
+        print(f"- {r['findings']:,} findings: " + "; ".join(goals(r)) + "." + split)
     with_commands = [r for r in runs if "end" in r]
     if not with_commands:
         return
