@@ -341,6 +341,47 @@ mod tests {
         assert_eq!(draft.labels, ["analyzer-fix", "clippy", "eslint"]);
     }
 
+    /// Each tool's share counts its findings; a finding outside the group counts as changed
+    /// by the command only with one of the group's rules *and* in one of its files, and with
+    /// none such the note is left out.
+    #[test]
+    fn a_tool_counts_its_findings_and_only_its_rules_in_its_files_count_as_changed_too() {
+        let all = vec![
+            record("ruff", "F401", "a.py", 1),
+            record("ruff", "F401", "a.py", 2),
+            // The group's rule in another file, another rule in the group's file, another
+            // tool's finding there: the command changes none of them.
+            record("ruff", "F401", "b.py", 3),
+            record("ruff", "E711", "a.py", 4),
+            record("eslint", "F401", "a.py", 5),
+        ];
+        let members: Vec<&FindingRecord> = all[..2].iter().collect();
+        let group = group();
+        let draft = AnalyzerFixTask {
+            group: &group,
+            members: &members,
+            all: &all,
+        }
+        .draft();
+        assert_eq!(draft.title, "Apply ruff's safe fixes for F401 (2 findings)");
+        assert!(
+            draft
+                .description
+                .contains("ruff (2 findings), the analyzer's fixes:\n\n- ruff F401: fix F401\n"),
+            "{}",
+            draft.description
+        );
+        assert!(
+            !draft.description.contains("outside this group"),
+            "{}",
+            draft.description
+        );
+        assert_eq!(
+            draft.acceptance_criteria[0],
+            "`ruff check --select F401 a.py` reports none of the ruff findings of this group (2 findings)"
+        );
+    }
+
     #[test]
     fn a_long_rule_list_gives_a_short_title() {
         let all: Vec<FindingRecord> = (0..12)
