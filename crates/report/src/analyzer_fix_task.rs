@@ -254,7 +254,8 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use self_repair_engine::{
-        AnalyzerFix, Finding, FindingRecord, FixApplicability, Group, Level, Occurrence, PlanDepth,
+        AnalyzerFix, Finding, FindingRecord, FixApplicability, FixEdit, Group, Level, Occurrence,
+        PlanDepth,
     };
 
     use super::AnalyzerFixTask;
@@ -380,6 +381,56 @@ mod tests {
             draft.acceptance_criteria[0],
             "`ruff check --select F401 a.py` reports none of the ruff findings of this group (2 findings)"
         );
+    }
+
+    /// The note that self-repair applies the analyzer's edits itself is written only when every
+    /// finding of the group kept its edits.
+    #[test]
+    fn the_kept_edits_note_needs_every_finding_s_edits() {
+        let with_edits = |n: u32| {
+            let mut r = record("ruff", "F401", "a.py", n);
+            if let Some(fix) = r.finding.fix.as_mut() {
+                fix.edits = vec![FixEdit {
+                    line: n,
+                    lines: "import os\n".to_owned(),
+                    start: 0,
+                    end: 10,
+                    replacement: String::new(),
+                }];
+            }
+            r
+        };
+        let group = group();
+        for (all, noted) in [
+            (vec![with_edits(1), with_edits(2)], true),
+            (
+                vec![with_edits(1), record("ruff", "F401", "a.py", 2)],
+                false,
+            ),
+            (
+                vec![
+                    record("ruff", "F401", "a.py", 1),
+                    record("ruff", "F401", "a.py", 2),
+                ],
+                false,
+            ),
+        ] {
+            let members: Vec<&FindingRecord> = all.iter().collect();
+            let draft = AnalyzerFixTask {
+                group: &group,
+                members: &members,
+                all: &all,
+            }
+            .draft();
+            assert_eq!(
+                draft
+                    .description
+                    .contains("`self-repair apply-fixes` applies exactly those"),
+                noted,
+                "{}",
+                draft.description
+            );
+        }
     }
 
     #[test]
