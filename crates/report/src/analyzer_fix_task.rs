@@ -368,6 +368,13 @@ mod tests {
         assert!(
             draft
                 .description
+                .contains("\n\n2 findings (2 reports) in 1 file.\n"),
+            "{}",
+            draft.description
+        );
+        assert!(
+            draft
+                .description
                 .contains("ruff (2 findings), the analyzer's fixes:\n\n- ruff F401: fix F401\n"),
             "{}",
             draft.description
