@@ -303,6 +303,23 @@ fn second() {
         );
     }
 
+    /// A block comment ends at `*/` only: a `*` at the start of its lines (the C style) or a
+    /// `/` inside it does not end it, so a brace after them is still comment (here one that
+    /// would close the namespace).
+    #[test]
+    fn a_block_comment_ends_only_at_its_closing_pair() {
+        for comment in ["/*\n * It closes with }\n */", "/* a/b } */"] {
+            let source =
+                format!("namespace app {{\n{comment}\nint f() {{\n    return 1;\n}}\n}}\n");
+            let line = comment.lines().count() + 3;
+            assert_eq!(
+                chain("a.cpp", &source, u32::try_from(line).unwrap()),
+                format!("function f@{} < namespace app@1", line - 1),
+                "{source:?}"
+            );
+        }
+    }
+
     /// A `;` inside `( )` or `[ ]` of a signature (an array type) does not end it, and a brace
     /// after a closed string on its line counts.
     #[test]
