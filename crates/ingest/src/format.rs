@@ -146,7 +146,13 @@ mod tests {
             ("cargo-json", Format::Clippy),
             ("rustc", Format::Clippy),
             ("generic", Format::Jsonl),
+            ("json-lines", Format::Jsonl),
+            ("tsprune", Format::TsPrune),
+            ("ts_prune", Format::TsPrune),
+            ("code-scanning", Format::GithubAlerts),
+            ("code-scanning-alerts", Format::GithubAlerts),
             ("github", Format::GithubAlerts),
+            (" TS_Prune ", Format::TsPrune),
         ] {
             assert_eq!(alias.parse::<Format>().ok(), Some(format), "{alias}");
         }
