@@ -355,6 +355,7 @@ mod tests {
             Ok("py/mod.py".into())
         );
         assert_eq!(uri("src/caf%C3%A9.py"), Ok("src/café.py".into()));
+        assert_eq!(uri("src/caf%c3%a9.py"), Ok("src/café.py".into()));
         assert_eq!(uri("./src//x/../a.py"), Ok("src/a.py".into()));
     }
 

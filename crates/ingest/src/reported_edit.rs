@@ -197,4 +197,30 @@ pub(crate) mod tests {
         };
         assert_eq!(byte_range(range, text), Some(0..text.len()));
     }
+
+    /// Only the line right after the last, and only after a final line break, starts at the
+    /// text's end: a line further on, or one after a last line without a break, is no line.
+    #[test]
+    fn no_line_past_the_one_after_the_last_and_none_after_a_text_without_a_final_break() {
+        let to_line = |end_line: u32| ReportedRange::LineColumn {
+            start_line: 1,
+            start_column: 1,
+            end_line,
+            end_column: 1,
+            unit: TextUnit::Chars,
+        };
+        for (text, end_line, expected) in [
+            ("import os\n", 2, Some(0..10)),
+            ("import os\n", 3, None),
+            ("import os", 2, None),
+            ("a\nb\n", 3, Some(0..4)),
+            ("a\nb\n", 4, None),
+        ] {
+            assert_eq!(
+                byte_range(to_line(end_line), text),
+                expected,
+                "{text:?} to line {end_line}"
+            );
+        }
+    }
 }

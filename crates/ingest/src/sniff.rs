@@ -193,3 +193,36 @@ fn sniff_array(text: &str) -> Option<Format> {
         (None, None) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A top-level array is told by its first object's keys; one that none of them names is
+    /// refused, not taken for code scanning alerts.
+    #[test]
+    fn an_array_is_told_by_its_first_object_s_keys_and_refused_when_none_fits() {
+        for (text, expected) in [
+            (r#"[{"filePath": "a.js"}]"#, Some(Format::Eslint)),
+            (r#"[{"filename": "a.py"}]"#, Some(Format::Ruff)),
+            ("[ ]", Some(Format::Ruff)),
+            (
+                r#"[{"number": 1, "rule": {}, "most_recent_instance": {}}]"#,
+                Some(Format::GithubAlerts),
+            ),
+            (
+                r#"[[{"number": 1, "rule": {}, "most_recent_instance": {}}]]"#,
+                Some(Format::GithubAlerts),
+            ),
+            (r#"[{"number": 1, "rule": {}}]"#, None),
+            (r#"[{"hello": 1}]"#, None),
+        ] {
+            let sniffed = sniff(text, "findings.json");
+            assert_eq!(sniffed.as_ref().ok(), expected.as_ref(), "{text}");
+            if expected.is_none() {
+                let error = sniffed.map(|_| ()).unwrap_err().to_string();
+                assert!(error.contains("neither `filePath`"), "{text}: {error}");
+            }
+        }
+    }
+}
