@@ -438,4 +438,35 @@ mod tests {
         );
         Ok(())
     }
+
+    /// A rule's help link is kept unless empty, and its text is cut to
+    /// [`RULE_TEXT_CHARS`] with an ellipsis only when it is longer.
+    #[test]
+    fn an_empty_help_link_is_none_and_only_a_long_rule_text_is_cut() -> Result<(), IngestError> {
+        let long = "x".repeat(RULE_TEXT_CHARS + 1);
+        let text = format!(
+            r#"[{{"number":1,"state":"open","rule":{{"id":"py/a","help":"short help","help_uri":""}},
+               "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
+               "location":{{"path":"a.py","start_line":1}}}}}},
+               {{"number":2,"state":"open","rule":{{"id":"py/b","description":"{long}","help_uri":"https://x.example/b"}},
+               "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
+               "location":{{"path":"a.py","start_line":2}}}}}}]"#
+        );
+        let read = read(&text)?;
+        let links: Vec<Option<&str>> = read
+            .findings
+            .iter()
+            .map(|f| f.help_uri.as_deref())
+            .collect();
+        assert_eq!(links, [None, Some("https://x.example/b")]);
+        let texts: Vec<(&str, String)> = read
+            .rule_texts
+            .iter()
+            .map(|t| (t.rule_id.as_str(), t.text.clone()))
+            .collect();
+        let mut cut = "x".repeat(RULE_TEXT_CHARS);
+        cut.push('…');
+        assert_eq!(texts, [("py/a", "short help".to_owned()), ("py/b", cut)]);
+        Ok(())
+    }
 }
