@@ -659,6 +659,21 @@ mod tests {
         );
     }
 
+    /// A `uriBaseId` chain that loops is followed [`MAX_BASE_DEPTH`] links, no more.
+    #[test]
+    fn a_looping_base_chain_is_followed_to_its_depth_bound() -> Result<(), IngestError> {
+        let text = r#"{"runs":[{"tool":{"driver":{"name":"T"}},
+            "originalUriBaseIds":{"LOOP":{"uri":"d/","uriBaseId":"LOOP"}},
+            "results":[{"ruleId":"r","message":{"text":"m"},
+              "locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py","uriBaseId":"LOOP"}}}]}]}]}"#;
+        let findings = parse(text)?;
+        assert_eq!(
+            findings[0].path,
+            format!("{}a.py", "d/".repeat(MAX_BASE_DEPTH))
+        );
+        Ok(())
+    }
+
     #[test]
     fn rule_level_message_strings_base_ids_and_artifact_index() -> Result<(), IngestError> {
         let text = r#"{"runs":[{
