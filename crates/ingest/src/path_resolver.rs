@@ -489,5 +489,12 @@ mod tests {
             resolver.resolve_path("C:\\proj\\src\\a.rs", String::new),
             Ok("src/a.rs".into())
         );
+        // A one-letter "scheme" is a drive letter, in a URI field too.
+        assert_eq!(
+            resolver.resolve_uri("C:/proj/src/a.rs", String::new),
+            Ok("src/a.rs".into())
+        );
+        assert_eq!(uri_scheme("C:/proj"), None);
+        assert_eq!(uri_scheme("ab:x"), Some("ab"));
     }
 }

@@ -223,4 +223,24 @@ pub(crate) mod tests {
             );
         }
     }
+
+    /// A byte offset inside a character, or byte columns running past their line's end, name
+    /// no range.
+    #[test]
+    fn bytes_inside_a_character_or_past_the_line_s_end_name_no_range() {
+        let text = "é\nab\n";
+        let offsets = |start: u64, end: u64| ReportedRange::Offsets {
+            start,
+            end,
+            unit: TextUnit::Bytes,
+        };
+        assert_eq!(byte_range(offsets(0, 2), text), Some(0..2));
+        assert_eq!(byte_range(offsets(1, 2), text), None);
+        assert_eq!(byte_range(offsets(0, 99), text), None);
+        assert_eq!(
+            byte_range(columns(2, 1, 3, TextUnit::Bytes), text),
+            Some(3..5)
+        );
+        assert_eq!(byte_range(columns(2, 1, 4, TextUnit::Bytes), text), None);
+    }
 }

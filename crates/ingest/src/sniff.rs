@@ -225,4 +225,16 @@ mod tests {
             }
         }
     }
+
+    /// `[package]` (a TOML file given by mistake) is not read as a JSON array: it is refused
+    /// by its first line.
+    #[test]
+    fn a_bracket_not_followed_by_json_is_no_array() {
+        let error = sniff("[package]\nname = \"x\"\n", "Cargo.toml")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("first line `[package]`"), "{error}");
+        assert!(!error.contains("JSON array"), "{error}");
+    }
 }
