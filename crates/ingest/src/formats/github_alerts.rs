@@ -469,4 +469,20 @@ mod tests {
         assert_eq!(texts, [("py/a", "short help".to_owned()), ("py/b", cut)]);
         Ok(())
     }
+
+    /// Each of GitHub's severity bands becomes the lowest score of its band, whatever its
+    /// case; another word gives none.
+    #[test]
+    fn each_severity_band_becomes_its_lowest_score() {
+        for (level, score) in [
+            ("critical", Some("9.0")),
+            ("high", Some("7.0")),
+            ("Medium", Some("4.0")),
+            ("low", Some("0.1")),
+            ("none", None),
+            ("", None),
+        ] {
+            assert_eq!(band_floor(level), score, "{level}");
+        }
+    }
 }
