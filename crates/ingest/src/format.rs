@@ -162,6 +162,21 @@ mod tests {
         }
     }
 
+    /// Each format has its own line for the help text.
+    #[test]
+    fn every_format_is_described_in_a_line_of_its_own() {
+        let lines: Vec<&str> = Format::ALL.into_iter().map(Format::describe).collect();
+        let distinct: std::collections::BTreeSet<&str> = lines.iter().copied().collect();
+        assert_eq!(distinct.len(), lines.len(), "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .all(|line| !line.is_empty() && !line.contains('\n')),
+            "{lines:?}"
+        );
+        assert_eq!(Format::Sarif.describe(), "SARIF 2.1.0 from any tool");
+    }
+
     #[test]
     fn unknown_name_lists_the_choices() {
         let error = "sariff".parse::<Format>().err().map(|e| e.to_string());

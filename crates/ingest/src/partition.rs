@@ -309,6 +309,26 @@ mod tests {
         assert_eq!(whole_rules(&records, 5).len(), 1);
     }
 
+    /// A rule is kept whole from the given number of findings on; below 2 none is (surveys
+    /// off).
+    #[test]
+    fn whole_rules_counts_the_rules_with_at_least_the_given_findings() {
+        let records = vec![
+            record("F401", "01".into()),
+            record("F401", "02".into()),
+            record("E711", "03".into()),
+        ];
+        let f401 = HashMap::from([(("ruff", "F401"), 2)]);
+        for (from, expected) in [
+            (0, HashMap::new()),
+            (1, HashMap::new()),
+            (2, f401.clone()),
+            (3, HashMap::new()),
+        ] {
+            assert_eq!(whole_rules(&records, from), expected, "from {from}");
+        }
+    }
+
     #[test]
     fn the_digest_is_the_set_of_fingerprints() {
         let a = vec![record("X", "01".into()), record("X", "02".into())];
