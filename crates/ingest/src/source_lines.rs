@@ -160,4 +160,21 @@ mod tests {
         assert_eq!(lines.line("link.txt", 1), None);
         Ok(())
     }
+
+    /// A file of up to [`MAX_FILE_BYTES`] is read, a larger one is not (its findings hash
+    /// without line text).
+    #[test]
+    fn a_file_up_to_the_size_bound_is_read_and_a_larger_one_is_not() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let limit = usize::try_from(MAX_FILE_BYTES).unwrap();
+        let mut at_limit = "x".repeat(limit - 5);
+        at_limit.push_str("\nlast");
+        std::fs::write(dir.path().join("at.txt"), &at_limit)?;
+        at_limit.push('!');
+        std::fs::write(dir.path().join("over.txt"), &at_limit)?;
+        let mut lines = SourceLines::new(dir.path());
+        assert_eq!(lines.line("at.txt", 2), Some("last"));
+        assert_eq!(lines.line("over.txt", 2), None);
+        Ok(())
+    }
 }

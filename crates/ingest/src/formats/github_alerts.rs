@@ -444,13 +444,22 @@ mod tests {
     #[test]
     fn an_empty_help_link_is_none_and_only_a_long_rule_text_is_cut() -> Result<(), IngestError> {
         let long = "x".repeat(RULE_TEXT_CHARS + 1);
+        // Help of more than a line (80 characters) wins over the full description; a short
+        // one does not.
+        let help = "h".repeat(81);
         let text = format!(
             r#"[{{"number":1,"state":"open","rule":{{"id":"py/a","help":"short help","help_uri":""}},
                "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
                "location":{{"path":"a.py","start_line":1}}}}}},
                {{"number":2,"state":"open","rule":{{"id":"py/b","description":"{long}","help_uri":"https://x.example/b"}},
                "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
-               "location":{{"path":"a.py","start_line":2}}}}}}]"#
+               "location":{{"path":"a.py","start_line":2}}}}}},
+               {{"number":3,"state":"open","rule":{{"id":"py/c","help":"short help","full_description":"the full one"}},
+               "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
+               "location":{{"path":"a.py","start_line":3}}}}}},
+               {{"number":4,"state":"open","rule":{{"id":"py/d","help":"{help}","full_description":"the full one"}},
+               "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
+               "location":{{"path":"a.py","start_line":4}}}}}}]"#
         );
         let read = read(&text)?;
         let links: Vec<Option<&str>> = read
@@ -458,7 +467,7 @@ mod tests {
             .iter()
             .map(|f| f.help_uri.as_deref())
             .collect();
-        assert_eq!(links, [None, Some("https://x.example/b")]);
+        assert_eq!(links, [None, Some("https://x.example/b"), None, None]);
         let texts: Vec<(&str, String)> = read
             .rule_texts
             .iter()
@@ -466,7 +475,15 @@ mod tests {
             .collect();
         let mut cut = "x".repeat(RULE_TEXT_CHARS);
         cut.push('…');
-        assert_eq!(texts, [("py/a", "short help".to_owned()), ("py/b", cut)]);
+        assert_eq!(
+            texts,
+            [
+                ("py/a", "short help".to_owned()),
+                ("py/b", cut),
+                ("py/c", "the full one".to_owned()),
+                ("py/d", help)
+            ]
+        );
         Ok(())
     }
 
