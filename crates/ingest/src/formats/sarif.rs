@@ -674,6 +674,22 @@ mod tests {
         Ok(())
     }
 
+    /// An absolute URI, or one with a scheme, is taken as it is whatever `uriBaseId` it names.
+    #[test]
+    fn an_absolute_uri_ignores_its_base_id() -> Result<(), IngestError> {
+        let text = r#"{"runs":[{"tool":{"driver":{"name":"T"}},
+            "originalUriBaseIds":{"SRC":{"uri":"src/"}},
+            "results":[{"ruleId":"r","message":{"text":"m"},
+              "locations":[{"physicalLocation":{"artifactLocation":{"uri":"/elsewhere/a.py","uriBaseId":"SRC"}}}]},
+              {"ruleId":"r","message":{"text":"m"},
+              "locations":[{"physicalLocation":{"artifactLocation":{"uri":"file:///elsewhere/b.py","uriBaseId":"SRC"}}}]},
+              {"ruleId":"r","message":{"text":"m"},
+              "locations":[{"physicalLocation":{"artifactLocation":{"uri":"c.py","uriBaseId":"SRC"}}}]}]}]}"#;
+        let paths: Vec<String> = parse(text)?.into_iter().map(|f| f.path).collect();
+        assert_eq!(paths, ["a.py", "b.py", "src/c.py"]);
+        Ok(())
+    }
+
     #[test]
     fn rule_level_message_strings_base_ids_and_artifact_index() -> Result<(), IngestError> {
         let text = r#"{"runs":[{
