@@ -444,8 +444,9 @@ mod tests {
     #[test]
     fn an_empty_help_link_is_none_and_only_a_long_rule_text_is_cut() -> Result<(), IngestError> {
         let long = "x".repeat(RULE_TEXT_CHARS + 1);
-        // Help of more than a line (80 characters) wins over the full description; a short
-        // one does not.
+        // Help of more than a line (80 characters) wins over the full description; one of a
+        // line does not.
+        let line = "h".repeat(80);
         let help = "h".repeat(81);
         let text = format!(
             r#"[{{"number":1,"state":"open","rule":{{"id":"py/a","help":"short help","help_uri":""}},
@@ -454,7 +455,7 @@ mod tests {
                {{"number":2,"state":"open","rule":{{"id":"py/b","description":"{long}","help_uri":"https://x.example/b"}},
                "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
                "location":{{"path":"a.py","start_line":2}}}}}},
-               {{"number":3,"state":"open","rule":{{"id":"py/c","help":"short help","full_description":"the full one"}},
+               {{"number":3,"state":"open","rule":{{"id":"py/c","help":"{line}","full_description":"the full one"}},
                "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
                "location":{{"path":"a.py","start_line":3}}}}}},
                {{"number":4,"state":"open","rule":{{"id":"py/d","help":"{help}","full_description":"the full one"}},
