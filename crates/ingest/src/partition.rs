@@ -226,6 +226,19 @@ mod tests {
         insta::assert_snapshot!(format!("{shares:?}"), @"[7, 5, 4]");
     }
 
+    /// The hash's last step is `MurmurHash3`'s `fmix64`, value for value.
+    #[test]
+    fn finalize_is_murmur3_fmix64() {
+        for (input, mixed) in [
+            (0, 0),
+            (1, 0xb456_bcfc_34c2_cb2c),
+            (0xdead_beef, 0xd24b_d59f_862a_1dac),
+            (u64::MAX, 0x64b5_720b_4b82_5f21),
+        ] {
+            assert_eq!(finalize(input), mixed, "{input:#x}");
+        }
+    }
+
     #[test]
     fn shares_are_disjoint_and_complete_on_100000_findings() {
         let mut random = Seeded(26_27);
