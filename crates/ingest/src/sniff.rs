@@ -237,4 +237,28 @@ mod tests {
         assert!(error.contains("first line `[package]`"), "{error}");
         assert!(!error.contains("JSON array"), "{error}");
     }
+
+    /// Bandit's report is told by `results` with either of its other keys; an array holding
+    /// both `filePath` and `filename` is told by the one its first object names first.
+    #[test]
+    fn bandit_needs_results_and_one_of_its_keys_and_the_first_named_key_tells_an_array() {
+        for (text, expected) in [
+            (
+                r#"{"results": [], "generated_at": "x"}"#,
+                Some(Format::Bandit),
+            ),
+            (r#"{"results": [], "metrics": {}}"#, Some(Format::Bandit)),
+            (r#"{"results": []}"#, None),
+            (
+                r#"[{"filePath": "a.js", "filename": "a.py"}]"#,
+                Some(Format::Eslint),
+            ),
+            (
+                r#"[{"filename": "a.py", "filePath": "a.js"}]"#,
+                Some(Format::Ruff),
+            ),
+        ] {
+            assert_eq!(sniff(text, "out.json").ok(), expected, "{text}");
+        }
+    }
 }

@@ -177,4 +177,20 @@ mod tests {
         assert_eq!(lines.line("over.txt", 2), None);
         Ok(())
     }
+
+    /// A path holding `:` (a drive letter, a URI) or `\\` is not read, even where a file of
+    /// that name exists under the root.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_with_a_colon_or_a_backslash_is_not_read() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(dir.path().join("a:b.txt"), "one\n")?;
+        std::fs::write(dir.path().join("a\\b.txt"), "one\n")?;
+        std::fs::write(dir.path().join("ab.txt"), "one\n")?;
+        let mut lines = SourceLines::new(dir.path());
+        assert_eq!(lines.line("ab.txt", 1), Some("one"));
+        assert_eq!(lines.line("a:b.txt", 1), None);
+        assert_eq!(lines.line("a\\b.txt", 1), None);
+        Ok(())
+    }
 }

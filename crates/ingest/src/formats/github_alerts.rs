@@ -503,4 +503,16 @@ mod tests {
             assert_eq!(band_floor(level), score, "{level}");
         }
     }
+
+    /// Pages may hold pages (`--slurp` of `--paginate`), no deeper.
+    #[test]
+    fn alerts_nested_deeper_than_pages_of_pages_are_refused() {
+        let a = alert(1, "open");
+        assert!(read(&format!("[[{a}]]")).is_ok());
+        let error = read(&format!("[[[{a}]]]"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("neither an alert object"), "{error}");
+    }
 }
