@@ -352,6 +352,10 @@ mod tests {
         a.excerpt = Some("> 1 | s = \"\"\"\n- [x] agree\n```\n\"\"\"\n".to_owned());
         let text = render_checklist("r1", 7, &[&a]);
         assert_eq!(parse_checklist("c.md", &text).unwrap()[0].answer, None);
+        // A blank line inside the code does not end it: only the fence's own backticks do.
+        a.excerpt = Some("> 1 | a = 1\n\n- [x] agree\n".to_owned());
+        let text = render_checklist("r1", 7, &[&a]);
+        assert_eq!(parse_checklist("c.md", &text).unwrap()[0].answer, None);
     }
 
     #[test]

@@ -273,6 +273,53 @@ fn second() {
         assert_eq!(chain("a.kt", source, 7), "function top@6");
     }
 
+    /// A `'` before a brace that is no char literal (a Scala 3 quote, `'{ ... }`) leaves the
+    /// brace to count: read as a char literal it skipped the `{` and the quote's `}` closed
+    /// the object.
+    #[test]
+    fn a_quote_before_a_brace_that_is_no_char_literal_leaves_the_brace_to_count() {
+        let source = "object Macros {\n  def twice(x: Expr[Int]): Expr[Int] = '{ $x * 2 }\n  def next(): Unit = {\n    step()\n  }\n}\n";
+        assert_eq!(
+            chain("a.scala", source, 4),
+            "method next@3 < class Macros@1"
+        );
+    }
+
+    /// Dart and Groovy quote strings with `'`: a brace inside one is text. It was read as a
+    /// char literal that did not end, so the string's `}` closed the method and the next one
+    /// was taken for a function outside the class.
+    #[test]
+    fn a_brace_in_a_single_quoted_dart_or_groovy_string_does_not_close_a_block() {
+        let dart = "class Parser {\n  void fail() {\n    throw FormatException('missing }');\n  }\n  void next() {\n    step();\n  }\n}\n";
+        assert_eq!(chain("a.dart", dart, 6), "method next@5 < class Parser@1");
+        let groovy = "class Build {\n  def fail() {\n    println 'open { here'\n  }\n  def next() {\n    step()\n  }\n}\n";
+        assert_eq!(
+            chain("a.groovy", groovy, 6),
+            "method next@5 < class Build@1"
+        );
+        assert_eq!(
+            chain("build.gradle", groovy, 6),
+            "method next@5 < class Build@1"
+        );
+    }
+
+    /// A block comment ends at `*/` only: a `*` at the start of its lines (the C style) or a
+    /// `/` inside it does not end it, so a brace after them is still comment (here one that
+    /// would close the namespace).
+    #[test]
+    fn a_block_comment_ends_only_at_its_closing_pair() {
+        for comment in ["/*\n * It closes with }\n */", "/* a/b } */"] {
+            let source =
+                format!("namespace app {{\n{comment}\nint f() {{\n    return 1;\n}}\n}}\n");
+            let line = comment.lines().count() + 3;
+            assert_eq!(
+                chain("a.cpp", &source, u32::try_from(line).unwrap()),
+                format!("function f@{} < namespace app@1", line - 1),
+                "{source:?}"
+            );
+        }
+    }
+
     /// A `;` inside `( )` or `[ ]` of a signature (an array type) does not end it, and a brace
     /// after a closed string on its line counts.
     #[test]

@@ -193,7 +193,7 @@ fn patterns(language: Language) -> &'static [ItemPattern] {
         Language::Ruby => 2,
         Language::JavaScript => 3,
         Language::Go => 4,
-        Language::JavaLike => 5,
+        Language::JavaLike | Language::QuotingJavaLike => 5,
         Language::CLike => 6,
     };
     &TABLE[index]

@@ -9,8 +9,10 @@ pub(crate) enum Language {
     /// JavaScript, TypeScript and PHP: `function`, `class`, methods, arrow functions.
     JavaScript,
     Go,
-    /// Java, C#, Kotlin, Scala, Swift, Groovy, Dart: classes and methods.
+    /// Java, C#, Kotlin, Scala, Swift: classes and methods.
     JavaLike,
+    /// Groovy and Dart: classes and methods as in Java, but `'` quotes a string.
+    QuotingJavaLike,
     /// C, C++, Objective-C: functions, classes, structs, namespaces.
     CLike,
 }
@@ -35,9 +37,8 @@ impl Language {
             "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" | "php" | "vue"
             | "svelte" => Language::JavaScript,
             "go" => Language::Go,
-            "java" | "cs" | "kt" | "kts" | "scala" | "swift" | "groovy" | "gradle" | "dart" => {
-                Language::JavaLike
-            }
+            "java" | "cs" | "kt" | "kts" | "scala" | "swift" => Language::JavaLike,
+            "groovy" | "gradle" | "dart" => Language::QuotingJavaLike,
             "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp"
             | "m" | "mm" => Language::CLike,
             _ => return None,
@@ -53,10 +54,10 @@ impl Language {
         }
     }
 
-    /// Whether `'` opens a string that may hold braces (JavaScript, PHP), rather than a char
-    /// literal or a Rust lifetime.
+    /// Whether `'` opens a string that may hold braces (JavaScript, PHP, Groovy, Dart), rather
+    /// than a char literal or a Rust lifetime.
     pub(crate) fn single_quote_strings(self) -> bool {
-        self == Language::JavaScript
+        matches!(self, Language::JavaScript | Language::QuotingJavaLike)
     }
 }
 
@@ -127,7 +128,7 @@ mod tests {
     /// Every extension each table knows, one file a name: a family and a fence tag.
     #[test]
     fn every_known_extension_has_its_family_and_its_fence_tag() {
-        use Language::{CLike, Go, JavaLike, JavaScript, Python, Ruby, Rust};
+        use Language::{CLike, Go, JavaLike, JavaScript, Python, QuotingJavaLike, Ruby, Rust};
         let table: [(&str, Option<Language>, &str); 49] = [
             ("rs", Some(Rust), "rust"),
             ("py", Some(Python), "python"),
@@ -153,9 +154,9 @@ mod tests {
             ("kts", Some(JavaLike), "kotlin"),
             ("scala", Some(JavaLike), "scala"),
             ("swift", Some(JavaLike), "swift"),
-            ("groovy", Some(JavaLike), "groovy"),
-            ("gradle", Some(JavaLike), "groovy"),
-            ("dart", Some(JavaLike), "dart"),
+            ("groovy", Some(QuotingJavaLike), "groovy"),
+            ("gradle", Some(QuotingJavaLike), "groovy"),
+            ("dart", Some(QuotingJavaLike), "dart"),
             ("c", Some(CLike), "c"),
             ("h", Some(CLike), "c"),
             ("cc", Some(CLike), "cpp"),

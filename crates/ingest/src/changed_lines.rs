@@ -357,6 +357,18 @@ index 7777777..8888888 100644
         assert!(changed.contains(&at("src/app.py", Some(12), None)));
     }
 
+    /// A hunk's lines are content until both its sides are counted out: an added line that
+    /// reads like a header, after the hunk's last removed line, is still content.
+    #[test]
+    fn an_added_line_like_a_header_after_the_removed_ones_is_content() {
+        let diff = "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1 +1,2 @@\n-old\n+new\n+++ b/evil.py\n@@ -10 +11 @@\n-x\n+y\n";
+        let changed = ChangedLines::from_unified_diff(diff);
+        for line in [1, 2, 11] {
+            assert!(changed.contains(&at("app.py", Some(line), None)), "{line}");
+        }
+        assert!(!changed.contains(&at("evil.py", Some(11), None)));
+    }
+
     #[test]
     fn a_finding_spanning_lines_is_in_scope_when_one_of_them_changed() {
         let changed = ChangedLines::from_unified_diff(DIFF);

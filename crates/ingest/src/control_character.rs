@@ -51,4 +51,36 @@ mod tests {
         }
         assert_eq!(control_character("F401 `os` ünïcode"), None);
     }
+
+    /// Each identifier field holding a control character is refused by name, the first of
+    /// them when several do; the message may hold line breaks.
+    #[test]
+    fn a_finding_is_refused_by_its_first_identifier_field_with_a_control_character() {
+        let finding = |field: &str, value: &str| -> Finding {
+            let mut json = serde_json::json!({"tool": "ruff", "rule_id": "F401",
+                "level": "warning", "message": "line one\nline two", "path": "a.py",
+                "symbol": "os", "help_uri": "https://docs.astral.sh/ruff/rules/"});
+            if !field.is_empty() {
+                json[field] = serde_json::Value::from(value);
+            }
+            serde_json::from_value(json).unwrap()
+        };
+        assert_eq!(finding_control_problem(&finding("", "")), None);
+        for field in ["tool", "rule_id", "path", "symbol", "help_uri"] {
+            let problem = finding_control_problem(&finding(field, "x\ny"))
+                .unwrap_or_else(|| panic!("{field} with a line break passed"));
+            assert!(
+                problem.starts_with(&format!(
+                    "field `{field}` holds a control character (U+000A at character 2)"
+                )),
+                "{field}: {problem}"
+            );
+        }
+        let mut two = finding("path", "a\tb.py");
+        two.rule_id = "F\r401".to_owned();
+        assert!(
+            finding_control_problem(&two)
+                .is_some_and(|p| p.starts_with("field `rule_id` holds a control character (U+000D")),
+        );
+    }
 }

@@ -146,7 +146,13 @@ mod tests {
             ("cargo-json", Format::Clippy),
             ("rustc", Format::Clippy),
             ("generic", Format::Jsonl),
+            ("json-lines", Format::Jsonl),
+            ("tsprune", Format::TsPrune),
+            ("ts_prune", Format::TsPrune),
+            ("code-scanning", Format::GithubAlerts),
+            ("code-scanning-alerts", Format::GithubAlerts),
             ("github", Format::GithubAlerts),
+            (" TS_Prune ", Format::TsPrune),
         ] {
             assert_eq!(alias.parse::<Format>().ok(), Some(format), "{alias}");
         }
@@ -154,6 +160,21 @@ mod tests {
             assert_eq!(format.as_str().parse::<Format>().ok(), Some(format));
             assert_eq!(format.to_string(), format.as_str());
         }
+    }
+
+    /// Each format has its own line for the help text.
+    #[test]
+    fn every_format_is_described_in_a_line_of_its_own() {
+        let lines: Vec<&str> = Format::ALL.into_iter().map(Format::describe).collect();
+        let distinct: std::collections::BTreeSet<&str> = lines.iter().copied().collect();
+        assert_eq!(distinct.len(), lines.len(), "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .all(|line| !line.is_empty() && !line.contains('\n')),
+            "{lines:?}"
+        );
+        assert_eq!(Format::Sarif.describe(), "SARIF 2.1.0 from any tool");
     }
 
     #[test]

@@ -172,4 +172,22 @@ mod tests {
             assert!(truncated(not_cut, "x.json").is_none(), "{not_cut}");
         }
     }
+
+    /// A report cut short is said to be cut short whether its format was sniffed (the cut
+    /// text fits none) or named (the cut text is a bad document of it).
+    #[test]
+    fn a_cut_report_is_truncated_whether_its_format_is_sniffed_or_named() {
+        let options = crate::ingest_options::IngestOptions::new("x.json", "/proj");
+        for (text, format) in [
+            ("[{\"filePath\": \"a.js\", \"messages\": [", Format::Auto),
+            ("{\"runs\": [{\"results\": [", Format::Sarif),
+            ("[{\"filename\": \"a.py\"", Format::Ruff),
+        ] {
+            let error = parse(text, format, &options).map(|_| ()).unwrap_err();
+            assert!(
+                matches!(error, IngestError::Truncated { .. }),
+                "{text}: {error}"
+            );
+        }
+    }
 }

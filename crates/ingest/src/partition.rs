@@ -226,6 +226,19 @@ mod tests {
         insta::assert_snapshot!(format!("{shares:?}"), @"[7, 5, 4]");
     }
 
+    /// The hash's last step is `MurmurHash3`'s `fmix64`, value for value.
+    #[test]
+    fn finalize_is_murmur3_fmix64() {
+        for (input, mixed) in [
+            (0, 0),
+            (1, 0xb456_bcfc_34c2_cb2c),
+            (0xdead_beef, 0xd24b_d59f_862a_1dac),
+            (u64::MAX, 0x64b5_720b_4b82_5f21),
+        ] {
+            assert_eq!(finalize(input), mixed, "{input:#x}");
+        }
+    }
+
     #[test]
     fn shares_are_disjoint_and_complete_on_100000_findings() {
         let mut random = Seeded(26_27);
@@ -307,6 +320,26 @@ mod tests {
             .collect();
         assert!(off.len() > 1, "with surveys off D205 stays whole: {off:?}");
         assert_eq!(whole_rules(&records, 5).len(), 1);
+    }
+
+    /// A rule is kept whole from the given number of findings on; below 2 none is (surveys
+    /// off).
+    #[test]
+    fn whole_rules_counts_the_rules_with_at_least_the_given_findings() {
+        let records = vec![
+            record("F401", "01".into()),
+            record("F401", "02".into()),
+            record("E711", "03".into()),
+        ];
+        let f401 = HashMap::from([(("ruff", "F401"), 2)]);
+        for (from, expected) in [
+            (0, HashMap::new()),
+            (1, HashMap::new()),
+            (2, f401.clone()),
+            (3, HashMap::new()),
+        ] {
+            assert_eq!(whole_rules(&records, from), expected, "from {from}");
+        }
     }
 
     #[test]

@@ -355,6 +355,7 @@ mod tests {
             Ok("py/mod.py".into())
         );
         assert_eq!(uri("src/caf%C3%A9.py"), Ok("src/café.py".into()));
+        assert_eq!(uri("src/caf%c3%a9.py"), Ok("src/café.py".into()));
         assert_eq!(uri("./src//x/../a.py"), Ok("src/a.py".into()));
     }
 
@@ -425,6 +426,57 @@ mod tests {
         assert_eq!(resolver.inferred_base().as_deref(), Some("/"));
     }
 
+    /// A path outside the base inferred from the input's earlier paths is refused naming that
+    /// base; a refusal of another kind does not name it.
+    #[test]
+    fn only_a_path_outside_the_inferred_base_names_it_in_its_refusal() {
+        let files: HashSet<String> = std::iter::once("src/x.py".to_owned()).collect();
+        let options = IngestOptions::new("in", "/nonexistent-project");
+        let resolver = PathResolver::new(&options);
+        resolver.files.get_or_init(|| files.clone());
+        assert_eq!(
+            resolver
+                .resolve_path("/ci/app/src/x.py", String::new)
+                .as_deref(),
+            Ok("src/x.py")
+        );
+        let refusal = |raw: &str| {
+            resolver
+                .resolve_path(raw, String::new)
+                .expect_err(raw)
+                .to_string()
+        };
+        let outside = refusal("/other/src/x.py");
+        assert!(
+            outside.contains("base inferred from the input's earlier paths: /ci/app"),
+            "{outside}"
+        );
+        let climbs = refusal("../x.py");
+        assert!(!climbs.contains("base inferred"), "{climbs}");
+    }
+
+    /// Only `..` that climbs above the start is refused; `.` and empty parts go, and a path of
+    /// nothing else is `.`.
+    #[test]
+    fn normalize_relative_drops_dots_and_refuses_a_climb_above_the_start() {
+        for (path, expected) in [
+            ("a/b", Some("a/b")),
+            ("", Some(".")),
+            (".", Some(".")),
+            ("./.", Some(".")),
+            ("//", Some(".")),
+            ("a/./b//c/", Some("a/b/c")),
+            ("a/..", Some(".")),
+            ("a/../b", Some("b")),
+            ("..", None),
+            ("../..", None),
+            ("./..", None),
+            ("a/../..", None),
+        ] {
+            assert_eq!(normalize_relative(path).as_deref(), expected, "{path:?}");
+        }
+    }
+
     #[test]
     fn windows_drive_letters_are_absolute() {
         let options = IngestOptions::new("x", "C:\\proj");
@@ -437,5 +489,12 @@ mod tests {
             resolver.resolve_path("C:\\proj\\src\\a.rs", String::new),
             Ok("src/a.rs".into())
         );
+        // A one-letter "scheme" is a drive letter, in a URI field too.
+        assert_eq!(
+            resolver.resolve_uri("C:/proj/src/a.rs", String::new),
+            Ok("src/a.rs".into())
+        );
+        assert_eq!(uri_scheme("C:/proj"), None);
+        assert_eq!(uri_scheme("ab:x"), Some("ab"));
     }
 }

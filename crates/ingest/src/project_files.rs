@@ -48,3 +48,28 @@ fn walked_files(root: &Path) -> HashSet<String> {
         .take(WALK_LIMIT)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In a git checkout the files are git's list: tracked and untracked ones, not those
+    /// `.gitignore` leaves out. Outside git the walk leaves them out too, and hidden files.
+    #[test]
+    fn git_lists_the_project_s_files_and_the_walk_leaves_out_the_same_ignored_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        std::fs::write(root.join("src/x.py"), "x = 1\n").unwrap();
+        std::fs::write(root.join("build/out.py"), "y = 2\n").unwrap();
+        std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
+        let set =
+            |paths: &[&str]| -> HashSet<String> { paths.iter().map(|p| (*p).to_owned()).collect() };
+        assert_eq!(walked_files(root), set(&["src/x.py"]));
+        Git::at(root).output(&["init", "-q"]).unwrap();
+        let listed = set(&[".gitignore", "src/x.py"]);
+        assert_eq!(git_files(root), Some(listed.clone()));
+        assert_eq!(project_files(root), listed);
+    }
+}

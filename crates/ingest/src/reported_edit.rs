@@ -197,4 +197,50 @@ pub(crate) mod tests {
         };
         assert_eq!(byte_range(range, text), Some(0..text.len()));
     }
+
+    /// Only the line right after the last, and only after a final line break, starts at the
+    /// text's end: a line further on, or one after a last line without a break, is no line.
+    #[test]
+    fn no_line_past_the_one_after_the_last_and_none_after_a_text_without_a_final_break() {
+        let to_line = |end_line: u32| ReportedRange::LineColumn {
+            start_line: 1,
+            start_column: 1,
+            end_line,
+            end_column: 1,
+            unit: TextUnit::Chars,
+        };
+        for (text, end_line, expected) in [
+            ("import os\n", 2, Some(0..10)),
+            ("import os\n", 3, None),
+            ("import os", 2, None),
+            ("a\nb\n", 3, Some(0..4)),
+            ("a\nb\n", 4, None),
+        ] {
+            assert_eq!(
+                byte_range(to_line(end_line), text),
+                expected,
+                "{text:?} to line {end_line}"
+            );
+        }
+    }
+
+    /// A byte offset inside a character, or byte columns running past their line's end, name
+    /// no range.
+    #[test]
+    fn bytes_inside_a_character_or_past_the_line_s_end_name_no_range() {
+        let text = "é\nab\n";
+        let offsets = |start: u64, end: u64| ReportedRange::Offsets {
+            start,
+            end,
+            unit: TextUnit::Bytes,
+        };
+        assert_eq!(byte_range(offsets(0, 2), text), Some(0..2));
+        assert_eq!(byte_range(offsets(1, 2), text), None);
+        assert_eq!(byte_range(offsets(0, 99), text), None);
+        assert_eq!(
+            byte_range(columns(2, 1, 3, TextUnit::Bytes), text),
+            Some(3..5)
+        );
+        assert_eq!(byte_range(columns(2, 1, 4, TextUnit::Bytes), text), None);
+    }
 }

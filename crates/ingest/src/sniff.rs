@@ -193,3 +193,72 @@ fn sniff_array(text: &str) -> Option<Format> {
         (None, None) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A top-level array is told by its first object's keys; one that none of them names is
+    /// refused, not taken for code scanning alerts.
+    #[test]
+    fn an_array_is_told_by_its_first_object_s_keys_and_refused_when_none_fits() {
+        for (text, expected) in [
+            (r#"[{"filePath": "a.js"}]"#, Some(Format::Eslint)),
+            (r#"[{"filename": "a.py"}]"#, Some(Format::Ruff)),
+            ("[ ]", Some(Format::Ruff)),
+            (
+                r#"[{"number": 1, "rule": {}, "most_recent_instance": {}}]"#,
+                Some(Format::GithubAlerts),
+            ),
+            (
+                r#"[[{"number": 1, "rule": {}, "most_recent_instance": {}}]]"#,
+                Some(Format::GithubAlerts),
+            ),
+            (r#"[{"number": 1, "rule": {}}]"#, None),
+            (r#"[{"hello": 1}]"#, None),
+        ] {
+            let sniffed = sniff(text, "findings.json");
+            assert_eq!(sniffed.as_ref().ok(), expected.as_ref(), "{text}");
+            if expected.is_none() {
+                let error = sniffed.map(|_| ()).unwrap_err().to_string();
+                assert!(error.contains("neither `filePath`"), "{text}: {error}");
+            }
+        }
+    }
+
+    /// `[package]` (a TOML file given by mistake) is not read as a JSON array: it is refused
+    /// by its first line.
+    #[test]
+    fn a_bracket_not_followed_by_json_is_no_array() {
+        let error = sniff("[package]\nname = \"x\"\n", "Cargo.toml")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("first line `[package]`"), "{error}");
+        assert!(!error.contains("JSON array"), "{error}");
+    }
+
+    /// Bandit's report is told by `results` with either of its other keys; an array holding
+    /// both `filePath` and `filename` is told by the one its first object names first.
+    #[test]
+    fn bandit_needs_results_and_one_of_its_keys_and_the_first_named_key_tells_an_array() {
+        for (text, expected) in [
+            (
+                r#"{"results": [], "generated_at": "x"}"#,
+                Some(Format::Bandit),
+            ),
+            (r#"{"results": [], "metrics": {}}"#, Some(Format::Bandit)),
+            (r#"{"results": []}"#, None),
+            (
+                r#"[{"filePath": "a.js", "filename": "a.py"}]"#,
+                Some(Format::Eslint),
+            ),
+            (
+                r#"[{"filename": "a.py", "filePath": "a.js"}]"#,
+                Some(Format::Ruff),
+            ),
+        ] {
+            assert_eq!(sniff(text, "out.json").ok(), expected, "{text}");
+        }
+    }
+}

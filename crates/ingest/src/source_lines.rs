@@ -160,4 +160,37 @@ mod tests {
         assert_eq!(lines.line("link.txt", 1), None);
         Ok(())
     }
+
+    /// A file of up to 16 MiB is read, a larger one is not (its findings hash without line
+    /// text).
+    #[test]
+    fn a_file_up_to_16_mib_is_read_and_a_larger_one_is_not() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let limit = 16 * 1024 * 1024;
+        let mut at_limit = "x".repeat(limit - 5);
+        at_limit.push_str("\nlast");
+        std::fs::write(dir.path().join("at.txt"), &at_limit)?;
+        at_limit.push('!');
+        std::fs::write(dir.path().join("over.txt"), &at_limit)?;
+        let mut lines = SourceLines::new(dir.path());
+        assert_eq!(lines.line("at.txt", 2), Some("last"));
+        assert_eq!(lines.line("over.txt", 2), None);
+        Ok(())
+    }
+
+    /// A path holding `:` (a drive letter, a URI) or `\\` is not read, even where a file of
+    /// that name exists under the root.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_with_a_colon_or_a_backslash_is_not_read() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(dir.path().join("a:b.txt"), "one\n")?;
+        std::fs::write(dir.path().join("a\\b.txt"), "one\n")?;
+        std::fs::write(dir.path().join("ab.txt"), "one\n")?;
+        let mut lines = SourceLines::new(dir.path());
+        assert_eq!(lines.line("ab.txt", 1), Some("one"));
+        assert_eq!(lines.line("a:b.txt", 1), None);
+        assert_eq!(lines.line("a\\b.txt", 1), None);
+        Ok(())
+    }
 }

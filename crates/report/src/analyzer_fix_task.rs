@@ -254,7 +254,8 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use self_repair_engine::{
-        AnalyzerFix, Finding, FindingRecord, FixApplicability, Group, Level, Occurrence, PlanDepth,
+        AnalyzerFix, Finding, FindingRecord, FixApplicability, FixEdit, Group, Level, Occurrence,
+        PlanDepth,
     };
 
     use super::AnalyzerFixTask;
@@ -339,6 +340,104 @@ mod tests {
         );
         assert_eq!(draft.acceptance_criteria.len(), 3);
         assert_eq!(draft.labels, ["analyzer-fix", "clippy", "eslint"]);
+    }
+
+    /// Each tool's share counts its findings; a finding outside the group counts as changed
+    /// by the command only with one of the group's rules *and* in one of its files, and with
+    /// none such the note is left out.
+    #[test]
+    fn a_tool_counts_its_findings_and_only_its_rules_in_its_files_count_as_changed_too() {
+        let all = vec![
+            record("ruff", "F401", "a.py", 1),
+            record("ruff", "F401", "a.py", 2),
+            // The group's rule in another file, another rule in the group's file, another
+            // tool's finding there: the command changes none of them.
+            record("ruff", "F401", "b.py", 3),
+            record("ruff", "E711", "a.py", 4),
+            record("eslint", "F401", "a.py", 5),
+        ];
+        let members: Vec<&FindingRecord> = all[..2].iter().collect();
+        let group = group();
+        let draft = AnalyzerFixTask {
+            group: &group,
+            members: &members,
+            all: &all,
+        }
+        .draft();
+        assert_eq!(draft.title, "Apply ruff's safe fixes for F401 (2 findings)");
+        assert!(
+            draft
+                .description
+                .contains("\n\n2 findings (2 reports) in 1 file.\n"),
+            "{}",
+            draft.description
+        );
+        assert!(
+            draft
+                .description
+                .contains("ruff (2 findings), the analyzer's fixes:\n\n- ruff F401: fix F401\n"),
+            "{}",
+            draft.description
+        );
+        assert!(
+            !draft.description.contains("outside this group"),
+            "{}",
+            draft.description
+        );
+        assert_eq!(
+            draft.acceptance_criteria[0],
+            "`ruff check --select F401 a.py` reports none of the ruff findings of this group (2 findings)"
+        );
+    }
+
+    /// The note that self-repair applies the analyzer's edits itself is written only when every
+    /// finding of the group kept its edits.
+    #[test]
+    fn the_kept_edits_note_needs_every_finding_s_edits() {
+        let with_edits = |n: u32| {
+            let mut r = record("ruff", "F401", "a.py", n);
+            if let Some(fix) = r.finding.fix.as_mut() {
+                fix.edits = vec![FixEdit {
+                    line: n,
+                    lines: "import os\n".to_owned(),
+                    start: 0,
+                    end: 10,
+                    replacement: String::new(),
+                }];
+            }
+            r
+        };
+        let group = group();
+        for (all, noted) in [
+            (vec![with_edits(1), with_edits(2)], true),
+            (
+                vec![with_edits(1), record("ruff", "F401", "a.py", 2)],
+                false,
+            ),
+            (
+                vec![
+                    record("ruff", "F401", "a.py", 1),
+                    record("ruff", "F401", "a.py", 2),
+                ],
+                false,
+            ),
+        ] {
+            let members: Vec<&FindingRecord> = all.iter().collect();
+            let draft = AnalyzerFixTask {
+                group: &group,
+                members: &members,
+                all: &all,
+            }
+            .draft();
+            assert_eq!(
+                draft
+                    .description
+                    .contains("`self-repair apply-fixes` applies exactly those"),
+                noted,
+                "{}",
+                draft.description
+            );
+        }
     }
 
     #[test]

@@ -246,6 +246,25 @@ mod tests {
         );
     }
 
+    /// A footer is written between the description and the group marker, a blank one not at
+    /// all (no empty paragraph).
+    #[test]
+    fn a_footer_is_written_after_the_description_and_a_blank_one_leaves_no_gap() {
+        for (footer, expected) in [
+            ("", "BEGIN -->\nd\n\n<!-- self-repair:group=abc -->\n"),
+            (" \n ", "BEGIN -->\nd\n\n<!-- self-repair:group=abc -->\n"),
+            (
+                "Where: a.py:3\n",
+                "BEGIN -->\nd\n\nWhere: a.py:3\n\n<!-- self-repair:group=abc -->\n",
+            ),
+        ] {
+            let mut with_footer = task(&[], None);
+            with_footer.footer = footer.to_owned();
+            let text = with_footer.render();
+            assert!(text.contains(expected), "{footer:?}: {text}");
+        }
+    }
+
     #[test]
     fn a_title_keeps_its_letters_and_is_cut_at_a_character_boundary() {
         assert_eq!(sanitize_title("plain"), "plain");

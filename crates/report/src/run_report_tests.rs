@@ -121,6 +121,41 @@ fn rules_past_the_row_limit_are_counted_not_listed() {
     assert!(markdown.contains("... and 5 more rules ("), "{markdown}");
 }
 
+/// Exactly as many rules as rows: every rule is listed and none is said to be left out.
+#[test]
+fn rules_at_the_row_limit_are_all_listed_with_no_rest() {
+    let markdown = report(FINDINGS_LISTED + LIST_ROWS, LIST_ROWS, 0).render_markdown();
+    assert_eq!(
+        markdown.matches("\n| ruff X").count(),
+        LIST_ROWS,
+        "{markdown}"
+    );
+    assert!(!markdown.contains("more rules"), "{markdown}");
+}
+
+/// A verdict as report.md and `status --findings` show it, beside a duplicate's target.
+#[test]
+fn verdict_text_names_a_duplicate_s_target_and_an_answer_its_chain_overruled() {
+    for (verdict, duplicate_of, expected) in [
+        (Some("real"), None, "real"),
+        (Some("duplicate"), Some("t-00003"), "duplicate of t-00003"),
+        (
+            Some("real"),
+            Some("t-00003"),
+            "real (answered duplicate of t-00003)",
+        ),
+        (None, Some("t-00003"), "-"),
+        (None, None, "-"),
+    ] {
+        assert_eq!(
+            super::verdict_text(verdict, duplicate_of, "-"),
+            expected,
+            "{verdict:?} {duplicate_of:?}"
+        );
+    }
+    assert_eq!(super::verdict_text(None, None, "none"), "none");
+}
+
 #[test]
 fn groups_past_the_row_limit_show_the_largest_and_count_the_rest() {
     let markdown = report(10, 3, LIST_ROWS + 3).render_markdown();
@@ -243,6 +278,106 @@ fn a_built_report_counts_verdicts_items_launches_and_tiers() {
         "one launch: the item answered alone"
     );
     assert_eq!(triage.by_tier, BTreeMap::from([("haiku".to_owned(), 3)]));
+}
+
+/// A triage batch is one launch for its findings, which count as items; a finding an agent
+/// decided in the batch names it, one no agent decided does not; failed attempts add up.
+#[test]
+fn a_batch_counts_as_one_launch_and_names_the_findings_its_agent_decided() {
+    use self_repair_engine::{
+        Config, Event, Intake, JournalEntry, RoutedFinding, StopEvent, Tier, apply, create_run,
+        decide_stop,
+    };
+    let routed: Vec<RoutedFinding> = (0..3)
+        .map(|i| RoutedFinding {
+            finding: i,
+            route: "generic".into(),
+            tier: Tier::Haiku,
+            rule: "ruff F401".into(),
+            path: format!("src/m{i}.py"),
+            safe_fix: false,
+            security: false,
+            severe: false,
+        })
+        .collect();
+    let config = Config {
+        triage_batch: 3,
+        survey_min: 0,
+        ..Config::default()
+    };
+    let mut state = create_run("r".into(), 0, config, Intake::default(), None, &routed);
+    let stop = StopEvent {
+        session: Some("s1".to_owned()),
+        running: Some(Vec::new()),
+        ..StopEvent::default()
+    };
+    decide_stop(&mut state, &stop, 10);
+    let answer = |item: &str| {
+        serde_json::json!({"item": item, "confidence": 0.9, "verdict": "real",
+            "root_cause": "an unused import", "reason": "the import is never used anywhere"})
+    };
+    let verdicts: Vec<serde_json::Value> = ["t-00001", "t-00002", "t-00003"]
+        .iter()
+        .map(|item| answer(item))
+        .collect();
+    let entry = JournalEntry {
+        at: 20,
+        event: Event::Submitted {
+            item: "tb-00001".into(),
+            result: serde_json::json!({ "verdicts": verdicts }),
+        },
+    };
+    assert!(apply(&mut state, &entry).changed);
+    // Its agent was launched once (the launch a later stop reads), and one member had failed
+    // twice before.
+    let batch = state
+        .items
+        .iter()
+        .position(|item| item.id == "tb-00001")
+        .unwrap();
+    state.items[batch].dispatches = 1;
+    state.items[1].attempts = 2;
+    let findings: Vec<self_repair_engine::FindingRecord> = (0..3)
+        .map(|i| {
+            let finding = serde_json::from_value(serde_json::json!({"tool": "ruff",
+                "rule_id": "F401", "level": "warning", "message": "unused",
+                "path": format!("src/m{i}.py"), "line": i + 1}))
+            .unwrap();
+            let mut record = self_repair_engine::FindingRecord::new(format!("fp{i}"), finding);
+            record.item = Some(format!("t-{:05}", i + 1));
+            record
+        })
+        .collect();
+    // The third finding's answer is not among the triage results: no agent decided it here.
+    let triage: std::collections::HashMap<String, self_repair_engine::TriageResult> =
+        ["t-00001", "t-00002"]
+            .iter()
+            .map(|item| {
+                let mut result = answer(item);
+                result.as_object_mut().unwrap().remove("item");
+                ((*item).to_owned(), serde_json::from_value(result).unwrap())
+            })
+            .collect();
+    let report = RunReport::build(&state, &findings, &triage);
+    let batches: Vec<(&str, Option<&str>)> = report
+        .findings
+        .iter()
+        .map(|f| (f.decided_by.as_str(), f.batch.as_deref()))
+        .collect();
+    assert_eq!(
+        batches,
+        [
+            ("agent", Some("tb-00001")),
+            ("agent", Some("tb-00001")),
+            ("none", None)
+        ]
+    );
+    let triage = &report.cost["triage"];
+    assert_eq!(
+        (triage.items, triage.launches, triage.failed_attempts),
+        (3, 1, 2),
+        "one launch, the batch's"
+    );
 }
 
 #[test]

@@ -91,4 +91,77 @@ mod tests {
             "{markdown}"
         );
     }
+
+    /// Only an applied survey whose answer is `suppress` suggests a change, with its answer's
+    /// words and the rule's items; a survey still checking, another policy or no answer do not.
+    #[test]
+    fn of_keeps_the_applied_suppress_policies_in_survey_order() {
+        use self_repair_engine::{
+            Config, Intake, SurveyPolicy, SurveyRecord, SurveyResult, SurveyStage, Verdict,
+            create_run,
+        };
+        let survey = |id: &str, stage: SurveyStage, policy: Option<SurveyPolicy>| SurveyRecord {
+            id: id.to_owned(),
+            rule: format!("ruff {id}"),
+            members: vec!["t-00001".to_owned(), "t-00002".to_owned()].into(),
+            sample: Vec::new(),
+            spot_checks: Vec::new(),
+            stage,
+            answer: policy.map(|policy| SurveyResult {
+                policy,
+                reason: format!("reason {id}"),
+                root_cause: None,
+                verdict: Some(Verdict::Intended),
+                config_change: Some(format!("ignore = [\"{id}\"]")),
+                route: None,
+            }),
+            dropped: None,
+        };
+        let mut state = create_run(
+            "r".into(),
+            0,
+            Config::default(),
+            Intake::default(),
+            None,
+            &[],
+        );
+        state.surveys = vec![
+            survey("rs-00001", SurveyStage::Applied, Some(SurveyPolicy::FixAll)),
+            survey(
+                "rs-00002",
+                SurveyStage::Applied,
+                Some(SurveyPolicy::Suppress),
+            ),
+            survey(
+                "rs-00003",
+                SurveyStage::Checking,
+                Some(SurveyPolicy::Suppress),
+            ),
+            survey("rs-00004", SurveyStage::Applied, None),
+            survey(
+                "rs-00005",
+                SurveyStage::Applied,
+                Some(SurveyPolicy::TriageEach),
+            ),
+            survey(
+                "rs-00006",
+                SurveyStage::Applied,
+                Some(SurveyPolicy::Suppress),
+            ),
+        ];
+        let suppressions = Suppression::of(&state);
+        let surveys: Vec<&str> = suppressions.iter().map(|s| s.survey.as_str()).collect();
+        assert_eq!(surveys, ["rs-00002", "rs-00006"]);
+        assert_eq!(
+            suppressions[0],
+            Suppression {
+                survey: "rs-00002".to_owned(),
+                rule: "ruff rs-00002".to_owned(),
+                config_change: Some("ignore = [\"rs-00002\"]".to_owned()),
+                verdict: Some("intended".to_owned()),
+                reason: "reason rs-00002".to_owned(),
+                items: vec!["t-00001".to_owned(), "t-00002".to_owned()],
+            }
+        );
+    }
 }

@@ -89,6 +89,15 @@ fn file_and_byte_caps_stop_the_scan_and_say_so() {
     let report = references(project.root(), "needle", &few_bytes).expect("search");
     assert_eq!((report.files_scanned, report.bytes_scanned), (2, 14));
     assert_eq!(report.stopped_by, Some(ScanLimit::Bytes));
+
+    // A budget of exactly what the files hold reads them all and stops nothing.
+    let exact_bytes = RefOptions {
+        max_bytes_scanned: 28,
+        ..RefOptions::default()
+    };
+    let report = references(project.root(), "needle", &exact_bytes).expect("search");
+    assert_eq!((report.files_scanned, report.bytes_scanned), (4, 28));
+    assert_eq!(report.stopped_by, None);
 }
 
 #[test]

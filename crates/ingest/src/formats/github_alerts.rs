@@ -438,4 +438,81 @@ mod tests {
         );
         Ok(())
     }
+
+    /// A rule's help link is kept unless empty, and its text is cut to
+    /// [`RULE_TEXT_CHARS`] with an ellipsis only when it is longer.
+    #[test]
+    fn an_empty_help_link_is_none_and_only_a_long_rule_text_is_cut() -> Result<(), IngestError> {
+        let long = "x".repeat(RULE_TEXT_CHARS + 1);
+        // Help of more than a line (80 characters) wins over the full description; one of a
+        // line does not.
+        let line = "h".repeat(80);
+        let help = "h".repeat(81);
+        let text = format!(
+            r#"[{{"number":1,"state":"open","rule":{{"id":"py/a","help":"short help","help_uri":""}},
+               "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
+               "location":{{"path":"a.py","start_line":1}}}}}},
+               {{"number":2,"state":"open","rule":{{"id":"py/b","description":"{long}","help_uri":"https://x.example/b"}},
+               "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
+               "location":{{"path":"a.py","start_line":2}}}}}},
+               {{"number":3,"state":"open","rule":{{"id":"py/c","help":"{line}","full_description":"the full one"}},
+               "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
+               "location":{{"path":"a.py","start_line":3}}}}}},
+               {{"number":4,"state":"open","rule":{{"id":"py/d","help":"{help}","full_description":"the full one"}},
+               "tool":{{"name":"CodeQL"}},"most_recent_instance":{{"message":{{"text":"m"}},
+               "location":{{"path":"a.py","start_line":4}}}}}}]"#
+        );
+        let read = read(&text)?;
+        let links: Vec<Option<&str>> = read
+            .findings
+            .iter()
+            .map(|f| f.help_uri.as_deref())
+            .collect();
+        assert_eq!(links, [None, Some("https://x.example/b"), None, None]);
+        let texts: Vec<(&str, String)> = read
+            .rule_texts
+            .iter()
+            .map(|t| (t.rule_id.as_str(), t.text.clone()))
+            .collect();
+        let mut cut = "x".repeat(RULE_TEXT_CHARS);
+        cut.push('…');
+        assert_eq!(
+            texts,
+            [
+                ("py/a", "short help".to_owned()),
+                ("py/b", cut),
+                ("py/c", "the full one".to_owned()),
+                ("py/d", help)
+            ]
+        );
+        Ok(())
+    }
+
+    /// Each of GitHub's severity bands becomes the lowest score of its band, whatever its
+    /// case; another word gives none.
+    #[test]
+    fn each_severity_band_becomes_its_lowest_score() {
+        for (level, score) in [
+            ("critical", Some("9.0")),
+            ("high", Some("7.0")),
+            ("Medium", Some("4.0")),
+            ("low", Some("0.1")),
+            ("none", None),
+            ("", None),
+        ] {
+            assert_eq!(band_floor(level), score, "{level}");
+        }
+    }
+
+    /// Pages may hold pages (`--slurp` of `--paginate`), no deeper.
+    #[test]
+    fn alerts_nested_deeper_than_pages_of_pages_are_refused() {
+        let a = alert(1, "open");
+        assert!(read(&format!("[[{a}]]")).is_ok());
+        let error = read(&format!("[[[{a}]]]"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("neither an alert object"), "{error}");
+    }
 }

@@ -240,4 +240,20 @@ mod tests {
         assert_eq!(findings[2].line, Some(3));
         Ok(())
     }
+
+    /// Known issue types come in knip's order; a type knip added since comes after them,
+    /// named by its key.
+    #[test]
+    fn an_unknown_issue_type_follows_the_known_ones() {
+        let issue: Map<String, Value> = serde_json::from_str(
+            r#"{"file":"a.ts","owners":[],"zNewKind":[{"name":"x"}],"exports":[{"name":"y"}]}"#,
+        )
+        .unwrap();
+        let kinds: Vec<String> = ordered_types(&issue)
+            .into_iter()
+            .map(|(kind, _)| kind)
+            .collect();
+        assert_eq!(kinds, ["exports", "zNewKind"]);
+        assert_eq!(ordered_types(&issue)[1].1, "knip issue (zNewKind)");
+    }
 }

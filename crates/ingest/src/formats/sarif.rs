@@ -659,6 +659,37 @@ mod tests {
         );
     }
 
+    /// A `uriBaseId` chain that loops is followed [`MAX_BASE_DEPTH`] links, no more.
+    #[test]
+    fn a_looping_base_chain_is_followed_to_its_depth_bound() -> Result<(), IngestError> {
+        let text = r#"{"runs":[{"tool":{"driver":{"name":"T"}},
+            "originalUriBaseIds":{"LOOP":{"uri":"d/","uriBaseId":"LOOP"}},
+            "results":[{"ruleId":"r","message":{"text":"m"},
+              "locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.py","uriBaseId":"LOOP"}}}]}]}]}"#;
+        let findings = parse(text)?;
+        assert_eq!(
+            findings[0].path,
+            format!("{}a.py", "d/".repeat(MAX_BASE_DEPTH))
+        );
+        Ok(())
+    }
+
+    /// An absolute URI, or one with a scheme, is taken as it is whatever `uriBaseId` it names.
+    #[test]
+    fn an_absolute_uri_ignores_its_base_id() -> Result<(), IngestError> {
+        let text = r#"{"runs":[{"tool":{"driver":{"name":"T"}},
+            "originalUriBaseIds":{"SRC":{"uri":"src/"}},
+            "results":[{"ruleId":"r","message":{"text":"m"},
+              "locations":[{"physicalLocation":{"artifactLocation":{"uri":"/elsewhere/a.py","uriBaseId":"SRC"}}}]},
+              {"ruleId":"r","message":{"text":"m"},
+              "locations":[{"physicalLocation":{"artifactLocation":{"uri":"file:///elsewhere/b.py","uriBaseId":"SRC"}}}]},
+              {"ruleId":"r","message":{"text":"m"},
+              "locations":[{"physicalLocation":{"artifactLocation":{"uri":"c.py","uriBaseId":"SRC"}}}]}]}]}"#;
+        let paths: Vec<String> = parse(text)?.into_iter().map(|f| f.path).collect();
+        assert_eq!(paths, ["a.py", "b.py", "src/c.py"]);
+        Ok(())
+    }
+
     #[test]
     fn rule_level_message_strings_base_ids_and_artifact_index() -> Result<(), IngestError> {
         let text = r#"{"runs":[{

@@ -205,3 +205,52 @@ where
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::for_each_result;
+
+    /// The results of every run, each with its run's index and its own, in order; the other
+    /// fields of the log and of a run, and `results: null`, are skipped.
+    #[test]
+    fn every_result_is_handed_over_with_its_run_and_its_index() {
+        let log = r#"{"version": "2.1.0", "runs": [
+            {"tool": {}, "results": [{"ruleId": "a"}, {"ruleId": "b"}]},
+            {"results": null},
+            {"results": [{"ruleId": "c"}], "tool": {}}
+        ], "extra": [1]}"#;
+        let mut seen = Vec::new();
+        let mut deserializer = serde_json::Deserializer::from_str(log);
+        for_each_result(&mut deserializer, &mut |run, index, result| {
+            let rule = result.rule_id.map(|t| t.0.into_owned()).unwrap_or_default();
+            seen.push((run, index, rule));
+            Ok(())
+        })
+        .expect("a valid log");
+        let rule = |r: &str| r.to_owned();
+        assert_eq!(
+            seen,
+            [(0, 0, rule("a")), (0, 1, rule("b")), (2, 0, rule("c"))]
+        );
+    }
+
+    /// Each level of a log that is not what it should be names what was expected there.
+    #[test]
+    fn each_level_of_a_malformed_log_names_what_it_expected() {
+        for (log, expected) in [
+            ("[]", "expected a SARIF log object"),
+            (r#"{"runs": 5}"#, "expected an array of runs"),
+            (r#"{"runs": [5]}"#, "expected a run object"),
+            (
+                r#"{"runs": [{"results": 5}]}"#,
+                "expected an array of results or null",
+            ),
+        ] {
+            let mut deserializer = serde_json::Deserializer::from_str(log);
+            let error = for_each_result(&mut deserializer, &mut |_, _, _| Ok(()))
+                .expect_err(log)
+                .to_string();
+            assert!(error.contains(expected), "{log}: {error}");
+        }
+    }
+}

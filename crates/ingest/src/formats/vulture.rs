@@ -125,6 +125,9 @@ mod tests {
             "unsatisfiable-condition"
         );
         assert_eq!(rule_of("redundant if-condition"), "redundant-if-condition");
+        // A lone `after` is the rule itself; no unquoted word at all is an unknown rule.
+        assert_eq!(rule_of("after 'x'"), "after");
+        assert_eq!(rule_of("'x'"), "unknown");
     }
 
     #[test]
