@@ -502,6 +502,10 @@ fn dispatch_marks_are_links_of_one_file_made_again_when_it_goes() {
         let meta = |p: &std::path::Path| std::fs::metadata(p).unwrap();
         assert_eq!(meta(&template).nlink(), 3, "the file and its two markers");
         assert_eq!(meta(&marker("tb-00001")).ino(), meta(&template).ino());
+        // A later dispatch of a marked item keeps its marker, and the file.
+        let ino = meta(&template).ino();
+        dir.mark_dispatched("tb-00001").unwrap();
+        assert_eq!((meta(&template).ino(), meta(&template).nlink()), (ino, 3));
         // The file gone (a person tidied the folder): the next mark makes it again.
         std::fs::remove_file(&template).unwrap();
         dir.mark_dispatched("tb-00003").unwrap();

@@ -129,14 +129,13 @@ impl RunDir {
         let Some(path) = self.item_file(item, "dispatched") else {
             return Ok(());
         };
-        if path.exists() {
-            return Ok(());
-        }
         let template = self.dispatched_template();
-        if std::fs::hard_link(&template, &path).is_ok()
-            || (write_atomic(&template, b"").is_ok()
-                && std::fs::hard_link(&template, &path).is_ok())
-        {
+        // One look-up, the link's own: a marker already there (a later dispatch) is kept.
+        let linked = || match std::fs::hard_link(&template, &path) {
+            Ok(()) => true,
+            Err(e) => e.kind() == std::io::ErrorKind::AlreadyExists,
+        };
+        if linked() || (write_atomic(&template, b"").is_ok() && linked()) {
             return Ok(());
         }
         if let Err(first) = std::fs::write(&path, b"") {
