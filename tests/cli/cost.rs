@@ -471,3 +471,67 @@ fn a_budget_not_above_zero_is_refused_naming_the_flag_not_clap_tip() {
         assert!(!out.stderr.contains("-- -"), "{args:?}: {}", out.stderr);
     }
 }
+
+/// `next` previews the stop with the spend the hook would see: a run resumed with a budget the
+/// next agent would pass previews the pause, not the wave the hook holds back (without the
+/// spend, `next` showed `t-00005` going out).
+#[test]
+fn next_previews_the_pause_at_the_budget_not_the_wave_the_hook_holds_back() {
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 4}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(8));
+    let start = [
+        "start",
+        "findings.jsonl",
+        "--run-id",
+        "r-test",
+        "--budget",
+        "0.5",
+    ];
+    project.cmd(&start).run().success();
+    let sessions = project.path().join("claude-projects");
+    let main = sessions.join("s1.jsonl");
+    let agents = sessions.join("s1/subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(&main, "").unwrap();
+    let first = stop(&project, &main);
+    project.write(
+        ".v",
+        r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"the import is never used anywhere"}"#,
+    );
+    for n in 0..4 {
+        let item = format!("t-{:05}", n + 1);
+        assert!(first.contains(&item), "{first}");
+        std::fs::write(
+            agents.join(format!("agent-a{n}.jsonl")),
+            first_message(&item) + &row("claude-haiku-5-5", &format!("a{n}"), 2_000_000, 0),
+        )
+        .unwrap();
+        let submit = ["submit", &item, "--run", "r-test", "--file", ".v"];
+        project.cmd(&submit).run().success();
+    }
+    // The hook reads the $0.80 spent and pauses at $0.50; $0.90 is not enough for one more
+    // agent at $0.20.
+    assert!(stop(&project, &main).contains("budget is reached ($0.80 of $0.50 spent)"));
+    project.cmd(&["resume", "--budget", "0.9"]).run().success();
+
+    let preview = project.cmd(&["next"]).run().success().stdout;
+    assert!(
+        preview.contains("the budget is reached ($0.80 of $0.90 spent)"),
+        "{preview}"
+    );
+    assert!(!preview.contains("t-00005"), "{preview}");
+    let json = project.cmd(&["next", "--json"]).run().success().json();
+    assert_eq!(json["decision"], "allow", "{json}");
+    assert_eq!(json["agents"], 0, "{json}");
+    // What the hook then does.
+    let paused = stop(&project, &main);
+    assert!(
+        paused.contains("the budget is reached ($0.80 of $0.90 spent)")
+            && !paused.contains("t-00005"),
+        "{paused}"
+    );
+}
