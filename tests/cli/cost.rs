@@ -535,3 +535,68 @@ fn next_previews_the_pause_at_the_budget_not_the_wave_the_hook_holds_back() {
         "{paused}"
     );
 }
+
+/// The main session's share of an estimate, from the earlier runs that measured it: their main
+/// sessions' dollars and tokens divided by their agents, per agent of this run, with no
+/// once-a-run default on top.
+#[test]
+fn the_estimate_prices_the_main_session_per_agent_by_the_earlier_runs_that_measured_it() {
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 4}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(3));
+    // An earlier run: two triage agents at $1.00 in all, its main session $0.30 and 10,000
+    // tokens: $0.15 and 5,000 tokens an agent.
+    project.write(
+        ".self-repair/runs/r-old/cost.json",
+        &serde_json::json!({"schema_version": 1,
+            "prices": {"version": "2026-11-23", "models": []},
+            "total": {"agents": 2, "usd": 1.3},
+            "parts": {"main session": {"usd": 0.3,
+                "usage": {"input_tokens": 10000, "output_tokens": 0}}},
+            "finished": {"triage": {"agents": 2, "usd": 1.0,
+                "usage": {"input_tokens": 60000, "output_tokens": 0}}}})
+        .to_string(),
+    );
+    let json = project
+        .cmd(&["start", "findings.jsonl", "--dry-run", "--json"])
+        .run()
+        .success()
+        .json();
+    let estimate = &json["estimate"];
+    assert_eq!(estimate["main_session_measured"], true, "{estimate}");
+    // Three triage agents at $0.50, and $0.15 and 5,000 tokens of the main session for each.
+    assert!(
+        (estimate["usd_min"].as_f64().unwrap() - (1.5 + 3.0 * 0.15)).abs() < 1e-9,
+        "{estimate}"
+    );
+    assert_eq!(estimate["tokens_min"], 3 * 30_000 + 3 * 5_000, "{estimate}");
+}
+
+/// A clean report needs no agent, and so no main session to launch them: its estimate is
+/// $0.00, without the main session's once-a-run default.
+#[test]
+fn a_clean_report_is_estimated_at_nothing_not_at_the_main_session_s_once_a_run_default() {
+    let project = TestProject::new();
+    project.write("ruff.json", "[]");
+    let json = project
+        .cmd(&["start", "ruff.json", "--dry-run", "--json"])
+        .run()
+        .success()
+        .json();
+    let estimate = &json["estimate"];
+    assert_eq!(estimate["agents_max"], 0, "{estimate}");
+    assert_eq!(estimate["usd_max"], 0.0, "{estimate}");
+    assert_eq!(estimate["main_session_usd"], 0.0, "{estimate}");
+    let text = project
+        .cmd(&["start", "ruff.json", "--dry-run"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        text.contains("estimate: likely 0 agents, $0.00 (the main session's $0.00 included)"),
+        "{text}"
+    );
+}
