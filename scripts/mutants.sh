@@ -13,6 +13,9 @@
 #           binary) on each mutant: `app`'s commands are tested there, not in the crate.
 #   -- ...  passed to cargo-mutants as they are (`-- --file crates/gate/src/shell_line.rs`,
 #           `-- --re harmless_redirect`, `-- --list`): re-run only the mutants a test targets.
+#           A second `--` passes what follows to `cargo test`, a third to the test binaries
+#           (`-- --shard 0/52 -- -- --test-threads=4`); `-- --test-tool nextest` runs each
+#           mutant's tests with cargo-nextest, which stops at the first failed test.
 # Env:
 #   SELF_REPAIR_MUTANTS_DIR      scratch folder (default: <repo>/.cache/mutants): tree/ is a copy
 #                                of this checkout (uncommitted changes too) that cargo-mutants
@@ -23,7 +26,13 @@
 #   SELF_REPAIR_TOOLS_DIR        where cargo-mutants is installed (scripts/install-mutants.sh).
 #
 # One mutant at a time (`--jobs 1`), for a two-core machine. Exits 1 when a crate is below the
-# floor or a run fails (its unmutated tests fail, a mutant's build hangs), 2 on a usage error.
+# floor or a run fails (its unmutated tests fail, a mutant's build hangs), or is void: a mutant
+# counted caught whose log holds no failed test (scripts/mutants-caught-check.py: a test
+# command that fails on its arguments catches every mutant); 2 on a usage error.
+#
+# With `--with-cli`, the unmutated tests of the crate and of the CLI suite run first in the
+# scratch copy, with the same test command and arguments the mutants get (cargo-mutants' own
+# baseline runs only the mutated crate's tests); `-- --baseline skip` skips both.
 set -euo pipefail
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -97,6 +106,27 @@ commit_tree() {
     commit -q --allow-empty --no-verify -m "scratch copy for mutation testing"
 }
 
+# The baseline of `--with-cli`: the crate's tests and the CLI suite, unmutated, in the scratch
+# copy, run as cargo-mutants runs a mutant's (`cargo test` or `cargo nextest run` with
+# `--test-tool nextest`, the packages, then what follows cargo-mutants' own `--`), so a test that
+# fails there, or arguments the test command refuses, stop the run before any mutant counts.
+cli_baseline() {
+  local package="$1" log="$2" tool=(test) test_args=() after_dashes=0 previous="" arg
+  for arg in "${extra[@]}"; do
+    if [[ $after_dashes -eq 1 ]]; then
+      test_args+=("$arg")
+    elif [[ "$arg" == -- ]]; then
+      after_dashes=1
+    elif [[ "$arg" == --test-tool=nextest || ( "$previous" == --test-tool && "$arg" == nextest ) ]]; then
+      tool=(nextest run)
+    fi
+    previous="$arg"
+  done
+  echo "mutants: the unmutated crate and CLI suite first: cargo ${tool[*]} --package $package --package self-repair ${test_args[*]}"
+  (cd "$tree" && INSTA_UPDATE=no INSTA_FORCE_PASS=0 cargo "${tool[@]}" --package "$package" \
+    --package self-repair "${test_args[@]}") >"$log" 2>&1
+}
+
 # Prints `caught missed timeout unviable` from a run's outcomes.json.
 counts() {
   python3 - "$1" <<'EOF'
@@ -117,7 +147,13 @@ sync_tree "$tree"
 export CARGO_TARGET_DIR="$scratch/target"
 failed=()
 listing=0
-for arg in "${extra[@]}"; do [[ "$arg" == --list* ]] && listing=1; done
+skip_baseline=0
+for index in "${!extra[@]}"; do
+  arg="${extra[$index]}"
+  [[ "$arg" == --list* ]] && listing=1
+  [[ "$arg" == --baseline=skip || ( "$arg" == --baseline && "${extra[$((index + 1))]:-}" == skip ) ]] &&
+    skip_baseline=1
+done
 for crate in "${crates[@]}"; do
   package="self-repair-$crate"
   out="$scratch/out/$crate"
@@ -130,12 +166,23 @@ for crate in "${crates[@]}"; do
   fi
   mkdir -p "$out"
   started=$(date +%s)
+  if [[ $with_cli -eq 1 && $listing -eq 0 && $skip_baseline -eq 0 ]] &&
+    ! cli_baseline "$package" "$out/cli-baseline.log"; then
+    echo "mutants: $crate: the unmutated tests of the crate and the CLI suite fail in the scratch copy (see $out/cli-baseline.log): no mutant can count" >&2
+    failed+=("$crate")
+    continue
+  fi
   status=0
   (cd "$tree" && "$CARGO_MUTANTS_BIN" mutants "${args[@]}" "${extra[@]}") || status=$?
   [[ $listing -eq 1 ]] && continue
   outcomes="$out/mutants.out/outcomes.json"
   if [[ ! -f "$outcomes" ]] || [[ $status -ne 0 && $status -ne 2 && $status -ne 3 ]]; then
     echo "mutants: $crate: cargo-mutants exited $status (see $out/mutants.out/debug.log)" >&2
+    failed+=("$crate")
+    continue
+  fi
+  if ! python3 "$script_dir/mutants-caught-check.py" "$out/mutants.out"; then
+    echo "mutants: $crate: void: a mutant counted caught with no failed test (above)" >&2
     failed+=("$crate")
     continue
   fi

@@ -471,3 +471,132 @@ fn a_budget_not_above_zero_is_refused_naming_the_flag_not_clap_tip() {
         assert!(!out.stderr.contains("-- -"), "{args:?}: {}", out.stderr);
     }
 }
+
+/// `next` previews the stop with the spend the hook would see: a run resumed with a budget the
+/// next agent would pass previews the pause, not the wave the hook holds back (without the
+/// spend, `next` showed `t-00005` going out).
+#[test]
+fn next_previews_the_pause_at_the_budget_not_the_wave_the_hook_holds_back() {
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 4}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(8));
+    let start = [
+        "start",
+        "findings.jsonl",
+        "--run-id",
+        "r-test",
+        "--budget",
+        "0.5",
+    ];
+    project.cmd(&start).run().success();
+    let sessions = project.path().join("claude-projects");
+    let main = sessions.join("s1.jsonl");
+    let agents = sessions.join("s1/subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(&main, "").unwrap();
+    let first = stop(&project, &main);
+    project.write(
+        ".v",
+        r#"{"confidence": 0.9, "verdict":"real","root_cause":"unused import","reason":"the import is never used anywhere"}"#,
+    );
+    for n in 0..4 {
+        let item = format!("t-{:05}", n + 1);
+        assert!(first.contains(&item), "{first}");
+        std::fs::write(
+            agents.join(format!("agent-a{n}.jsonl")),
+            first_message(&item) + &row("claude-haiku-5-5", &format!("a{n}"), 2_000_000, 0),
+        )
+        .unwrap();
+        let submit = ["submit", &item, "--run", "r-test", "--file", ".v"];
+        project.cmd(&submit).run().success();
+    }
+    // The hook reads the $0.80 spent and pauses at $0.50; $0.90 is not enough for one more
+    // agent at $0.20.
+    assert!(stop(&project, &main).contains("budget is reached ($0.80 of $0.50 spent)"));
+    project.cmd(&["resume", "--budget", "0.9"]).run().success();
+
+    let preview = project.cmd(&["next"]).run().success().stdout;
+    assert!(
+        preview.contains("the budget is reached ($0.80 of $0.90 spent)"),
+        "{preview}"
+    );
+    assert!(!preview.contains("t-00005"), "{preview}");
+    let json = project.cmd(&["next", "--json"]).run().success().json();
+    assert_eq!(json["decision"], "allow", "{json}");
+    assert_eq!(json["agents"], 0, "{json}");
+    // What the hook then does.
+    let paused = stop(&project, &main);
+    assert!(
+        paused.contains("the budget is reached ($0.80 of $0.90 spent)")
+            && !paused.contains("t-00005"),
+        "{paused}"
+    );
+}
+
+/// The main session's share of an estimate, from the earlier runs that measured it: their main
+/// sessions' dollars and tokens divided by their agents, per agent of this run, with no
+/// once-a-run default on top.
+#[test]
+fn the_estimate_prices_the_main_session_per_agent_by_the_earlier_runs_that_measured_it() {
+    let project = TestProject::new();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"triage_batch": 1, "fan_out": 4}"#,
+    );
+    project.write("findings.jsonl", &jsonl_findings(3));
+    // An earlier run: two triage agents at $1.00 in all, its main session $0.30 and 10,000
+    // tokens: $0.15 and 5,000 tokens an agent.
+    project.write(
+        ".self-repair/runs/r-old/cost.json",
+        &serde_json::json!({"schema_version": 1,
+            "prices": {"version": "2026-11-23", "models": []},
+            "total": {"agents": 2, "usd": 1.3},
+            "parts": {"main session": {"usd": 0.3,
+                "usage": {"input_tokens": 10000, "output_tokens": 0}}},
+            "finished": {"triage": {"agents": 2, "usd": 1.0,
+                "usage": {"input_tokens": 60000, "output_tokens": 0}}}})
+        .to_string(),
+    );
+    let json = project
+        .cmd(&["start", "findings.jsonl", "--dry-run", "--json"])
+        .run()
+        .success()
+        .json();
+    let estimate = &json["estimate"];
+    assert_eq!(estimate["main_session_measured"], true, "{estimate}");
+    // Three triage agents at $0.50, and $0.15 and 5,000 tokens of the main session for each.
+    assert!(
+        (estimate["usd_min"].as_f64().unwrap() - (1.5 + 3.0 * 0.15)).abs() < 1e-9,
+        "{estimate}"
+    );
+    assert_eq!(estimate["tokens_min"], 3 * 30_000 + 3 * 5_000, "{estimate}");
+}
+
+/// A clean report needs no agent, and so no main session to launch them: its estimate is
+/// $0.00, without the main session's once-a-run default.
+#[test]
+fn a_clean_report_is_estimated_at_nothing_not_at_the_main_session_s_once_a_run_default() {
+    let project = TestProject::new();
+    project.write("ruff.json", "[]");
+    let json = project
+        .cmd(&["start", "ruff.json", "--dry-run", "--json"])
+        .run()
+        .success()
+        .json();
+    let estimate = &json["estimate"];
+    assert_eq!(estimate["agents_max"], 0, "{estimate}");
+    assert_eq!(estimate["usd_max"], 0.0, "{estimate}");
+    assert_eq!(estimate["main_session_usd"], 0.0, "{estimate}");
+    let text = project
+        .cmd(&["start", "ruff.json", "--dry-run"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        text.contains("estimate: likely 0 agents, $0.00 (the main session's $0.00 included)"),
+        "{text}"
+    );
+}

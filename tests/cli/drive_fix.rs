@@ -21,12 +21,14 @@ const NORMAL_STREAM: &str = concat!(
 /// to `$FAKE_TURNS` times through `self-repair hook stop`, going on while the hook's answer
 /// keeps the session going (a block, or the Stop event's `additionalContext`); an answer that
 /// asks for a task's fix attempt gets that task's fix (unless the task is
-/// `$FAKE_SKIP`). Prints a recorded stream and exits 0.
+/// `$FAKE_SKIP`); with `$FAKE_CANCEL` set, the session cancels the run first, as a user would.
+/// Prints a recorded stream and exits 0.
 const FAKE_CLAUDE: &str = r#"#!/bin/sh
 run=$(printf '%s\n' "$2" | sed -n 's/^\$ self-repair adopt --run //p')
 echo "$run" >> adopted.log
 export CLAUDE_CODE_SESSION_ID="fake-$$"
 self-repair adopt --run "$run" > /dev/null || exit 1
+[ -n "$FAKE_CANCEL" ] && self-repair cancel --run "$run" > /dev/null
 turn=0
 while [ "$turn" -lt "${FAKE_TURNS:-12}" ]; do
   turn=$((turn + 1))
@@ -198,6 +200,13 @@ fn fail_on_real_and_a_plain_check_run_are_refused_saying_what_drive_takes() {
         "{}",
         paused.stdout
     );
+    // Not even the next task: the queue keeps the cancelled one and waits.
+    assert_eq!(
+        statuses(&project),
+        ["quarantined", "open"],
+        "{}",
+        paused.stdout
+    );
     // A repair run of `self-repair check` is not a fix queue's: `tick` drives it.
     project.terminal(&["check", "--", "false"]).run().success();
     let check = drive(&project, &claude, &[], &[]).code(ExitStatus::Usage);
@@ -208,4 +217,31 @@ fn fail_on_real_and_a_plain_check_run_are_refused_saying_what_drive_takes() {
         "{}",
         check.stderr
     );
+}
+
+/// A cancel made inside a session (the user stopping the task's repair run) pauses the queue
+/// for the user: once that session ends, `drive` starts no next task and exits 22, though the
+/// cancel left no task running and the next one open.
+#[test]
+fn a_cancel_inside_a_session_leaves_the_next_task_for_the_user() {
+    let (project, claude) = project_with_tasks();
+    project
+        .terminal(&["fix", "--all", "--tiers", "main"])
+        .run()
+        .success();
+    let out = drive(&project, &claude, &["r-fix"], &[("FAKE_CANCEL", "1")]);
+    assert_eq!(
+        out.code,
+        i32::from(ExitStatus::LimitReached.code()),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert_eq!(
+        statuses(&project),
+        ["quarantined", "open"],
+        "{}",
+        out.stdout
+    );
+    assert_eq!(project.read("adopted.log").lines().count(), 1);
 }

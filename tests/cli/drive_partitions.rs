@@ -319,3 +319,31 @@ fn drive_of_a_split_already_merged_drives_its_merged_run() {
         "two shares once, then the merged run: {last:?}"
     );
 }
+
+/// A run started from standard input is split from the copy of it `start` kept in the run: the
+/// shares hold every finding the run read.
+#[test]
+fn a_run_started_from_standard_input_is_split_from_the_copy_start_kept() {
+    let project = TestProject::new();
+    project.write(".self-repair/config.json", r#"{"confirm_above_usd": 1000}"#);
+    project
+        .terminal(&["start", "-", "--run-id", RUN])
+        .stdin(input())
+        .run()
+        .success();
+    let out = drive(&project, &["--partitions", "2", "--max-sessions", "1"])
+        .code(ExitStatus::CircuitOpen);
+    assert!(
+        out.stderr
+            .contains(&format!("drive: run {RUN} split into 2 partitions")),
+        "{}",
+        out.stderr
+    );
+    let whole = run_state(&project, RUN).intake.unique;
+    let mut unique = 0;
+    for share in shares(2) {
+        unique += run_state(&project, &share).intake.unique;
+    }
+    assert_eq!(whole, 42);
+    assert_eq!(unique, whole);
+}

@@ -466,3 +466,36 @@ fn eval_refuses_labels_that_match_nothing_a_missing_file_and_an_unknown_model() 
         partial.stdout
     );
 }
+
+/// The wall time is the run's start to the journal's last event: a run paused 754 s after it
+/// started says 12m 34s, in the JSON and the text (with the last event's time read as 0, the
+/// wall time was 0).
+#[test]
+fn eval_s_wall_time_runs_from_the_start_to_the_journal_s_last_event() {
+    let project = TestProject::new();
+    copy_into(&fixture(&BANDIT), project.path());
+    let start = [
+        "start",
+        BANDIT.input,
+        "--run-id",
+        "r-eval",
+        "--budget",
+        "100",
+    ];
+    project.cmd(&start).run().success();
+    let later = (crate::harness::NOW + 754).to_string();
+    project
+        .cmd(&["pause"])
+        .env("SELF_REPAIR_NOW", &later)
+        .run()
+        .success();
+    let eval = ["eval", "--model", "scripted", "--labels", "labels.csv"];
+    let json = project
+        .cmd(&[&eval[..], &["--json"]].concat())
+        .run()
+        .success()
+        .json();
+    assert_eq!(json["wall_seconds"], 754, "{json}");
+    let text = project.cmd(&eval).run().success().stdout;
+    assert!(text.contains("wall time 12m 34s\n"), "{text}");
+}

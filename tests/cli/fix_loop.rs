@@ -262,7 +262,8 @@ fn the_stop_that_ends_the_queue_has_the_session_relay_the_fix_loops_line() {
 
 /// A `ruff` on the detector's path that answers from the state of `mod.py`: Ruff's real JSON
 /// while `import os` is there, the same without its F401 entry once it is gone; `check --fix`
-/// removes the import, as Ruff's safe fix does.
+/// removes the import, as Ruff's safe fix does, and appends its arguments to the project's
+/// `.git/ruff-fix-argv` (outside the work tree).
 fn install_ruff_script(project: &TestProject) {
     ruff_now_without(project, &[]);
     let all = project.read("ruff-now.json");
@@ -270,10 +271,15 @@ fn install_ruff_script(project: &TestProject) {
     let fixed = project.read("ruff-now.json");
     project.write("ruff-all.json", &all);
     project.write("ruff-fixed.json", &fixed);
+    let log = project.path().join(".git/ruff-fix-argv");
     project.write(
         "bin/ruff",
-        "#!/bin/sh\nif [ \"$2\" = \"--fix\" ]; then sed -i '/^import os$/d' mod.py; exit 0; fi\n\
-         if grep -q '^import os$' mod.py; then cat ruff-all.json; else cat ruff-fixed.json; fi\n",
+        &format!(
+            "#!/bin/sh\nif [ \"$2\" = \"--fix\" ]; then echo \"$@\" >> '{}'; \
+             sed -i '/^import os$/d' mod.py; exit 0; fi\n\
+             if grep -q '^import os$' mod.py; then cat ruff-all.json; else cat ruff-fixed.json; fi\n",
+            log.display()
+        ),
     );
     let script = project.path().join("bin/ruff");
     let mut mode = std::fs::metadata(&script).unwrap().permissions();
@@ -306,6 +312,12 @@ fn a_group_of_safe_fixes_is_fixed_by_the_analyzer_alone_with_no_attempt() {
         out.stdout
     );
     assert!(!project.read("mod.py").contains("import os\n"));
+    // By the detector's own Ruff, on the group's rules and files (not by `apply-fixes` from
+    // the findings' recorded edits, which would remove the import too).
+    assert_eq!(
+        project.read(".git/ruff-fix-argv"),
+        "check --fix --select F401 mod.py\n"
+    );
     let task = project.read(queue(&project)["tasks"][0]["file"].as_str().unwrap());
     assert!(
         task.contains("status: Done") && task.contains("tiers: autofix."),

@@ -354,3 +354,36 @@ fn known_baseline_dry_run_says_what_it_would_record_and_writes_nothing() {
     );
     assert!(!project.path().join(".self-repair").exists());
 }
+
+/// `known prune` names what it kept only when it kept some: with every entry's analyzer read by
+/// the runs and no entry younger than them, the line ends at what it dropped.
+#[test]
+fn known_prune_says_nothing_of_kept_entries_when_it_kept_none() {
+    let project = TestProject::new();
+    project.write("findings.jsonl", &jsonl_findings(5));
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-1"])
+        .run()
+        .success();
+    let seen = std::fs::read_to_string(project.run_dir("r-1").join("findings.json")).unwrap();
+    let seen: Value = serde_json::from_str(&seen).unwrap();
+    let seen_fingerprint = seen[0]["fingerprint"].as_str().unwrap().to_owned();
+    let older = serde_json::json!({"schema_version": 1, "entries": {
+            "00000000000000aa": {"verdict": "intended", "reason": "gone", "source": "manual",
+                "summary": "ruff F401 src/gone.py: imported but unused"},
+            seen_fingerprint: {"verdict": "real", "reason": "seen", "source": "manual",
+                "summary": "ruff F401 src/m0.py: m"}
+    }})
+    .to_string();
+    project.write(".self-repair/known.json", &older);
+    let out = project
+        .cmd(&["known", "prune", "--runs", "1"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stdout.lines().next().unwrap(),
+        "known prune: dropped 1 of 2 entries: no run of the last 1 (r-1) read their finding",
+        "{}",
+        out.stdout
+    );
+}

@@ -268,3 +268,35 @@ fn a_stalled_run_whose_journal_gets_a_submission_is_not_answered_from_its_head()
         "the head follows the saved state: {head}"
     );
 }
+
+/// A `StopFailure` the run must not act on writes nothing: one from another session than the
+/// run's (the run stays active for its own), or the run's own once it is no longer active
+/// (paused by hand, cancelled: the failure pauses nothing and is not journaled).
+#[test]
+fn a_stop_failure_of_another_session_or_of_a_run_not_active_writes_nothing() {
+    for (session, before) in [
+        ("someone-else", None),
+        ("s1", Some("pause")),
+        ("s1", Some("cancel")),
+    ] {
+        let project = started(3);
+        assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
+        if let Some(command) = before {
+            project.cmd(&[command]).run().success();
+        }
+        let files = snapshot_dir(&project.path().join(".self-repair"));
+        let failure = serde_json::json!({"session_id": session, "hook_event_name": "StopFailure",
+            "cwd": project.path(), "error": "rate_limit", "error_details": "429 Too Many Requests"});
+        let out = project
+            .cmd(&["hook", "stop-failure"])
+            .stdin(failure.to_string())
+            .run()
+            .success();
+        assert_eq!(out.stdout, "", "{session} after {before:?}");
+        assert_eq!(
+            files,
+            snapshot_dir(&project.path().join(".self-repair")),
+            "{session} after {before:?}: the state directory changed"
+        );
+    }
+}

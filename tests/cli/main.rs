@@ -48,6 +48,7 @@ mod kept_verdicts;
 mod known_team;
 mod loop_safety;
 mod merge;
+mod mutants_check;
 mod permission_gate;
 mod pipeline;
 mod plugin_launcher;

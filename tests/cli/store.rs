@@ -449,3 +449,38 @@ fn a_result_whose_copy_was_lost_in_a_crash_is_still_read_from_the_journal() {
     assert!(dir.join("items/t-00002.json").is_file());
     assert!(!dir.join("items/t-00002.pending").exists());
 }
+
+/// `status` folds the journal's new entries into `state.json`: a submission the hook has not
+/// folded yet is in the state file after `status`, with the journal's end as its offset (the
+/// hook then has nothing left to fold). With nothing new, `status` leaves the file alone.
+#[test]
+fn status_writes_the_folded_journal_back_to_the_state_and_nothing_when_nothing_is_new() {
+    let project = started(4);
+    assert!(project.stop("s1", &[]).stdout.contains("additionalContext"));
+    project.write(".v", &verdict(1));
+    project
+        .cmd(&["submit", "t-00001", "--file", ".v"])
+        .run()
+        .success();
+    let state_file = project.run_dir("r-test").join("state.json");
+    let journal = project.run_dir("r-test").join("journal.jsonl");
+    let saved = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&state_file).unwrap()).unwrap()
+    };
+    let end = std::fs::metadata(&journal).unwrap().len();
+    let before = saved();
+    assert!(before["journal_offset"].as_u64().unwrap() < end, "{before}");
+
+    project.cmd(&["status"]).run().success();
+    let after = saved();
+    assert_eq!(after["journal_offset"], end, "{after}");
+
+    let written = std::fs::metadata(&state_file).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    project.cmd(&["status"]).run().success();
+    assert_eq!(
+        std::fs::metadata(&state_file).unwrap().modified().unwrap(),
+        written,
+        "a status with nothing to fold rewrote state.json"
+    );
+}

@@ -210,3 +210,48 @@ fn with_tests_in_scope_test_code_goes_to_the_agents_and_says_so() {
         "{prompt}"
     );
 }
+
+/// With tests in scope, a security finding in test code is judged on its code: a dismissal of
+/// one as "out of scope: test code" is refused, saying the project judges them.
+#[test]
+fn with_tests_in_scope_a_test_code_dismissal_of_a_security_finding_is_refused() {
+    let project = scratch_project();
+    project.write(
+        ".self-repair/config.json",
+        r#"{"survey_min": 0, "confirm_above_usd": null, "security_in_scope": ["tests"]}"#,
+    );
+    project
+        .cmd(&["start", "findings.jsonl", "--run-id", "r-test"])
+        .run()
+        .success();
+    project.stop("s1", &[]);
+    let agent = ScriptedAgent {
+        project: &project,
+        run: "r-test".into(),
+    };
+    let shown = agent.show("tb-00001");
+    let prompt = shown["prompt"].as_str().unwrap();
+    let mut members: Vec<String> = (1..=5)
+        .map(|n| format!("t-{n:05}"))
+        .filter(|id| prompt.contains(id.as_str()))
+        .collect();
+    members.dedup();
+    assert!(!members.is_empty(), "{prompt}");
+    let verdicts: Vec<Value> = members
+        .iter()
+        .map(|id| {
+            json!({"item": id, "verdict": "intended", "root_cause": "test fixture",
+                "confidence": 0.9, "reason": "out of scope: test code (tests/)"})
+        })
+        .collect();
+    let refused = agent
+        .submit("tb-00001", &json!({ "verdicts": verdicts }).to_string())
+        .code(self_repair_app::ExitStatus::Rejected);
+    assert!(
+        refused
+            .stderr
+            .contains("this project judges security findings in test code"),
+        "{}",
+        refused.stderr
+    );
+}

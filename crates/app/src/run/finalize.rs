@@ -522,3 +522,24 @@ pub fn finalize_now(project: &Project, dir: &RunDir, now: u64) -> Result<String,
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The footer's fence is one backtick longer than the longest run of backticks in the
+    /// findings it quotes, so a message holding a fence cannot close it.
+    #[test]
+    fn the_longest_run_of_backticks_is_counted_wherever_it_is() {
+        for (text, longest) in [
+            ("", 0),
+            ("no ticks", 0),
+            ("one ` tick", 1),
+            ("```", 3),
+            ("a `` b ```` c ` d", 4),
+            ("ends with `````", 5),
+        ] {
+            assert_eq!(longest_backticks(text), longest, "{text:?}");
+        }
+    }
+}

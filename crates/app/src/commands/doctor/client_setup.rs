@@ -334,3 +334,60 @@ pub(crate) fn trust_check(scene: &SetupScene<'_>) -> SetupCheck {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::doctor::setup_check::CheckOutcome;
+
+    /// The plugin's version and recorded commit against the program's version `0.2.0` and
+    /// commit `abc1234`: only the same version from another commit is the commit's failure.
+    #[test]
+    fn a_plugin_fails_on_its_commit_only_at_the_same_version_from_another_commit() {
+        let load = PluginLoad::default();
+        for (version, commit, outcome, found) in [
+            (
+                "0.2.0",
+                "abc1234f00",
+                CheckOutcome::Ok,
+                "the same version and commit (abc1234)",
+            ),
+            (
+                "0.2.0",
+                "def5678",
+                CheckOutcome::Fail,
+                "the plugin is commit def5678",
+            ),
+            (
+                "0.1.0",
+                "def5678",
+                CheckOutcome::Fail,
+                "the plugin is version 0.1.0",
+            ),
+            (
+                "0.1.0",
+                "abc1234",
+                CheckOutcome::Fail,
+                "the plugin is version 0.1.0",
+            ),
+        ] {
+            let plugin = PluginInstall {
+                key: "self-repair@market".to_owned(),
+                version: Some(version.to_owned()),
+                enabled: true,
+                commit: Some(commit.to_owned()),
+            };
+            let check = plugin_version_check(Some(&plugin), Some(&load), "0.2.0", Some("abc1234"));
+            assert_eq!(
+                check.outcome, outcome,
+                "{version} {commit}: {}",
+                check.found
+            );
+            assert!(
+                check.found.contains(found),
+                "{version} {commit}: {}",
+                check.found
+            );
+        }
+    }
+}
