@@ -28,11 +28,22 @@ fn review(id: &str) -> String {
     }
 }
 
+/// What [`drive`] saw: every item launched, in order, the `show rv-g1` output of its dispatch
+/// (text and JSON), and the `show tw-g1` text of the task writer's.
+struct Driven {
+    launches: Vec<String>,
+    revise: Option<(String, Value)>,
+    task_writer: Option<String>,
+}
+
 /// Drives the run to its end; answers reviews with [`review`], the rest with the scripted
-/// agent. Returns every item launched, in order, and the `show rv-g1` output of its dispatch.
-fn drive(project: &TestProject, agent: &ScriptedAgent) -> (Vec<String>, Option<(String, Value)>) {
-    let mut all = Vec::new();
-    let mut shown = None;
+/// agent.
+fn drive(project: &TestProject, agent: &ScriptedAgent) -> Driven {
+    let mut driven = Driven {
+        launches: Vec::new(),
+        revise: None,
+        task_writer: None,
+    };
     for _ in 0..200 {
         let Some(ids) = next_wave(project) else {
             break;
@@ -44,13 +55,16 @@ fn drive(project: &TestProject, agent: &ScriptedAgent) -> (Vec<String>, Option<(
             }
             if id == "rv-g1" {
                 let text = project.cmd(&["show", id]).run().success().stdout;
-                shown = Some((text, agent.show(id)));
+                driven.revise = Some((text, agent.show(id)));
+            }
+            if id == "tw-g1" {
+                driven.task_writer = Some(project.cmd(&["show", id]).run().success().stdout);
             }
             agent.work(id).success();
         }
-        all.extend(ids);
+        driven.launches.extend(ids);
     }
-    (all, shown)
+    driven
 }
 
 #[test]
@@ -71,7 +85,11 @@ fn review_points_reach_the_revise_step_and_its_plan_reaches_the_task() {
         project: &project,
         run: "r-rv".into(),
     };
-    let (launches, shown) = drive(&project, &agent);
+    let Driven {
+        launches,
+        revise: shown,
+        task_writer,
+    } = drive(&project, &agent);
     let at = |id: &str| {
         launches
             .iter()
@@ -132,6 +150,18 @@ fn review_points_reach_the_revise_step_and_its_plan_reaches_the_task() {
         "{plan}"
     );
     assert!(!plan.contains("Scripted merged plan"), "{plan}");
+
+    // The task writer reads each review's verdict and what became of each of its points.
+    let writer = task_writer.expect("tw-g1 was shown");
+    for line in [
+        "Verdict: rework: the plan deletes the imports",
+        "Verdict: approve with changes, two steps are incomplete.",
+        "- rev-g1-1.rework: ",
+        "- rev-g1-2.1: ",
+        "- rev-g1-2.2: ",
+    ] {
+        assert!(writer.contains(line), "{line:?} in:\n{writer}");
+    }
 }
 
 #[test]
