@@ -33,7 +33,7 @@ readonly CLAUDE_VERSION="2.1.330"
 # `npm view @anthropic-ai/claude-code version`, run `just e2e` (both clients), read what the
 # release changed for hooks, then update "Tested clients" in reference/claude-cli-notes.md and the
 # tested range the hook warns outside of.
-readonly CLAUDE_NEWEST_VERSION="2.1.332"
+readonly CLAUDE_NEWEST_VERSION="2.1.337"
 readonly BACKLOG_VERSION="1.52.0"
 readonly JUST_VERSION="1.57.0"   # npm package rust-just ships the just binary
 # Microsoft's SARIF validator (`Sarif.Multitool validate`): the real-tool tests check what

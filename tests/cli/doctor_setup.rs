@@ -164,7 +164,7 @@ fn doctor_on_a_healthy_setup_prints_every_check_passed() {
         "✓ the client's settings parse (1 file(s) read)".to_owned(),
         "✓ hooks registered by the plugin self-repair@self-repair (installed, enabled)".to_owned(),
         format!("✓ plugin {VERSION}, program {VERSION}"),
-        "✓ Claude Code 2.1.331 (tested: 2.1.330 to 2.1.332)".to_owned(),
+        "✓ Claude Code 2.1.331 (tested: 2.1.330 to 2.1.337)".to_owned(),
         "✓ the project is trusted".to_owned(),
         "✓ a git work tree with commits".to_owned(),
         "✓ backlog CLI on PATH".to_owned(),
@@ -339,8 +339,8 @@ fn doctor_names_the_fix_for_a_client_outside_the_tested_range() {
     one_failure(
         &setup,
         &[
-            "Claude Code 2.1.340 is outside the tested versions, 2.1.330 to 2.1.332",
-            "fix: install a tested one: `npm install -g @anthropic-ai/claude-code@2.1.332`",
+            "Claude Code 2.1.340 is outside the tested versions, 2.1.330 to 2.1.337",
+            "fix: install a tested one: `npm install -g @anthropic-ai/claude-code@2.1.337`",
         ],
     );
     // No claude on PATH: said, not failed.

@@ -13,7 +13,7 @@ use crate::hooks::input::HookInput;
 /// subset on the oldest (reference/e2e.md). Outside it, `hook session-start` says once per
 /// session what may break. Bump it on purpose, with the e2e runs on the new end.
 pub const TESTED_CLIENTS: RangeInclusive<ClientVersion> =
-    ClientVersion::new(2, 1, 330)..=ClientVersion::new(2, 1, 332);
+    ClientVersion::new(2, 1, 330)..=ClientVersion::new(2, 1, 337);
 
 /// A Claude Code version, `major.minor.patch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -246,7 +246,7 @@ mod tests {
             assert_eq!(notices.len(), 1, "{agent}: {notices:?}");
             assert!(
                 notices[0]
-                    .contains("outside the versions self-repair is tested on (2.1.330 to 2.1.332)"),
+                    .contains("outside the versions self-repair is tested on (2.1.330 to 2.1.337)"),
                 "{}",
                 notices[0]
             );
@@ -306,6 +306,7 @@ mod tests {
             Some(ClientVersion::new(2, 1, 332))
         );
         assert!(TESTED_CLIENTS.contains(&ClientVersion::new(2, 1, 331)));
-        assert!(!TESTED_CLIENTS.contains(&ClientVersion::new(2, 1, 333)));
+        assert!(TESTED_CLIENTS.contains(&ClientVersion::new(2, 1, 337)));
+        assert!(!TESTED_CLIENTS.contains(&ClientVersion::new(2, 1, 338)));
     }
 }
