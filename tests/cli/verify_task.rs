@@ -230,3 +230,28 @@ fn an_unknown_task_names_the_run_s_tasks() {
         out.stderr
     );
 }
+
+/// A detector whose output cannot be read is an error that names it, never a detector that
+/// found nothing (which would prove the fix); one that prints nothing found nothing.
+#[test]
+fn a_detector_output_that_cannot_be_read_is_an_error_and_an_empty_one_is_no_finding() {
+    let (project, task) = fixed_run_project();
+    project.write("ruff-now.json", "ruff: error: unrecognized arguments\n");
+    let out = verify(&project, &task, &[]).code(ExitStatus::Usage);
+    assert!(
+        out.stderr
+            .contains("detector `ruff`: its output cannot be read"),
+        "{}",
+        out.stderr
+    );
+    // Printing nothing is the analyzer's way to say it found nothing: the group is gone.
+    project.write("ruff-now.json", "\n");
+    let empty = verify(&project, &task, &[]).success();
+    assert!(
+        empty
+            .stdout
+            .contains("analyzer (ruff): 1 of 1 finding(s) of the group gone"),
+        "{}",
+        empty.stdout
+    );
+}
