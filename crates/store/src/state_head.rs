@@ -21,8 +21,9 @@ pub(crate) struct StateHead {
     pub(crate) head: RunHead,
 }
 
-/// Which file, of which length, last written when: `state.json` is replaced by a new file at
-/// every save (a new inode), so a head whose stamp matches describes the state on disk.
+/// Which file, of which length, last written when. A save writes the other of two files
+/// (`state.json` and its spare swap names) and dates it after the one it replaces
+/// (`replace_through_spare`), so a head whose stamp matches describes the state on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct FileStamp {
     dev: u64,
