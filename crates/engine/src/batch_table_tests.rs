@@ -173,3 +173,70 @@ fn a_state_with_batches_round_trips_through_its_file() {
     let back: RunState = serde_json::from_str(&text).unwrap();
     assert_eq!(back.items, state.items);
 }
+
+#[test]
+fn members_read_from_the_columns_are_written_back_as_read_and_expand_to_the_same_ids() {
+    let items = sample();
+    let (json, back) = round_trip(&items);
+    let read: Vec<&WorkItem> = back.iter().filter(|i| i.members_text().is_some()).collect();
+    let texts: Vec<&str> = read.iter().filter_map(|b| b.members_text()).collect();
+    assert_eq!(texts, ["1-8", "9,11-13,20", "30,29,28", "40", "33-37"]);
+    // Written again untouched: the same bytes, no member expanded for it.
+    let again = crate::item_table::tests_encode(&back);
+    assert_eq!(again, json);
+    // Each expands to the ids it was written from, and its indices are theirs.
+    let state = RunState {
+        triage_items: 40,
+        items: back.clone(),
+        ..crate::test_support::per_finding_run(
+            "r",
+            0,
+            "ruff F401",
+            |_| "generic",
+            |_| false,
+            crate::Config::default(),
+        )
+    };
+    for batch in &read {
+        let original = items.iter().find(|i| i.id == batch.id).unwrap();
+        assert_eq!(batch.inputs(), original.inputs(), "{}", batch.id);
+        let indices: Vec<Option<usize>> =
+            crate::member_list::member_indices(&state, batch).collect();
+        let by_id: Vec<Option<usize>> = original
+            .inputs()
+            .iter()
+            .map(|m| state.index_of(m))
+            .collect();
+        assert_eq!(indices, by_id, "{}", batch.id);
+    }
+}
+
+#[test]
+fn a_batch_whose_members_change_is_written_from_its_new_members() {
+    let (_, mut back) = round_trip(&sample());
+    let at = back
+        .iter()
+        .position(|i| i.members_text() == Some("9,11-13,20"))
+        .unwrap();
+    // A split keeps part of the list: the text read is dropped with the change.
+    back[at].extra_mut().inputs.truncate(2);
+    assert_eq!(back[at].members_text(), None);
+    assert_eq!(back[at].inputs(), ["t-00009", "t-00011"]);
+    let json = crate::item_table::tests_encode(&back);
+    assert_eq!(json["batches"]["members"], "1-8 9,11 30,29,28 40 33-37");
+    // A change to another field of it keeps the members as they were.
+    let (_, mut back) = round_trip(&sample());
+    back[at]
+        .extra_mut()
+        .errors
+        .push("attempt 2 (sonnet): ended".into());
+    assert_eq!(
+        back[at].inputs(),
+        ["t-00009", "t-00011", "t-00012", "t-00013", "t-00020"]
+    );
+    let json = crate::item_table::tests_encode(&back);
+    assert_eq!(
+        json["batches"]["members"],
+        "1-8 9,11-13,20 30,29,28 40 33-37"
+    );
+}

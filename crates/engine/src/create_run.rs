@@ -32,10 +32,25 @@ pub fn triage_id(n: usize) -> String {
 /// [`triage_id`] as stored in a [`crate::WorkItem`]: inline, without a heap allocation. The
 /// number has five digits (`t-00042`); larger runs simply get longer ids.
 pub(crate) fn triage_item_id(n: usize) -> compact_str::CompactString {
-    let mut text = Vec::with_capacity(24);
-    push_triage_id(&mut text, n);
-    // Only `t-` and ASCII digits were written.
-    compact_str::CompactString::from_utf8(&text).unwrap_or_default()
+    // `t-` and at most 20 digits, written on the stack: a batch's members are expanded at
+    // every stop that reads them.
+    let mut text = [b'0'; 22];
+    text[..2].copy_from_slice(b"t-");
+    let mut at = text.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        text[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let start = at.min(text.len() - 5);
+    let mut id = compact_str::CompactString::const_new("t-");
+    // Only ASCII digits were written.
+    id.push_str(std::str::from_utf8(&text[start..]).unwrap_or_default());
+    id
 }
 
 /// The ids of the triage items of a run being loaded, one per item. The five-digit ones are

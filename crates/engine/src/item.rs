@@ -347,7 +347,7 @@ pub struct WorkItem {
 }
 
 /// The fields of a [`WorkItem`] that most items never set.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct ItemExtra {
     pub depends_on: Vec<String>,
     /// Item ids this item works on (an aggregator's slice, a synthesizer's plans, a batch's
@@ -370,12 +370,35 @@ pub struct ItemExtra {
     /// re-route, or rules.json routing a finding its analyzer tags security): once security,
     /// always under the rule (issue 40, reference/routes.md).
     pub security: bool,
+    /// A batch's members as its column wrote them, until something changes them: then they
+    /// are in `inputs` ([`WorkItem::extra_mut`]).
+    pub(crate) members: crate::member_list::BatchMembers,
 }
 
+impl PartialEq for ItemExtra {
+    fn eq(&self, other: &ItemExtra) -> bool {
+        self.depends_on == other.depends_on
+            && self.inputs() == other.inputs()
+            && self.last_rejection == other.last_rejection
+            && self.errors == other.errors
+            && self.rule == other.rule
+            && self.duplicate_of == other.duplicate_of
+            && self.security == other.security
+    }
+}
+
+impl Eq for ItemExtra {}
+
 impl ItemExtra {
+    /// The item ids it works on, wherever they are kept.
+    fn inputs(&self) -> &[CompactString] {
+        self.members.ids().unwrap_or(&self.inputs)
+    }
+
     fn is_empty(&self) -> bool {
         self.depends_on.is_empty()
             && self.inputs.is_empty()
+            && self.members.text().is_none()
             && self.rule.is_none()
             && self.duplicate_of.is_none()
             && !self.security
@@ -476,6 +499,7 @@ impl From<WorkItemFile<'_>> for WorkItem {
             rule: f.rule.map(Cow::into_owned),
             duplicate_of: f.duplicate_of.map(Cow::into_owned),
             security: f.security,
+            ..ItemExtra::default()
         });
         item
     }
@@ -492,6 +516,7 @@ impl<'a> WorkItemFile<'a> {
             rule: None,
             duplicate_of: None,
             security: false,
+            members: crate::member_list::BatchMembers::empty(),
         };
         let extra = item.extra.as_deref().unwrap_or(&NONE);
         let text = |t: &'a Option<String>| t.as_deref().map(Cow::Borrowed);
@@ -506,7 +531,7 @@ impl<'a> WorkItemFile<'a> {
             seen_running: item.seen_running,
             lease: item.lease,
             depends_on: Cow::Borrowed(&extra.depends_on),
-            inputs: Cow::Borrowed(&extra.inputs),
+            inputs: Cow::Borrowed(extra.inputs()),
             finding: item.finding,
             group: item.group,
             route: item.route.clone(),
@@ -556,7 +581,20 @@ impl WorkItem {
 
     /// Item ids this item works on (an aggregator's slice, a synthesizer's plans).
     pub fn inputs(&self) -> &[CompactString] {
-        self.extra.as_ref().map_or(&[], |e| &e.inputs)
+        self.extra.as_ref().map_or(&[], |e| e.inputs())
+    }
+
+    /// A batch's members as `items.batches.members` wrote them (`1-8`), while they are kept
+    /// so: written back as read, without expanding them.
+    pub(crate) fn members_text(&self) -> Option<&str> {
+        self.extra.as_ref()?.members.text()
+    }
+
+    /// Whether it works on any item, without expanding a batch's members.
+    pub(crate) fn has_inputs(&self) -> bool {
+        self.extra
+            .as_ref()
+            .is_some_and(|e| !e.inputs.is_empty() || e.members.text().is_some())
     }
 
     /// The latest rejected submission since the last dispatch.
@@ -612,7 +650,12 @@ impl WorkItem {
 
     /// The rarely set fields, to change them.
     pub fn extra_mut(&mut self) -> &mut ItemExtra {
-        self.extra.get_or_insert_with(Box::default)
+        let extra = self.extra.get_or_insert_with(Box::default);
+        // A batch's members kept as read move into `inputs`, where a change can reach them.
+        if let Some(ids) = extra.members.take() {
+            extra.inputs = ids;
+        }
+        extra
     }
 
     /// Replaces the rarely set fields; empty ones take no memory.
@@ -720,6 +763,7 @@ mod file_form_tests {
             rule: Some("ruff F401".to_owned()),
             duplicate_of: Some("t-00009".to_owned()),
             security: true,
+            ..ItemExtra::default()
         });
         item
     }

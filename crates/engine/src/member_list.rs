@@ -145,9 +145,213 @@ fn read(text: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// A triage batch's members as `items.batches.members` wrote them (`1-8`), kept as read and
+/// expanded into their ids only when something asks for them: a wave stop at 100,000 findings
+/// reads 12,500 batches and looks at the members of the few it folds or dispatches. Checked
+/// when read ([`BatchMembers::read`]), so expanding cannot fail; a batch whose members change
+/// drops the text ([`crate::WorkItem::extra_mut`]).
+#[derive(Default)]
+pub(crate) struct BatchMembers {
+    /// The members column and this batch's span of it; `None`: the list is in `inputs`.
+    text: Option<(std::sync::Arc<str>, std::ops::Range<u32>)>,
+    ids: std::sync::OnceLock<Vec<compact_str::CompactString>>,
+}
+
+impl BatchMembers {
+    /// No text: the list is in `inputs`.
+    pub(crate) const fn empty() -> BatchMembers {
+        BatchMembers {
+            text: None,
+            ids: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The members `column[span]` names, checked: numbers of the `triage` items, no run
+    /// longer than there are items.
+    pub(crate) fn read(
+        column: &std::sync::Arc<str>,
+        span: std::ops::Range<usize>,
+        triage: usize,
+    ) -> Result<BatchMembers, String> {
+        let text = column.get(span.clone()).unwrap_or_default();
+        let bad = || format!("reads `{text}`");
+        if text.is_empty() {
+            return Err(bad());
+        }
+        // As expanding them would find: the first number past the items, or a run longer
+        // than there are items (damage: never expanded).
+        let (mut long, mut past) = (false, None);
+        ranges(text, |start, end| {
+            if long || past.is_some() {
+                return;
+            }
+            if end - start >= triage as u64 {
+                long = true;
+            } else if end > triage as u64 {
+                past = Some(start.max(triage as u64 + 1));
+            }
+        })
+        .map_err(|_| bad())?;
+        if long {
+            return Err(bad());
+        }
+        if let Some(n) = past {
+            return Err(format!("names t-{n}, past the {triage} triage items"));
+        }
+        let (Ok(start), Ok(end)) = (u32::try_from(span.start), u32::try_from(span.end)) else {
+            return Err(bad());
+        };
+        Ok(BatchMembers {
+            text: Some((column.clone(), start..end)),
+            ids: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The text as read, while the list is unexpanded or unchanged.
+    pub(crate) fn text(&self) -> Option<&str> {
+        let (column, span) = self.text.as_ref()?;
+        column.get(span.start as usize..span.end as usize)
+    }
+
+    /// The ids, expanded on first use; `None` when the list lives in `inputs`.
+    pub(crate) fn ids(&self) -> Option<&[compact_str::CompactString]> {
+        let text = self.text()?;
+        Some(self.ids.get_or_init(|| {
+            let mut out = Vec::with_capacity(8);
+            // Checked when read: cannot fail.
+            let _ = ranges(text, |start, end| {
+                out.extend((start..=end).map(|n| crate::create_run::triage_item_id(n as usize)));
+            });
+            out
+        }))
+    }
+
+    /// The ids, the text dropped: the list is about to change.
+    pub(crate) fn take(&mut self) -> Option<Vec<compact_str::CompactString>> {
+        self.ids()?;
+        self.text = None;
+        self.ids.take()
+    }
+}
+
+/// The numbers a checked string form names, in order, read as they are walked.
+pub(crate) struct Numbers<'a> {
+    text: &'a [u8],
+    /// The run being walked: the next number and the run's last.
+    run: Option<(u64, u64)>,
+}
+
+impl<'a> Numbers<'a> {
+    /// The numbers of `text`, a form [`BatchMembers::read`] checked (anything else reads as
+    /// fewer numbers, never a panic).
+    pub(crate) fn of(text: &'a str) -> Numbers<'a> {
+        Numbers {
+            text: text.as_bytes(),
+            run: None,
+        }
+    }
+
+    /// The number at the start of the text, and the text after it.
+    fn number(&mut self) -> u64 {
+        let digits = self.text.iter().take_while(|b| b.is_ascii_digit()).count();
+        let n = self.text[..digits].iter().fold(0u64, |n, &b| {
+            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+        });
+        self.text = &self.text[digits..];
+        n
+    }
+}
+
+impl Iterator for Numbers<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        if let Some((next, last)) = self.run {
+            if next <= last {
+                self.run = Some((next + 1, last));
+                return Some(next);
+            }
+            self.run = None;
+        }
+        if let Some((b',', rest)) = self.text.split_first() {
+            self.text = rest;
+        }
+        if self.text.is_empty() {
+            return None;
+        }
+        let first = self.number();
+        let last = match self.text.split_first() {
+            Some((b'-', rest)) => {
+                self.text = rest;
+                self.number()
+            }
+            _ => first,
+        };
+        self.run = Some((first.saturating_add(1), last));
+        Some(first)
+    }
+}
+
+/// The index in `state.items` of each member of `item`: straight from a batch's numbers
+/// while they are kept as read (no id is made), else each id looked up (`None`: no item).
+pub(crate) fn member_indices<'a>(
+    state: &'a crate::RunState,
+    item: &'a crate::WorkItem,
+) -> impl Iterator<Item = Option<usize>> + 'a {
+    let numbers = item.members_text().map(Numbers::of);
+    let ids = numbers
+        .is_none()
+        .then(|| item.inputs().iter().map(|m| state.index_of(m)));
+    numbers
+        .into_iter()
+        .flatten()
+        .map(|n| usize::try_from(n).ok()?.checked_sub(1))
+        .chain(ids.into_iter().flatten())
+}
+
+impl Clone for BatchMembers {
+    fn clone(&self) -> BatchMembers {
+        BatchMembers {
+            text: self.text.clone(),
+            ids: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for BatchMembers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("BatchMembers").field(&self.text()).finish()
+    }
+}
+
 /// Checks a string form without expanding it.
 fn count(text: &str) -> Result<(), String> {
+    if plain_numbers(text.as_bytes()) {
+        return Ok(());
+    }
     ranges(text, |_, _| {})
+}
+
+/// Whether `text` is a form [`ranges`] reads without a run: numbers of 1 to 18 digits, none
+/// starting with `0`, comma-separated, at most [`MOST`] of them, checked in two quick passes
+/// (every byte, then every number): a run's surveys hold every finding, and their lists are
+/// checked at every load. `false` sends the text to [`ranges`], which says what is wrong.
+fn plain_numbers(text: &[u8]) -> bool {
+    // A pass the compiler can widen: no byte but digits and commas.
+    let only_digits_and_commas = text
+        .iter()
+        .fold(true, |ok, &b| ok & (b.wrapping_sub(b'0') < 10 || b == b','));
+    if !only_digits_and_commas {
+        return false;
+    }
+    let mut numbers = 0u64;
+    for number in text.split(|&b| b == b',') {
+        match number {
+            [b'1'..=b'9', rest @ ..] if rest.len() < 18 => numbers += 1,
+            _ => return false,
+        }
+    }
+    numbers <= MOST
 }
 
 /// A survey's members (triage item ids), read from the file only when first used: a wave
@@ -334,6 +538,46 @@ mod tests {
         // Not as a triage id is written: kept as given.
         assert_eq!(round_trip(&["t-1"]), r#"{"members":["t-1"]}"#);
         assert_eq!(round_trip(&["t-012345"]), r#"{"members":["t-012345"]}"#);
+    }
+
+    #[test]
+    fn numbers_walk_a_list_as_ranges_reads_it() {
+        for text in ["1-8", "9,11-13,20", "30,29,28", "7", "99998-100002,3"] {
+            let mut read = Vec::new();
+            super::ranges(text, |start, end| read.extend(start..=end)).unwrap();
+            assert_eq!(
+                super::Numbers::of(text).collect::<Vec<u64>>(),
+                read,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_quick_check_accepts_only_what_ranges_accepts() {
+        // Every string of up to 5 characters over the form's alphabet and a stray letter,
+        // and long numbers at the edge of the quick check's 18 digits.
+        let alphabet = ['0', '1', '9', ',', '-', 'x'];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(longer);
+        }
+        texts.extend([
+            "1".repeat(18),
+            "1".repeat(19),
+            format!("5,{}", "9".repeat(18)),
+        ]);
+        for text in &texts {
+            assert_eq!(
+                super::count(text).is_ok(),
+                super::ranges(text, |_, _| {}).is_ok(),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

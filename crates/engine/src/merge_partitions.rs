@@ -526,6 +526,7 @@ fn renamed_item(item: &WorkItem, id: &str, map: &HashMap<String, String>) -> Wor
             .duplicate_of()
             .map(|d| map.get(d).cloned().unwrap_or_else(|| d.to_owned())),
         security: item.security_sticky(),
+        ..crate::ItemExtra::default()
     });
     out
 }

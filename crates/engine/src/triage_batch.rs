@@ -258,8 +258,8 @@ fn retire_decided(state: &mut RunState, decided_by: &str) {
                 return false;
             }
             let mut all_terminal = true;
-            for member in batch.inputs() {
-                match state.index_of(member) {
+            for member in crate::member_list::member_indices(state, batch) {
+                match member {
                     Some(m) if state.items[m].status.is_terminal() => {}
                     Some(m) => {
                         witnesses[i] = u32::try_from(m).unwrap_or(NO_WITNESS);
