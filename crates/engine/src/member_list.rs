@@ -365,6 +365,30 @@ pub struct MemberList {
 }
 
 impl MemberList {
+    /// The index in `state.items` of each member (`None`: no such item), read straight from
+    /// the file's numbers while the list is unexpanded: a survey's release walks 100,000
+    /// members at 100,000 findings, and expanding them made a `String` of each.
+    pub(crate) fn indices<'a>(
+        &'a self,
+        state: &'a crate::RunState,
+    ) -> impl Iterator<Item = Option<usize>> + 'a {
+        let triage = state.triage_items as usize;
+        let numbers = self.text.as_deref().map(Numbers::of);
+        let ids = numbers
+            .is_none()
+            .then(|| self.ids().iter().map(|m| state.index_of(m)));
+        numbers
+            .into_iter()
+            .flatten()
+            .map(move |n| {
+                usize::try_from(n)
+                    .ok()?
+                    .checked_sub(1)
+                    .filter(|&i| i < triage)
+            })
+            .chain(ids.into_iter().flatten())
+    }
+
     /// The ids, expanded from the file's text on first use.
     fn ids(&self) -> &Vec<String> {
         self.ids.get_or_init(|| {

@@ -278,7 +278,8 @@ pub(crate) fn record_answer(state: &mut RunState, id: &str, answer: SurveyResult
 /// it; a failed survey releases its rule. Released findings are batched together. Returns true
 /// when anything changed.
 pub(crate) fn resolve_surveys(state: &mut RunState) -> bool {
-    let mut released: Vec<String> = Vec::new();
+    // The released findings, by index.
+    let mut released: Vec<usize> = Vec::new();
     let mut changed = false;
     for index in 0..state.surveys.len() {
         let survey = &state.surveys[index];
@@ -289,7 +290,8 @@ pub(crate) fn resolve_surveys(state: &mut RunState) -> bool {
                 match answer {
                     Some(a) if a.policy != SurveyPolicy::TriageEach => {
                         state.surveys[index].stage = SurveyStage::Checking;
-                        released.extend(state.surveys[index].spot_checks.iter().cloned());
+                        let checks = &state.surveys[index].spot_checks;
+                        released.extend(checks.iter().filter_map(|id| state.index_of(id)));
                     }
                     Some(a) => {
                         if let Some(route) = &a.route {
@@ -412,22 +414,30 @@ fn apply_policy(state: &mut RunState, index: usize) {
     state.surveys[index].stage = SurveyStage::Applied;
 }
 
-/// Drops the policy: the members not yet decided go to ordinary triage. Returns them.
-fn drop_policy(state: &mut RunState, index: usize, why: &str) -> Vec<String> {
+/// Drops the policy: the members not yet decided go to ordinary triage. Returns their
+/// indices.
+fn drop_policy(state: &mut RunState, index: usize, why: &str) -> Vec<usize> {
     let survey = &mut state.surveys[index];
     let checking = survey.stage == SurveyStage::Checking;
     survey.stage = SurveyStage::Dropped;
     survey.dropped = Some(why.to_owned());
-    let members = survey.members.to_vec();
-    let spot_checks = survey.spot_checks.clone();
-    members
-        .into_iter()
-        .filter(|m| !(checking && spot_checks.contains(m)))
-        .filter(|m| {
-            state
-                .item(m)
-                .is_some_and(|i| i.status == ItemStatus::Pending)
-        })
+    let survey = &state.surveys[index];
+    // A checking survey's spot checks went out already.
+    let checks: HashSet<usize> = if checking {
+        survey
+            .spot_checks
+            .iter()
+            .filter_map(|id| state.index_of(id))
+            .collect()
+    } else {
+        HashSet::new()
+    };
+    survey
+        .members
+        .indices(state)
+        .flatten()
+        .filter(|i| !checks.contains(i))
+        .filter(|&i| state.items[i].status == ItemStatus::Pending)
         .collect()
 }
 
@@ -436,12 +446,15 @@ fn reroute_members(state: &mut RunState, index: usize, route: &str) {
     let Some(known) = crate::route::route(route) else {
         return;
     };
-    let members = state.surveys[index].members.to_vec();
+    let members: Vec<usize> = state.surveys[index]
+        .members
+        .indices(state)
+        .flatten()
+        .collect();
     let shared: std::sync::Arc<str> = known.name.into();
-    for id in members {
-        if let Some(item) = state.item_mut(&id)
-            && item.status == ItemStatus::Pending
-        {
+    for index in members {
+        let item = &mut state.items[index];
+        if item.status == ItemStatus::Pending {
             item.route = Some(shared.clone());
             item.tier = item.tier.max(known.tier);
         }
@@ -449,24 +462,25 @@ fn reroute_members(state: &mut RunState, index: usize, route: &str) {
 }
 
 /// Batches released findings (route by route, in item order) so they are not one agent each.
-fn batch_released(state: &mut RunState, released: &[String]) {
+fn batch_released(state: &mut RunState, released: &[usize]) {
     let size = state.config.triage_batch as usize;
     if size < 2 || released.len() < 2 {
         return;
     }
-    let mut by_route: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for id in released {
-        if let Some(index) = state.index_of(id) {
-            let route = state.items[index].route.as_deref().unwrap_or_default();
-            by_route.entry(route.to_owned()).or_default().push(index);
-        }
+    let mut by_route: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for &index in released {
+        let route = state.items[index].route.as_deref().unwrap_or_default();
+        by_route.entry(route).or_default().push(index);
     }
-    for mut members in by_route.into_values() {
+    let by_route: Vec<Vec<usize>> = by_route.into_values().collect();
+    let mut next = crate::triage_batch::next_batch_number(state);
+    for mut members in by_route {
         members.sort_unstable();
         for chunk in members.chunks(size).filter(|c| c.len() > 1) {
             let items: Vec<&WorkItem> = chunk.iter().map(|&i| &state.items[i]).collect();
-            let batch = crate::triage_batch::next_batch(state, &items);
+            let batch = crate::triage_batch::numbered_batch(next, &items);
             state.items.push(batch);
+            next += 1;
         }
     }
 }

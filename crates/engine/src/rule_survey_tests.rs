@@ -516,3 +516,42 @@ fn a_spread_of_more_than_there_are_gives_each_once() {
     let skip = std::collections::HashSet::from([1]);
     assert_eq!(super::spread(&[0, 1, 2], 3, &skip, |i| paths[i]), [0, 2]);
 }
+
+#[test]
+fn a_release_read_back_from_the_file_forms_its_batches_numbered_in_turn() {
+    // 30 findings of one rule (one survey), 3 of another (one batch), over several files.
+    let files = ["a.py", "b.py", "c.py", "d.py", "e.py"];
+    let mut findings: Vec<(&str, &str, &str)> = (0..30)
+        .map(|i| ("generic", "ruff D205", files[i % files.len()]))
+        .collect();
+    findings.extend([("generic", "ruff F401", "a.py"); 3]);
+    let state = run_of(&findings, 5);
+    assert_eq!(state.surveys.len(), 1);
+    // The survey's members are read as the file writes them (numbers), not as ids.
+    let mut state: RunState =
+        serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap();
+    let first = dispatched(&mut state);
+    submit(
+        &mut state,
+        "rs-00001",
+        json!({"policy": "triage_each", "route": "dead-code",
+               "reason": "some docstrings belong to code nothing calls any more"}),
+    );
+    for id in first.iter().filter(|id| id.starts_with("tb-")) {
+        answer_batch(&mut state, id, "real");
+    }
+    let released = dispatched(&mut state);
+    let ids: Vec<&str> = released.iter().map(String::as_str).collect();
+    assert_eq!(ids, ["tb-00002", "tb-00003", "tb-00004", "tb-00005"]);
+    let members: Vec<String> = released
+        .iter()
+        .flat_map(|b| state.item(b).unwrap().inputs().to_vec())
+        .map(|m| m.to_string())
+        .collect();
+    assert_eq!(members, state.surveys[0].members.to_vec());
+    assert!(
+        members
+            .iter()
+            .all(|m| state.item(m).unwrap().route.as_deref() == Some("dead-code"))
+    );
+}

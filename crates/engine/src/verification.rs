@@ -507,12 +507,13 @@ pub(crate) fn batch_second_looks(state: &mut RunState) -> usize {
         }
     }
     let mut formed = 0;
+    let first = crate::triage_batch::next_batch_number(state);
     for ((_, rule), members) in by_rule {
         let count = members.len().div_ceil(size);
         let each = members.len().div_ceil(count);
         for part in members.chunks(each).filter(|p| p.len() > 1) {
             let items: Vec<&WorkItem> = part.iter().map(|&i| &state.items[i]).collect();
-            let mut batch = crate::triage_batch::next_batch(state, &items);
+            let mut batch = crate::triage_batch::numbered_batch(first + formed, &items);
             batch.extra_mut().rule.clone_from(&rule);
             state.items.push(batch);
             formed += 1;
