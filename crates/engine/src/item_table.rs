@@ -341,27 +341,27 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
     let bad =
         |column: &str, i: usize| format!("items.triage.{column}: bad character at item {}", i + 1);
     let base36 = digit_reader();
-    // Each item's index into `causes`, `None` for no cause.
-    let cause_of: Box<dyn Fn(usize) -> Result<Option<usize>, String>> =
-        match (&t.cause, &t.cause_index) {
-            (Some(letters), None) if letters.len() == n => {
-                let letters = letters.as_bytes();
-                Box::new(move |i| match letters[i] {
-                    b'-' => Ok(None),
-                    c => base36[usize::from(c)]
-                        .map(|c| Some(c as usize))
-                        .ok_or_else(|| bad("cause", i)),
-                })
-            }
-            (None, Some(indices)) if indices.len() == n => {
-                Box::new(move |i| Ok(usize::try_from(indices[i]).ok()))
-            }
-            _ => {
-                return Err(format!(
-                    "items.triage.cause: expected one entry for each of {n} items"
-                ));
-            }
-        };
+    // Each item's index into `causes`, `None` for no cause: a letter each, or a number each.
+    let (cause_letters, cause_numbers): (&[u8], &[i64]) = match (&t.cause, &t.cause_index) {
+        (Some(letters), None) if letters.len() == n => (letters.as_bytes(), &[]),
+        (None, Some(indices)) if indices.len() == n => (&[], indices),
+        _ => {
+            return Err(format!(
+                "items.triage.cause: expected one entry for each of {n} items"
+            ));
+        }
+    };
+    let cause_of = |i: usize| -> Result<Option<usize>, String> {
+        match cause_letters.get(i) {
+            Some(b'-') => Ok(None),
+            Some(&c) => base36[usize::from(c)]
+                .map(|c| Some(c as usize))
+                .ok_or_else(|| bad("cause", i)),
+            None => Ok(cause_numbers
+                .get(i)
+                .and_then(|&c| usize::try_from(c).ok())),
+        }
+    };
     let (status, tier, verdict, attempts, dispatches, route) = (
         t.status.as_bytes(),
         t.tier.as_bytes(),
