@@ -198,8 +198,28 @@ fn an_item_whose_id_is_of_another_kind_is_refused() {
 
 #[test]
 fn an_item_listed_twice_is_refused() {
-    let mut state = state();
-    let copy = first_batch(&mut state).clone();
-    state.items.push(copy);
-    refused(&state, "item tb-00001 is listed twice");
+    let mut copied = state();
+    let copy = first_batch(&mut copied).clone();
+    copied.items.push(copy);
+    refused(&copied, "item tb-00001 is listed twice");
+    // A batch id the run would not write is checked as an id; so is any other item's.
+    for (id, kind) in [
+        ("tb-1", ItemKind::TriageBatch),
+        ("tb-000001", ItemKind::TriageBatch),
+        ("agg-1", ItemKind::Aggregate),
+    ] {
+        let mut twice = state();
+        let mut item = first_batch(&mut twice).clone();
+        item.id = id.into();
+        item.kind = kind;
+        twice.items.push(item.clone());
+        twice.items.push(item);
+        refused(&twice, &format!("item {id} is listed twice"));
+    }
+    // Ids that share a number but not their text are two items.
+    let mut alike = state();
+    let mut item = first_batch(&mut alike).clone();
+    item.id = "tb-1".into();
+    alike.items.push(item);
+    assert!(check_state(&alike).is_ok());
 }
