@@ -357,9 +357,7 @@ fn decode(table: ItemTable) -> Result<Vec<WorkItem>, String> {
             Some(&c) => base36[usize::from(c)]
                 .map(|c| Some(c as usize))
                 .ok_or_else(|| bad("cause", i)),
-            None => Ok(cause_numbers
-                .get(i)
-                .and_then(|&c| usize::try_from(c).ok())),
+            None => Ok(cause_numbers.get(i).and_then(|&c| usize::try_from(c).ok())),
         }
     };
     let (status, tier, verdict, attempts, dispatches, route) = (

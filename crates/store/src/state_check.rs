@@ -103,8 +103,8 @@ pub(crate) fn check_state(state: &RunState) -> Result<(), String> {
         }
     }
     batches.sort_unstable();
-    if let Some(pair) = batches.windows(2).find(|pair| pair[0] == pair[1]) {
-        return Err(format!("item tb-{:05} is listed twice", pair[0]));
+    if let Some(&[n, _]) = batches.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(format!("item tb-{n:05} is listed twice"));
     }
     Ok(())
 }
