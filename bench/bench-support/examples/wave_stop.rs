@@ -8,6 +8,9 @@
 //! mid-run snapshot `scripts/bench/scale_run.py` keeps. It is copied to a temporary folder
 //! before each run, so it is never changed.
 //!
+//! With `WAVE_STOP_OUT=DIR` set, the first run's decision (`decision.txt`) and the run folder's
+//! files as the stop left them are copied to `DIR`: two builds' answers compare byte for byte.
+//!
 //! `wave_stop RUN_DIR --resave` instead rewrites `RUN_DIR/state.json` in place in this build's
 //! layout, folding nothing (the journal offset stays): a snapshot taken by an older build then
 //! prices the stops of a run this build wrote from the start.
@@ -81,6 +84,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         };
         let outcome = decide_stop(&mut state, &stop, now);
         mark(2);
+        let decision = format!("{outcome:#?}\n");
         if outcome.changed {
             dir.append_applied(
                 &mut state,
@@ -98,6 +102,11 @@ fn main() -> Result<(), Box<dyn Error>> {
         marks[5] = started.elapsed().as_secs_f64() * 1e3;
         for (i, m) in marks.iter().enumerate() {
             steps[i].push(*m);
+        }
+        if let Some(out) = std::env::var_os("WAVE_STOP_OUT").filter(|_| steps[5].len() == 1) {
+            let out = PathBuf::from(out);
+            copy_dir(&dir_path, &out)?;
+            std::fs::write(out.join("decision.txt"), decision)?;
         }
         std::fs::remove_dir_all(&temp)?;
     }
