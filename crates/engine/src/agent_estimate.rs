@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use crate::held_items::HeldItems;
 use crate::{ItemKind, Phase, RunState, SurveyStage, Verdict};
 
 /// The likely share of each span between the least and the most agents, measured on the
@@ -77,6 +78,12 @@ impl KindAgents {
 /// re-routes are not counted. `start` prices it before the first dispatch, `status` counts it
 /// at any time: at the start of a run both say the same.
 pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
+    agents_ahead_of(state, &HeldItems::waiting(state))
+}
+
+/// [`agents_ahead`], given the findings that wait for a live batch or survey
+/// ([`HeldItems::waiting`]): a stop reads them to find its ready items too.
+pub(crate) fn agents_ahead_of(state: &RunState, held: &HeldItems) -> Vec<KindAgents> {
     let config = &state.config;
     let triage = &state.items[..state.triage_items as usize];
     let mut counts: Vec<KindAgents> = ItemKind::ALL
@@ -88,19 +95,14 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
             entry.add(agents);
         }
     };
-    // Held: by a batch still to run, or by a survey whose policy may still decide them.
-    let mut held = crate::held_items::HeldItems::new(state);
-    held.extend(state, crate::triage_batch::batch_members(state, false));
     let per_batch = config.triage_batch.max(1);
     let mut spot_checks_ahead = 0u32;
-    let mut surveyed = crate::held_items::HeldItems::new(state);
+    let mut surveyed = HeldItems::new(state);
     for survey in &state.surveys {
         match survey.stage {
             SurveyStage::Open => {
-                held.extend(state, survey.members.iter().map(String::as_str));
                 let checks: HashSet<&str> = survey.spot_checks.iter().map(String::as_str).collect();
                 surveyed.extend(
-                    state,
                     survey
                         .members
                         .iter()
@@ -130,8 +132,7 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
                     .iter()
                     .map(String::as_str)
                     .filter(|m| !checks.contains(m));
-                held.extend(state, waiting.clone());
-                surveyed.extend(state, waiting);
+                surveyed.extend(waiting);
                 add(KindAgents::between(
                     ItemKind::TriageBatch,
                     0,
@@ -232,7 +233,7 @@ pub fn agents_ahead(state: &RunState) -> Vec<KindAgents> {
 fn project_later_phases(
     state: &RunState,
     triage: &[crate::WorkItem],
-    surveyed: &crate::held_items::HeldItems<'_>,
+    surveyed: &HeldItems,
     add: &mut impl FnMut(KindAgents),
 ) {
     if state.until == Some(Phase::Triage) {

@@ -6,6 +6,7 @@ use crate::advance::advance;
 use crate::dispatch::{
     DISPATCH_BUDGET, DISPATCH_START, DISPATCH_VERSION, Dispatch, Launch, PROTOCOL,
 };
+use crate::held_items::HeldItems;
 use crate::{ItemKind, ItemStatus, PauseReason, Phase, RunState, RunStatus, StopEvent};
 
 /// What the hook answers.
@@ -140,7 +141,14 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     }
     let in_flight = state.in_flight();
     let room = (state.config.fan_out as usize).saturating_sub(in_flight);
-    let ready = ready_items(state, room);
+    // What live batches and surveys hold, walked once: it finds the ready items, and still
+    // holds after they are dispatched, for the progress note.
+    let waiting = if room > 0 {
+        HeldItems::waiting(state)
+    } else {
+        HeldItems::default()
+    };
+    let ready = ready_items(state, &waiting, room);
     let wanted = ready.len();
     let ready = crate::budget::affordable(state, stop.spend.as_ref(), ready);
     let affordable = ready.len();
@@ -185,7 +193,11 @@ pub fn decide_stop(state: &mut RunState, stop: &StopEvent, now: u64) -> Outcome 
     let mut dispatch = build_dispatch(state, &ready, now);
     let items = dispatch.launch.iter().map(|l| l.item.clone()).collect();
     crate::session_channel::for_dispatch(state, items);
-    dispatch.progress = Some(crate::dispatch::progress_note(state, stop.spend.as_ref()));
+    dispatch.progress = Some(crate::dispatch::progress_note(
+        state,
+        &waiting,
+        stop.spend.as_ref(),
+    ));
     outcome(Decision::Block(dispatch), true)
 }
 
@@ -668,7 +680,8 @@ fn settle_dependencies(state: &mut RunState) -> bool {
 }
 
 /// Ids of pending items of the current phase whose dependencies are done, up to `room`.
-fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
+/// `waiting` holds what live batches and surveys hold ([`HeldItems::waiting`]).
+fn ready_items(state: &RunState, waiting: &HeldItems, room: usize) -> Vec<usize> {
     if room == 0 {
         return Vec::new();
     }
@@ -683,13 +696,14 @@ fn ready_items(state: &RunState, room: usize) -> Vec<usize> {
         HashMap::new()
     };
     // Triage items a live batch holds go out with their batch only.
-    let mut held = crate::held_items::HeldItems::new(state);
-    if phase == Phase::Triage {
-        held.extend(state, crate::triage_batch::batch_members(state, false));
-        held.extend(state, crate::rule_survey::survey_members(state, false));
-        held.extend(state, crate::verification::verified_members(state, false));
-        held.extend(state, crate::verification::second_looks_waiting(state));
-    }
+    let held = if phase == Phase::Triage {
+        let mut held = waiting.clone();
+        held.extend(crate::verification::verified_members(state, false));
+        held.extend(crate::verification::second_looks_waiting(state));
+        held
+    } else {
+        HeldItems::default()
+    };
     state
         .items
         .iter()

@@ -62,10 +62,16 @@ pub fn relay_reason(line: &str) -> String {
 
 /// The run's progress in a dispatch, in a few words: the agents that ended of the likely total
 /// over every phase (the figures of `status` and `statusline`) and the dollars the hook's ledger
-/// shows spent, of the budget: `12 of ~75 agents, $0.42/$5.00`.
-pub fn progress_note(state: &crate::RunState, spend: Option<&crate::Spend>) -> String {
+/// shows spent, of the budget: `12 of ~75 agents, $0.42/$5.00`. `waiting` is what live
+/// batches and surveys hold ([`crate::held_items::HeldItems::waiting`]), walked once a stop.
+pub(crate) fn progress_note(
+    state: &crate::RunState,
+    waiting: &crate::held_items::HeldItems,
+    spend: Option<&crate::Spend>,
+) -> String {
     let behind = crate::agents_behind(state);
-    let (_, ahead, _) = crate::total_agents(&crate::agents_ahead(state));
+    let ahead = crate::agent_estimate::agents_ahead_of(state, waiting);
+    let (_, ahead, _) = crate::total_agents(&ahead);
     let mut note = format!("{behind} of ~{} agents", behind + ahead);
     if let Some(spend) = spend {
         note.push_str(&format!(", ${:.2}", spend.spent_micros as f64 / 1e6));

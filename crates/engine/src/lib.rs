@@ -75,7 +75,7 @@ pub use create_run::{RoutedFinding, create_run, triage_id};
 pub use decide_stop::{Decision, Outcome, REFUSED_BY_PROVIDER, decide_stop, settle, summary};
 pub use dispatch::{
     DISPATCH_BUDGET, DISPATCH_START, DISPATCH_VERSION, Dispatch, HOOK_TEXT_LIMIT, Launch, PROTOCOL,
-    RELAY_INSTRUCTION, THEN, fit_hook_text, progress_note, relay_reason,
+    RELAY_INSTRUCTION, THEN, fit_hook_text, relay_reason,
 };
 pub use duplicate_chain::{ChainEnd, chain_end};
 pub use event::{AgentLaunch, Event, JournalEntry, StopEvent};

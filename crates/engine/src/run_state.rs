@@ -289,7 +289,7 @@ pub struct PhaseIds {
 fn shown_status(
     index: usize,
     item: &WorkItem,
-    in_flight: &crate::held_items::HeldItems<'_>,
+    in_flight: &crate::held_items::HeldItems,
 ) -> ItemStatus {
     match item.status {
         ItemStatus::Pending if in_flight.holds(index, item.id.as_str()) => ItemStatus::Dispatched,
@@ -444,12 +444,12 @@ impl RunState {
     }
 
     /// Triage findings held by a batch, survey or second opinion in flight.
-    fn held_in_flight(&self, phase: Phase) -> crate::held_items::HeldItems<'_> {
+    fn held_in_flight(&self, phase: Phase) -> crate::held_items::HeldItems {
         let mut held = crate::held_items::HeldItems::new(self);
         if phase == Phase::Triage {
-            held.extend(self, crate::triage_batch::batch_members(self, true));
-            held.extend(self, crate::rule_survey::survey_members(self, true));
-            held.extend(self, crate::verification::verified_members(self, true));
+            held.extend(crate::triage_batch::batch_members(self, true));
+            held.extend(crate::rule_survey::survey_members(self, true));
+            held.extend(crate::verification::verified_members(self, true));
         }
         held
     }
