@@ -155,7 +155,7 @@ pub(crate) fn agents_ahead_of(state: &RunState, held: &HeldItems) -> Vec<KindAge
             continue;
         }
         if item.kind == ItemKind::Triage {
-            if held.holds(index, item.id.as_str()) {
+            if held.holds(index, &item.id) {
                 continue;
             }
             triaged_ahead += 1;
@@ -252,7 +252,7 @@ fn project_later_phases(
         };
         most += 1;
         likely_real += share;
-        likely_aggregated += if !surveyed.is_empty() && surveyed.holds(index, item.id.as_str()) {
+        likely_aggregated += if surveyed.holds(index, &item.id) {
             share * likely::SURVEY_RELEASED
         } else {
             share
@@ -354,11 +354,13 @@ pub fn total_agents(agents: &[KindAgents]) -> (u32, u32, u32) {
 /// retries are not counted, as `agents_ahead` does not count them). With `agents_ahead`'s likely
 /// count it is the whole run's progress: `self-repair statusline`'s bar.
 pub fn agents_behind(state: &RunState) -> u32 {
+    // A sum of flags, not a count of a filter: no branch per item (112,500 at 100,000
+    // findings, at every dispatch).
     state
         .items
         .iter()
-        .filter(|item| item.status.is_terminal() && item.dispatches > 0)
-        .count() as u32
+        .map(|item| u32::from(item.status.is_terminal() && item.dispatches > 0))
+        .sum()
 }
 
 #[cfg(test)]

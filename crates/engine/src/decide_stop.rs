@@ -709,7 +709,7 @@ fn ready_items(state: &RunState, waiting: &HeldItems, room: usize) -> Vec<usize>
         .iter()
         .enumerate()
         .filter(|(_, i)| i.status == ItemStatus::Pending && i.kind.phase() == phase)
-        .filter(|(index, i)| !held.holds(*index, i.id.as_str()))
+        .filter(|(index, i)| !held.holds(*index, &i.id))
         .filter(|(_, i)| {
             i.depends_on()
                 .iter()
@@ -893,3 +893,7 @@ pub fn summary(state: &RunState) -> String {
 #[cfg(test)]
 #[path = "decide_stop_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "ready_items_tests.rs"]
+mod ready_items_tests;

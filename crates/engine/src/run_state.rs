@@ -292,7 +292,7 @@ fn shown_status(
     in_flight: &crate::held_items::HeldItems,
 ) -> ItemStatus {
     match item.status {
-        ItemStatus::Pending if in_flight.holds(index, item.id.as_str()) => ItemStatus::Dispatched,
+        ItemStatus::Pending if in_flight.holds(index, &item.id) => ItemStatus::Dispatched,
         status => status,
     }
 }
