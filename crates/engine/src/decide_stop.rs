@@ -708,8 +708,9 @@ fn ready_items(state: &RunState, waiting: &HeldItems, room: usize) -> Vec<usize>
         .items
         .iter()
         .enumerate()
-        .filter(|(_, i)| i.status == ItemStatus::Pending && i.kind.phase() == phase)
-        .filter(|(index, i)| !held.holds(*index, &i.id))
+        // Held first: most pending findings of a batched run are.
+        .filter(|(index, i)| i.status == ItemStatus::Pending && !held.holds(*index, &i.id))
+        .filter(|(_, i)| i.kind.phase() == phase)
         .filter(|(_, i)| {
             i.depends_on()
                 .iter()
