@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use compact_str::CompactString;
 
-use crate::RunState;
+use crate::{RunState, WorkItem};
 
 /// Item ids, a triage id held as a flag at its index. It borrows nothing of the state: a stop
 /// reads the set of [`HeldItems::waiting`] before and after it dispatches.
@@ -32,9 +32,33 @@ impl HeldItems {
     /// changes none of it: no batch ends, no survey moves on.
     pub(crate) fn waiting(state: &RunState) -> HeldItems {
         let mut held = HeldItems::new(state);
-        held.extend(crate::triage_batch::batch_members(state, false));
+        for batch in crate::triage_batch::live_batches(state, false) {
+            held.extend_members(batch);
+        }
         held.extend(crate::rule_survey::survey_members(state, false));
         held
+    }
+
+    /// Adds the members of `batch`: read off its column's numbers while they are kept as read
+    /// (`t-N` is item N-1: no id is made), else its ids.
+    pub(crate) fn extend_members(&mut self, batch: &WorkItem) {
+        match batch.members_text() {
+            Some(text) => crate::member_list::Numbers::of(text).for_each(|n| self.insert_number(n)),
+            None => self.extend(batch.inputs().iter().map(CompactString::as_str)),
+        }
+    }
+
+    /// Adds the triage id `t-N` numbered `number`.
+    fn insert_number(&mut self, number: u64) {
+        let number = usize::try_from(number).unwrap_or(usize::MAX);
+        match number
+            .checked_sub(1)
+            .filter(|&index| index < self.triage.len())
+        {
+            Some(index) => self.triage[index] = true,
+            // Never past the items (checked when read), but held as its id would be.
+            None => self.insert_other(&crate::triage_id(number)),
+        }
     }
 
     /// Adds `id`.
@@ -160,6 +184,58 @@ mod tests {
             Some(4_294_967_294)
         );
         assert_eq!(triage_index(usize::MAX, "t-12345678901"), None);
+    }
+
+    #[test]
+    fn batch_members_read_from_the_file_are_held_and_counted_as_their_ids() {
+        // Two rules over three files: batches of runs (`1-8`) and of lists (`9,11,13`).
+        let findings: Vec<(&str, &str, &str)> = (0..30)
+            .map(|i| {
+                let rule = if i % 3 == 0 { "ruff E711" } else { "ruff F401" };
+                ("generic", rule, ["a.py", "b.py", "c.py"][i % 3])
+            })
+            .collect();
+        let config = crate::Config {
+            survey_min: 0,
+            ..crate::Config::default()
+        };
+        let mut state = crate::test_support::run_of_findings("r", &findings, config);
+        let first = state.triage_items as usize;
+        state.items[first].status = crate::ItemStatus::Done;
+        state.items[first + 1].status = crate::ItemStatus::Dispatched;
+        let read: RunState = serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap();
+        let mut expanded = read.clone();
+        for item in &mut expanded.items {
+            item.extra_mut();
+        }
+        let batches = read.items[first..].iter().zip(&expanded.items[first..]);
+        let mut as_read = 0;
+        for (batch, ids) in batches.filter(|(b, _)| b.kind == crate::ItemKind::TriageBatch) {
+            as_read += usize::from(batch.members_text().is_some());
+            assert_eq!(ids.members_text(), None);
+            let count = crate::triage_batch::member_count(batch);
+            assert_eq!(count, ids.inputs().len(), "{}", batch.id);
+            assert!(!crate::holds_second_looks(batch));
+        }
+        assert!(
+            as_read >= 3,
+            "batches read with their members as text: {as_read}"
+        );
+        for in_flight in [false, true] {
+            let (mut held, mut by_ids) = (HeldItems::new(&read), HeldItems::new(&read));
+            for batch in crate::triage_batch::live_batches(&read, in_flight) {
+                held.extend_members(batch);
+            }
+            by_ids.extend(crate::triage_batch::batch_members(&expanded, in_flight));
+            for (index, item) in read.items.iter().enumerate() {
+                assert_eq!(
+                    held.holds(index, &item.id),
+                    by_ids.holds(index, &item.id),
+                    "{} (in flight only: {in_flight})",
+                    item.id
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! A stop's ready items and progress note, read off the one walk of what live batches and
 //! surveys hold (`HeldItems::waiting`), against their definitions with hashed sets of ids, at
-//! every stop of runs driven to their end: batches, a rule survey open then being checked, a
-//! finding that left its batch, security second looks, then the plan phase's dependencies.
+//! every stop of runs driven to their end, each stop reading the run from its file as the hook
+//! does: batches, a rule survey open then being checked, a finding that left its batch, security
+//! second looks, then the plan phase's dependencies.
 
 use std::collections::{HashMap, HashSet};
 
@@ -106,8 +107,18 @@ fn drive_checking_each_stop(state: &mut RunState) -> HashSet<String> {
     let mut seen = HashSet::new();
     let mut rerouted = false;
     for _ in 0..200 {
-        let ready = ready_by_definition(state, usize::MAX);
+        // As the hook finds it: read from its file, batches' members kept as their column's
+        // numbers until something reads their ids.
+        *state = serde_json::from_str(&serde_json::to_string(state).unwrap()).unwrap();
         let batch_live = |i: &WorkItem| i.kind == ItemKind::TriageBatch && !i.status.is_terminal();
+        if state
+            .items
+            .iter()
+            .any(|i| batch_live(i) && i.members_text().is_some())
+        {
+            seen.insert("a live batch's members as read".to_owned());
+        }
+        let ready = ready_by_definition(state, usize::MAX);
         if ready
             .iter()
             .any(|&i| state.items[i].kind == ItemKind::Triage)
@@ -127,8 +138,15 @@ fn drive_checking_each_stop(state: &mut RunState) -> HashSet<String> {
         let Decision::Block(dispatch) = outcome.decision else {
             return seen;
         };
-        let behind = agents_behind(state);
-        let ahead = total_agents(&agents_ahead(state)).1;
+        // Counted afresh, every batch's members expanded into ids first.
+        let mut expanded = state.clone();
+        for item in &mut expanded.items {
+            if item.members_text().is_some() {
+                item.extra_mut();
+            }
+        }
+        let behind = agents_behind(&expanded);
+        let ahead = total_agents(&agents_ahead(&expanded)).1;
         assert_eq!(
             dispatch.progress,
             Some(format!("{behind} of ~{} agents", behind + ahead))
@@ -165,6 +183,7 @@ fn a_batched_and_surveyed_run_finds_each_stops_ready_items_and_note_as_defined()
         "Open",
         "Checking",
         "a finding no batch holds, beside live batches",
+        "a live batch's members as read",
     ] {
         assert!(seen.contains(what), "{what} not seen: {seen:?}");
     }

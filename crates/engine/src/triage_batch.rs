@@ -104,6 +104,14 @@ pub fn batch_members_held(state: &RunState, dispatched_only: bool) -> HashSet<&s
 
 /// The ids of [`batch_members_held`], one by one (an id two batches hold, twice).
 pub(crate) fn batch_members(state: &RunState, dispatched_only: bool) -> impl Iterator<Item = &str> {
+    live_batches(state, dispatched_only).flat_map(|b| b.inputs().iter().map(CompactString::as_str))
+}
+
+/// The batches not ended (`dispatched_only`: those in flight).
+pub(crate) fn live_batches(
+    state: &RunState,
+    dispatched_only: bool,
+) -> impl Iterator<Item = &WorkItem> {
     state.items[state.triage_items as usize..]
         .iter()
         .filter(|b| b.kind == ItemKind::TriageBatch)
@@ -114,7 +122,15 @@ pub(crate) fn batch_members(state: &RunState, dispatched_only: bool) -> impl Ite
                 !b.status.is_terminal()
             }
         })
-        .flat_map(|b| b.inputs().iter().map(CompactString::as_str))
+}
+
+/// How many members `batch` has, counted off its column's numbers while they are kept as
+/// read: no id is made.
+pub(crate) fn member_count(batch: &WorkItem) -> usize {
+    match batch.members_text() {
+        Some(text) => crate::member_list::Numbers::of(text).count(),
+        None => batch.inputs().len(),
+    }
 }
 
 /// For each triage item a batch decided, that batch's id (a member that left its batch for a

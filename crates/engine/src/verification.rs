@@ -401,7 +401,9 @@ pub(crate) fn unverified(state: &mut RunState, index: usize) {
 /// Whether `batch` is a batch of second looks (its members are `vf-` items), not of first looks.
 #[must_use]
 pub fn holds_second_looks(batch: &WorkItem) -> bool {
+    // Members kept as their column's numbers are findings (`t-N`): none is read to know.
     batch.kind == ItemKind::TriageBatch
+        && batch.members_text().is_none()
         && batch.inputs().first().is_some_and(|m| m.starts_with("vf-"))
 }
 
