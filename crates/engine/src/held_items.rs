@@ -39,13 +39,17 @@ impl HeldItems {
         held
     }
 
-    /// Adds the members of `batch`: read off its column's numbers while they are kept as read
-    /// (`t-N` is item N-1: no id is made), else its ids.
+    /// Adds the members of `batch`: read off its column's runs (`1-8`) while they are kept as
+    /// read (`t-N` is item N-1: no id is made), else its ids.
     pub(crate) fn extend_members(&mut self, batch: &WorkItem) {
-        match batch.members_text() {
-            Some(text) => crate::member_list::Numbers::of(text).for_each(|n| self.insert_number(n)),
-            None => self.extend(batch.inputs().iter().map(CompactString::as_str)),
-        }
+        let Some(text) = batch.members_text() else {
+            self.extend(batch.inputs().iter().map(CompactString::as_str));
+            return;
+        };
+        // Checked when read: cannot fail (and would hold what expanding it finds if it did).
+        let _ = crate::member_list::ranges(text, |first, last| {
+            (first..=last).for_each(|number| self.insert_number(number));
+        });
     }
 
     /// Adds the triage id `t-N` numbered `number`.

@@ -124,13 +124,16 @@ pub(crate) fn live_batches(
         })
 }
 
-/// How many members `batch` has, counted off its column's numbers while they are kept as
+/// How many members `batch` has, counted off its column's runs (`1-8`) while they are kept as
 /// read: no id is made.
 pub(crate) fn member_count(batch: &WorkItem) -> usize {
-    match batch.members_text() {
-        Some(text) => crate::member_list::Numbers::of(text).count(),
-        None => batch.inputs().len(),
-    }
+    let Some(text) = batch.members_text() else {
+        return batch.inputs().len();
+    };
+    let mut count = 0;
+    // Checked when read: cannot fail (and would count what expanding it finds if it did).
+    let _ = crate::member_list::ranges(text, |first, last| count += last - first + 1);
+    usize::try_from(count).unwrap_or(usize::MAX)
 }
 
 /// For each triage item a batch decided, that batch's id (a member that left its batch for a
