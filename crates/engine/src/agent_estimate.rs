@@ -162,7 +162,9 @@ pub(crate) fn agents_ahead_of(state: &RunState, held: &HeldItems) -> Vec<KindAge
             security_ahead += u32::from(on_security(item));
         }
         if item.kind == ItemKind::TriageBatch && !crate::holds_second_looks(item) {
-            let members = crate::triage_batch::member_count(item) as u32;
+            let members = held
+                .batch_size(index)
+                .unwrap_or_else(|| crate::triage_batch::member_count(item) as u32);
             triaged_ahead += members;
             if on_security(item) {
                 security_ahead += members;

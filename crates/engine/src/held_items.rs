@@ -15,6 +15,9 @@ use crate::{RunState, WorkItem};
 pub(crate) struct HeldItems {
     triage: Vec<bool>,
     other: HashSet<CompactString>,
+    /// The members of each batch [`HeldItems::waiting`] walked, by its index past the triage
+    /// items (0: not walked).
+    batch_sizes: Vec<u32>,
 }
 
 impl HeldItems {
@@ -23,6 +26,7 @@ impl HeldItems {
         HeldItems {
             triage: vec![false; state.triage_items as usize],
             other: HashSet::new(),
+            batch_sizes: Vec::new(),
         }
     }
 
@@ -32,24 +36,37 @@ impl HeldItems {
     /// changes none of it: no batch ends, no survey moves on.
     pub(crate) fn waiting(state: &RunState) -> HeldItems {
         let mut held = HeldItems::new(state);
-        for batch in crate::triage_batch::live_batches(state, false) {
-            held.extend_members(batch);
+        let first = state.triage_items as usize;
+        held.batch_sizes = vec![0; state.items.len().saturating_sub(first)];
+        for (index, batch) in crate::triage_batch::live_batches(state, false) {
+            let members = held.extend_members(batch);
+            held.batch_sizes[index - first] = u32::try_from(members).unwrap_or(u32::MAX);
         }
         held.extend(crate::rule_survey::survey_members(state, false));
         held
     }
 
     /// Adds the members of `batch`: read off its column's runs (`1-8`) while they are kept as
-    /// read (`t-N` is item N-1: no id is made), else its ids.
-    pub(crate) fn extend_members(&mut self, batch: &WorkItem) {
+    /// read (`t-N` is item N-1: no id is made), else its ids. Returns how many it has.
+    pub(crate) fn extend_members(&mut self, batch: &WorkItem) -> usize {
         let Some(text) = batch.members_text() else {
             self.extend(batch.inputs().iter().map(CompactString::as_str));
-            return;
+            return batch.inputs().len();
         };
+        let mut members = 0;
         // Checked when read: cannot fail (and would hold what expanding it finds if it did).
         let _ = crate::member_list::ranges(text, |first, last| {
             (first..=last).for_each(|number| self.insert_number(number));
+            members += last - first + 1;
         });
+        usize::try_from(members).unwrap_or(usize::MAX)
+    }
+
+    /// How many members the batch at `index` of `state.items` has, if [`HeldItems::waiting`]
+    /// walked it (a live batch): counted once a stop.
+    pub(crate) fn batch_size(&self, index: usize) -> Option<u32> {
+        let at = index.checked_sub(self.triage.len())?;
+        self.batch_sizes.get(at).copied().filter(|&n| n > 0)
     }
 
     /// Adds the triage id `t-N` numbered `number`.
@@ -136,6 +153,7 @@ fn push_digit(n: usize, byte: u8) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ItemKind;
 
     /// A run of `n` findings, one triage item each.
     fn run_of(n: u32) -> RunState {
@@ -212,14 +230,23 @@ mod tests {
         for item in &mut expanded.items {
             item.extra_mut();
         }
-        let batches = read.items[first..].iter().zip(&expanded.items[first..]);
+        let waiting = HeldItems::waiting(&read);
+        let batches = read
+            .items
+            .iter()
+            .zip(&expanded.items)
+            .enumerate()
+            .skip(first);
         let mut as_read = 0;
-        for (batch, ids) in batches.filter(|(b, _)| b.kind == crate::ItemKind::TriageBatch) {
+        for (index, (batch, ids)) in batches.filter(|(_, (b, _))| b.kind == ItemKind::TriageBatch) {
             as_read += usize::from(batch.members_text().is_some());
             assert_eq!(ids.members_text(), None);
             let count = crate::triage_batch::member_count(batch);
             assert_eq!(count, ids.inputs().len(), "{}", batch.id);
             assert!(!crate::holds_second_looks(batch));
+            // Counted by the walk for the live ones, the ended one not walked.
+            let walked = (index != first).then_some(count as u32);
+            assert_eq!(waiting.batch_size(index), walked, "{}", batch.id);
         }
         assert!(
             as_read >= 3,
@@ -227,7 +254,7 @@ mod tests {
         );
         for in_flight in [false, true] {
             let (mut held, mut by_ids) = (HeldItems::new(&read), HeldItems::new(&read));
-            for batch in crate::triage_batch::live_batches(&read, in_flight) {
+            for (_, batch) in crate::triage_batch::live_batches(&read, in_flight) {
                 held.extend_members(batch);
             }
             by_ids.extend(crate::triage_batch::batch_members(&expanded, in_flight));

@@ -447,7 +447,7 @@ impl RunState {
     fn held_in_flight(&self, phase: Phase) -> crate::held_items::HeldItems {
         let mut held = crate::held_items::HeldItems::new(self);
         if phase == Phase::Triage {
-            for batch in crate::triage_batch::live_batches(self, true) {
+            for (_, batch) in crate::triage_batch::live_batches(self, true) {
                 held.extend_members(batch);
             }
             held.extend(crate::rule_survey::survey_members(self, true));

@@ -104,18 +104,22 @@ pub fn batch_members_held(state: &RunState, dispatched_only: bool) -> HashSet<&s
 
 /// The ids of [`batch_members_held`], one by one (an id two batches hold, twice).
 pub(crate) fn batch_members(state: &RunState, dispatched_only: bool) -> impl Iterator<Item = &str> {
-    live_batches(state, dispatched_only).flat_map(|b| b.inputs().iter().map(CompactString::as_str))
+    live_batches(state, dispatched_only)
+        .flat_map(|(_, b)| b.inputs().iter().map(CompactString::as_str))
 }
 
-/// The batches not ended (`dispatched_only`: those in flight).
+/// The batches not ended (`dispatched_only`: those in flight), with their indices.
 pub(crate) fn live_batches(
     state: &RunState,
     dispatched_only: bool,
-) -> impl Iterator<Item = &WorkItem> {
-    state.items[state.triage_items as usize..]
+) -> impl Iterator<Item = (usize, &WorkItem)> {
+    let first = state.triage_items as usize;
+    state.items[first..]
         .iter()
-        .filter(|b| b.kind == ItemKind::TriageBatch)
-        .filter(move |b| {
+        .enumerate()
+        .map(move |(n, b)| (first + n, b))
+        .filter(|(_, b)| b.kind == ItemKind::TriageBatch)
+        .filter(move |(_, b)| {
             if dispatched_only {
                 b.status == ItemStatus::Dispatched
             } else {
