@@ -91,8 +91,8 @@ impl HeldItems {
         }
     }
 
-    /// Adds `id`, no triage id: out of [`HeldItems::insert`]'s line, which a wave stop runs
-    /// for every member of every live batch.
+    /// Adds `id`, no triage id: out of [`HeldItems::insert`]'s line, which runs for every id
+    /// of a list (a survey's members, a batch's changed since it was read).
     #[inline(never)]
     fn insert_other(&mut self, id: &str) {
         self.other.insert(id.into());
@@ -124,8 +124,8 @@ impl HeldItems {
 /// The index of the triage item `id` of a run of `triage_items`, read off the id: `None` for
 /// any other id. A triage id is written `t-N` with five digits at least and no other leading
 /// zero (`push_triage_id`), and `t-N` is item N-1; an id written otherwise names no triage
-/// item. Read without `RunState::index_of`'s checks, five digits unrolled: a wave stop reads
-/// some 50,000 members at 100,000 findings.
+/// item. Read without `RunState::index_of`'s checks, five digits unrolled: a survey holds
+/// every finding of its rule, 100,000 at 100,000 findings.
 #[inline]
 fn triage_index(triage_items: usize, id: &str) -> Option<usize> {
     let digits = id.strip_prefix("t-")?.as_bytes();
