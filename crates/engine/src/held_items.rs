@@ -193,7 +193,7 @@ mod tests {
         // Spelled otherwise, past the run, or no triage id: no triage item, as `index_of` says.
         for id in [
             "t-1", "t-0001", "t-000001", "t-00000", "t-0000a", "t-", "t", "", "t-00013", "t-99999",
-            "tb-00001", "x-00001", "t-00001 ", "t--0001",
+            "tb-00001", "x-00001", "t-00001 ", "t--0001", "t-0000:", "t-0000/",
         ] {
             assert_eq!(triage_index(12, id), None, "{id}");
             assert!(state.index_of(id).is_none_or(|i| i >= 12), "{id}");
@@ -206,6 +206,19 @@ mod tests {
             Some(4_294_967_294)
         );
         assert_eq!(triage_index(usize::MAX, "t-12345678901"), None);
+        assert_eq!(triage_index(usize::MAX, "t-10000:"), None);
+    }
+
+    #[test]
+    fn a_member_number_past_the_triage_items_is_held_as_its_id_would_be() {
+        // Never in a list read from the file (checked when read), but never a panic either.
+        let state = run_of(3);
+        let mut held = HeldItems::new(&state);
+        held.insert_number(4);
+        held.insert_number(0);
+        assert!((0..3).all(|index| !held.holds(index, "t-00004")));
+        assert!(held.holds(3, "t-00004") && held.holds(4, "t-00000"));
+        assert!(!held.holds(3, "t-00003"));
     }
 
     #[test]
