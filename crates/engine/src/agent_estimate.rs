@@ -3,8 +3,6 @@
 //! are; the agents still to come (the batches a survey may release, second opinions, the phases
 //! whose size depends on the verdicts) as a range with a likely figure inside it.
 
-use std::collections::HashSet;
-
 use serde::Serialize;
 
 use crate::held_items::HeldItems;
@@ -101,17 +99,10 @@ pub(crate) fn agents_ahead_of(state: &RunState, held: &HeldItems) -> Vec<KindAge
     for survey in &state.surveys {
         match survey.stage {
             SurveyStage::Open => {
-                let checks: HashSet<&str> = survey.spot_checks.iter().map(String::as_str).collect();
-                surveyed.extend(
-                    survey
-                        .members
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|m| !checks.contains(m)),
-                );
+                surveyed.extend_survey(survey, true);
                 // Its spot checks go out in batches; the rest only when the policy drops.
                 let checks = survey.spot_checks.len() as u32;
-                let members = survey.members.len() as u32;
+                let members = survey.members.count() as u32;
                 add(KindAgents::between(
                     ItemKind::TriageBatch,
                     checks.div_ceil(per_batch),
@@ -121,18 +112,7 @@ pub(crate) fn agents_ahead_of(state: &RunState, held: &HeldItems) -> Vec<KindAge
                 spot_checks_ahead += checks;
             }
             SurveyStage::Checking => {
-                let checks: HashSet<&str> = survey.spot_checks.iter().map(String::as_str).collect();
-                let others = survey
-                    .members
-                    .iter()
-                    .filter(|m| !checks.contains(m.as_str()))
-                    .count() as u32;
-                let waiting = survey
-                    .members
-                    .iter()
-                    .map(String::as_str)
-                    .filter(|m| !checks.contains(m));
-                surveyed.extend(waiting);
+                let others = surveyed.extend_survey(survey, true);
                 add(KindAgents::between(
                     ItemKind::TriageBatch,
                     0,

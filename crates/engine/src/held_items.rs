@@ -42,8 +42,52 @@ impl HeldItems {
             let members = held.extend_members(batch);
             held.batch_sizes[index - first] = u32::try_from(members).unwrap_or(u32::MAX);
         }
-        held.extend(crate::rule_survey::survey_members(state, false));
+        for (survey, open) in crate::rule_survey::holding_surveys(state, false) {
+            held.extend_survey(survey, !open);
+        }
         held
+    }
+
+    /// Adds the members of `survey`, but its spot checks when `but_checks`; returns how many
+    /// it added (a member listed twice, twice). Read off the survey's numbers while they are
+    /// kept as read, no id made: a survey of 10,000 findings would make 10,000 strings.
+    pub(crate) fn extend_survey(&mut self, survey: &crate::SurveyRecord, but_checks: bool) -> u32 {
+        let mut added = 0u32;
+        if let Some(numbers) = survey.members.numbers() {
+            // A spot check is a member's id: its number, or no member's if not canonical. A
+            // survey has a few: searched in order, not hashed.
+            let mut checks: Vec<u64> = if but_checks {
+                survey
+                    .spot_checks
+                    .iter()
+                    .filter_map(|id| crate::member_list::number(id))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            checks.sort_unstable();
+            for number in numbers {
+                if checks.is_empty() || checks.binary_search(&number).is_err() {
+                    self.insert_number(number);
+                    added += 1;
+                }
+            }
+            return added;
+        }
+        let checks: std::collections::HashSet<&str> = if but_checks {
+            survey.spot_checks.iter().map(String::as_str).collect()
+        } else {
+            std::collections::HashSet::new()
+        };
+        for member in survey
+            .members
+            .iter()
+            .filter(|m| !checks.contains(m.as_str()))
+        {
+            self.insert(member);
+            added += 1;
+        }
+        added
     }
 
     /// Adds the members of `batch`: read off its column's runs (`1-8`) while they are kept as
@@ -165,6 +209,45 @@ mod tests {
             |_| false,
             crate::Config::default(),
         )
+    }
+
+    #[test]
+    fn a_survey_read_as_numbers_holds_and_counts_what_its_ids_do() {
+        let state = run_of(40);
+        let ids: Vec<String> = [1, 2, 3, 7, 9, 10, 11, 12, 38]
+            .iter()
+            .map(|&n| crate::triage_id(n))
+            .collect();
+        let as_ids = crate::SurveyRecord {
+            id: "rs-00001".into(),
+            rule: "ruff D205".into(),
+            members: ids.clone().into(),
+            sample: Vec::new(),
+            spot_checks: vec!["t-00003".into(), "t-00011".into(), "t-1".into()],
+            stage: crate::SurveyStage::Checking,
+            answer: None,
+            dropped: None,
+        };
+        // The same survey as the file writes it: its members a string of numbers.
+        let text = serde_json::to_string(&as_ids).unwrap();
+        assert!(text.contains(r#""members":"1-3,7,9-12,38""#), "{text}");
+        let as_numbers: crate::SurveyRecord = serde_json::from_str(&text).unwrap();
+        assert!(as_numbers.members.numbers().is_some());
+        for but_checks in [false, true] {
+            let (mut by_ids, mut by_numbers) = (HeldItems::new(&state), HeldItems::new(&state));
+            let added = by_ids.extend_survey(&as_ids, but_checks);
+            assert_eq!(by_numbers.extend_survey(&as_numbers, but_checks), added);
+            assert_eq!(added, if but_checks { 7 } else { 9 });
+            for (index, item) in state.items.iter().enumerate() {
+                assert_eq!(
+                    by_numbers.holds(index, &item.id),
+                    by_ids.holds(index, &item.id),
+                    "{} (but_checks: {but_checks})",
+                    item.id
+                );
+            }
+        }
+        assert_eq!(as_numbers.members.count(), 9);
     }
 
     #[test]

@@ -14,7 +14,7 @@ const MOST: u64 = 10_000_000;
 
 /// The number `N` of `t-N` written as a triage id is written (five digits at least, no other
 /// leading zero).
-fn number(id: &str) -> Option<u64> {
+pub(crate) fn number(id: &str) -> Option<u64> {
     let digits = id.strip_prefix("t-")?.as_bytes();
     let canonical =
         digits.len() == 5 || (digits.len() > 5 && digits.len() < 20 && digits[0] != b'0');
@@ -253,11 +253,16 @@ impl<'a> Numbers<'a> {
 
     /// The number at the start of the text, and the text after it.
     fn number(&mut self) -> u64 {
-        let digits = self.text.iter().take_while(|b| b.is_ascii_digit()).count();
-        let n = self.text[..digits].iter().fold(0u64, |n, &b| {
-            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
-        });
-        self.text = &self.text[digits..];
+        let (mut n, mut used) = (0u64, 0);
+        for &b in self.text {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            n = n.saturating_mul(10).saturating_add(u64::from(digit));
+            used += 1;
+        }
+        self.text = &self.text[used..];
         n
     }
 }
@@ -365,6 +370,20 @@ pub struct MemberList {
 }
 
 impl MemberList {
+    /// How many members it lists, counted off the file's text while it is kept as read.
+    pub(crate) fn count(&self) -> usize {
+        match self.numbers() {
+            Some(numbers) => numbers.count(),
+            None => self.ids().len(),
+        }
+    }
+
+    /// The numbers `N` of its members `t-N`, read off the file's text, while it is kept as
+    /// read; `None` for a list of ids.
+    pub(crate) fn numbers(&self) -> Option<Numbers<'_>> {
+        self.text.as_deref().map(Numbers::of)
+    }
+
     /// The index in `state.items` of each member (`None`: no such item), read straight from
     /// the file's numbers while the list is unexpanded: a survey's release walks 100,000
     /// members at 100,000 findings, and expanding them made a `String` of each.

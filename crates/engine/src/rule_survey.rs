@@ -234,34 +234,39 @@ pub fn survey_members_held(state: &RunState, dispatched_only: bool) -> HashSet<&
     survey_members(state, dispatched_only).collect()
 }
 
+/// The surveys whose members [`survey_members_held`] lists, each with whether it is open (all
+/// its members held) rather than checking (its spot checks out on their own).
+pub(crate) fn holding_surveys(
+    state: &RunState,
+    dispatched_only: bool,
+) -> impl Iterator<Item = (&SurveyRecord, bool)> {
+    state.surveys.iter().filter_map(move |survey| {
+        let open = match survey.stage {
+            SurveyStage::Open => true,
+            SurveyStage::Checking => false,
+            SurveyStage::Applied | SurveyStage::Dropped => return None,
+        };
+        let counted = !dispatched_only
+            || (open
+                && state
+                    .item(&survey.id)
+                    .is_some_and(|i| i.status == ItemStatus::Dispatched));
+        counted.then_some((survey, open))
+    })
+}
+
 /// The ids of [`survey_members_held`], one by one.
 pub(crate) fn survey_members(
     state: &RunState,
     dispatched_only: bool,
 ) -> impl Iterator<Item = &str> {
-    state
-        .surveys
-        .iter()
-        .filter_map(move |survey| {
-            let open = match survey.stage {
-                SurveyStage::Open => true,
-                SurveyStage::Checking => false,
-                SurveyStage::Applied | SurveyStage::Dropped => return None,
-            };
-            let counted = !dispatched_only
-                || (open
-                    && state
-                        .item(&survey.id)
-                        .is_some_and(|i| i.status == ItemStatus::Dispatched));
-            counted.then_some((survey, open))
-        })
-        .flat_map(|(survey, open)| {
-            survey
-                .members
-                .iter()
-                .filter(move |m| open || !survey.spot_checks.contains(m))
-                .map(String::as_str)
-        })
+    holding_surveys(state, dispatched_only).flat_map(|(survey, open)| {
+        survey
+            .members
+            .iter()
+            .filter(move |m| open || !survey.spot_checks.contains(m))
+            .map(String::as_str)
+    })
 }
 
 /// Records a surveyor's answer; [`resolve_surveys`] acts on it at the next settle.
@@ -467,15 +472,21 @@ fn batch_released(state: &mut RunState, released: &[usize]) {
     if size < 2 || released.len() < 2 {
         return;
     }
-    let mut by_route: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // In item order without a sort (a release at 100,000 findings is 100,000 of them): each
+    // index marked as many times as it was released, then walked in order.
+    let mut times = vec![0u32; state.items.len()];
     for &index in released {
+        times[index] += 1;
+    }
+    let mut by_route: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (index, &n) in times.iter().enumerate().filter(|&(_, &n)| n > 0) {
         let route = state.items[index].route.as_deref().unwrap_or_default();
-        by_route.entry(route).or_default().push(index);
+        let members = by_route.entry(route).or_default();
+        members.extend(std::iter::repeat_n(index, n as usize));
     }
     let by_route: Vec<Vec<usize>> = by_route.into_values().collect();
     let mut next = crate::triage_batch::next_batch_number(state);
-    for mut members in by_route {
-        members.sort_unstable();
+    for members in by_route {
         for chunk in members.chunks(size).filter(|c| c.len() > 1) {
             let items: Vec<&WorkItem> = chunk.iter().map(|&i| &state.items[i]).collect();
             let batch = crate::triage_batch::numbered_batch(next, &items);
