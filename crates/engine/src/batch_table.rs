@@ -86,52 +86,23 @@ pub(crate) struct BatchDetail {
     errors: Vec<String>,
 }
 
-/// The digits of a decimal number up to 20 digits long, by a byte loop.
-fn parse_digits(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || digits.len() > 19 {
-        return None;
-    }
-    let mut n = 0u64;
-    for &b in digits {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + u64::from(b - b'0');
-    }
-    Some(n)
-}
-
 /// The number of a batch id written as [`batch_id`] writes them (`tb-00007`): five digits at
 /// least, no other leading zero.
 fn batch_number(id: &str) -> Option<u64> {
-    let digits = id.strip_prefix("tb-")?.as_bytes();
-    let n = parse_digits(digits)?;
-    (digits.len() == 5 || (digits.len() > 5 && digits[0] != b'0')).then_some(n)
+    crate::member_list::id_number(id, "tb-")
 }
 
 /// `tb-` and `n` with at least five digits, written on the stack (12,500 of them a load at
 /// 100,000 findings).
 fn batch_id(n: u64) -> compact_str::CompactString {
-    let mut digits = [b'0'; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
     let mut id = compact_str::CompactString::const_new("tb-");
-    // Only ASCII digits were written.
-    id.push_str(std::str::from_utf8(&digits[at.min(digits.len() - 5)..]).unwrap_or_default());
+    id.push_str(crate::member_list::decimal(n, 5, &mut [0; 20]));
     id
 }
 
 /// The number `N` of a member `t-N` that is triage item N-1 of `triage`, exactly.
 fn member_number(triage: &[WorkItem], member: &str) -> Option<usize> {
-    let n = usize::try_from(parse_digits(member.strip_prefix("t-")?.as_bytes())?).ok()?;
+    let n = usize::try_from(crate::member_list::number(member)?).ok()?;
     let item = triage.get(n.checked_sub(1)?)?;
     (item.id.as_bytes() == member.as_bytes()).then_some(n)
 }

@@ -32,24 +32,9 @@ pub fn triage_id(n: usize) -> String {
 /// [`triage_id`] as stored in a [`crate::WorkItem`]: inline, without a heap allocation. The
 /// number has five digits (`t-00042`); larger runs simply get longer ids.
 pub(crate) fn triage_item_id(n: usize) -> compact_str::CompactString {
-    // `t-` and at most 20 digits, written on the stack: a batch's members are expanded at
-    // every stop that reads them.
-    let mut text = [b'0'; 22];
-    text[..2].copy_from_slice(b"t-");
-    let mut at = text.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        text[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let start = at.min(text.len() - 5);
+    // Written on the stack: a batch's members are expanded at every stop that reads them.
     let mut id = compact_str::CompactString::const_new("t-");
-    // Only ASCII digits were written.
-    id.push_str(std::str::from_utf8(&text[start..]).unwrap_or_default());
+    id.push_str(crate::member_list::decimal(n as u64, 5, &mut [0; 20]));
     id
 }
 
@@ -98,19 +83,8 @@ impl TriageIds {
 
 /// Appends `t-` and `n` with at least five digits.
 pub(crate) fn push_triage_id(text: &mut Vec<u8>, n: usize) {
-    let mut digits = [b'0'; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
     text.extend_from_slice(b"t-");
-    text.extend_from_slice(&digits[at.min(digits.len() - 5)..]);
+    text.extend_from_slice(crate::member_list::decimal(n as u64, 5, &mut [0; 20]).as_bytes());
 }
 
 /// Builds the initial state and advances past empty phases, so a run whose findings were all

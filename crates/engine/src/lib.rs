@@ -88,7 +88,7 @@ pub use item::{
 };
 pub use launch_bound::{CEILING_FACTOR, CEILING_FLOOR, LaunchCeiling, launch_bound, launched};
 pub use lenient_json::{LenientJson, lenient_json};
-pub use member_list::MemberList;
+pub use member_list::{MemberList, id_number};
 pub use merge_partitions::{
     ForeignWhy, JobProblem, MergedRun, MergedShare, PartitionRun, job_problems, merge_partitions,
 };

@@ -15,7 +15,14 @@ const MOST: u64 = 10_000_000;
 /// The number `N` of `t-N` written as a triage id is written (five digits at least, no other
 /// leading zero).
 pub(crate) fn number(id: &str) -> Option<u64> {
-    let digits = id.strip_prefix("t-")?.as_bytes();
+    id_number(id, "t-")
+}
+
+/// The number of an id written as the run writes its numbered ids (`t-00042`, `tb-00007`):
+/// `prefix`, then five digits at least with no other leading zero, so no two such ids share a
+/// number; `None` for any other spelling.
+pub fn id_number(id: &str, prefix: &str) -> Option<u64> {
+    let digits = id.strip_prefix(prefix)?.as_bytes();
     let canonical =
         digits.len() == 5 || (digits.len() > 5 && digits.len() < 20 && digits[0] != b'0');
     if !canonical || !digits.iter().all(u8::is_ascii_digit) {
@@ -28,20 +35,28 @@ pub(crate) fn number(id: &str) -> Option<u64> {
     )
 }
 
-/// Appends `n` in decimal.
-pub(crate) fn push_number(out: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+/// The decimal digits of `n`, zero-padded to `width` (at most 20), written on the stack into
+/// `buf`: every id and member number the state writes.
+pub(crate) fn decimal(n: u64, width: usize, buf: &mut [u8; 20]) -> &str {
+    buf.fill(b'0');
+    let mut at = buf.len();
     let mut rest = n;
     loop {
         at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
+        buf[at] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
-    out.extend_from_slice(&digits[at..]);
+    let start = at.min(buf.len().saturating_sub(width));
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[start..]).unwrap_or_default()
+}
+
+/// Appends `n` in decimal.
+pub(crate) fn push_number(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(decimal(n, 1, &mut [0; 20]).as_bytes());
 }
 
 /// The string form of `ids`, or `None` when one is not a triage id.

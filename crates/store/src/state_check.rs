@@ -109,20 +109,10 @@ pub(crate) fn check_state(state: &RunState) -> Result<(), String> {
     Ok(())
 }
 
-/// The number of a batch id written as the run writes them, `tb-` and five digits at least
-/// with no other leading zero (so no two ids share a number); `None` for any other id.
+/// The number of a batch id written as the run writes them (`tb-00042`); `None` for any other
+/// id, so no two ids share a number.
 fn batch_number(id: &str) -> Option<u64> {
-    let digits = id.strip_prefix("tb-")?.as_bytes();
-    let canonical =
-        digits.len() == 5 || (digits.len() > 5 && digits.len() < 20 && digits[0] != b'0');
-    if !canonical || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(
-        digits
-            .iter()
-            .fold(0u64, |n, &b| n * 10 + u64::from(b - b'0')),
-    )
+    self_repair_engine::id_number(id, "tb-")
 }
 
 /// Counters, times and offsets stay below JSON's exact-integer limit (2^53), far above any real
