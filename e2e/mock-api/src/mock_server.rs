@@ -45,6 +45,8 @@ struct Shared {
     record_file: Option<Mutex<File>>,
     fault_hits: Mutex<Vec<FaultCounter>>,
     stopping: AtomicBool,
+    /// Whether the scenario's `hold_first_main` has held its request.
+    held: AtomicBool,
 }
 
 /// How often a fault selected a request, and a usage limit's reset once fixed.
@@ -126,6 +128,7 @@ impl MockServer {
             records: Mutex::new(Vec::new()),
             record_file: record_file.map(Mutex::new),
             stopping: AtomicBool::new(false),
+            held: AtomicBool::new(false),
         });
         let accept_shared = Arc::clone(&shared);
         let accept = thread::Builder::new()
@@ -222,6 +225,16 @@ impl Shared {
 
     /// The first fault that selects this request, counting it against every fault that
     /// selects its thread.
+    /// The wait of the scenario's `hold_first_main` for a main-thread request of `body`: the
+    /// first that holds its text, once.
+    fn hold(&self, body: &[u8]) -> Option<Duration> {
+        let (text, millis) = self.scenario.hold_first_main.as_ref()?;
+        let holds = body
+            .windows(text.len().max(1))
+            .any(|w| w == text.as_bytes());
+        (holds && !self.held.swap(true, Ordering::SeqCst)).then(|| Duration::from_millis(*millis))
+    }
+
     fn fault_for(&self, thread: &Thread) -> Option<Injected> {
         let mut hits = self
             .fault_hits
@@ -321,6 +334,11 @@ fn answer(request: &HttpRequest, out: &mut TcpStream, shared: &Shared) -> io::Re
             if matches!(thread, Thread::SubAgent { .. }) {
                 let prompt = Conversation::new(&record.body).first_user_text();
                 thread::sleep(shared.scenario.sub_agent_wait(&prompt));
+            }
+            if matches!(thread, Thread::Main)
+                && let Some(wait) = shared.hold(&request.body)
+            {
+                thread::sleep(wait);
             }
             match shared.fault_for(&thread) {
                 Some(Injected::Status(status, headers)) => {

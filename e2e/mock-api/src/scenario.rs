@@ -170,6 +170,11 @@ pub struct Scenario {
     /// request's): agents that ran on another model than their launch asked.
     #[serde(default)]
     pub sub_agent_model: Option<String>,
+    /// `(text, millis)`: the first main-thread request whose body holds `text` waits `millis`
+    /// before its answer, once per server; a test that must act while a session is at one
+    /// step (kill it mid-fix) gets that step held for it instead of racing it.
+    #[serde(default)]
+    pub hold_first_main: Option<(String, u64)>,
     /// A result chosen in code, asked before the rules' `values` apply.
     #[serde(skip)]
     pub result_fn: Option<ResultFn>,
@@ -195,6 +200,7 @@ impl Default for Scenario {
             sub_agent_delay_ms: 0,
             sub_agent_delay_spread_ms: 0,
             sub_agent_model: None,
+            hold_first_main: None,
             result_fn: None,
         }
     }
@@ -302,6 +308,14 @@ impl Scenario {
     #[must_use]
     pub fn sub_agent_delay_spread(mut self, spread: Duration) -> Scenario {
         self.sub_agent_delay_spread_ms = u64::try_from(spread.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// The first main-thread request whose body holds `text` waits `wait` before its answer.
+    #[must_use]
+    pub fn hold_first_main(mut self, text: impl Into<String>, wait: Duration) -> Scenario {
+        let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+        self.hold_first_main = Some((text.into(), millis));
         self
     }
 

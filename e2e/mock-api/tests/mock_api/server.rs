@@ -353,6 +353,45 @@ fn a_sub_agent_delay_holds_every_agent_request_but_no_main_thread_request() {
 }
 
 #[test]
+fn a_held_main_request_is_the_first_holding_the_text_and_only_it() {
+    const HOLD: Duration = Duration::from_millis(600);
+    let scenario = Scenario::new().hold_first_main("verify-task task-2 ", HOLD);
+    let server = MockServer::start(scenario).unwrap();
+    let mut conn = connect(&server);
+    let took = |conn: &mut BufReader<TcpStream>, body: &Value| {
+        let started = Instant::now();
+        assert_eq!(send(conn, "/v1/messages", body).status, 200);
+        started.elapsed()
+    };
+    let other = took(
+        &mut conn,
+        &main_request("fix it: verify-task task-1 --run r"),
+    );
+    assert!(
+        other < HOLD / 2,
+        "a request without the text waited {other:?}"
+    );
+    let agent = took(&mut conn, &agent_request("verify-task task-2 "));
+    assert!(agent < HOLD / 2, "a sub-agent's request waited {agent:?}");
+    let held = took(
+        &mut conn,
+        &main_request("fix it: verify-task task-2 --run r"),
+    );
+    assert!(
+        held >= HOLD,
+        "the first request with the text took {held:?}"
+    );
+    let again = took(
+        &mut conn,
+        &main_request("fix it: verify-task task-2 --run r"),
+    );
+    assert!(
+        again < HOLD / 2,
+        "the second request with the text waited {again:?}"
+    );
+}
+
+#[test]
 fn a_delay_spread_gives_each_agent_its_own_wait_the_same_for_all_its_requests() {
     let scenario = Scenario::new()
         .sub_agent_delay(Duration::from_secs(1))

@@ -6,6 +6,7 @@
 //! `Bash(self-repair fix:*)` in `.claude/settings.local.json`, no `--allowedTools`).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -24,6 +25,8 @@ use crate::scenario::Scenario;
 const API_KEY: (&str, &str) = ("ANTHROPIC_API_KEY", "e2e-not-a-key");
 /// Backoffs at 1%.
 const SCALE: (&str, &str) = ("SELF_REPAIR_DRIVE_BACKOFF_SCALE", "0.01");
+/// How long session 1's first fix request waits for the kill.
+const HOLD: Duration = Duration::from_secs(20);
 
 /// Each task's fix at any attempt (the main session's, or the fixer's after the kill).
 fn fixes(project: &E2eProject, tasks: &BTreeMap<Cause, String>) -> Vec<FixScript> {
@@ -70,9 +73,21 @@ pub(crate) fn killed_then_adopted(ctx: &mut ScenarioContext) -> Result<(), E2eEr
         .that(started.contains("repair run fix-r-fix-"), || {
             format!("self-repair fix from the terminal started no task: {started}")
         });
+    // Session 1's first fix request is held until the test has killed it: its scripted fix
+    // takes a few milliseconds, which a poll can miss (the session then finishes that task and
+    // is killed in the next one, which this test does not look at).
+    let first = queue(&project)?
+        .into_values()
+        .find(|t| t["status"] == "running")
+        .and_then(|t| t["task_id"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    ctx.checks.that(!first.is_empty(), || {
+        "self-repair fix --all left no task running".to_owned()
+    });
     let scenario = fixes(&project, &tasks)
         .into_iter()
-        .fold(Scenario::new(), Scenario::fix_script);
+        .fold(Scenario::new(), Scenario::fix_script)
+        .hold_first_main(format!("verify-task {first} "), HOLD);
     let server = MockServer::start_recording(scenario, &project.records_path(3))?;
     let mut drive = project.drive(&server.base_url(), RUN, &[], &[API_KEY, SCALE])?;
     let mut killed_in = None;
