@@ -9,7 +9,7 @@ use self_repair_engine::{
 use serde::{Deserialize, Serialize};
 
 use crate::state_check::check_state;
-use crate::state_format::{to_pretty_levels, to_shallow_pretty};
+use crate::state_format::{to_pretty_levels, to_shallow_pretty, write_shallow_pretty};
 use crate::state_head::{FileStamp, HEAD_SCHEMA_VERSION, StateHead};
 use crate::versioned_state::VersionedState;
 use crate::write_atomic::replace_through_spare;
@@ -311,8 +311,11 @@ impl RunDir {
     /// [`StoreError::SchemaVersion`].
     pub fn load_state_as<T: VersionedState>(&self) -> Result<T, StoreError> {
         let path = self.state_path();
-        let bytes = std::fs::read(&path).map_err(StoreError::io("read", &path))?;
-        match parse_state::<T>(&bytes) {
+        let mut bytes = STATE_BUFFER.take();
+        read_into(&path, &mut bytes).map_err(StoreError::io("read", &path))?;
+        let parsed = parse_state::<T>(&bytes);
+        let bytes = Kept(bytes);
+        match parsed {
             Ok(state) if !T::reads(state.schema_version()) => Err(StoreError::SchemaVersion {
                 path,
                 found: state.schema_version(),
@@ -405,8 +408,14 @@ impl RunDir {
     pub fn save_state(&self, state: &RunState, items_before: usize) -> Result<(), StoreError> {
         let path = self.state_path();
         self.remove_abandoned_temps(None);
-        let bytes = encode(&path, state)?;
-        replace_through_spare(&path, &self.state_spare_path(), &bytes)?;
+        let mut bytes = Kept(STATE_BUFFER.take());
+        write_shallow_pretty(state, &mut bytes.0).map_err(|e| StoreError::Io {
+            action: "encode",
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        replace_through_spare(&path, &self.state_spare_path(), &bytes.0)?;
+        drop(bytes);
         self.save_head(state);
         self.write_inputs(state, items_before)
     }
@@ -563,6 +572,51 @@ fn parse_state<T: VersionedState>(bytes: &[u8]) -> serde_json::Result<T> {
     std::str::from_utf8(bytes)
         .map_err(|e| serde::de::Error::custom(format!("not UTF-8: {e}")))
         .and_then(serde_json::from_str::<T>)
+}
+
+std::thread_local! {
+    /// The bytes of the last `state.json` read or written on this thread, kept for the next: a
+    /// stop reads the state and writes it back, and at 100,000 findings a fresh buffer for each
+    /// (1.6 MB) cost 400 page faults apiece, a first touch of a page costing more than the
+    /// bytes written into it (reference/benchmarks.md).
+    static STATE_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// A state buffer taken from [`STATE_BUFFER`], put back when dropped (whatever path returns).
+struct Kept(Vec<u8>);
+
+impl std::ops::Deref for Kept {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        let mut bytes = std::mem::take(&mut self.0);
+        // A buffer far larger than any state is not kept (a hand-edited file, read once).
+        if bytes.capacity() > KEPT_MAX {
+            bytes = Vec::new();
+        }
+        STATE_BUFFER.set(bytes);
+    }
+}
+
+/// The largest buffer [`Kept`] keeps: above a 1,000,000-finding state.
+const KEPT_MAX: usize = 64 << 20;
+
+/// Reads the file at `path` into `bytes`, replacing what it held.
+fn read_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata().map_or(0, |m| m.len());
+    let len = usize::try_from(len).unwrap_or(0);
+    bytes.clear();
+    // Room for the state written back a little longer, so the write does not move it.
+    bytes.reserve(len + len / 8 + 4096);
+    file.read_to_end(bytes)?;
+    Ok(())
 }
 
 fn encode(path: &Path, state: &RunState) -> Result<Vec<u8>, StoreError> {

@@ -115,6 +115,19 @@ pub(crate) fn to_shallow_pretty<T: serde::Serialize>(value: &T) -> serde_json::R
     to_pretty_levels(value, 3)
 }
 
+/// [`to_shallow_pretty`] into `out`, which is cleared first: a buffer whose pages a read of the
+/// state already touched costs no page faults to fill again (reference/benchmarks.md).
+pub(crate) fn write_shallow_pretty<T: serde::Serialize>(
+    value: &T,
+    out: &mut Vec<u8>,
+) -> serde_json::Result<()> {
+    out.clear();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, ShallowPretty::new(3));
+    value.serialize(&mut serializer)?;
+    out.push(b'\n');
+    Ok(())
+}
+
 /// Serializes a value indenting only its outer `levels` levels, ending with a newline: with 1,
 /// a list is one element per line.
 pub(crate) fn to_pretty_levels<T: serde::Serialize>(

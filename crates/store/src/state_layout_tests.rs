@@ -136,3 +136,32 @@ fn a_state_written_with_batch_columns_reads_back_whole() {
         state.items
     );
 }
+
+/// One thread reads and writes the states of two runs in turn, one far longer than the other:
+/// the buffer a read or write leaves for the next holds nothing of the other run's bytes.
+#[test]
+fn states_of_two_runs_read_and_written_in_turn_hold_only_their_own_bytes() {
+    let (_f, small, small_state) = created();
+    let (_g, large, mut large_state) = created();
+    large_state.run = "r-layout-large".into();
+    large_state.config.test_paths = (0..100)
+        .map(|i| format!("{i}{}", "x".repeat(2_000)))
+        .collect();
+    large
+        .save_state(&large_state, large_state.items.len())
+        .unwrap();
+    let large_bytes = std::fs::read(large.state_path()).unwrap();
+    let small_bytes = std::fs::read(small.state_path()).unwrap();
+    assert!(large_bytes.len() > 20 * small_bytes.len());
+    for _ in 0..2 {
+        let loaded = large.load_state().unwrap();
+        assert_eq!(loaded.items, large_state.items);
+        let loaded = small.load_state().unwrap();
+        assert_eq!(loaded.items, small_state.items);
+        small.save_state(&loaded, loaded.items.len()).unwrap();
+        assert_eq!(std::fs::read(small.state_path()).unwrap(), small_bytes);
+        let loaded = large.load_state().unwrap();
+        large.save_state(&loaded, loaded.items.len()).unwrap();
+        assert_eq!(std::fs::read(large.state_path()).unwrap(), large_bytes);
+    }
+}
