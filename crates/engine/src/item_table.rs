@@ -220,7 +220,9 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
     let mut cause_index: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
     let mut last_cause: Option<(&Arc<str>, i64)> = None;
     let mut run: Option<[usize; 3]> = None;
-    let mut causes_of: Vec<i64> = Vec::with_capacity(count);
+    // Each item's cause as its letter, while there are at most 36 causes (else each index is
+    // taken again below): a list of numbers for every item was 800 KB at 100,000 findings.
+    let mut cause_letters: Vec<u8> = Vec::with_capacity(count);
     for (i, item) in triage.iter().enumerate() {
         status.push(STATUS[item.status as usize].1);
         tier.push(TIER[item.tier as usize].1);
@@ -254,7 +256,7 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
                 Some([i, finding, 1])
             }
         };
-        causes_of.push(match &item.root_cause {
+        let cause = match &item.root_cause {
             None => -1,
             // The items a batch decided share its causes' texts: the last one found is tried
             // first, by pointer, before the text is hashed.
@@ -270,7 +272,8 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
                     at
                 }
             },
-        });
+        };
+        cause_letters.push(u32::try_from(cause).map_or(b'-', digit));
         let plain = item.batch == 0
             && !item.seen_running
             && item.lease.is_none()
@@ -314,14 +317,17 @@ fn encode(items: &[WorkItem]) -> ItemTableOut<'_> {
     (t.verdict, t.attempts) = (owned_column(verdict), owned_column(attempts));
     (t.dispatches, t.route) = (owned_column(dispatches), owned_column(route));
     if t.causes.len() <= 36 {
-        t.cause = Some(owned_column(
-            causes_of
-                .iter()
-                .map(|&c| u32::try_from(c).map_or(b'-', digit))
-                .collect(),
-        ));
+        t.cause = Some(owned_column(cause_letters));
     } else {
-        t.cause_index = Some(causes_of);
+        t.cause_index = Some(
+            triage
+                .iter()
+                .map(|item| match &item.root_cause {
+                    None => -1,
+                    Some(c) => cause_index.get(&**c).copied().unwrap_or(-1),
+                })
+                .collect(),
+        );
     }
     let (batches, work) = crate::batch_table::encode(triage, work);
     ItemTableOut {
