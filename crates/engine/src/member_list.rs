@@ -318,15 +318,33 @@ pub(crate) fn member_indices<'a>(
     state: &'a crate::RunState,
     item: &'a crate::WorkItem,
 ) -> impl Iterator<Item = Option<usize>> + 'a {
-    let numbers = item.members_text().map(Numbers::of);
-    let ids = numbers
+    indices_of(state, item.members_text().map(Numbers::of), || {
+        item.inputs()
+    })
+}
+
+/// The index in `state.items` of each member of a list: off `numbers` while the list is kept as
+/// its file's text (`t-N` is item N-1, `None` past the triage items), else each of the ids
+/// `ids()` gives looked up (`None`: no item). `ids` is called only then: it may expand the list.
+fn indices_of<'a, S: AsRef<str> + 'a>(
+    state: &'a crate::RunState,
+    numbers: Option<Numbers<'a>>,
+    ids: impl FnOnce() -> &'a [S],
+) -> impl Iterator<Item = Option<usize>> + 'a {
+    let triage = state.triage_items as usize;
+    let by_id = numbers
         .is_none()
-        .then(|| item.inputs().iter().map(|m| state.index_of(m)));
+        .then(|| ids().iter().map(|m| state.index_of(m.as_ref())));
     numbers
         .into_iter()
         .flatten()
-        .map(|n| usize::try_from(n).ok()?.checked_sub(1))
-        .chain(ids.into_iter().flatten())
+        .map(move |n| {
+            usize::try_from(n)
+                .ok()?
+                .checked_sub(1)
+                .filter(|&i| i < triage)
+        })
+        .chain(by_id.into_iter().flatten())
 }
 
 impl Clone for BatchMembers {
@@ -406,21 +424,7 @@ impl MemberList {
         &'a self,
         state: &'a crate::RunState,
     ) -> impl Iterator<Item = Option<usize>> + 'a {
-        let triage = state.triage_items as usize;
-        let numbers = self.text.as_deref().map(Numbers::of);
-        let ids = numbers
-            .is_none()
-            .then(|| self.ids().iter().map(|m| state.index_of(m)));
-        numbers
-            .into_iter()
-            .flatten()
-            .map(move |n| {
-                usize::try_from(n)
-                    .ok()?
-                    .checked_sub(1)
-                    .filter(|&i| i < triage)
-            })
-            .chain(ids.into_iter().flatten())
+        indices_of(state, self.numbers(), || self.ids())
     }
 
     /// The ids, expanded from the file's text on first use.
