@@ -77,7 +77,17 @@ impl Baseline {
 /// What an entry says its finding was: `tool rule path: message`, as finalize writes it (and
 /// `known prune` reads the tool back from).
 pub fn summary(f: &Finding) -> String {
-    format!("{} {} {}: {}", f.tool, f.rule_id, f.path, f.message)
+    // Joined, not `format!`: a finalize writes one for each of 100,000 findings.
+    [
+        f.tool.as_str(),
+        " ",
+        &f.rule_id,
+        " ",
+        &f.path,
+        ": ",
+        &f.message,
+    ]
+    .concat()
 }
 
 #[cfg(test)]

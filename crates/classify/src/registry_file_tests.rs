@@ -644,3 +644,77 @@ fn only_accepted_rules_apply_in_file_order() {
     let ids: Vec<&str> = book.accepted().iter().map(|c| c.rule.id.as_str()).collect();
     assert_eq!(ids, ["b", "a"]);
 }
+
+/// A small deterministic generator (the tests take no random seed from outside).
+struct Draws(u64);
+
+impl Draws {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[test]
+fn entries_put_in_together_leave_the_registry_as_put_in_one_by_one() {
+    let verdicts = [Verdict::Real, Verdict::FalsePositive, Verdict::Intended];
+    let mut draws = Draws(7);
+    let mut merged_once = false;
+    for trial in 0..400 {
+        // A registry of up to 120 of 150 fingerprints, some entries with a decision time.
+        let mut before = KnownRegistry::default();
+        for _ in 0..draws.below(121) {
+            let fingerprint = format!("fp-{:03}", draws.below(150));
+            let entry = entry(verdicts[draws.below(3) as usize], "r-old");
+            if draws.below(2) == 0 {
+                before.insert_at(fingerprint, entry, 1_000);
+            } else {
+                before.put(fingerprint, entry, None);
+            }
+        }
+        // 0 to 200 entries of one run, a few of them the same as the registry's, every tenth
+        // trial with a fingerprint twice.
+        let count = draws.below(201) as usize;
+        let mut entries: Vec<(String, KnownEntry)> = (0..count)
+            .map(|i| {
+                let fingerprint = format!("fp-{:03}", (i * 7 + trial) % 150);
+                let source = if draws.below(4) == 0 {
+                    "r-old"
+                } else {
+                    "r-new"
+                };
+                (
+                    fingerprint,
+                    entry(verdicts[draws.below(3) as usize], source),
+                )
+            })
+            .collect();
+        if trial % 10 == 0 && count > 1 {
+            let twice = entries[0].0.clone();
+            entries[count - 1].0 = twice;
+        }
+        let time = crate::DecisionTime::at(2_000);
+        let mut one_by_one = before.clone();
+        let changed_one_by_one: usize = entries
+            .iter()
+            .cloned()
+            .map(|(f, e)| usize::from(one_by_one.insert_decided(f, e, &time)))
+            .sum();
+        let mut together = before.clone();
+        let changed_together = together.insert_all_decided(entries.clone(), &time);
+        merged_once |= count >= 64 && count * 16 >= before.entries.len() && trial % 10 != 0;
+        assert_eq!(changed_together, changed_one_by_one, "trial {trial}");
+        assert_eq!(together.entries, one_by_one.entries, "trial {trial}");
+        for f in (0..150).map(|n| format!("fp-{n:03}")) {
+            assert_eq!(
+                together.decided_at(&f),
+                one_by_one.decided_at(&f),
+                "trial {trial}, {f}"
+            );
+        }
+    }
+    assert!(merged_once, "no trial took the merge");
+}

@@ -40,7 +40,12 @@ impl StableHash {
 
     /// The value as 16 lowercase hex digits.
     pub fn hex(self) -> String {
-        format!("{:016x}", self.0)
+        // By hand, not `format!`: a finalize hashes the code of each of 100,000 findings.
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        (0..16)
+            .rev()
+            .map(|place| char::from(DIGITS[((self.0 >> (place * 4)) & 0xf) as usize]))
+            .collect()
     }
 
     /// Hashes fields with separators between them.
@@ -71,5 +76,20 @@ mod tests {
             StableHash::of_fields(["ab", "c"]),
             StableHash::of_fields(["a", "bc"])
         );
+    }
+
+    #[test]
+    fn hex_is_sixteen_lowercase_digits_with_the_leading_zeros() {
+        for value in [
+            0,
+            1,
+            0xf,
+            0x10,
+            0x00ab_cdef,
+            u64::MAX,
+            0x8000_0000_0000_0000,
+        ] {
+            assert_eq!(StableHash(value).hex(), format!("{value:016x}"));
+        }
     }
 }

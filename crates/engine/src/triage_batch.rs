@@ -143,7 +143,7 @@ pub(crate) fn member_count(batch: &WorkItem) -> usize {
 /// For each triage item a batch decided, that batch's id (a member that left its batch for a
 /// re-route was decided on its own, and is not listed).
 #[must_use]
-pub fn batch_of(state: &RunState) -> HashMap<String, String> {
+pub fn batch_of(state: &RunState) -> HashMap<&str, &str> {
     let mut out = HashMap::new();
     for batch in state.items[state.triage_items as usize..]
         .iter()
@@ -151,7 +151,7 @@ pub fn batch_of(state: &RunState) -> HashMap<String, String> {
     {
         for member in batch.inputs() {
             if state.item(member).is_some_and(|m| m.reroutes == 0) {
-                out.insert(member.to_string(), batch.id.to_string());
+                out.insert(member.as_str(), batch.id.as_str());
             }
         }
     }

@@ -169,7 +169,7 @@ fn a_batch_is_dispatched_instead_of_its_members_and_its_result_decides_each() {
         );
     }
     assert_eq!(
-        crate::batch_of(&state).get("t-00002").map(String::as_str),
+        crate::batch_of(&state).get("t-00002").copied(),
         Some("tb-00001")
     );
     assert_eq!(state.counts(crate::Phase::Triage).done, 3);

@@ -109,31 +109,31 @@ fn ms(started: Instant) -> f64 {
 }
 
 /// A third dismissed, a third real, a third unsure.
-fn report(records: &[FindingRecord]) -> RunReport {
+fn report(records: &[FindingRecord]) -> RunReport<'_> {
     let findings = records
         .iter()
         .enumerate()
         .map(|(i, r)| FindingOutcome {
-            fingerprint: r.fingerprint.clone(),
-            tool: r.finding.tool.clone(),
-            rule_id: r.finding.rule_id.clone(),
-            level: r.finding.level.as_str().to_owned(),
-            path: r.finding.path.clone(),
+            fingerprint: r.fingerprint.as_str().into(),
+            tool: r.finding.tool.as_str().into(),
+            rule_id: r.finding.rule_id.as_str().into(),
+            level: r.finding.level.as_str().into(),
+            path: r.finding.path.as_str().into(),
             line: r.finding.line,
-            message: r.finding.message.clone(),
+            message: r.finding.message.as_str().into(),
             occurrences: 1,
-            item: Some(format!("t-{:05}", i + 1)),
-            decided_by: "agent".to_owned(),
+            item: Some(format!("t-{:05}", i + 1).into()),
+            decided_by: "agent".into(),
             ended: None,
-            verdict: Some(["false_positive", "real", "unsure"][i % 3].to_owned()),
+            verdict: Some(["false_positive", "real", "unsure"][i % 3].into()),
             root_cause: None,
-            reason: Some("the value is checked two lines above".to_owned()),
+            reason: Some("the value is checked two lines above".into()),
             group: None,
             batch: None,
             survey: None,
             spot_checks: Vec::new(),
             config_change: None,
-            ran_model: Some("haiku".to_owned()),
+            ran_model: Some("haiku".into()),
             rerouted_from: None,
             duplicate_of: None,
             verification: None,

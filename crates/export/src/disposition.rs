@@ -48,7 +48,7 @@ impl Disposition {
         }
         if let Some(group) = &outcome.group {
             properties.insert("group".into(), json!(group));
-            if let Some(task) = tasks.get(group.as_str()) {
+            if let Some(task) = tasks.get(&**group) {
                 properties.insert("task".into(), json!(task.task_id));
                 properties.insert("taskFile".into(), json!(task.file));
                 properties.insert("taskTitle".into(), json!(task.title));
@@ -147,7 +147,7 @@ pub(crate) fn justification(run: &str, outcome: &FindingOutcome) -> String {
         .ran_model
         .as_deref()
         .map_or(String::new(), |m| format!(", model {m}"));
-    let by = match outcome.decided_by.as_str() {
+    let by = match &*outcome.decided_by {
         "agent" => "an agent",
         "survey" => "its rule's survey",
         "known" => "the known registry",

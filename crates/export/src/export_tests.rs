@@ -75,32 +75,32 @@ pub(crate) fn report(
     records: &[FindingRecord],
     decided: &[Decided],
     tasks: Vec<TaskRecord>,
-) -> RunReport {
+) -> RunReport<'static> {
     let findings = records
         .iter()
         .zip(decided)
         .enumerate()
         .map(|(i, (record, d))| FindingOutcome {
-            fingerprint: record.fingerprint.clone(),
-            tool: record.finding.tool.clone(),
-            rule_id: record.finding.rule_id.clone(),
-            level: record.finding.level.as_str().to_owned(),
-            path: record.finding.path.clone(),
+            fingerprint: record.fingerprint.clone().into(),
+            tool: record.finding.tool.clone().into(),
+            rule_id: record.finding.rule_id.clone().into(),
+            level: record.finding.level.as_str().to_owned().into(),
+            path: record.finding.path.clone().into(),
             line: record.finding.line,
-            message: record.finding.message.clone(),
+            message: record.finding.message.clone().into(),
             occurrences: record.occurrences.len(),
-            item: (d.by == "agent").then(|| format!("t-{:05}", i + 1)),
-            decided_by: d.by.to_owned(),
+            item: (d.by == "agent").then(|| format!("t-{:05}", i + 1).into()),
+            decided_by: d.by.to_owned().into(),
             ended: None,
-            verdict: Some(d.verdict.to_owned()),
+            verdict: Some(d.verdict.to_owned().into()),
             root_cause: None,
-            reason: Some(d.reason.to_owned()),
-            group: d.group.map(str::to_owned),
+            reason: Some(d.reason.to_owned().into()),
+            group: d.group.map(|g| g.to_owned().into()),
             batch: None,
             survey: None,
             spot_checks: Vec::new(),
             config_change: None,
-            ran_model: d.model.map(str::to_owned),
+            ran_model: d.model.map(|m| m.to_owned().into()),
             rerouted_from: None,
             duplicate_of: None,
             verification: None,
@@ -143,7 +143,7 @@ pub(crate) fn task(group: &str, id: &str) -> TaskRecord {
 }
 
 /// The CodeQL-style log read as `start` reads it, its index entry, records and verdicts.
-pub(crate) fn codeql_run() -> (String, IndexedInput, Vec<FindingRecord>, RunReport) {
+pub(crate) fn codeql_run() -> (String, IndexedInput, Vec<FindingRecord>, RunReport<'static>) {
     let text = fixture("export/codeql-style.sarif");
     let parsed = parse(
         &text,
@@ -274,7 +274,7 @@ fn the_export_read_back_leaves_only_what_was_not_dismissed() {
     assert_eq!(left, vec!["py/sql-injection"]);
 }
 
-fn ruff_run() -> (Vec<FindingRecord>, RunReport) {
+fn ruff_run() -> (Vec<FindingRecord>, RunReport<'static>) {
     let parsed = parse(
         &fixture("formats/ruff-0.17.6.json"),
         Format::Ruff,

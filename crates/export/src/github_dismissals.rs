@@ -79,7 +79,7 @@ impl DismissalScript {
         let outcome_of: HashMap<&str, &FindingOutcome> = report
             .findings
             .iter()
-            .map(|o| (o.fingerprint.as_str(), o))
+            .map(|o| (&*o.fingerprint, o))
             .collect();
         let numbers = index.map(InputIndex::alert_numbers).unwrap_or_default();
         let (mut numbered, mut looked_up) = (Vec::new(), Vec::new());

@@ -79,7 +79,7 @@ pub fn export_sarif_audited(
         .findings
         .iter()
         .enumerate()
-        .map(|(i, o)| (o.fingerprint.as_str(), i))
+        .map(|(i, o)| (&*o.fingerprint, i))
         .collect();
     let dispositions: Vec<Option<Disposition>> = records
         .iter()

@@ -118,12 +118,12 @@ impl RunFindings {
                 .findings
                 .iter()
                 .map(|f| SeenFinding {
-                    fingerprint: f.fingerprint.clone(),
-                    tool: f.tool.clone(),
-                    rule_id: f.rule_id.clone(),
-                    path: f.path.clone(),
+                    fingerprint: f.fingerprint.to_string(),
+                    tool: f.tool.to_string(),
+                    rule_id: f.rule_id.to_string(),
+                    path: f.path.to_string(),
                     line: f.line,
-                    verdict: f.verdict.clone(),
+                    verdict: f.verdict.as_deref().map(str::to_owned),
                 })
                 .collect(),
         }

@@ -1,6 +1,7 @@
 //! `report.json` (versioned) and `report.md`: every finding's verdict, groups, tasks,
 //! quarantined items, and agent launches per phase.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use self_repair_engine::{
@@ -12,53 +13,55 @@ use serde::Serialize;
 /// Version of the `report.json` layout.
 pub const REPORT_SCHEMA_VERSION: u32 = 1;
 
-/// One finding's outcome.
+/// One finding's outcome. Its texts borrow from the run's findings, state and answers where
+/// they can: at 100,000 findings a copy of each was a tenth of the finalizing stop
+/// (reference/benchmarks.md, "The finalize with a margin").
 #[derive(Debug, Clone, Serialize)]
-pub struct FindingOutcome {
-    pub fingerprint: String,
-    pub tool: String,
-    pub rule_id: String,
-    pub level: String,
-    pub path: String,
+pub struct FindingOutcome<'a> {
+    pub fingerprint: Cow<'a, str>,
+    pub tool: Cow<'a, str>,
+    pub rule_id: Cow<'a, str>,
+    pub level: Cow<'a, str>,
+    pub path: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
-    pub message: String,
+    pub message: Cow<'a, str>,
     pub occurrences: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub item: Option<String>,
+    pub item: Option<Cow<'a, str>>,
     /// `agent`, `survey` (its rule's policy), `known`, `rule`, or `none` when the item was
     /// quarantined.
-    pub decided_by: String,
+    pub decided_by: Cow<'a, str>,
     /// How an undecided finding's item ended: `quarantined` (its tiers exhausted, its inputs
     /// lost), or `refused` (the model provider refused its agent: `stop_reason: "refusal"`).
     /// Absent for a decided or pending finding. `eval` scores both as abstentions
     /// (`Ended::Quarantined`, `Ended::Refused`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ended: Option<String>,
+    pub ended: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<String>,
+    pub verdict: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub root_cause: Option<String>,
+    pub root_cause: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
+    pub group: Option<Cow<'a, str>>,
     /// The triage batch (`tb-00003`) whose agent decided the finding, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub batch: Option<String>,
+    pub batch: Option<Cow<'a, str>>,
     /// The rule survey (`rs-00002`) whose policy decided the finding, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub survey: Option<String>,
+    pub survey: Option<Cow<'a, str>>,
     /// The findings triaged on their own that confirmed that policy.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub spot_checks: Vec<String>,
     /// With a `suppress` policy: the analyzer configuration change that silences the rule.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub config_change: Option<String>,
+    pub config_change: Option<Cow<'a, str>>,
     /// The model tier the answering agent really ran at (from the session transcript), when
     /// known; it can be lower than the tier dispatched when the launch dropped `model`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ran_model: Option<String>,
+    pub ran_model: Option<Cow<'a, str>>,
     /// The investigator's first answer when it asked for a re-route (`unsure` + `reroute`);
     /// `verdict` is then the re-routed agent's answer.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,11 +70,45 @@ pub struct FindingOutcome {
     /// `duplicate` when that one ended dismissed, else what the chain settled (`real` for a
     /// duplicate of a real finding, a cycle, a missing target or one on another route).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub duplicate_of: Option<String>,
+    pub duplicate_of: Option<Cow<'a, str>>,
     /// When the verdict needed a second agent (a low-confidence or security dismissal, an
     /// `unsure`): both answers, why, and what stood.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<crate::Verification>,
+}
+
+impl FindingOutcome<'_> {
+    /// The same outcome holding its own texts.
+    #[must_use]
+    pub fn into_owned(self) -> FindingOutcome<'static> {
+        let own = |text: Cow<'_, str>| Cow::Owned(text.into_owned());
+        let own_some = |text: Option<Cow<'_, str>>| text.map(own);
+        FindingOutcome {
+            fingerprint: own(self.fingerprint),
+            tool: own(self.tool),
+            rule_id: own(self.rule_id),
+            level: own(self.level),
+            path: own(self.path),
+            line: self.line,
+            message: own(self.message),
+            occurrences: self.occurrences,
+            item: own_some(self.item),
+            decided_by: own(self.decided_by),
+            ended: own_some(self.ended),
+            verdict: own_some(self.verdict),
+            root_cause: own_some(self.root_cause),
+            reason: own_some(self.reason),
+            group: own_some(self.group),
+            batch: own_some(self.batch),
+            survey: own_some(self.survey),
+            spot_checks: self.spot_checks,
+            config_change: own_some(self.config_change),
+            ran_model: own_some(self.ran_model),
+            rerouted_from: self.rerouted_from,
+            duplicate_of: own_some(self.duplicate_of),
+            verification: self.verification,
+        }
+    }
 }
 
 /// A group and its task.
@@ -114,7 +151,7 @@ pub struct PhaseCost {
 
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
-pub struct RunReport {
+pub struct RunReport<'a> {
     pub schema_version: u32,
     pub run: String,
     pub created_at: String,
@@ -137,7 +174,7 @@ pub struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since_previous: Option<crate::SincePrevious>,
     pub verdicts: BTreeMap<String, u32>,
-    pub findings: Vec<FindingOutcome>,
+    pub findings: Vec<FindingOutcome<'a>>,
     pub groups: Vec<GroupOutcome>,
     pub tasks: Vec<TaskRecord>,
     pub quarantined: Vec<QuarantinedItem>,
@@ -161,13 +198,13 @@ pub struct RunReport {
     pub known_proposals: Vec<crate::KnownProposal>,
 }
 
-impl RunReport {
+impl<'a> RunReport<'a> {
     /// Builds the report from the final state, the findings and the triage results by item id.
     pub fn build(
-        state: &RunState,
-        findings: &[FindingRecord],
-        triage: &HashMap<String, TriageResult>,
-    ) -> RunReport {
+        state: &'a RunState,
+        findings: &'a [FindingRecord],
+        triage: &'a HashMap<String, TriageResult>,
+    ) -> RunReport<'a> {
         let group_of: HashMap<&str, &str> = state
             .groups
             .iter()
@@ -176,111 +213,98 @@ impl RunReport {
         let batch_of = self_repair_engine::batch_of(state);
         let survey_of = self_repair_engine::survey_of(state);
         let mut verdicts: BTreeMap<String, u32> = BTreeMap::new();
-        let outcomes: Vec<FindingOutcome> = findings
+        let outcomes: Vec<FindingOutcome<'a>> = findings
             .iter()
             .map(|record| {
                 let f = &record.finding;
-                let result = record.item.as_ref().and_then(|id| triage.get(id));
-                let survey = record
-                    .item
-                    .as_deref()
-                    .and_then(|id| Some((state.item(id)?, *survey_of.get(id)?)));
+                let id = record.item.as_deref();
+                let item = id.and_then(|id| state.item(id));
+                let result = id.and_then(|id| triage.get(id));
+                let survey = id.and_then(|id| Some((item?, *survey_of.get(id)?)));
                 let (decided_by, verdict, root_cause, reason) =
                     match (&record.predecided, survey, result) {
                         (None, Some((item, s)), _) => (
-                            "survey".to_owned(),
-                            item.verdict.map(|v| v.as_str().to_owned()),
-                            item.root_cause.as_deref().map(str::to_owned),
-                            s.answer.as_ref().map(|a| a.reason.clone()),
+                            Cow::Borrowed("survey"),
+                            item.verdict.map(|v| Cow::Borrowed(v.as_str())),
+                            item.root_cause.as_deref().map(Cow::Borrowed),
+                            s.answer.as_ref().map(|a| Cow::Borrowed(a.reason.as_str())),
                         ),
                         (Some(p), _, _) => (
-                            p.by.clone(),
-                            Some(p.verdict.as_str().to_owned()),
+                            Cow::Borrowed(p.by.as_str()),
+                            Some(Cow::Borrowed(p.verdict.as_str())),
                             None,
-                            Some(p.reason.clone()),
+                            Some(Cow::Borrowed(p.reason.as_str())),
                         ),
                         (None, None, Some(r)) => (
-                            "agent".to_owned(),
+                            Cow::Borrowed("agent"),
                             // The run's settled verdict (a duplicate's chain, a second look),
                             // else the answer's.
-                            Some(
-                                record
-                                    .item
-                                    .as_deref()
-                                    .and_then(|id| state.item(id))
-                                    .filter(|i| i.status == ItemStatus::Done)
+                            Some(Cow::Borrowed(
+                                item.filter(|i| i.status == ItemStatus::Done)
                                     .and_then(|i| i.verdict)
                                     .unwrap_or(r.verdict)
-                                    .as_str()
-                                    .to_owned(),
-                            ),
-                            Some(r.root_cause.clone()),
-                            Some(r.reason.clone()),
+                                    .as_str(),
+                            )),
+                            Some(Cow::Borrowed(r.root_cause.as_str())),
+                            Some(Cow::Borrowed(r.reason.as_str())),
                         ),
-                        (None, None, None) => ("none".to_owned(), None, None, None),
+                        (None, None, None) => (Cow::Borrowed("none"), None, None, None),
                     };
-                *verdicts
-                    .entry(verdict.clone().unwrap_or_else(|| "undecided".to_owned()))
-                    .or_default() += 1;
-                let ended = record
-                    .item
-                    .as_deref()
+                let counted = verdict.as_deref().unwrap_or("undecided");
+                match verdicts.get_mut(counted) {
+                    Some(n) => *n += 1,
+                    None => {
+                        verdicts.insert(counted.to_owned(), 1);
+                    }
+                }
+                let ended = item
                     .filter(|_| verdict.is_none())
-                    .and_then(|id| state.item(id))
                     .filter(|item| item.status == ItemStatus::Quarantined)
                     .map(|item| {
-                        if item.refused_by_provider() {
+                        Cow::Borrowed(if item.refused_by_provider() {
                             "refused"
                         } else {
                             "quarantined"
-                        }
-                        .to_owned()
+                        })
                     });
-                let batch = record
-                    .item
-                    .as_deref()
+                let batch = id
                     .filter(|_| decided_by == "agent")
                     .and_then(|id| batch_of.get(id))
-                    .cloned();
+                    .map(|b| Cow::Borrowed(*b));
                 FindingOutcome {
-                    fingerprint: record.fingerprint.clone(),
-                    tool: f.tool.clone(),
-                    rule_id: f.rule_id.clone(),
-                    level: f.level.as_str().to_owned(),
-                    path: f.path.clone(),
+                    fingerprint: Cow::Borrowed(&record.fingerprint),
+                    tool: Cow::Borrowed(&f.tool),
+                    rule_id: Cow::Borrowed(&f.rule_id),
+                    level: Cow::Borrowed(f.level.as_str()),
+                    path: Cow::Borrowed(&f.path),
                     line: f.line,
-                    message: f.message.clone(),
+                    message: Cow::Borrowed(&f.message),
                     occurrences: record.occurrences.len(),
-                    item: record.item.clone(),
+                    item: id.map(Cow::Borrowed),
                     decided_by,
                     ended,
                     verdict,
                     root_cause,
                     reason,
-                    group: record
-                        .item
-                        .as_deref()
+                    group: id
                         .and_then(|id| group_of.get(id))
-                        .map(|g| (*g).to_owned()),
+                        .map(|g| Cow::Borrowed(*g)),
                     batch,
-                    survey: survey.map(|(_, s)| s.id.clone()),
+                    survey: survey.map(|(_, s)| Cow::Borrowed(s.id.as_str())),
                     spot_checks: survey
                         .map(|(_, s)| s.spot_checks.clone())
                         .unwrap_or_default(),
-                    config_change: survey
-                        .and_then(|(_, s)| s.answer.as_ref()?.config_change.clone()),
+                    config_change: survey.and_then(|(_, s)| {
+                        s.answer
+                            .as_ref()?
+                            .config_change
+                            .as_deref()
+                            .map(Cow::Borrowed)
+                    }),
                     rerouted_from: None,
-                    duplicate_of: record
-                        .item
-                        .as_deref()
-                        .and_then(|id| state.item(id)?.duplicate_of())
-                        .map(str::to_owned),
+                    duplicate_of: item.and_then(|i| i.duplicate_of()).map(Cow::Borrowed),
                     verification: None,
-                    ran_model: record
-                        .item
-                        .as_deref()
-                        .and_then(|id| state.item(id)?.ran)
-                        .map(|t| t.as_str().to_owned()),
+                    ran_model: item.and_then(|i| i.ran).map(|t| Cow::Borrowed(t.as_str())),
                 }
             })
             .collect();
@@ -359,13 +383,45 @@ impl RunReport {
         }
     }
 
+    /// The same report holding its own texts: one that outlives the answers it was built from.
+    #[must_use]
+    pub fn into_owned(self) -> RunReport<'static> {
+        RunReport {
+            findings: self
+                .findings
+                .into_iter()
+                .map(FindingOutcome::into_owned)
+                .collect(),
+            schema_version: self.schema_version,
+            run: self.run,
+            created_at: self.created_at,
+            status: self.status,
+            summary: self.summary,
+            intake: self.intake,
+            scope: self.scope,
+            ended_after_triage: self.ended_after_triage,
+            merged_from: self.merged_from,
+            since_previous: self.since_previous,
+            verdicts: self.verdicts,
+            groups: self.groups,
+            tasks: self.tasks,
+            quarantined: self.quarantined,
+            provider_refusals: self.provider_refusals,
+            cost: self.cost,
+            spend: self.spend,
+            suppressions: self.suppressions,
+            rule_proposals: self.rule_proposals,
+            known_proposals: self.known_proposals,
+        }
+    }
+
     /// Adds what the run proposes for a person to accept: its rules and its dismissals.
     #[must_use]
     pub fn with_proposals(
         mut self,
         rules: Vec<crate::RuleProposal>,
         known: Vec<crate::KnownProposal>,
-    ) -> RunReport {
+    ) -> RunReport<'a> {
         self.rule_proposals = rules;
         self.known_proposals = known;
         self
@@ -385,23 +441,26 @@ impl RunReport {
 
     /// Adds the counts against the project's previous run (`None`: there is none).
     #[must_use]
-    pub fn with_since_previous(mut self, since: Option<crate::SincePrevious>) -> RunReport {
+    pub fn with_since_previous(mut self, since: Option<crate::SincePrevious>) -> RunReport<'a> {
         self.since_previous = since;
         self
     }
 
     /// Adds what the run cost.
     #[must_use]
-    pub fn with_spend(mut self, spend: Option<crate::RunCost>) -> RunReport {
+    pub fn with_spend(mut self, spend: Option<crate::RunCost>) -> RunReport<'a> {
         self.spend = spend;
         self
     }
 
     /// Adds the first answers of re-routed items (item id -> the `unsure` + `reroute` answer).
     #[must_use]
-    pub fn with_rerouted_answers(mut self, earlier: &HashMap<String, TriageResult>) -> RunReport {
+    pub fn with_rerouted_answers(
+        mut self,
+        earlier: &HashMap<String, TriageResult>,
+    ) -> RunReport<'a> {
         for finding in &mut self.findings {
-            if let Some(answer) = finding.item.as_ref().and_then(|id| earlier.get(id)) {
+            if let Some(answer) = finding.item.as_deref().and_then(|id| earlier.get(id)) {
                 finding.rerouted_from = Some(answer.clone());
             }
         }
@@ -413,9 +472,9 @@ impl RunReport {
     pub fn with_verifications(
         mut self,
         chains: &HashMap<String, crate::Verification>,
-    ) -> RunReport {
+    ) -> RunReport<'a> {
         for finding in &mut self.findings {
-            if let Some(chain) = finding.item.as_ref().and_then(|id| chains.get(id)) {
+            if let Some(chain) = finding.item.as_deref().and_then(|id| chains.get(id)) {
                 finding.verification = Some(chain.clone());
             }
         }
@@ -645,7 +704,7 @@ impl RunReport {
         for f in &self.findings {
             let location = f
                 .line
-                .map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+                .map_or_else(|| f.path.to_string(), |l| format!("{}:{l}", f.path));
             out.push_str(&format!(
                 "| {} {} | `{}` | {} | {} | {} |\n",
                 f.tool,
@@ -660,7 +719,7 @@ impl RunReport {
     }
 }
 
-impl RunReport {
+impl RunReport<'_> {
     /// The run's tasks, highest priority first (empty without tasks).
     fn render_tasks_by_priority(&self) -> String {
         if self.tasks.is_empty() {
@@ -787,7 +846,7 @@ impl RunReport {
         let mut by_rule: HashMap<(&str, &str), BTreeMap<&str, usize>> = HashMap::new();
         for f in &self.findings {
             *by_rule
-                .entry((f.tool.as_str(), f.rule_id.as_str()))
+                .entry((&*f.tool, &*f.rule_id))
                 .or_default()
                 .entry(f.verdict.as_deref().unwrap_or("undecided"))
                 .or_default() += 1;
@@ -834,7 +893,7 @@ impl RunReport {
             .map(|f| {
                 let location = f
                     .line
-                    .map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+                    .map_or_else(|| f.path.to_string(), |l| format!("{}:{l}", f.path));
                 format!("`{}`", cell(&location))
             })
             .collect();

@@ -6,18 +6,18 @@ use std::collections::BTreeMap;
 
 use super::{FINDINGS_LISTED, FindingOutcome, GroupOutcome, LIST_ROWS, RunReport};
 
-fn finding(n: usize, rules: usize) -> FindingOutcome {
+fn finding(n: usize, rules: usize) -> FindingOutcome<'static> {
     FindingOutcome {
-        fingerprint: format!("fp{n}"),
-        tool: "ruff".to_owned(),
-        rule_id: format!("X{:03}", 1 + n % rules),
-        level: "warning".to_owned(),
-        path: format!("src/m{}.py", n % 7),
+        fingerprint: format!("fp{n}").into(),
+        tool: "ruff".into(),
+        rule_id: format!("X{:03}", 1 + n % rules).into(),
+        level: "warning".into(),
+        path: format!("src/m{}.py", n % 7).into(),
         line: Some(u32::try_from(n % 90 + 1).unwrap()),
-        message: "unused".to_owned(),
+        message: "unused".into(),
         occurrences: 1,
-        item: Some(format!("t-{:05}", n + 1)),
-        decided_by: "agent".to_owned(),
+        item: Some(format!("t-{:05}", n + 1).into()),
+        decided_by: "agent".into(),
         ended: None,
         verdict: Some(
             if n.is_multiple_of(10) {
@@ -25,7 +25,7 @@ fn finding(n: usize, rules: usize) -> FindingOutcome {
             } else {
                 "real"
             }
-            .to_owned(),
+            .into(),
         ),
         root_cause: None,
         reason: None,
@@ -42,11 +42,11 @@ fn finding(n: usize, rules: usize) -> FindingOutcome {
 }
 
 /// A complete run's report with nothing in it: what other tests of the crate fill in.
-pub(crate) fn empty_report() -> RunReport {
+pub(crate) fn empty_report() -> RunReport<'static> {
     report(0, 1, 0)
 }
 
-fn report(findings: usize, rules: usize, groups: usize) -> RunReport {
+fn report(findings: usize, rules: usize, groups: usize) -> RunReport<'static> {
     RunReport {
         schema_version: 1,
         run: "r".to_owned(),
@@ -206,7 +206,7 @@ fn report_md_of_a_large_run_as_a_person_reads_it() {
 
 /// A run of three findings, one a line each (`t-00001` to `t-00003`), whose first item the
 /// agent answered `real` without a dispatch the state saw; the other two still pending.
-fn built() -> RunReport {
+fn built() -> RunReport<'static> {
     use self_repair_engine::{
         Config, Event, Intake, JournalEntry, RoutedFinding, Tier, apply, create_run,
     };
@@ -253,7 +253,7 @@ fn built() -> RunReport {
         "t-00001".to_owned(),
         serde_json::from_value(answer).unwrap(),
     )]);
-    RunReport::build(&state, &findings, &triage)
+    RunReport::build(&state, &findings, &triage).into_owned()
 }
 
 #[test]
@@ -266,7 +266,7 @@ fn a_built_report_counts_verdicts_items_launches_and_tiers() {
     let decided: Vec<(&str, &str)> = report
         .findings
         .iter()
-        .map(|f| (f.decided_by.as_str(), f.verdict.as_deref().unwrap_or("-")))
+        .map(|f| (&*f.decided_by, f.verdict.as_deref().unwrap_or("-")))
         .collect();
     assert_eq!(decided, [("agent", "real"), ("none", "-"), ("none", "-")]);
     assert!(report.quarantined.is_empty());
@@ -362,7 +362,7 @@ fn a_batch_counts_as_one_launch_and_names_the_findings_its_agent_decided() {
     let batches: Vec<(&str, Option<&str>)> = report
         .findings
         .iter()
-        .map(|f| (f.decided_by.as_str(), f.batch.as_deref()))
+        .map(|f| (&*f.decided_by, f.batch.as_deref()))
         .collect();
     assert_eq!(
         batches,

@@ -49,7 +49,7 @@ mod tests {
     use super::Suppression;
     use crate::RunReport;
 
-    fn report_with(change: Option<&str>) -> RunReport {
+    fn report_with(change: Option<&str>) -> RunReport<'static> {
         RunReport {
             suppressions: vec![Suppression {
                 survey: "rs-00001".to_owned(),

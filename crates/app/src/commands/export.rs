@@ -86,7 +86,14 @@ pub fn run(env: &CommandEnv, args: ExportArgs) -> Result<Output, AppError> {
 fn open(
     env: &CommandEnv,
     run: &RunArg,
-) -> Result<(RunDir, RunReport, Vec<self_repair_engine::FindingRecord>), AppError> {
+) -> Result<
+    (
+        RunDir,
+        RunReport<'static>,
+        Vec<self_repair_engine::FindingRecord>,
+    ),
+    AppError,
+> {
     let (_, dir) = run.open_triage(env, "`export`")?;
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;

@@ -278,7 +278,7 @@ pub fn finding_lines(dir: &RunDir, state: &RunState) -> Result<Vec<FindingLine>,
                 .as_deref()
                 .filter(|_| decided_by == "agent")
                 .and_then(|id| batch_of.get(id))
-                .cloned();
+                .map(|b| (*b).to_owned());
             FindingLine {
                 fingerprint: record.fingerprint.clone(),
                 location,

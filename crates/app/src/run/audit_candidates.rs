@@ -39,19 +39,19 @@ pub(crate) fn audit_candidates(
         .iter()
         .zip(&outcome.findings)
         .filter_map(|(finding, result)| {
-            let verdict = finding.verdict.clone()?;
+            let verdict = finding.verdict.as_deref()?.to_owned();
             if !matches!(verdict.as_str(), "false_positive" | "intended" | "real") {
                 return None;
             }
             Some(AuditCandidate {
-                fingerprint: finding.fingerprint.clone(),
-                tool: finding.tool.clone(),
-                rule: finding.rule_id.clone(),
-                path: finding.path.clone(),
+                fingerprint: finding.fingerprint.to_string(),
+                tool: finding.tool.to_string(),
+                rule: finding.rule_id.to_string(),
+                path: finding.path.to_string(),
                 line: finding.line,
-                message: finding.message.clone(),
+                message: finding.message.to_string(),
                 verdict,
-                reason: finding.reason.clone().unwrap_or_default(),
+                reason: finding.reason.as_deref().unwrap_or_default().to_owned(),
                 route: result.route.clone(),
                 tier: result.tier.clone(),
                 agents: agent_answers(finding),
@@ -88,7 +88,7 @@ fn agent_answers(finding: &FindingOutcome) -> Vec<AgentAnswer> {
         }
         return answers;
     }
-    let who = match finding.decided_by.as_str() {
+    let who = match &*finding.decided_by {
         "known" => "the known registry (known.json)".to_owned(),
         "rule" => "a rule (rules.json)".to_owned(),
         _ => {
@@ -103,9 +103,9 @@ fn agent_answers(finding: &FindingOutcome) -> Vec<AgentAnswer> {
     };
     answers.push(AgentAnswer {
         who,
-        tier: finding.ran_model.clone(),
-        verdict: finding.verdict.clone().unwrap_or_default(),
-        reason: finding.reason.clone().unwrap_or_default(),
+        tier: finding.ran_model.as_deref().map(str::to_owned),
+        verdict: finding.verdict.as_deref().unwrap_or_default().to_owned(),
+        reason: finding.reason.as_deref().unwrap_or_default().to_owned(),
     });
     answers
 }

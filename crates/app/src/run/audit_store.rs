@@ -59,12 +59,12 @@ pub(crate) fn reopen_in_report(dir: &RunDir, report: &mut RunReport) {
         return;
     }
     for outcome in &mut report.findings {
-        let Some(label) = reopened.get(outcome.fingerprint.as_str()) else {
+        let Some(label) = reopened.get(&*outcome.fingerprint) else {
             continue;
         };
-        outcome.reason = Some(reopened_reason(label));
-        outcome.verdict = Some("real".to_owned());
-        REOPENED_BY.clone_into(&mut outcome.decided_by);
+        outcome.reason = Some(reopened_reason(label).into());
+        outcome.verdict = Some("real".into());
+        outcome.decided_by = REOPENED_BY.into();
     }
 }
 

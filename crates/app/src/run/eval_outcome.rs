@@ -16,7 +16,7 @@ use self_repair_store::RunDir;
 pub struct OutcomeInputs<'a> {
     pub dir: &'a RunDir,
     pub state: &'a RunState,
-    pub report: &'a RunReport,
+    pub report: &'a RunReport<'a>,
     pub findings: &'a [FindingRecord],
 }
 
@@ -242,7 +242,7 @@ fn protocol_from_journal(text: &str, foreground: bool) -> Protocol {
 /// One finding: how it ended, by which route and tier, and the items that worked on it.
 fn finding_result(
     state: &Items<'_>,
-    batch_of: &HashMap<String, String>,
+    batch_of: &HashMap<&str, &str>,
     outcome: &FindingOutcome,
     record: &FindingRecord,
 ) -> FindingResult {
@@ -254,14 +254,14 @@ fn finding_result(
     if ended != Ended::Refused && item.is_some_and(|i| i.status == ItemStatus::Quarantined) {
         ended = Ended::Quarantined;
     }
-    let by_agent = !matches!(outcome.decided_by.as_str(), "known" | "rule" | "test_paths");
+    let by_agent = !matches!(&*outcome.decided_by, "known" | "rule" | "test_paths");
     let verification = outcome.verification.as_ref();
     let tier = if ended == Ended::Pending || !by_agent {
         None
     } else if let Some(second) = verification.and_then(|v| v.second.as_ref()) {
         Some(second.model.clone())
     } else {
-        outcome.ran_model.clone().or_else(|| {
+        outcome.ran_model.as_deref().map(str::to_owned).or_else(|| {
             // The agent that answered: its survey, its batch, else the item itself.
             let answered = outcome
                 .survey
@@ -273,23 +273,23 @@ fn finding_result(
         })
     };
     // A second look checked in a batch of second looks: that batch's agent worked on it too.
-    let second_batch = verification.and_then(|v| batch_of.get(&v.item));
+    let second_batch = verification.and_then(|v| batch_of.get(v.item.as_str()));
     let items = [
         outcome.item.as_deref(),
         outcome.batch.as_deref(),
         outcome.survey.as_deref(),
         verification.map(|v| v.item.as_str()),
-        second_batch.map(String::as_str),
+        second_batch.copied(),
     ]
     .into_iter()
     .flatten()
     .map(str::to_owned)
     .collect();
     FindingResult {
-        fingerprint: outcome.fingerprint.clone(),
-        path: outcome.path.clone(),
+        fingerprint: outcome.fingerprint.to_string(),
+        path: outcome.path.to_string(),
         line: outcome.line,
-        rule: outcome.rule_id.clone(),
+        rule: outcome.rule_id.to_string(),
         cwe: record.finding.raw.as_ref().and_then(cwe_of),
         route: item
             .filter(|_| by_agent)
@@ -411,7 +411,7 @@ pub fn main_session_model(dir: &RunDir) -> Option<String> {
 /// What the run read, when `eval` is not told: its analyzers and the project's folder name
 /// (`bandit on bottle`).
 pub fn default_corpus(report: &RunReport, root: &Path) -> String {
-    let mut tools: Vec<&str> = report.findings.iter().map(|f| f.tool.as_str()).collect();
+    let mut tools: Vec<&str> = report.findings.iter().map(|f| &*f.tool).collect();
     tools.sort_unstable();
     tools.dedup();
     let project = root.file_name().map_or_else(

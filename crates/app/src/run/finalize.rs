@@ -52,7 +52,8 @@ pub fn finalize_run(
     )?;
     let steps = crate::run::proposals::next_steps_of(state, &proposals);
     let report = write_reports_with(root, dir, state, &findings, (&mut answers, proposals))?;
-    left_to_exit((findings, answers, known, report));
+    left_to_exit(report);
+    left_to_exit((findings, answers, known));
     Ok(steps)
 }
 
@@ -220,13 +221,13 @@ pub fn write_reports(
 /// [`write_reports`] from the triage answers ([`triage_answers`]) and the run's proposals
 /// already read. `report.json` is streamed to its file (28 MB at 50,000 findings), not built in
 /// memory first. Returns the report written.
-fn write_reports_with(
+fn write_reports_with<'a>(
     root: &Path,
     dir: &RunDir,
-    state: &RunState,
-    findings: &[FindingRecord],
-    (answers, proposals): (&mut HashMap<String, TriageResult>, RunProposals),
-) -> Result<RunReport, AppError> {
+    state: &'a RunState,
+    findings: &'a [FindingRecord],
+    (answers, proposals): (&'a mut HashMap<String, TriageResult>, RunProposals),
+) -> Result<RunReport<'a>, AppError> {
     let mut report = report_of(dir, state, findings, answers, proposals)
         .with_since_previous(since_previous(root, state, findings));
     crate::run::audit_store::reopen_in_report(dir, &mut report);
@@ -249,7 +250,11 @@ fn write_reports_with(
 
 /// The run's report as of now: every finding's verdict so far, groups, tasks, cost, proposals
 /// (what `report.json` holds; `export` reads verdicts from it).
-pub fn build_report(dir: &RunDir, state: &RunState, findings: &[FindingRecord]) -> RunReport {
+pub fn build_report(
+    dir: &RunDir,
+    state: &RunState,
+    findings: &[FindingRecord],
+) -> RunReport<'static> {
     let mut report = build_report_as_decided(dir, state, findings, triage_answers(dir, state));
     crate::run::audit_store::reopen_in_report(dir, &mut report);
     report
@@ -262,7 +267,7 @@ pub(crate) fn build_report_as_decided(
     state: &RunState,
     findings: &[FindingRecord],
     mut triage: HashMap<String, TriageResult>,
-) -> RunReport {
+) -> RunReport<'static> {
     report_of(
         dir,
         state,
@@ -270,16 +275,17 @@ pub(crate) fn build_report_as_decided(
         &mut triage,
         run_proposals(dir, &state.run),
     )
+    .into_owned()
 }
 
 /// [`build_report_as_decided`] with the run's proposals already read.
-fn report_of(
+fn report_of<'a>(
     dir: &RunDir,
-    state: &RunState,
-    findings: &[FindingRecord],
-    triage: &mut HashMap<String, TriageResult>,
+    state: &'a RunState,
+    findings: &'a [FindingRecord],
+    triage: &'a mut HashMap<String, TriageResult>,
     proposals: RunProposals,
-) -> RunReport {
+) -> RunReport<'a> {
     let mut rerouted = HashMap::new();
     for item in state.items[..state.triage_items as usize]
         .iter()
@@ -296,6 +302,7 @@ fn report_of(
         }
     }
     let chains = verification_chains(dir, state, triage);
+    let triage: &'a HashMap<String, TriageResult> = triage;
     let mut report = RunReport::build(state, findings, triage)
         .with_rerouted_answers(&rerouted)
         .with_verifications(&chains)

@@ -139,31 +139,28 @@ fn survey_reason(survey: Option<&SurveyRecord>) -> String {
 /// How `entries` of run `run` (created at `created_at`) go into `known`: at the end of the run
 /// itself (`finalize`) each replaces what is there; kept later, an entry never replaces one a
 /// later run decided (decided after this run began, by another run). Returns how many changed.
+/// The entries are one run's (one `source`), so whether one was decided elsewhere since is
+/// the same before and after the others go in: they go in together.
 pub fn put_entries(
     known: &mut KnownRegistry,
-    entries: Vec<(String, KnownEntry)>,
+    mut entries: Vec<(String, KnownEntry)>,
     created_at: u64,
     now: u64,
     finalizing: bool,
 ) -> usize {
     let began = self_repair_engine::timestamp::rfc3339(created_at);
-    let now = DecisionTime::at(now);
-    let mut changed = 0;
-    for (fingerprint, entry) in entries {
-        let newer_elsewhere = || {
-            known.get(&fingerprint).is_some_and(|there| {
+    if !finalizing {
+        entries.retain(|(fingerprint, entry)| {
+            let newer_elsewhere = known.get(fingerprint).is_some_and(|there| {
                 there.source != entry.source
                     && known
-                        .decided_at(&fingerprint)
+                        .decided_at(fingerprint)
                         .is_some_and(|at| at > began.as_str())
-            })
-        };
-        if !finalizing && newer_elsewhere() {
-            continue;
-        }
-        changed += usize::from(known.insert_decided(fingerprint, entry, &now));
+            });
+            !newer_elsewhere
+        });
     }
-    changed
+    known.insert_all_decided(entries, &DecisionTime::at(now))
 }
 
 /// Keeps the decided verdicts of the run in `dir` in `known.json` (under the registry's lock)

@@ -53,7 +53,7 @@ pub(crate) fn verification_chains(
             .then(|| dir.read_result(&verifier.id, "json"))
             .flatten()
             .and_then(|t| serde_json::from_str::<TriageResult>(&t).ok());
-        let first_by = batch_of.get(id).map_or(id, String::as_str);
+        let first_by = batch_of.get(id).copied().unwrap_or(id);
         let chain = self_repair_report::Verification::of(
             state,
             verifier,

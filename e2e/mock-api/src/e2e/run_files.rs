@@ -103,8 +103,10 @@ pub(crate) fn items_of(state: &Value) -> Vec<(String, String, String)> {
 pub(crate) fn decided_without_a_launch(state: &Value) -> std::collections::BTreeSet<String> {
     serde_json::from_value::<self_repair_engine::RunState>(state.clone())
         .map(|s| {
-            let mut decided: std::collections::BTreeSet<String> =
-                self_repair_engine::batch_of(&s).into_keys().collect();
+            let mut decided: std::collections::BTreeSet<String> = self_repair_engine::batch_of(&s)
+                .into_keys()
+                .map(str::to_owned)
+                .collect();
             decided.extend(
                 self_repair_engine::survey_of(&s)
                     .into_keys()
