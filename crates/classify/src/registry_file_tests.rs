@@ -718,3 +718,62 @@ fn entries_put_in_together_leave_the_registry_as_put_in_one_by_one() {
     }
     assert!(merged_once, "no trial took the merge");
 }
+
+/// `known.json`'s lines are what serde writes of the fingerprint, the entry flattened and the
+/// decision time: the entry's own object with its braces left out is spliced in.
+#[test]
+fn a_known_line_is_the_entry_flattened_between_its_fingerprint_and_time() {
+    #[derive(serde::Serialize)]
+    struct Flattened<'a> {
+        fingerprint: &'a str,
+        #[serde(flatten)]
+        entry: &'a KnownEntry,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        decided_at: Option<&'a str>,
+    }
+    let mut full = entry(Verdict::FalsePositive, "r-1");
+    full.proposed = true;
+    full.item = Some("t-00001".to_owned());
+    full.model = Some("haiku".to_owned());
+    full.lines = Some("src/a.py:1-4".to_owned());
+    full.code = Some("0123456789abcdef".to_owned());
+    full.reason = "a \"quoted\" reason\nover two lines".to_owned();
+    full.fixed = Some(crate::KnownFix {
+        task: "task-3".to_owned(),
+        run: "fix-1".to_owned(),
+        commit: None,
+    });
+    let mut bare = KnownEntry::without_agent(
+        Verdict::Real,
+        String::new(),
+        "manual".to_owned(),
+        String::new(),
+    );
+    bare.confidence = None;
+    let dir = tempfile::tempdir().unwrap();
+    let mut known = KnownRegistry::default();
+    known.put("fp \"1\"".to_owned(), full.clone(), None);
+    known.insert_at("fp-2".to_owned(), bare.clone(), 1_763_800_000);
+    known.save(dir.path()).unwrap();
+    let text = std::fs::read_to_string(KnownRegistry::path(dir.path())).unwrap();
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    let expected = [
+        serde_json::to_string(&Flattened {
+            fingerprint: "fp \"1\"",
+            entry: &full,
+            decided_at: None,
+        })
+        .unwrap(),
+        serde_json::to_string(&Flattened {
+            fingerprint: "fp-2",
+            entry: &bare,
+            decided_at: known.decided_at("fp-2"),
+        })
+        .unwrap(),
+    ];
+    assert_eq!(lines, expected);
+    assert_eq!(
+        KnownRegistry::load(dir.path()).unwrap().entries,
+        known.entries
+    );
+}

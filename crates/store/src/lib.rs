@@ -35,6 +35,7 @@ pub use run_dir::{
 };
 pub use run_id::{check_run_id, is_safe_item_id};
 pub use run_lock::{RunLock, lock_registry};
+pub use state_format::ShallowPretty;
 pub use state_head::HEAD_SCHEMA_VERSION;
 pub use store_error::StoreError;
 pub use team_files::{GITATTRIBUTES, GITIGNORE, TeamFiles, TeamFilesLeft};

@@ -5,15 +5,17 @@ use std::io;
 
 use serde_json::ser::Formatter;
 
-/// A `serde_json` formatter that indents only the outer `depth` levels.
-pub(crate) struct ShallowPretty {
+/// A `serde_json` formatter that indents only the outer `depth` levels: `state.json` (three)
+/// and `report.json` (two: one finding a line).
+pub struct ShallowPretty {
     depth: usize,
     max_depth: usize,
     has_value: bool,
 }
 
 impl ShallowPretty {
-    pub(crate) fn new(max_depth: usize) -> ShallowPretty {
+    #[must_use]
+    pub fn new(max_depth: usize) -> ShallowPretty {
         ShallowPretty {
             depth: 0,
             max_depth,
