@@ -61,7 +61,8 @@ pub fn run(env: &CommandEnv, args: &EvalArgs) -> Result<Output, AppError> {
     };
     let model = model_source(args.model.as_deref(), &dir)?;
     let state = load_folded(&dir, false)?;
-    let report = build_report(&dir, &state, &findings);
+    let mut answers = crate::run::finalize::triage_answers(&dir, &state);
+    let report = build_report(&dir, &state, &findings, &mut answers);
     let corpus = args
         .corpus
         .clone()

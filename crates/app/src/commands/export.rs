@@ -3,9 +3,11 @@
 //! findings linked to their task); `export github-dismissals` prints the `gh api` calls that
 //! dismiss the matching GitHub code scanning alerts, for the user to run (reference/export.md).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use self_repair_engine::{RunState, TriageResult};
 use self_repair_export::{
     DismissalScript, ExportError, SarifSource, export_sarif_audited, load_inputs,
 };
@@ -63,7 +65,8 @@ pub fn run(env: &CommandEnv, args: ExportArgs) -> Result<Output, AppError> {
     match args.action {
         ExportAction::Sarif(args) => sarif(env, &args),
         ExportAction::GithubDismissals(args) => {
-            let (dir, report, findings) = open(env, &args.run)?;
+            let (dir, state, findings, mut answers) = open(env, &args.run)?;
+            let report = build_report(&dir, &state, &findings, &mut answers);
             if let Some(refusal) = store_of(&dir)
                 .map(|store| gate_status(store, &report))
                 .transpose()?
@@ -82,27 +85,27 @@ pub fn run(env: &CommandEnv, args: ExportArgs) -> Result<Output, AppError> {
     }
 }
 
-/// The run, its report as of now (verdicts so far on a run still going) and its findings.
-fn open(
-    env: &CommandEnv,
-    run: &RunArg,
-) -> Result<
-    (
-        RunDir,
-        RunReport<'static>,
-        Vec<self_repair_engine::FindingRecord>,
-    ),
-    AppError,
-> {
+/// A run opened for export: its folder, state, findings and triage answers.
+type Opened = (
+    RunDir,
+    RunState,
+    Vec<self_repair_engine::FindingRecord>,
+    HashMap<String, TriageResult>,
+);
+
+/// The run, its state, findings and triage answers: what its report as of now (verdicts so
+/// far on a run still going) is built from, borrowing them.
+fn open(env: &CommandEnv, run: &RunArg) -> Result<Opened, AppError> {
     let (_, dir) = run.open_triage(env, "`export`")?;
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
-    let report = build_report(&dir, &state, &findings);
-    Ok((dir, report, findings))
+    let answers = crate::run::finalize::triage_answers(&dir, &state);
+    Ok((dir, state, findings, answers))
 }
 
 fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
-    let (dir, report, findings) = open(env, &args.run)?;
+    let (dir, state, findings, mut answers) = open(env, &args.run)?;
+    let report = build_report(&dir, &state, &findings, &mut answers);
     let in_run = |e: ExportError| {
         AppError::Usage(format!("run {} ({}): {e}", dir.id(), dir.path().display()))
     };
@@ -171,7 +174,7 @@ fn sarif(env: &CommandEnv, args: &SarifArgs) -> Result<Output, AppError> {
 
 /// The note for a run that is not complete: how many of its findings are written with no
 /// verdict, neither dismissed nor linked to a task.
-fn unfinished_note(report: &RunReport) -> Option<String> {
+fn unfinished_note(report: &RunReport<'_>) -> Option<String> {
     let undecided = report
         .findings
         .iter()

@@ -178,7 +178,13 @@ fn run_findings(project: &Project, id: &str) -> Result<RunFindings, AppError> {
     };
     let state = load_folded(&dir, false)?;
     let findings = read_findings(&dir)?;
-    Ok(RunFindings::of(&build_report(&dir, &state, &findings)))
+    let mut answers = crate::run::finalize::triage_answers(&dir, &state);
+    Ok(RunFindings::of(&build_report(
+        &dir,
+        &state,
+        &findings,
+        &mut answers,
+    )))
 }
 
 /// One line of `runs`.

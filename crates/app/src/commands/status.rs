@@ -90,7 +90,8 @@ fn audit_lines(dir: &RunDir) -> String {
     let Ok(findings) = crate::run::finalize::read_findings(dir) else {
         return out;
     };
-    let report = crate::run::finalize::build_report(dir, &state, &findings);
+    let mut answers = crate::run::finalize::triage_answers(dir, &state);
+    let report = crate::run::finalize::build_report(dir, &state, &findings, &mut answers);
     if let Ok(self_repair_audit::GateStatus::Unaudited { answered, needed }) =
         crate::run::audit_store::gate_status(store_dir, &report)
     {

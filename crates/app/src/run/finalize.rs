@@ -256,13 +256,22 @@ fn write_reports_with<'a>(
 }
 
 /// The run's report as of now: every finding's verdict so far, groups, tasks, cost, proposals
-/// (what `report.json` holds; `export` reads verdicts from it).
-pub fn build_report(
+/// (what `report.json` holds; `export` reads verdicts from it). `answers` are the run's
+/// [`triage_answers`], which the report's rows borrow from, as they do from `state` and
+/// `findings`.
+pub(crate) fn build_report<'a>(
     dir: &RunDir,
-    state: &RunState,
-    findings: &[FindingRecord],
-) -> RunReport<'static> {
-    let mut report = build_report_as_decided(dir, state, findings, triage_answers(dir, state));
+    state: &'a RunState,
+    findings: &'a [FindingRecord],
+    answers: &'a mut HashMap<String, TriageResult>,
+) -> RunReport<'a> {
+    let mut report = report_of(
+        dir,
+        state,
+        findings,
+        answers,
+        run_proposals(dir, &state.run),
+    );
     crate::run::audit_store::reopen_in_report(dir, &mut report);
     report
 }
