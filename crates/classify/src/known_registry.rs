@@ -355,16 +355,19 @@ impl KnownRegistry {
         entries: Vec<(String, KnownEntry)>,
         time: &DecisionTime,
     ) -> usize {
-        // Sorted by fingerprint through their places (an entry is some 200 bytes to move); the
-        // place breaks ties, so entries of one fingerprint keep their order.
-        let mut order: Vec<(&str, usize)> = entries
-            .iter()
-            .enumerate()
-            .map(|(place, (fingerprint, _))| (fingerprint.as_str(), place))
-            .collect();
-        order.sort_unstable();
         let few =
             entries.len() < MERGE_FROM || entries.len().saturating_mul(16) < self.entries.len();
+        // Sorted by fingerprint through their places (an entry is some 200 bytes to move); the
+        // place breaks ties, so entries of one fingerprint keep their order.
+        let mut order: Vec<(&str, usize)> = Vec::new();
+        if !few {
+            order = entries
+                .iter()
+                .enumerate()
+                .map(|(place, (fingerprint, _))| (fingerprint.as_str(), place))
+                .collect();
+            order.sort_unstable();
+        }
         if few || order.windows(2).any(|w| w[0].0 == w[1].0) {
             return entries
                 .into_iter()
