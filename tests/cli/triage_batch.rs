@@ -327,8 +327,25 @@ fn the_report_takes_each_answer_from_the_journal_as_its_copy_holds_it() {
     }
     let out = project.stop("s1", &[]);
     assert!(out.stdout.contains("complete"), "{}", out.stdout);
-    let report: Value =
-        serde_json::from_str(&project.read(".self-repair/runs/r-b/report.json")).unwrap();
+    let text = project.read(".self-repair/runs/r-b/report.json");
+    let report: Value = serde_json::from_str(&text).unwrap();
+    // Indented at its top two levels, one finding a line below them, each line the finding's
+    // whole object (reference/state-file.md).
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.contains(&"  \"run\": \"r-b\","), "{text}");
+    let first = lines
+        .iter()
+        .position(|l| *l == "  \"findings\": [")
+        .unwrap_or_else(|| panic!("no findings list opened on a line of its own: {text}"));
+    let rows: Vec<Value> = lines[first + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with("  ]"))
+        .map(|l| {
+            let row = l.strip_prefix("    ").unwrap_or_else(|| panic!("{l}"));
+            serde_json::from_str(row.strip_suffix(',').unwrap_or(row)).unwrap()
+        })
+        .collect();
+    assert_eq!(Some(&rows), report["findings"].as_array(), "{text}");
     let by_item = |id: &str| -> &Value {
         report["findings"]
             .as_array()

@@ -276,3 +276,61 @@ pub fn keep_unfinished_runs(
     }
     Ok((known, kept))
 }
+
+#[cfg(test)]
+mod tests {
+    use self_repair_classify::{KnownEntry, KnownRegistry};
+    use self_repair_engine::Verdict;
+
+    use super::put_entries;
+
+    fn entry(verdict: Verdict, source: &str) -> KnownEntry {
+        KnownEntry::without_agent(
+            verdict,
+            "why".to_owned(),
+            source.to_owned(),
+            "ruff F401 src/a.py: unused".to_owned(),
+        )
+    }
+
+    /// Kept late (a cancel, a replace, the next `start`), a run's verdicts never replace one
+    /// another run decided after it began; at its own finalize they do. With enough entries to
+    /// go in by one merge, as a large run's do.
+    #[test]
+    fn a_run_kept_late_leaves_what_another_run_decided_since_it_began() {
+        // Run r-1 began at 1,000.
+        let mut known = KnownRegistry::default();
+        known.insert_at("fp-later".to_owned(), entry(Verdict::Real, "r-2"), 2_000);
+        known.insert_at("fp-earlier".to_owned(), entry(Verdict::Real, "r-0"), 500);
+        known.insert_at("fp-own".to_owned(), entry(Verdict::Real, "r-1"), 2_000);
+        let ours = |fingerprint: String| (fingerprint, entry(Verdict::FalsePositive, "r-1"));
+        let entries: Vec<(String, KnownEntry)> = ["fp-later", "fp-earlier", "fp-own"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain((0..100).map(|n| format!("fp-new-{n:03}")))
+            .map(ours)
+            .collect();
+        let mut late = known.clone();
+        assert_eq!(
+            put_entries(&mut late, entries.clone(), 1_000, 3_000, false),
+            102
+        );
+        assert_eq!(late.get("fp-later").map(|e| e.source.as_str()), Some("r-2"));
+        for fingerprint in ["fp-earlier", "fp-own", "fp-new-000", "fp-new-099"] {
+            assert_eq!(
+                late.get(fingerprint).map(|e| e.verdict),
+                Some(Verdict::FalsePositive),
+                "{fingerprint}"
+            );
+        }
+        let mut finalized = known;
+        assert_eq!(
+            put_entries(&mut finalized, entries, 1_000, 3_000, true),
+            103
+        );
+        assert_eq!(
+            finalized.get("fp-later").map(|e| e.source.as_str()),
+            Some("r-1")
+        );
+    }
+}
